@@ -1,0 +1,143 @@
+// The network model of shared/SPEC.md section 2 plus the extra fields of
+// shared/CONTRACT.md ("Network model: fields beyond the specification").
+// REST uses these snake_case names as they are; GraphQL maps them to camelCase.
+// Units: voltages p.u., angles radians, powers MW / MVAr, impedances p.u. on base_mva.
+
+/** MATPOWER bus types 3 (slack), 2 (pv), 1 (pq), 4 (isolated: left out of the solve).
+ *  'isolated' is an additive enum value beyond the specification (docs/network-model.md). */
+export type BusType = 'slack' | 'pv' | 'pq' | 'isolated';
+export const BUS_TYPES: readonly BusType[] = ['slack', 'pv', 'pq', 'isolated'];
+
+export type BranchStatus = 'closed' | 'open' | 'maintenance';
+export const BRANCH_STATUSES: readonly BranchStatus[] = ['closed', 'open', 'maintenance'];
+
+export interface Bus {
+  id: number;          // bus number (external, as in the case file)
+  type: BusType;
+  v: number;           // p.u., start value (pq) or stored value
+  theta: number;       // radians; the slack's theta is the angle reference
+  area: number;
+  gs: number;          // shunt conductance, MW at 1 p.u.
+  bs: number;          // shunt susceptance, MVAr at 1 p.u.
+  base_kv: number;
+  vmin: number;
+  vmax: number;
+  name: string;
+  zone: number;
+}
+
+export interface Branch {
+  from: number;
+  to: number;
+  r: number;
+  x: number;
+  b: number;           // total line charging, p.u.
+  ratio: number;       // off-nominal tap (MATPOWER TAP); 0 = line (ratio 1)
+  shift: number;       // phase shift, radians
+  rate_a: number;      // MVA; 0 = unlimited
+  status: BranchStatus; // only 'closed' is in service
+}
+
+export interface Generator {
+  bus: number;
+  mw: number;
+  mvar: number;
+  pmin: number | null;  // null = unlimited
+  pmax: number | null;
+  qmin: number | null;
+  qmax: number | null;
+  vg: number;
+  in_service: boolean;
+}
+
+export interface Load {
+  bus: number;
+  mw: number;
+  mvar: number;
+  in_service: boolean;
+}
+
+export interface NetworkModel {
+  name: string;
+  description: string;
+  base_kv: number;
+  base_mva: number;
+  buses: Bus[];
+  branches: Branch[];
+  generators: Generator[];
+  loads: Load[];
+  tags: Record<string, string>;
+}
+
+/** Input shapes: everything but the required fields may be omitted. */
+export type BusInput = Pick<Bus, 'id' | 'type'> & Partial<Omit<Bus, 'id' | 'type'>>;
+export type BranchInput = Pick<Branch, 'from' | 'to' | 'r' | 'x'> & Partial<Omit<Branch, 'from' | 'to' | 'r' | 'x'>>;
+export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw'>>;
+export type LoadInput = Pick<Load, 'bus' | 'mw'> & Partial<Omit<Load, 'bus' | 'mw'>>;
+export interface NetworkInput {
+  name: string;
+  description?: string;
+  base_kv?: number;
+  base_mva?: number;
+  buses: BusInput[];
+  branches?: BranchInput[];
+  generators?: GeneratorInput[];
+  loads?: LoadInput[];
+  tags?: Record<string, string>;
+}
+
+export const NETWORK_DEFAULTS = { description: '', base_kv: 110.0, base_mva: 100.0 } as const;
+
+/** Fill every default of SPEC section 2 and CONTRACT; does not validate. */
+export function withDefaults(input: NetworkInput): NetworkModel {
+  const baseKv = input.base_kv ?? NETWORK_DEFAULTS.base_kv;
+  return {
+    name: input.name,
+    description: input.description ?? NETWORK_DEFAULTS.description,
+    base_kv: baseKv,
+    base_mva: input.base_mva ?? NETWORK_DEFAULTS.base_mva,
+    buses: input.buses.map((b) => ({
+      id: b.id,
+      type: b.type,
+      v: b.v ?? 1.0,
+      theta: b.theta ?? 0.0,
+      area: b.area ?? 1,
+      gs: b.gs ?? 0,
+      bs: b.bs ?? 0,
+      base_kv: b.base_kv ?? baseKv,
+      vmin: b.vmin ?? 0.9,
+      vmax: b.vmax ?? 1.1,
+      name: b.name ?? '',
+      zone: b.zone ?? 1,
+    })),
+    branches: (input.branches ?? []).map((br) => ({
+      from: br.from,
+      to: br.to,
+      r: br.r,
+      x: br.x,
+      b: br.b ?? 0,
+      ratio: br.ratio ?? 0,
+      shift: br.shift ?? 0,
+      rate_a: br.rate_a ?? 0,
+      status: br.status ?? 'closed',
+    })),
+    generators: (input.generators ?? []).map((g) => ({
+      bus: g.bus,
+      mw: g.mw,
+      mvar: g.mvar ?? 0,
+      pmin: g.pmin ?? null,
+      pmax: g.pmax ?? null,
+      qmin: g.qmin ?? null,
+      qmax: g.qmax ?? null,
+      vg: g.vg ?? 1.0,
+      in_service: g.in_service ?? true,
+    })),
+    loads: (input.loads ?? []).map((l) => ({
+      bus: l.bus,
+      mw: l.mw,
+      mvar: l.mvar ?? 0,
+      in_service: l.in_service ?? true,
+    })),
+    tags: input.tags ?? {},
+  };
+}
