@@ -1,0 +1,574 @@
+// MATPOWER case format version 2 reader (see MATPOWER's `caseformat`).
+//
+// A hand-written single-pass scanner over the whole text: no regular expression
+// per token, numbers are sliced once and converted with Number(), so the 3 MB
+// cases read in tens of milliseconds. Only `mpc.bus`, `mpc.gen`, `mpc.branch`,
+// `mpc.baseMVA`, `mpc.version`, `mpc.bus_name` (and the gridops_* extension
+// fields written by ./writer.ts) are interpreted; every other field
+// (gencost, areas, gentype, ...) is scanned over and ignored.
+//
+// Mapping to the network model: docs/network-model.md.
+
+import type { Branch, Bus, BusType, Generator, Load, NetworkModel } from '../domain/network.js';
+
+/** A case file that cannot be read; `line` is 1-based, `expected` says what the reader wanted there. */
+export class MatpowerParseError extends Error {
+  constructor(
+    public readonly file: string,
+    public readonly line: number,
+    public readonly expected: string,
+    public readonly found?: string,
+  ) {
+    super(`${file} line ${line}: expected ${expected}${found === undefined ? '' : `, found ${found}`}`);
+    this.name = 'MatpowerParseError';
+  }
+}
+
+/** Minimum columns read from each matrix (MATPOWER version 2; gen needs only up to PMIN for power flow). */
+export const MIN_COLUMNS = { bus: 13, gen: 10, branch: 13 } as const;
+
+/** Extension fields written by writeMatpower for what MATPOWER cannot express (MATPOWER ignores them). */
+export const EXT = {
+  name: 'gridops_name',
+  baseKv: 'gridops_base_kv',
+  offlineLoads: 'gridops_offline_loads',
+  maintenance: 'gridops_branch_maintenance',
+} as const;
+
+const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', EXT.offlineLoads, EXT.maintenance]);
+
+interface Matrix {
+  field: string;
+  line: number;        // line of `mpc.X = [`
+  endLine: number;
+  values: number[];    // all numbers, row after row
+  rowStart: number[];  // index in values of each row's first number
+  rowLine: number[];   // line of each row's first number
+}
+
+interface Scalar { text: string; line: number }
+interface Cell { strings: string[]; line: number; stringLines: number[] }
+
+const CH_NL = 10, CH_CR = 13, CH_SP = 32, CH_TAB = 9, CH_COMMA = 44, CH_SEMI = 59, CH_PCT = 37,
+  CH_HASH = 35, CH_LBRACK = 91, CH_RBRACK = 93, CH_LBRACE = 123, CH_RBRACE = 125, CH_QUOTE = 39,
+  CH_DQUOTE = 34, CH_DOT = 46, CH_EQ = 61;
+
+function isIdentChar(c: number): boolean {
+  return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
+}
+
+function baseName(fileName: string | undefined): string {
+  if (!fileName) return 'MATPOWER case';
+  const i = Math.max(fileName.lastIndexOf('/'), fileName.lastIndexOf('\\'));
+  return i >= 0 ? fileName.slice(i + 1) : fileName;
+}
+
+function parseNumberToken(tok: string): number {
+  const v = Number(tok);
+  if (v === v) return v; // not NaN
+  switch (tok) {
+    case 'Inf': case 'inf': case '+Inf': case '+inf': return Infinity;
+    case '-Inf': case '-inf': return -Infinity;
+    default: return NaN;
+  }
+}
+
+function quoteFound(tok: string): string {
+  const t = tok.length > 40 ? `${tok.slice(0, 40)}...` : tok;
+  return `'${t}'`;
+}
+
+class Scanner {
+  pos = 0;
+  line = 1;
+  readonly n: number;
+  functionName: string | undefined;
+  functionLine = 0;
+  description = '';
+  readonly matrices = new Map<string, Matrix>();
+  readonly scalars = new Map<string, Scalar>();
+  busNames: Cell | undefined;
+
+  constructor(readonly text: string, readonly file: string) {
+    this.n = text.length;
+  }
+
+  fail(line: number, expected: string, found?: string): never {
+    throw new MatpowerParseError(this.file, line, expected, found);
+  }
+
+  /** Skip to the newline (not consumed) or end of text. */
+  skipToEol(): void {
+    const i = this.text.indexOf('\n', this.pos);
+    this.pos = i < 0 ? this.n : i;
+  }
+
+  /** Skip spaces and tabs (and CR) on the current line. */
+  skipBlanks(): void {
+    const t = this.text;
+    while (this.pos < this.n) {
+      const c = t.charCodeAt(this.pos);
+      if (c === CH_SP || c === CH_TAB || c === CH_CR) this.pos++;
+      else break;
+    }
+  }
+
+  readIdent(): string {
+    const start = this.pos;
+    while (this.pos < this.n && isIdentChar(this.text.charCodeAt(this.pos))) this.pos++;
+    return this.text.slice(start, this.pos);
+  }
+
+  /** `%{` ... `%}` block comment starting at a line of its own; returns true if one was skipped. */
+  trySkipBlockComment(): boolean {
+    const t = this.text;
+    if (t.charCodeAt(this.pos + 1) !== CH_LBRACE) return false;
+    const eol = t.indexOf('\n', this.pos);
+    if (t.slice(this.pos + 2, eol < 0 ? this.n : eol).trim() !== '') return false;
+    const startLine = this.line;
+    let depth = 0;
+    for (;;) {
+      const e = t.indexOf('\n', this.pos);
+      const lineText = t.slice(this.pos, e < 0 ? this.n : e).trim();
+      if (lineText === '%{') depth++;
+      else if (lineText === '%}') depth--;
+      if (e < 0) {
+        this.pos = this.n;
+        if (depth > 0) this.fail(startLine, "'%}' closing the block comment opened here", 'end of file');
+        return true;
+      }
+      this.pos = e + 1;
+      this.line++;
+      if (depth === 0) return true;
+    }
+  }
+
+  run(): void {
+    const t = this.text;
+    let sawFunction = false;
+    let wantDescription = false;
+    while (this.pos < this.n) {
+      this.skipBlanks();
+      if (this.pos >= this.n) break;
+      const c = t.charCodeAt(this.pos);
+      if (c === CH_NL) { this.pos++; this.line++; continue; }
+      if (c === CH_PCT || c === CH_HASH) {
+        if (c === CH_PCT && this.trySkipBlockComment()) { wantDescription = false; continue; }
+        if (wantDescription) {
+          const e = t.indexOf('\n', this.pos);
+          this.description = descriptionFrom(t.slice(this.pos, e < 0 ? this.n : e), this.functionName);
+          wantDescription = false;
+        }
+        this.skipToEol();
+        continue;
+      }
+      wantDescription = false;
+      const stmtLine = this.line;
+      const ident = this.readIdent();
+      if (ident === 'function' && !sawFunction) {
+        sawFunction = true;
+        this.functionLine = stmtLine;
+        this.parseFunctionLine(stmtLine);
+        wantDescription = true;
+        continue;
+      }
+      if (ident === 'mpc' && t.charCodeAt(this.pos) === CH_DOT) {
+        this.pos++;
+        const field = this.readIdent();
+        this.skipBlanks();
+        if (field !== '' && t.charCodeAt(this.pos) === CH_EQ && t.charCodeAt(this.pos + 1) !== CH_EQ) {
+          this.pos++;
+          this.skipBlanks();
+          this.parseValue(field, stmtLine);
+          continue;
+        }
+        if (NUMERIC_MATRICES.has(field) || field === 'baseMVA' || field === 'bus_name') {
+          this.fail(stmtLine, `a plain assignment mpc.${field} = ...; (computed statements are not supported)`, quoteFound(t.slice(this.pos, this.pos + 20).split('\n')[0]!));
+        }
+      }
+      if (ident === '' && this.pos < this.n) {
+        // Not an identifier: let a stray matrix/cell opener be diagnosed rather than silently skipped.
+        if (c === CH_LBRACK || c === CH_LBRACE) this.fail(stmtLine, 'a statement such as mpc.bus = [ ... ];', quoteFound(t[this.pos]!));
+      }
+      // Any other statement (return, end, a computation...) is tolerated and ignored.
+      this.skipStatement();
+    }
+  }
+
+  /** Skip the rest of a statement we do not interpret, including bracketed parts spanning lines. */
+  skipStatement(): void {
+    const t = this.text;
+    let depth = 0;
+    while (this.pos < this.n) {
+      const c = t.charCodeAt(this.pos);
+      if (c === CH_NL) {
+        if (depth === 0) return;
+        this.line++; this.pos++; continue;
+      }
+      if (c === CH_PCT) { this.skipToEol(); continue; }
+      if (c === CH_LBRACK || c === CH_LBRACE) depth++;
+      else if ((c === CH_RBRACK || c === CH_RBRACE) && depth > 0) depth--;
+      this.pos++;
+    }
+  }
+
+  parseFunctionLine(line: number): void {
+    const t = this.text;
+    const e = t.indexOf('\n', this.pos);
+    const end = e < 0 ? this.n : e;
+    let rest = t.slice(this.pos, end);
+    const pct = rest.indexOf('%');
+    if (pct >= 0) rest = rest.slice(0, pct);
+    this.pos = end;
+    rest = rest.trim();
+    const eq = rest.indexOf('=');
+    const name = (eq >= 0 ? rest.slice(eq + 1) : rest).trim().replace(/\(.*$/, '').replace(/;$/, '').trim();
+    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) this.fail(line, 'function mpc = NAME with NAME an identifier', quoteFound(rest));
+    this.functionName = name;
+  }
+
+  parseValue(field: string, line: number): void {
+    const t = this.text;
+    const c = t.charCodeAt(this.pos);
+    if (c === CH_LBRACK) {
+      this.pos++;
+      if (NUMERIC_MATRICES.has(field)) {
+        const m = this.parseMatrix(field, line);
+        if (this.matrices.has(field)) this.fail(line, `mpc.${field} to be assigned once`, `a second assignment (first at line ${this.matrices.get(field)!.line})`);
+        this.matrices.set(field, m);
+      } else {
+        this.skipMatrix(field, line);
+      }
+    } else if (c === CH_LBRACE) {
+      this.pos++;
+      const cell = this.parseCell(field, line, field === 'bus_name');
+      if (field === 'bus_name') this.busNames = cell;
+    } else {
+      // scalar or string up to ';', newline or a comment (quotes respected)
+      const start = this.pos;
+      let quote = 0;
+      while (this.pos < this.n) {
+        const ch = t.charCodeAt(this.pos);
+        if (ch === CH_NL) break;
+        if (quote) {
+          if (ch === quote) quote = 0;
+        } else if (ch === CH_QUOTE || ch === CH_DQUOTE) quote = ch;
+        else if (ch === CH_SEMI || ch === CH_PCT) break;
+        this.pos++;
+      }
+      this.scalars.set(field, { text: t.slice(start, this.pos).trim(), line });
+    }
+    this.skipStatement(); // trailing ';', comments, transposes...
+  }
+
+  parseMatrix(field: string, openLine: number): Matrix {
+    const t = this.text;
+    const n = this.n;
+    const values: number[] = [];
+    const rowStart: number[] = [];
+    const rowLine: number[] = [];
+    let inRow = false;
+    let pos = this.pos;
+    let line = this.line;
+    for (;;) {
+      if (pos >= n) {
+        this.pos = pos; this.line = line;
+        this.fail(openLine, `']' closing the mpc.${field} matrix opened here`, 'end of file');
+      }
+      const c = t.charCodeAt(pos);
+      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA) { pos++; continue; }
+      if (c === CH_NL) { line++; pos++; inRow = false; continue; }
+      if (c === CH_SEMI) { pos++; inRow = false; continue; }
+      if (c === CH_PCT || c === CH_HASH) {
+        const e = t.indexOf('\n', pos);
+        pos = e < 0 ? n : e;
+        continue;
+      }
+      if (c === CH_RBRACK) { pos++; break; }
+      if (c === CH_DOT && t.charCodeAt(pos + 1) === CH_DOT && t.charCodeAt(pos + 2) === CH_DOT) {
+        // line continuation: the row goes on on the next line
+        const e = t.indexOf('\n', pos);
+        if (e < 0) { pos = n; continue; }
+        pos = e + 1; line++;
+        continue;
+      }
+      // a token: up to the next delimiter
+      const start = pos;
+      while (pos < n) {
+        const d = t.charCodeAt(pos);
+        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI
+          || d === CH_RBRACK || d === CH_PCT) break;
+        pos++;
+      }
+      const tok = t.slice(start, pos);
+      const v = parseNumberToken(tok);
+      if (v !== v) {
+        this.pos = pos; this.line = line;
+        if (tok.startsWith('mpc.') || tok === 'function') {
+          // the next statement began before this matrix was closed
+          this.fail(openLine, `']' closing the mpc.${field} matrix opened at this line`, `${quoteFound(tok)} at line ${line}`);
+        }
+        this.fail(line, `a number in mpc.${field}`, quoteFound(tok));
+      }
+      if (!inRow) { inRow = true; rowStart.push(values.length); rowLine.push(line); }
+      values.push(v);
+    }
+    this.pos = pos;
+    this.line = line;
+    return { field, line: openLine, endLine: line, values, rowStart, rowLine };
+  }
+
+  /** Scan over a matrix we ignore (gencost, areas, ...), only to find its end. */
+  skipMatrix(field: string, openLine: number): void {
+    const t = this.text;
+    let pos = this.pos;
+    let line = this.line;
+    let depth = 1;
+    while (pos < this.n) {
+      const c = t.charCodeAt(pos);
+      if (c === CH_NL) line++;
+      else if (c === CH_PCT) { const e = t.indexOf('\n', pos); pos = e < 0 ? this.n : e; continue; }
+      else if (c === CH_LBRACK) depth++;
+      else if (c === CH_RBRACK && --depth === 0) { this.pos = pos + 1; this.line = line; return; }
+      pos++;
+    }
+    this.pos = pos; this.line = line;
+    this.fail(openLine, `']' closing the mpc.${field} matrix opened here`, 'end of file');
+  }
+
+  parseCell(field: string, openLine: number, collect: boolean): Cell {
+    const t = this.text;
+    const strings: string[] = [];
+    const stringLines: number[] = [];
+    for (;;) {
+      if (this.pos >= this.n) this.fail(openLine, `'}' closing the mpc.${field} cell array opened here`, 'end of file');
+      const c = t.charCodeAt(this.pos);
+      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA || c === CH_SEMI) { this.pos++; continue; }
+      if (c === CH_NL) { this.line++; this.pos++; continue; }
+      if (c === CH_PCT) { this.skipToEol(); continue; }
+      if (c === CH_RBRACE) { this.pos++; break; }
+      if (c === CH_DOT && t.startsWith('...', this.pos)) { this.skipToEol(); continue; }
+      if (c === CH_QUOTE || c === CH_DQUOTE) {
+        const sLine = this.line;
+        let s = '';
+        let p = this.pos + 1;
+        for (;;) {
+          const q = t.indexOf(String.fromCharCode(c), p);
+          const nl = t.indexOf('\n', p);
+          if (q < 0 || (nl >= 0 && nl < q)) this.fail(sLine, `a closing ${c === CH_QUOTE ? "'" : '"'} of the string in mpc.${field}`, 'end of line');
+          s += t.slice(p, q);
+          if (t.charCodeAt(q + 1) === c) { s += String.fromCharCode(c); p = q + 2; continue; }
+          p = q + 1;
+          break;
+        }
+        this.pos = p;
+        if (collect) { strings.push(s); stringLines.push(sLine); }
+        continue;
+      }
+      // a non-string element (number, nested cell...): only names are expected where we collect
+      const start = this.pos;
+      while (this.pos < this.n) {
+        const d = t.charCodeAt(this.pos);
+        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI
+          || d === CH_RBRACE || d === CH_PCT) break;
+        this.pos++;
+      }
+      if (collect) this.fail(this.line, `a quoted name in mpc.${field}`, quoteFound(t.slice(start, this.pos)));
+    }
+    return { strings, line: openLine, stringLines };
+  }
+}
+
+/** The H1 comment line: leading `%`s and blanks removed, the function name (MATLAB H1 convention) dropped. */
+function descriptionFrom(comment: string, functionName: string | undefined): string {
+  let s = comment.replace(/^[%#\s]+/, '').trim();
+  if (functionName) {
+    const m = /^(\S+)\s*/.exec(s);
+    if (m && m[1]!.toLowerCase() === functionName.toLowerCase()) s = s.slice(m[0].length);
+  }
+  s = s.trim();
+  return s.length > 256 ? s.slice(0, 256) : s;
+}
+
+const BUS_TYPE_BY_CODE: Record<number, BusType> = { 1: 'pq', 2: 'pv', 3: 'slack', 4: 'isolated' };
+
+/** Read a MATPOWER case (format version 2) into the network model. Throws MatpowerParseError. */
+export function parseMatpower(text: string, fileName?: string): NetworkModel {
+  const file = baseName(fileName);
+  if (text.trim() === '') throw new MatpowerParseError(file, 1, 'a MATPOWER case (function mpc = NAME, mpc.bus, mpc.gen, mpc.branch)', 'an empty file');
+  const sc = new Scanner(text, file);
+  sc.run();
+  const lastLine = sc.line;
+  const fail = (line: number, expected: string, found?: string): never => { throw new MatpowerParseError(file, line, expected, found); };
+
+  // --- scalars
+  const version = sc.scalars.get('version');
+  if (version) {
+    const v = version.text.replace(/^['"]|['"]$/g, '');
+    if (v !== '2') fail(version.line, "MATPOWER case format version '2'", quoteFound(version.text));
+  }
+  const baseMvaS = sc.scalars.get('baseMVA');
+  if (!baseMvaS) fail(lastLine, 'mpc.baseMVA = <number>;', 'end of file without it');
+  const baseMva = parseNumberToken(baseMvaS!.text);
+  if (!(Number.isFinite(baseMva) && baseMva > 0)) fail(baseMvaS!.line, 'a positive number for mpc.baseMVA', quoteFound(baseMvaS!.text));
+
+  const need = (field: 'bus' | 'gen' | 'branch'): Matrix => {
+    const m = sc.matrices.get(field);
+    if (!m) fail(lastLine, `an mpc.${field} matrix`, 'end of file without it');
+    const cols = MIN_COLUMNS[field];
+    for (let r = 0; r < m!.rowStart.length; r++) {
+      const width = (r + 1 < m!.rowStart.length ? m!.rowStart[r + 1]! : m!.values.length) - m!.rowStart[r]!;
+      if (width < cols) fail(m!.rowLine[r]!, `${cols} numeric columns in mpc.${field} row`, String(width));
+    }
+    return m!;
+  };
+  const busM = need('bus');
+  const genM = need('gen');
+  const branchM = need('branch');
+  if (busM.rowStart.length === 0) fail(busM.line, 'at least one row in mpc.bus', 'an empty matrix');
+
+  // --- buses and loads
+  const bv = busM.values;
+  const nBus = busM.rowStart.length;
+  const busLine = new Map<number, number>();
+  const buses: Bus[] = new Array(nBus);
+  const loads: Load[] = [];
+  const names = sc.busNames;
+  if (names && names.strings.length !== nBus) fail(names.line, `${nBus} names in mpc.bus_name (one per mpc.bus row)`, String(names.strings.length));
+  const kvCount = new Map<number, number>();
+  for (let r = 0; r < nBus; r++) {
+    const o = busM.rowStart[r]!;
+    const line = busM.rowLine[r]!;
+    for (let k = 0; k < MIN_COLUMNS.bus; k++) {
+      if (!Number.isFinite(bv[o + k]!)) fail(line, `finite numbers in mpc.bus (column ${k + 1})`, String(bv[o + k]));
+    }
+    const id = bv[o]!;
+    if (!(Number.isInteger(id) && id > 0)) fail(line, 'a positive integer bus number (BUS_I) in mpc.bus', String(id));
+    const prev = busLine.get(id);
+    if (prev !== undefined) fail(line, `a unique bus number in mpc.bus`, `bus ${id} again (first at line ${prev})`);
+    busLine.set(id, line);
+    const type = BUS_TYPE_BY_CODE[bv[o + 1]!];
+    if (!type) fail(line, 'bus type (BUS_TYPE) 1 (PQ), 2 (PV), 3 (slack) or 4 (isolated)', String(bv[o + 1]));
+    const pd = bv[o + 2]!, qd = bv[o + 3]!;
+    const baseKv = bv[o + 9]!;
+    if (baseKv !== 0) kvCount.set(baseKv, (kvCount.get(baseKv) ?? 0) + 1);
+    buses[r] = {
+      id,
+      type: type!,
+      v: bv[o + 7]!,
+      theta: bv[o + 8]! * Math.PI / 180,
+      area: bv[o + 6]!,
+      gs: bv[o + 4]!,
+      bs: bv[o + 5]!,
+      base_kv: baseKv,
+      vmin: bv[o + 12]!,
+      vmax: bv[o + 11]!,
+      name: names ? names.strings[r]! : '',
+      zone: bv[o + 10]!,
+    };
+    if (pd !== 0 || qd !== 0) loads.push({ bus: id, mw: pd, mvar: qd, in_service: true });
+  }
+  const busRef = (m: Matrix, r: number, value: number, what: string): number => {
+    if (!busLine.has(value)) fail(m.rowLine[r]!, `${what} to be a bus number of mpc.bus`, `bus ${value}, which is not in mpc.bus`);
+    return value;
+  };
+
+  // --- generators
+  const gv = genM.values;
+  const nGen = genM.rowStart.length;
+  const generators: Generator[] = new Array(nGen);
+  const limit = (x: number): number | null => (Number.isFinite(x) ? x : null);
+  for (let r = 0; r < nGen; r++) {
+    const o = genM.rowStart[r]!;
+    const line = genM.rowLine[r]!;
+    for (const k of [0, 1, 2, 5, 6, 7]) {
+      if (!Number.isFinite(gv[o + k]!)) fail(line, `a finite number in mpc.gen (column ${k + 1})`, String(gv[o + k]));
+    }
+    generators[r] = {
+      bus: busRef(genM, r, gv[o]!, 'GEN_BUS in mpc.gen'),
+      mw: gv[o + 1]!,
+      mvar: gv[o + 2]!,
+      pmin: limit(gv[o + 9]!),
+      pmax: limit(gv[o + 8]!),
+      qmin: limit(gv[o + 4]!),
+      qmax: limit(gv[o + 3]!),
+      vg: gv[o + 5]!,
+      in_service: gv[o + 7]! > 0,
+    };
+  }
+
+  // --- branches
+  const brv = branchM.values;
+  const nBr = branchM.rowStart.length;
+  const branches: Branch[] = new Array(nBr);
+  for (let r = 0; r < nBr; r++) {
+    const o = branchM.rowStart[r]!;
+    const line = branchM.rowLine[r]!;
+    for (let k = 0; k < 11; k++) {
+      if (k === 5 || k === 6 || k === 7) continue; // ratings: Inf means unlimited
+      if (!Number.isFinite(brv[o + k]!)) fail(line, `a finite number in mpc.branch (column ${k + 1})`, String(brv[o + k]));
+    }
+    const rateA = brv[o + 5]!;
+    branches[r] = {
+      from: busRef(branchM, r, brv[o]!, 'F_BUS in mpc.branch'),
+      to: busRef(branchM, r, brv[o + 1]!, 'T_BUS in mpc.branch'),
+      r: brv[o + 2]!,
+      x: brv[o + 3]!,
+      b: brv[o + 4]!,
+      rate_a: Number.isFinite(rateA) ? rateA : 0,
+      ratio: brv[o + 8]!,
+      shift: brv[o + 9]! * Math.PI / 180,
+      status: brv[o + 10]! > 0 ? 'closed' : 'open',
+    };
+  }
+
+  // --- gridops extension fields (written by writeMatpower)
+  const off = sc.matrices.get(EXT.offlineLoads);
+  if (off) {
+    for (let r = 0; r < off.rowStart.length; r++) {
+      const o = off.rowStart[r]!;
+      const width = (r + 1 < off.rowStart.length ? off.rowStart[r + 1]! : off.values.length) - o;
+      if (width < 3) fail(off.rowLine[r]!, `3 numeric columns (bus, Pd, Qd) in mpc.${EXT.offlineLoads} row`, String(width));
+      loads.push({ bus: busRef(off, r, off.values[o]!, `the bus in mpc.${EXT.offlineLoads}`), mw: off.values[o + 1]!, mvar: off.values[o + 2]!, in_service: false });
+    }
+  }
+  const maint = sc.matrices.get(EXT.maintenance);
+  if (maint) {
+    for (const idx of maint.values) {
+      const br = Number.isInteger(idx) && idx >= 1 && idx <= nBr ? branches[idx - 1]! : undefined;
+      if (!br) fail(maint.line, `branch row numbers 1..${nBr} in mpc.${EXT.maintenance}`, String(idx));
+      br!.status = 'maintenance';
+    }
+  }
+
+  let name = sc.functionName ?? file.replace(/\.m$/, '');
+  const extName = sc.scalars.get(EXT.name);
+  if (extName) name = unquote(extName.text);
+  let baseKv = 110;
+  let best = 0;
+  for (const [kv, count] of kvCount) if (count > best) { best = count; baseKv = kv; }
+  const extKv = sc.scalars.get(EXT.baseKv);
+  if (extKv) {
+    const kv = parseNumberToken(extKv.text);
+    if (!(Number.isFinite(kv) && kv > 0)) fail(extKv.line, `a positive number for mpc.${EXT.baseKv}`, quoteFound(extKv.text));
+    baseKv = kv;
+  }
+
+  return {
+    name,
+    description: sc.description,
+    base_kv: baseKv,
+    base_mva: baseMva,
+    buses,
+    branches,
+    generators,
+    loads,
+    tags: {},
+  };
+}
+
+function unquote(s: string): string {
+  const q = s[0];
+  if ((q === "'" || q === '"') && s.endsWith(q) && s.length >= 2) return s.slice(1, -1).split(q + q).join(q);
+  return s;
+}
