@@ -435,7 +435,6 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   const loads: Load[] = [];
   const names = sc.busNames;
   if (names && names.strings.length !== nBus) fail(names.line, `${nBus} names in mpc.bus_name (one per mpc.bus row)`, String(names.strings.length));
-  const kvCount = new Map<number, number>();
   for (let r = 0; r < nBus; r++) {
     const o = busM.rowStart[r]!;
     const line = busM.rowLine[r]!;
@@ -451,7 +450,6 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     if (!type) fail(line, 'bus type (BUS_TYPE) 1 (PQ), 2 (PV), 3 (slack) or 4 (isolated)', String(bv[o + 1]));
     const pd = bv[o + 2]!, qd = bv[o + 3]!;
     const baseKv = bv[o + 9]!;
-    if (baseKv !== 0) kvCount.set(baseKv, (kvCount.get(baseKv) ?? 0) + 1);
     buses[r] = {
       id,
       type: type!,
@@ -544,9 +542,7 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   let name = sc.functionName ?? file.replace(/\.m$/, '');
   const extName = sc.scalars.get(EXT.name);
   if (extName) name = unquote(extName.text);
-  let baseKv = 110;
-  let best = 0;
-  for (const [kv, count] of kvCount) if (count > best) { best = count; baseKv = kv; }
+  let baseKv = mostCommonBaseKv(buses);
   const extKv = sc.scalars.get(EXT.baseKv);
   if (extKv) {
     const kv = parseNumberToken(extKv.text);
@@ -565,6 +561,17 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     loads,
     tags: {},
   };
+}
+
+/** The network base_kv derived from the buses: the most common non-zero BASE_KV (ties: the first
+ *  such value in bus order), 110 when every BASE_KV is 0. */
+export function mostCommonBaseKv(buses: readonly { base_kv: number }[]): number {
+  const count = new Map<number, number>();
+  for (const b of buses) if (b.base_kv !== 0) count.set(b.base_kv, (count.get(b.base_kv) ?? 0) + 1);
+  let kv = 110;
+  let best = 0;
+  for (const [value, c] of count) if (c > best) { best = c; kv = value; }
+  return kv;
 }
 
 function unquote(s: string): string {
