@@ -1,0 +1,139 @@
+// MATPOWER case format version 2 writer: the inverse of ./reader.ts.
+//
+// What MATPOWER cannot express is written as extra `mpc.gridops_*` fields,
+// which MATPOWER's loadcase keeps and runpf ignores, and which parseMatpower
+// reads back, so nothing is silently lost (docs/network-model.md):
+//   mpc.gridops_name               the network name when it is not a valid MATLAB identifier
+//   mpc.gridops_base_kv            the network base_kv when it is not the most common bus BASE_KV
+//   mpc.gridops_offline_loads      out-of-service loads [bus Pd Qd] (MATPOWER has loads per bus, always on)
+//   mpc.gridops_branch_maintenance branch rows (1-based) whose status is 'maintenance' (BR_STATUS 0)
+// Network tags have no MATPOWER equivalent and are not written.
+// In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
+
+import type { NetworkModel } from '../domain/network.js';
+import { EXT, mostCommonBaseKv } from './reader.js';
+
+/** Shortest round-trip representation; keeps -0 and writes infinities the MATLAB way. */
+function num(x: number): string {
+  if (x === Infinity) return 'Inf';
+  if (x === -Infinity) return '-Inf';
+  if (Object.is(x, -0)) return '-0';
+  return String(x);
+}
+
+const BUS_TYPE_CODE: Record<string, number> = { pq: 1, pv: 2, slack: 3, isolated: 4 };
+
+/** A MATLAB identifier for the function line (letters, digits, underscores, starting with a letter, <= 63 chars). */
+export function matlabIdentifier(name: string): string {
+  let id = name.replace(/[^A-Za-z0-9_]/g, '_');
+  if (!/^[A-Za-z]/.test(id)) id = `case_${id}`;
+  return id.slice(0, 63);
+}
+
+function quote(s: string): string {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+
+/** Comment text on one line: no newlines (they would end the comment). */
+function oneLine(s: string): string {
+  return s.replace(/[\r\n]+/g, ' ');
+}
+
+/** The network as a MATPOWER version 2 case file. */
+export function writeMatpower(network: NetworkModel): string {
+  const fname = matlabIdentifier(network.name);
+  const out: string[] = [];
+  const push = (s: string) => out.push(s);
+  const desc = oneLine(network.description).trim();
+  push(`function mpc = ${fname}`);
+  // H1 line: the reader takes the description from here (dropping the leading function name).
+  push(`%${fname.toUpperCase()}${desc ? `  ${desc}` : ''}`);
+  push('%   Written by gridops (MATPOWER case format version 2).');
+  push('');
+  push('%% MATPOWER Case Format : Version 2');
+  push("mpc.version = '2';");
+  push('');
+  push('%%-----  Power Flow Data  -----%%');
+  push('%% system MVA base');
+  push(`mpc.baseMVA = ${num(network.base_mva)};`);
+  push('');
+
+  // loads per bus: in service ones are summed into PD/QD
+  const pd = new Map<number, number>();
+  const qd = new Map<number, number>();
+  const offline = [];
+  for (const l of network.loads) {
+    if (l.in_service) {
+      // start from the first load's value, not 0, so that a lone -0 stays -0 (0 + -0 is 0)
+      const p = pd.get(l.bus), q = qd.get(l.bus);
+      pd.set(l.bus, p === undefined ? l.mw : p + l.mw);
+      qd.set(l.bus, q === undefined ? l.mvar : q + l.mvar);
+    } else {
+      offline.push(l);
+    }
+  }
+
+  push('%% bus data');
+  push('%\tbus_i\ttype\tPd\tQd\tGs\tBs\tarea\tVm\tVa\tbaseKV\tzone\tVmax\tVmin');
+  push('mpc.bus = [');
+  for (const b of network.buses) {
+    const code = BUS_TYPE_CODE[b.type];
+    if (code === undefined) throw new Error(`bus ${b.id}: unknown bus type ${String(b.type)}`);
+    push(`\t${[b.id, code, pd.get(b.id) ?? 0, qd.get(b.id) ?? 0, b.gs, b.bs, b.area, b.v, b.theta * 180 / Math.PI,
+      b.base_kv, b.zone, b.vmax, b.vmin].map(num).join('\t')};`);
+  }
+  push('];');
+  push('');
+
+  push('%% generator data');
+  push('%\tbus\tPg\tQg\tQmax\tQmin\tVg\tmBase\tstatus\tPmax\tPmin\tPc1\tPc2\tQc1min\tQc1max\tQc2min\tQc2max\tramp_agc\tramp_10\tramp_30\tramp_q\tapf');
+  push('mpc.gen = [');
+  for (const g of network.generators) {
+    push(`\t${[g.bus, g.mw, g.mvar, g.qmax ?? Infinity, g.qmin ?? -Infinity, g.vg, network.base_mva, g.in_service ? 1 : 0,
+      g.pmax ?? Infinity, g.pmin ?? -Infinity, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0].map(num).join('\t')};`);
+  }
+  push('];');
+  push('');
+
+  push('%% branch data');
+  push('%\tfbus\ttbus\tr\tx\tb\trateA\trateB\trateC\tratio\tangle\tstatus\tangmin\tangmax');
+  push('mpc.branch = [');
+  const maintenance: number[] = [];
+  network.branches.forEach((br, i) => {
+    if (br.status === 'maintenance') maintenance.push(i + 1);
+    push(`\t${[br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_a, br.rate_a, br.ratio, br.shift * 180 / Math.PI,
+      br.status === 'closed' ? 1 : 0, -360, 360].map(num).join('\t')};`);
+  });
+  push('];');
+
+  if (network.buses.some((b) => b.name !== '')) {
+    push('');
+    push('%% bus names');
+    push('mpc.bus_name = {');
+    for (const b of network.buses) push(`\t${quote(oneLine(b.name))};`);
+    push('};');
+  }
+
+  // --- what MATPOWER cannot express (read back by parseMatpower, ignored by MATPOWER)
+  const ext: string[] = [];
+  if (fname !== network.name) ext.push(`mpc.${EXT.name} = ${quote(oneLine(network.name))};`);
+  if (network.base_kv !== mostCommonBaseKv(network.buses)) ext.push(`mpc.${EXT.baseKv} = ${num(network.base_kv)};`);
+  if (offline.length > 0) {
+    ext.push('%% out-of-service loads (MATPOWER has one always-on load per bus; these are not in Pd/Qd above)');
+    ext.push('%\tbus\tPd\tQd');
+    ext.push(`mpc.${EXT.offlineLoads} = [`);
+    for (const l of offline) ext.push(`\t${[l.bus, l.mw, l.mvar].map(num).join('\t')};`);
+    ext.push('];');
+  }
+  if (maintenance.length > 0) {
+    ext.push("%% branch rows (1-based) whose status is 'maintenance' (out of service, BR_STATUS 0)");
+    ext.push(`mpc.${EXT.maintenance} = [${maintenance.join(' ')}];`);
+  }
+  if (ext.length > 0) {
+    push('');
+    push('%%-----  gridops extensions (not used by MATPOWER)  -----%%');
+    out.push(...ext);
+  }
+  push('');
+  return out.join('\n');
+}
