@@ -1,0 +1,262 @@
+// The `gridops` command (bin/gridops.js imports this file): docs/cli.md.
+//
+//   gridops solve CASE.m [options]   solve a MATPOWER case offline with the WebAssembly core
+//   gridops serve                    the same as `npm start` (the HTTP service)
+//
+// Exit codes: 0 converged (or help), 1 usage or input error, 2 diverged / timeout / cancelled.
+
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
+import { POWERFLOW_METHODS, PowerFlowInputError, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
+import type { NetworkModel } from './domain/network.js';
+
+export const USAGE = `Usage:
+  gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
+  gridops serve                    start the HTTP service (the same as npm start)
+  gridops --help | --version
+
+Options of solve:
+  --method M            newton_raphson (default), fast_decoupled or dc
+  --tolerance T         max-norm of the p.u. power mismatch (default 1e-8)
+  --max-iterations N    default 10 for newton_raphson, 30 for fast_decoupled (MATPOWER's)
+  --flat-start          start from 1.0 p.u. and the slack angle instead of the case's voltages
+  --enforce-q-limits    hold generators at their reactive limits (pv buses become pq)
+  --timeout-ms N        give up after N ms (default 30000)
+  --json                print only the power flow result object (JSON) on standard output
+
+Exit codes: 0 converged, 1 usage or input error, 2 diverged or timed out.
+`;
+
+/** Raised for a bad command line: printed with the usage, exit code 1. */
+export class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+export const EXIT = { ok: 0, error: 1, notConverged: 2, interrupted: 130 } as const;
+
+export interface SolveCommand {
+  file: string;
+  json: boolean;
+  options: Partial<SolveOptions> & Pick<SolveOptions, 'method' | 'tolerance' | 'maxIterations' | 'flatStart' | 'enforceQLimits'>;
+}
+
+const MAX_ITERATIONS_DEFAULT: Record<PowerFlowMethod, number> = { newton_raphson: 10, fast_decoupled: 30, dc: 1 };
+
+function positiveNumber(name: string, text: string, integer: boolean): number {
+  const v = Number(text);
+  if (text.trim() === '' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) {
+    throw new UsageError(`--${name} needs a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
+  }
+  return v;
+}
+
+/** The options of `gridops solve` (argv without the command word). */
+export function parseSolveArgs(argv: string[]): SolveCommand | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        method: { type: 'string' },
+        tolerance: { type: 'string' },
+        'max-iterations': { type: 'string' },
+        'flat-start': { type: 'boolean' },
+        'enforce-q-limits': { type: 'boolean' },
+        'timeout-ms': { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const unknown = /Unknown option '([^']+)'/.exec(err.message);
+    if (unknown) throw new UsageError(`unknown option '${unknown[1]}'`);
+    throw new UsageError(err.message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length === 0) throw new UsageError('solve needs a case file');
+  if (positionals.length > 1) throw new UsageError(`solve takes one case file, got ${positionals.length}: ${positionals.join(' ')}`);
+  const method = (values.method ?? 'newton_raphson') as PowerFlowMethod;
+  if (!POWERFLOW_METHODS.includes(method)) throw new UsageError(`--method must be one of ${POWERFLOW_METHODS.join(', ')}, got '${values.method}'`);
+  const options: SolveCommand['options'] = {
+    method,
+    tolerance: values.tolerance === undefined ? 1e-8 : positiveNumber('tolerance', values.tolerance, false),
+    maxIterations: values['max-iterations'] === undefined ? MAX_ITERATIONS_DEFAULT[method] : positiveNumber('max-iterations', values['max-iterations'], true),
+    flatStart: values['flat-start'] ?? false,
+    enforceQLimits: values['enforce-q-limits'] ?? false,
+  };
+  if (values['timeout-ms'] !== undefined) options.timeoutMs = positiveNumber('timeout-ms', values['timeout-ms'], true);
+  return { file: positionals[0]!, json: values.json ?? false, options };
+}
+
+/** The power flow result object of the specification (section 2), without task_id / network_id. */
+export function resultObject(outcome: SolveOutcome): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    status: outcome.status,
+    method: outcome.method,
+    iterations: outcome.iterations,
+    duration_ms: Math.round(outcome.duration_ms),
+    tolerance: outcome.tolerance,
+    mismatch: outcome.mismatch,
+    buses: outcome.buses,
+    branches: outcome.branches,
+    generators: outcome.generators,
+    losses: outcome.losses,
+  };
+  if (outcome.message !== undefined) out.message = outcome.message;
+  return out;
+}
+
+const METHOD_NAMES: Record<PowerFlowMethod, string> = {
+  newton_raphson: 'Newton-Raphson',
+  fast_decoupled: 'fast-decoupled (XB)',
+  dc: 'DC power flow',
+};
+
+const fmt = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFixed(digits) : String(x));
+
+/** The human-readable summary printed without --json. */
+export function summary(network: NetworkModel, outcome: SolveOutcome): string {
+  const lines: string[] = [];
+  lines.push(`${network.name}: ${network.buses.length} buses, ${network.branches.length} branches, ${network.generators.length} generators, base ${network.base_mva} MVA`);
+  const how = METHOD_NAMES[outcome.method] ?? outcome.method;
+  const its = `${outcome.iterations} iteration${outcome.iterations === 1 ? '' : 's'}`;
+  const mism = `max mismatch ${outcome.mismatch.toExponential(2)} p.u., tolerance ${outcome.tolerance}`;
+  const ms = `${Math.round(outcome.duration_ms)} ms`;
+  switch (outcome.status) {
+    case 'converged': lines.push(`${how}: converged in ${its} (${mism}), ${ms}`); break;
+    case 'diverged': lines.push(`${how}: did NOT converge after ${its} (${mism}), ${ms}`); break;
+    case 'timeout': lines.push(`${how}: timed out after ${its}, ${ms}`); break;
+    default: lines.push(`${how}: ${outcome.status} after ${its}, ${ms}`);
+  }
+  if (outcome.message) lines.push(`  ${outcome.message}`);
+  if (outcome.status !== 'converged') return `${lines.join('\n')}\n`;
+
+  lines.push(`Losses: ${fmt(outcome.losses.p_mw, 3)} MW, ${fmt(outcome.losses.q_mvar, 3)} MVAr`);
+  const deg = (rad: number) => fmt(rad * 180 / Math.PI, 2);
+  if (outcome.method === 'dc') {
+    lines.push('Voltages: 1.0 p.u. everywhere (DC power flow)');
+  } else if (outcome.buses.length > 0) {
+    const byV = outcome.buses.slice().sort((a, b) => a.v - b.v || a.id - b.id);
+    const row = (b: SolveOutcome['buses'][number]) => `  bus ${String(b.id).padEnd(8)} ${fmt(b.v, 4)} p.u.  ${deg(b.theta).padStart(8)} deg`;
+    lines.push('Lowest bus voltages:');
+    for (const b of byV.slice(0, 5)) lines.push(row(b));
+    lines.push('Highest bus voltages:');
+    for (const b of byV.slice(-5).reverse()) lines.push(row(b));
+  }
+  const rated = outcome.branches
+    .map((br, i) => ({ br, i }))
+    .filter(({ br }) => br.loading > 0)
+    .sort((a, b) => b.br.loading - a.br.loading || a.i - b.i);
+  if (rated.length === 0) {
+    lines.push('Most loaded branches: none rated (rate_a is 0 on every branch)');
+  } else {
+    lines.push('Most loaded branches:');
+    for (const { br, i } of rated.slice(0, 5)) {
+      const flow = Math.max(Math.hypot(br.p_from, br.q_from), Math.hypot(br.p_to, br.q_to));
+      lines.push(`  #${String(i + 1).padEnd(6)} ${`${br.from}-${br.to}`.padEnd(14)} ${fmt(br.loading, 1).padStart(6)} %  (${fmt(flow, 1)} MVA)`);
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+function write(stream: NodeJS.WriteStream, text: string): Promise<void> {
+  return new Promise((resolve, reject) => stream.write(text, (err) => (err ? reject(err) : resolve())));
+}
+
+function readCaseText(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === 'ENOENT' ? 'no such file' : err.code === 'EISDIR' ? 'is a directory' : err.message;
+    throw new InputError(`cannot read ${file}: ${why}`);
+  }
+}
+
+class InputError extends Error {
+  override name = 'InputError';
+}
+
+export async function runSolve(cmd: SolveCommand): Promise<number> {
+  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const { createSolverPool } = await import('./powerflow/pool.js');
+  const pool = createSolverPool({ threads: 1 });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  let outcome: SolveOutcome;
+  try {
+    outcome = await pool.solve(network, cmd.options, { signal: abort.signal });
+  } finally {
+    process.off('SIGINT', onSigint);
+    await pool.close();
+  }
+  if (cmd.json) await write(process.stdout, `${JSON.stringify(resultObject(outcome))}\n`);
+  else await write(process.stdout, summary(network, outcome));
+  if (outcome.status === 'converged') return EXIT.ok;
+  if (outcome.status === 'cancelled') return EXIT.interrupted;
+  return EXIT.notConverged;
+}
+
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Runs the command line; resolves to the exit code, or undefined when the process should keep running (serve). */
+export async function main(argv: string[]): Promise<number | undefined> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case undefined:
+        await write(process.stderr, USAGE);
+        return EXIT.error;
+      case '--help': case '-h': case 'help':
+        await write(process.stdout, USAGE);
+        return EXIT.ok;
+      case '--version': case '-v':
+        await write(process.stdout, `gridops ${packageVersion()}\n`);
+        return EXIT.ok;
+      case 'solve': {
+        const cmd = parseSolveArgs(rest);
+        if (cmd === 'help') { await write(process.stdout, USAGE); return EXIT.ok; }
+        return await runSolve(cmd);
+      }
+      case 'serve':
+        if (rest.length > 0) throw new UsageError(`serve takes no arguments (configure it with environment variables, docs/cli.md), got ${rest.join(' ')}`);
+        try {
+          await import('./server.js' as string);
+        } catch (e) {
+          const err = e as NodeJS.ErrnoException;
+          if (err.code === 'ERR_MODULE_NOT_FOUND' && /server\.js/.test(err.message)) throw new InputError('dist/src/server.js not found: run npm run build first');
+          throw e;
+        }
+        return undefined;
+      default:
+        throw new UsageError(`unknown command '${command}'`);
+    }
+  } catch (e) {
+    const err = e as Error;
+    if (err instanceof UsageError) {
+      await write(process.stderr, `gridops: ${err.message}\n\n${USAGE}`);
+      return EXIT.error;
+    }
+    if (err instanceof MatpowerParseError || err instanceof PowerFlowInputError || err instanceof InputError
+      || err?.name === 'PowerFlowInputError' || err?.name === 'MatpowerParseError') {
+      await write(process.stderr, `gridops: ${err.message}\n`);
+      return EXIT.error;
+    }
+    // anything else is a bug or an environment problem: still no stack unless asked for
+    await write(process.stderr, `gridops: ${err?.message ?? String(e)}\n${process.env.GRIDOPS_DEBUG ? `${err?.stack ?? ''}\n` : ''}`);
+    return EXIT.error;
+  }
+}
