@@ -41,3 +41,9 @@ export function solveFromBuffers(): void {
 }
 
 export function isSingular(): i32 { return lu.singular ? 1 : 0; }
+
+/** Nonzeros in L (unit diagonal included) and U of the current factors. */
+export function nnzL(): i32 { return lu.nnzL(); }
+export function nnzU(): i32 { return lu.nnzU(); }
+/** How many factor() calls needed the pivoting fallback since analyze. */
+export function fallbacks(): i32 { return lu.fallbacks; }

@@ -1,212 +1,163 @@
-// Sparse LU factorisation P·A = L·U (first, simple version: natural column
-// order, Gilbert–Peierls left-looking with threshold partial pivoting).
-// The interface is final; the ordering and the static-pattern refactorisation
-// come next.
-
-/** Diagonal preferred while |a_kk| ≥ PIVOT_TOL · max|candidate| (KLU's default). */
-const PIVOT_TOL: f64 = 1e-3;
-/** A pivot ≤ SINGULAR_TOL · (largest entry seen in its column) is treated as zero. */
-const SINGULAR_TOL: f64 = 1e-12;
+// Sparse LU for the power-flow methods, in the KLU / lightsim2grid style:
+//   analyze  (once per sparsity pattern) — AMD ordering of A + Aᵀ, then the
+//            exact structure of L and U for pivots on the permuted diagonal;
+//   factor   (every Newton iteration) — left-looking numeric factorisation on
+//            that static structure, every pivot checked; if one is too small,
+//            a Gilbert–Peierls factorisation with threshold partial pivoting
+//            takes over and its pivot sequence (and structure) becomes the
+//            static one for the following calls — a one-time re-analysis;
+//   solve    — permuted forward/back substitution.
+// P·A·Q = L·U with Q the fill-reducing column order and P the pivot rows.
+// All work arrays are fields sized in analyze: factor and solve allocate
+// nothing (the pivoting fallback may grow the factors' storage if its pivots
+// cause more fill than the room kept for it).
+import { amdOrder } from './amd';
+import { LUFactors } from './factors';
+import { pivotingLU } from './pivoting';
+import { refactorLU } from './refactor';
+import { symbolicLU } from './symbolic';
 
 export class SparseLU {
   n: i32 = 0;
+  /** Set by factor() when a pivot is zero / tiny / not finite even with pivoting. */
   singular: bool = false;
+  /** Times factor() had to fall back to the pivoting factorisation. */
+  fallbacks: i32 = 0;
 
-  private colPtr: StaticArray<i32> = new StaticArray<i32>(1);
-  private rowIdx: StaticArray<i32> = new StaticArray<i32>(0);
+  private Ap: StaticArray<i32> = new StaticArray<i32>(1);
+  private Ai: StaticArray<i32> = new StaticArray<i32>(0);
+  /** q[k]: original column eliminated at step k (fill-reducing order). */
+  private q: StaticArray<i32> = new StaticArray<i32>(0);
+  /** pinv[i]: step at which original row i is pivotal; prow is its inverse. */
+  private pinv: StaticArray<i32> = new StaticArray<i32>(0);
+  private prow: StaticArray<i32> = new StaticArray<i32>(0);
+  /** stepOf[p] = pinv[Ai[p]], so the refactorisation scatters A directly. */
+  private stepOf: StaticArray<i32> = new StaticArray<i32>(0);
+  /** Current factors, and the spare storage the pivoting fallback writes into. */
+  private f: LUFactors = new LUFactors(0, 0, 0);
+  private g: LUFactors = new LUFactors(0, 0, 0);
+  private pinvG: StaticArray<i32> = new StaticArray<i32>(0);
 
-  // L (unit lower, diagonal stored first) and U (diagonal stored last), by column.
-  private Lp: StaticArray<i32> = new StaticArray<i32>(1);
-  private Li: StaticArray<i32> = new StaticArray<i32>(0);
-  private Lx: StaticArray<f64> = new StaticArray<f64>(0);
-  private Up: StaticArray<i32> = new StaticArray<i32>(1);
-  private Ui: StaticArray<i32> = new StaticArray<i32>(0);
-  private Ux: StaticArray<f64> = new StaticArray<f64>(0);
-
-  private pinv: StaticArray<i32> = new StaticArray<i32>(0); // row -> pivot step
-  private prow: StaticArray<i32> = new StaticArray<i32>(0); // pivot step -> row
+  private ident: StaticArray<i32> = new StaticArray<i32>(0);
   private x: StaticArray<f64> = new StaticArray<f64>(0);
-  private xi: StaticArray<i32> = new StaticArray<i32>(0);   // reach output
+  private xi: StaticArray<i32> = new StaticArray<i32>(0);
   private stack: StaticArray<i32> = new StaticArray<i32>(0);
   private pstack: StaticArray<i32> = new StaticArray<i32>(0);
   private mark: StaticArray<i32> = new StaticArray<i32>(0);
-  private stamp: i32 = 0;
 
+  /** Symbolic analysis, once per sparsity pattern (may allocate). CSC input,
+   *  row indices ascending within a column, no duplicates; copied. */
   analyze(n: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>): void {
     this.n = n;
     this.singular = false;
-    this.colPtr = colPtr;
-    this.rowIdx = rowIdx;
+    this.fallbacks = 0;
     const nnz = unchecked(colPtr[n]);
-    const cap = 4 * nnz + n;
-    this.Lp = new StaticArray<i32>(n + 1);
-    this.Up = new StaticArray<i32>(n + 1);
-    this.Li = new StaticArray<i32>(cap);
-    this.Lx = new StaticArray<f64>(cap);
-    this.Ui = new StaticArray<i32>(cap);
-    this.Ux = new StaticArray<f64>(cap);
-    this.pinv = new StaticArray<i32>(n);
-    this.prow = new StaticArray<i32>(n);
+    const Ap = new StaticArray<i32>(n + 1);
+    const Ai = new StaticArray<i32>(nnz);
+    for (let j = 0; j <= n; j++) unchecked(Ap[j] = colPtr[j]);
+    for (let p = 0; p < nnz; p++) unchecked(Ai[p] = rowIdx[p]);
+    this.Ap = Ap;
+    this.Ai = Ai;
+
     this.x = new StaticArray<f64>(n);
     this.xi = new StaticArray<i32>(n);
     this.stack = new StaticArray<i32>(n);
     this.pstack = new StaticArray<i32>(n);
     this.mark = new StaticArray<i32>(n);
-    this.stamp = 0;
+    this.ident = new StaticArray<i32>(n);
+    for (let i = 0; i < n; i++) unchecked(this.ident[i] = i);
+
+    // Symmetric fill-reducing order: column q[k] and row q[k] at step k.
+    const q = new StaticArray<i32>(n);
+    amdOrder(n, Ap, Ai, q);
+    this.q = q;
+    this.pinv = new StaticArray<i32>(n);
+    this.prow = new StaticArray<i32>(n);
+    for (let k = 0; k < n; k++) {
+      unchecked(this.pinv[q[k]] = k);
+      unchecked(this.prow[k] = q[k]);
+    }
+    this.pinvG = new StaticArray<i32>(n);
+    this.stepOf = new StaticArray<i32>(nnz);
+
+    this.f = new LUFactors(n, 2 * nnz + n, 2 * nnz + n);
+    symbolicLU(n, Ap, Ai, q, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
+    this.updateStepOf();
+    // Room for the fallback's factors: its pivots usually fill a little more.
+    const room = this.f.nnzL(n) + this.f.nnzU(n);
+    this.g = new LUFactors(n, room + n, room + n);
   }
 
+  /** Numeric factorisation of a matrix with the analysed pattern. Returns false
+   *  (and sets `singular`) when the matrix is numerically singular. */
   factor(values: StaticArray<f64>): bool {
     const n = this.n;
-    const Ap = this.colPtr, Ai = this.rowIdx;
-    const pinv = this.pinv, x = this.x, xi = this.xi;
-    for (let i = 0; i < n; i++) unchecked(pinv[i] = -1);
-    let lnz = 0, unz = 0;
-    for (let k = 0; k < n; k++) {
-      // Storage grows only if fill exceeds the estimate (this version only).
-      if (lnz + n > this.Li.length) this.growL(2 * this.Li.length + n);
-      if (unz + n > this.Ui.length) this.growU(2 * this.Ui.length + n);
-      const Lp = this.Lp, Li = this.Li, Lx = this.Lx, Ui = this.Ui, Ux = this.Ux, Up = this.Up;
-      unchecked(Lp[k] = lnz);
-      unchecked(Up[k] = unz);
-      const top = this.reach(k);
-      for (let p = top; p < n; p++) unchecked(x[xi[p]] = 0.0);
-      let scale: f64 = 0.0;
-      for (let p = unchecked(Ap[k]); p < unchecked(Ap[k + 1]); p++) {
-        const v = unchecked(values[p]);
-        unchecked(x[Ai[p]] = v);
-        scale = max(scale, abs(v));
-      }
-      // x = L \ A(:,k) in topological order.
-      for (let px = top; px < n; px++) {
-        const j = unchecked(xi[px]);
-        const J = unchecked(pinv[j]);
-        if (J < 0) continue;
-        const xj = unchecked(x[j]);
-        const end = unchecked(Lp[J + 1]);
-        for (let p = unchecked(Lp[J]) + 1; p < end; p++) {
-          unchecked(x[Li[p]] -= Lx[p] * xj);
-        }
-      }
-      let ipiv = -1;
-      let a: f64 = -1.0;
-      for (let p = top; p < n; p++) {
-        const i = unchecked(xi[p]);
-        const t = abs(unchecked(x[i]));
-        if (unchecked(pinv[i]) < 0) {
-          if (!(t <= a)) { a = t; ipiv = i; } // NaN wins, so it is caught below
-        } else {
-          unchecked(Ui[unz] = pinv[i]);
-          unchecked(Ux[unz] = x[i]);
-          unz++;
-          scale = max(scale, t);
-        }
-      }
-      if (ipiv < 0 || !(a > SINGULAR_TOL * scale) || !isFinite(a) || !isFinite(scale)) {
-        this.singular = true;
-        return false;
-      }
-      if (unchecked(pinv[k]) < 0 && abs(unchecked(x[k])) >= PIVOT_TOL * a) ipiv = k;
-      const piv = unchecked(x[ipiv]);
-      unchecked(Ui[unz] = k);
-      unchecked(Ux[unz] = piv);
-      unz++;
-      unchecked(pinv[ipiv] = k);
-      unchecked(Li[lnz] = ipiv);
-      unchecked(Lx[lnz] = 1.0);
-      lnz++;
-      for (let p = top; p < n; p++) {
-        const i = unchecked(xi[p]);
-        if (unchecked(pinv[i]) < 0) {
-          unchecked(Li[lnz] = i);
-          unchecked(Lx[lnz] = x[i] / piv);
-          lnz++;
-        }
-        unchecked(x[i] = 0.0);
-      }
+    const failed = refactorLU(n, this.Ap, this.stepOf, values, this.q, this.f, this.x);
+    if (failed < 0) {
+      this.singular = false;
+      return true;
     }
-    unchecked(this.Lp[n] = lnz);
-    unchecked(this.Up[n] = unz);
-    const Li = this.Li;
-    for (let p = 0; p < lnz; p++) unchecked(Li[p] = pinv[Li[p]]);
-    const prow = this.prow;
-    for (let i = 0; i < n; i++) unchecked(prow[pinv[i]] = i);
+    // Static pivot too small: pivot for real, preferring the current rows.
+    this.fallbacks++;
+    const ok = pivotingLU(n, this.Ap, this.Ai, values, this.q, this.prow, this.ident, this.g,
+      this.pinvG, this.x, this.xi, this.stack, this.pstack, this.mark);
+    if (!ok) {
+      this.singular = true;
+      return false;
+    }
+    // Adopt the new pivot sequence and its structure as the static ones.
+    const f = this.f;
+    this.f = this.g;
+    this.g = f;
+    const pinv = this.pinv;
+    this.pinv = this.pinvG;
+    this.pinvG = pinv;
+    for (let i = 0; i < n; i++) unchecked(this.prow[this.pinv[i]] = i);
+    this.updateStepOf();
     this.singular = false;
     return true;
   }
 
+  /** Solves A x = b in place (b becomes x). After a failed factor(), b is
+   *  filled with NaN rather than left looking like an answer. */
   solve(b: StaticArray<f64>): void {
     const n = this.n;
-    const x = this.x, prow = this.prow;
-    const Lp = this.Lp, Li = this.Li, Lx = this.Lx, Up = this.Up, Ui = this.Ui, Ux = this.Ux;
+    if (this.singular) {
+      for (let i = 0; i < n; i++) unchecked(b[i] = NaN);
+      return;
+    }
+    const x = this.x, prow = this.prow, q = this.q;
+    const f = this.f;
+    const Lp = f.Lp, Li = f.Li, Lx = f.Lx, Up = f.Up, Ui = f.Ui, Ux = f.Ux;
     for (let k = 0; k < n; k++) unchecked(x[k] = b[prow[k]]);
+    // L y = P b (unit diagonal stored first in each column)
     for (let j = 0; j < n; j++) {
       const xj = unchecked(x[j]);
+      if (xj == 0.0) continue;
       const end = unchecked(Lp[j + 1]);
       for (let p = unchecked(Lp[j]) + 1; p < end; p++) unchecked(x[Li[p]] -= Lx[p] * xj);
     }
+    // U z = y (diagonal stored last in each column)
     for (let j = n - 1; j >= 0; j--) {
-      const start = unchecked(Up[j]);
       const d = unchecked(Up[j + 1]) - 1;
       const xj = unchecked(x[j]) / unchecked(Ux[d]);
       unchecked(x[j] = xj);
-      for (let p = start; p < d; p++) unchecked(x[Ui[p]] -= Ux[p] * xj);
+      if (xj == 0.0) continue;
+      for (let p = unchecked(Up[j]); p < d; p++) unchecked(x[Ui[p]] -= Ux[p] * xj);
     }
+    // x = Q z
     for (let k = 0; k < n; k++) {
-      unchecked(b[k] = x[k]);
+      unchecked(b[q[k]] = x[k]);
       unchecked(x[k] = 0.0);
     }
   }
 
-  /** Rows reachable from the pattern of A(:,k) in the graph of L, in
-   *  topological order, into xi[top..n-1]. Iterative depth-first search. */
-  private reach(k: i32): i32 {
-    const n = this.n;
-    const Ap = this.colPtr, Ai = this.rowIdx;
-    const Lp = this.Lp, Li = this.Li, pinv = this.pinv;
-    const xi = this.xi, stack = this.stack, pstack = this.pstack, mark = this.mark;
-    const s = ++this.stamp;
-    let top = n;
-    for (let p = unchecked(Ap[k]); p < unchecked(Ap[k + 1]); p++) {
-      const r = unchecked(Ai[p]);
-      if (unchecked(mark[r]) == s) continue;
-      let head = 0;
-      unchecked(stack[0] = r);
-      while (head >= 0) {
-        const j = unchecked(stack[head]);
-        const J = unchecked(pinv[j]);
-        if (unchecked(mark[j]) != s) {
-          unchecked(mark[j] = s);
-          unchecked(pstack[head] = J < 0 ? 0 : unchecked(Lp[J]) + 1);
-        }
-        let done = true;
-        const end = J < 0 ? 0 : unchecked(Lp[J + 1]);
-        let p2 = unchecked(pstack[head]);
-        for (; p2 < end; p2++) {
-          const i = unchecked(Li[p2]);
-          if (unchecked(mark[i]) == s) continue;
-          unchecked(pstack[head] = p2 + 1);
-          unchecked(stack[++head] = i);
-          done = false;
-          break;
-        }
-        if (done) {
-          head--;
-          unchecked(xi[--top] = j);
-        }
-      }
-    }
-    return top;
-  }
+  /** Nonzeros stored in L (unit diagonal included) and U. */
+  nnzL(): i32 { return this.f.nnzL(this.n); }
+  nnzU(): i32 { return this.f.nnzU(this.n); }
 
-  private growL(cap: i32): void {
-    const Li = new StaticArray<i32>(cap), Lx = new StaticArray<f64>(cap);
-    for (let p = 0; p < this.Li.length; p++) { unchecked(Li[p] = this.Li[p]); unchecked(Lx[p] = this.Lx[p]); }
-    this.Li = Li; this.Lx = Lx;
-  }
-
-  private growU(cap: i32): void {
-    const Ui = new StaticArray<i32>(cap), Ux = new StaticArray<f64>(cap);
-    for (let p = 0; p < this.Ui.length; p++) { unchecked(Ui[p] = this.Ui[p]); unchecked(Ux[p] = this.Ux[p]); }
-    this.Ui = Ui; this.Ux = Ux;
+  private updateStepOf(): void {
+    const Ai = this.Ai, pinv = this.pinv, stepOf = this.stepOf;
+    for (let p = 0; p < Ai.length; p++) unchecked(stepOf[p] = pinv[Ai[p]]);
   }
 }
