@@ -259,6 +259,27 @@ test('tolerated: commas, rows without a trailing semicolon, several rows on a li
   assert.equal(m.branches[0]!.rate_a, 0);
 });
 
+test('tolerated: block comments, double-quoted names with escapes, bus_name before mpc.bus, no function line', () => {
+  const text = [
+    '%{',
+    'mpc.bus = [ this is commented out ];',
+    '%}',
+    'mpc.bus_name = { "A ""quoted"" name", \'it\'\'s\' };',
+    'mpc.baseMVA = 10;',
+    'mpc.bus = [1 3 0 0 0 0 1 1 0 0 1 1.1 0.9; 2 1 0 0 0 0 1 1 0 0 1 1.1 0.9];',
+    'mpc.gen = [1 0 0 10 -10 1 10 0 10 0];',
+    'mpc.branch = [1 2 0 0.1 0 0 0 0 0 0 0 -360 360];',
+  ].join('\n');
+  const m = parseMatpower(text, 'noname.m');
+  assert.equal(m.name, 'noname');
+  assert.equal(m.description, '');
+  assert.deepEqual(m.buses.map((b) => b.name), ['A "quoted" name', "it's"]);
+  assert.equal(m.generators[0]!.in_service, false);
+  assert.equal(m.branches[0]!.status, 'open');
+  assert.equal(m.base_kv, 110);
+  assertParseError('%{\nmpc.baseMVA = 1;\n', 1, /'%\}' closing the block comment/);
+});
+
 test('error message names the file by its base name', () => {
   assert.throws(() => parseMatpower('function mpc = x\nmpc.baseMVA = 100;\n', '/a/b/c.m'), /^MatpowerParseError: c\.m line \d+: expected an mpc\.bus matrix/);
 });
