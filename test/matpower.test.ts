@@ -280,6 +280,17 @@ test('tolerated: block comments, double-quoted names with escapes, bus_name befo
   assertParseError('%{\nmpc.baseMVA = 1;\n', 1, /'%\}' closing the block comment/);
 });
 
+test('numbers are read exactly as Number() reads them (fast path and fallback)', () => {
+  const tokens = ['1.', '.5', '-0', '+2.5e+3', '1e-300', '-1.7976931348623157e308', '123456789012345678', '0.1', '0.30000000000000004',
+    '9007199254740993', '1.0116409', '-39.843601', '20.7700', '1e22', '1e23', '1.5E-7', '000012.5000', '4.9e-324', '123456789012345.6'];
+  for (let i = 0; i < 2000; i++) tokens.push(((Math.random() - 0.5) * 10 ** Math.floor(Math.random() * 20 - 10)).toPrecision(1 + Math.floor(Math.random() * 17)));
+  const rows = tokens.map((tk, i) => `${i + 1} 1 ${tk} 1 0 0 1 1 0 0 1 1.1 0.9`);
+  const text = `function mpc = nums\nmpc.baseMVA = 100;\nmpc.bus = [\n${rows.join('\n')}\n];\nmpc.gen = [];\nmpc.branch = [];\n`;
+  const m = parseMatpower(text);
+  assert.equal(m.loads.length, tokens.length);
+  m.loads.forEach((l, i) => assert.ok(Object.is(l.mw, Number(tokens[i])), `${tokens[i]} read as ${l.mw}`));
+});
+
 test('error message names the file by its base name', () => {
   assert.throws(() => parseMatpower('function mpc = x\nmpc.baseMVA = 100;\n', '/a/b/c.m'), /^MatpowerParseError: c\.m line \d+: expected an mpc\.bus matrix/);
 });

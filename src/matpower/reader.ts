@@ -63,6 +63,9 @@ function baseName(fileName: string | undefined): string {
   return i >= 0 ? fileName.slice(i + 1) : fileName;
 }
 
+const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
+  1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
 function parseNumberToken(tok: string): number {
   const v = Number(tok);
   if (v === v) return v; // not NaN
@@ -292,17 +295,39 @@ class Scanner {
         pos = e + 1; line++;
         continue;
       }
-      // a token: up to the next delimiter
+      // a token: up to the next delimiter. Plain decimals (<= 15 digits, |exponent| <= 22) are
+      // converted on the fly, exactly (Clinger's fast path: an exact integer times or divided by an
+      // exact power of ten is one correctly rounded operation, hence equal to Number(token));
+      // anything else goes through Number() / Inf handling.
       const start = pos;
+      let mant = 0, digits = 0, fracDigits = 0, exp = 0, expSign = 1, neg = false;
+      let state = 0; // 0 start, 1 int digits, 2 fraction, 3 after e, 4 exponent digits; -1 not simple
       while (pos < n) {
         const d = t.charCodeAt(pos);
         if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI
           || d === CH_RBRACK || d === CH_PCT) break;
         pos++;
+        if (state < 0) continue;
+        if (d >= 48 && d <= 57) {
+          if (state <= 1) { mant = mant * 10 + (d - 48); digits++; state = 1; }
+          else if (state === 2) { mant = mant * 10 + (d - 48); digits++; fracDigits++; }
+          else { exp = exp * 10 + (d - 48); state = 4; if (exp > 400) state = -1; }
+        } else if (d === CH_DOT && state <= 1) state = 2;
+        else if ((d === 101 || d === 69) && (state === 1 || state === 2) && digits > 0) state = 3;
+        else if ((d === 45 || d === 43) && pos - 1 === start) neg = d === 45;
+        else if ((d === 45 || d === 43) && state === 3 && (t.charCodeAt(pos - 2) | 32) === 101) expSign = d === 45 ? -1 : 1;
+        else state = -1;
       }
-      const tok = t.slice(start, pos);
-      const v = parseNumberToken(tok);
+      let v: number;
+      const k = expSign * exp - fracDigits;
+      if (state > 0 && state !== 3 && digits > 0 && digits <= 15 && k >= -22 && k <= 22) {
+        v = k >= 0 ? mant * POW10[k]! : mant / POW10[-k]!;
+        if (neg) v = -v;
+      } else {
+        v = parseNumberToken(t.slice(start, pos));
+      }
       if (v !== v) {
+        const tok = t.slice(start, pos);
         this.pos = pos; this.line = line;
         if (tok.startsWith('mpc.') || tok === 'function') {
           // the next statement began before this matrix was closed
