@@ -291,6 +291,13 @@ test('numbers are read exactly as Number() reads them (fast path and fallback)',
   m.loads.forEach((l, i) => assert.ok(Object.is(l.mw, Number(tokens[i])), `${tokens[i]} read as ${l.mw}`));
 });
 
+test('tolerated: CRLF line ends and a byte order mark', () => {
+  const crlf = `\ufeff${CASE9.replace(/\n/g, '\r\n')}`;
+  assert.deepStrictEqual(parseMatpower(crlf, 'case9.m'), loadCase('case9.m'));
+  const bad = case9With(lineOf('\t4\t5\t0.017'), '\t4\t5\t0.017').replace(/\n/g, '\r\n');
+  assertParseError(bad, lineOf('\t4\t5\t0.017'), /found 3$/);
+});
+
 test('error message names the file by its base name', () => {
   assert.throws(() => parseMatpower('function mpc = x\nmpc.baseMVA = 100;\n', '/a/b/c.m'), /^MatpowerParseError: c\.m line \d+: expected an mpc\.bus matrix/);
 });

@@ -421,6 +421,7 @@ const BUS_TYPE_BY_CODE: Record<number, BusType> = { 1: 'pq', 2: 'pv', 3: 'slack'
 export function parseMatpower(text: string, fileName?: string): NetworkModel {
   const file = baseName(fileName);
   if (text.trim() === '') throw new MatpowerParseError(file, 1, 'a MATPOWER case (function mpc = NAME, mpc.bus, mpc.gen, mpc.branch)', 'an empty file');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte order mark
   const sc = new Scanner(text, file);
   sc.run();
   const lastLine = sc.line;
