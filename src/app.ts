@@ -1,0 +1,34 @@
+// The Fastify application: external plugins, the app's plugins, then routes
+// (autoloaded from src/routes, one folder per resource, schemas beside them).
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import autoload from '@fastify/autoload';
+import { randomUUID } from 'node:crypto';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Services } from './services.js';
+import envelope from './plugins/app/envelope.js';
+import servicesPlugin from './plugins/app/services.js';
+import caller from './plugins/app/caller.js';
+import swagger from './plugins/external/swagger.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
+
+export async function buildApp(services: Services, opts: FastifyServerOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: services.log,
+    bodyLimit: BODY_LIMIT,
+    requestIdHeader: 'x-request-id',
+    requestIdLogLabel: 'request_id',
+    genReqId: () => randomUUID(),
+    trustProxy: false,
+    ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
+    ...opts,
+  });
+  await app.register(servicesPlugin, { services });
+  await app.register(envelope);
+  await app.register(caller);
+  await app.register(swagger);
+  await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
+  return app;
+}

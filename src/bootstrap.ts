@@ -1,0 +1,44 @@
+// Builds the process's services from the configuration: storage, migrations,
+// event bus, solver pool and task queue, embedded or distributed (CONTRACT).
+import pino, { type Logger } from 'pino';
+import { mkdirSync } from 'node:fs';
+import type { Config } from './config.js';
+import type { Services } from './services.js';
+import { openDatabase } from './db/database.js';
+import { migrate } from './db/migrate.js';
+import { createMemoryBus, createRedisBus } from './events/bus.js';
+import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
+import { createEmbeddedTransport } from './queue/embedded.js';
+
+export async function createServices(config: Config, log?: Logger): Promise<Services> {
+  const logger = log ?? pino({ level: config.logLevel });
+  const inMemory = config.dataDir === ':memory:'; // tests: PGlite without files
+  if (!config.databaseUrl && !inMemory) mkdirSync(config.dataDir, { recursive: true });
+  const db = await openDatabase({ url: config.databaseUrl, schema: config.dbSchema, dataDir: config.databaseUrl || inMemory ? undefined : config.dataDir });
+  await migrate(db);
+  const bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisPrefix) : createMemoryBus();
+  let solver: Services['solver'];
+  if (config.role !== 'api') {
+    const { createSolverPool } = await import('./powerflow/pool.js');
+    solver = createSolverPool({ threads: config.workers });
+  }
+  const services = { config, db, bus, log: logger, solver, startedAt: new Date() } as Services;
+  let transport: TaskTransport;
+  if (config.redisUrl) {
+    const { createBullTransport } = await import('./queue/bullmq.js');
+    transport = await createBullTransport(services);
+  } else {
+    if (config.role === 'api') throw new Error('ROLE=api without REDIS_URL has nowhere to run power flows; set REDIS_URL or ROLE=all');
+    transport = createEmbeddedTransport(() => services);
+  }
+  services.tasks = new TaskScheduler(services, transport);
+  return services;
+}
+
+export async function closeServices(s: Services): Promise<void> {
+  await s.tasks.close();
+  await s.tasks.transport.close();
+  await s.solver?.close();
+  await s.bus.close();
+  await s.db.close();
+}

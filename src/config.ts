@@ -1,0 +1,75 @@
+// Configuration from the environment (shared/CONTRACT.md "Configuration").
+import { availableParallelism } from 'node:os';
+import { resolve } from 'node:path';
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface Config {
+  port: number;
+  host: string;
+  nodeEnv: string;
+  production: boolean;
+  dataDir: string;
+  databaseUrl?: string;
+  /** PostgreSQL schema holding gridops' tables (tests use one per run). */
+  dbSchema: string;
+  redisUrl?: string;
+  /** Prefix of every Redis key (queues, rate limits, pub/sub channels); tests use one per run. */
+  redisPrefix: string;
+  workers: number;
+  role: Role;
+  adminUsername: string;
+  adminPassword?: string;
+  jwtPrivateKeyFile?: string;
+  jwtPublicKeyFile?: string;
+  tlsCertFile?: string;
+  tlsKeyFile?: string;
+  tlsCaFile?: string;
+  logLevel: string;
+  /** Body limit of the MATPOWER import endpoint; every other body is limited to 1 MB (SPEC 8.3). */
+  importBodyLimit: number;
+  version: string;
+}
+
+function int(name: string, value: string | undefined, dflt: number): number {
+  if (value === undefined || value === '') return dflt;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got "${value}"`);
+  return n;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const nodeEnv = env.NODE_ENV ?? 'development';
+  const role = (env.ROLE ?? 'all') as Role;
+  if (!['all', 'api', 'worker'].includes(role)) throw new Error(`ROLE must be all, api or worker, got "${role}"`);
+  const production = nodeEnv === 'production';
+  const adminPassword = env.ADMIN_PASSWORD ?? (production ? undefined : 'admin');
+  const cfg: Config = {
+    port: int('PORT', env.PORT, 8080),
+    host: env.HOST ?? '127.0.0.1',
+    nodeEnv,
+    production,
+    dataDir: resolve(env.DATA_DIR ?? './data'),
+    databaseUrl: env.DATABASE_URL || undefined,
+    dbSchema: env.GRIDOPS_DB_SCHEMA ?? 'public',
+    redisUrl: env.REDIS_URL || undefined,
+    redisPrefix: env.GRIDOPS_REDIS_PREFIX ?? 'gridops',
+    workers: int('WORKERS', env.WORKERS, availableParallelism()),
+    role,
+    adminUsername: env.ADMIN_USERNAME ?? 'admin',
+    adminPassword,
+    jwtPrivateKeyFile: env.JWT_PRIVATE_KEY_FILE || undefined,
+    jwtPublicKeyFile: env.JWT_PUBLIC_KEY_FILE || undefined,
+    tlsCertFile: env.TLS_CERT_FILE || undefined,
+    tlsKeyFile: env.TLS_KEY_FILE || undefined,
+    tlsCaFile: env.TLS_CA_FILE || undefined,
+    logLevel: env.LOG_LEVEL ?? 'info',
+    importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
+    version: '0.1.0',
+    ...overrides,
+  };
+  if (cfg.role === 'worker' && !cfg.redisUrl) throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');
+  if (cfg.production && !cfg.adminPassword) throw new Error('NODE_ENV=production needs ADMIN_PASSWORD (there is no default admin password in production)');
+  if (cfg.production && cfg.adminPassword && cfg.adminPassword.length < 12) throw new Error('NODE_ENV=production refuses a weak ADMIN_PASSWORD (at least 12 characters)');
+  return cfg;
+}

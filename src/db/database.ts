@@ -1,0 +1,149 @@
+// One SQL interface over two engines: PostgreSQL through `pg` (DATABASE_URL)
+// and PGlite, PostgreSQL compiled to WebAssembly, embedded under DATA_DIR.
+// Repositories write plain PostgreSQL with $n parameters; both engines run it.
+import pg from 'pg';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export interface QueryResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Database extends Queryable {
+  readonly engine: 'postgres' | 'pglite';
+  /** Runs fn inside one transaction (BEGIN/COMMIT, ROLLBACK on throw). */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+// int8 (bigint) as JS number: our counters and event ids stay far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface DatabaseOptions {
+  url?: string;
+  schema: string;
+  dataDir?: string;  // PGlite files; undefined = in memory
+  poolSize?: number;
+}
+
+function quoteIdent(s: string): string {
+  if (!/^[a-z_][a-z0-9_]*$/.test(s)) throw new Error(`invalid schema name "${s}"`);
+  return `"${s}"`;
+}
+
+export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
+  return opts.url ? openPostgres(opts.url, opts.schema, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.schema);
+}
+
+async function openPostgres(url: string, schema: string, max: number): Promise<Database> {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client that loses its server must not crash the process; the next query reports it.
+  pool.on('error', () => {});
+  const s = quoteIdent(schema);
+  const setup = await pool.connect();
+  try {
+    await setup.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+  } finally {
+    setup.release();
+  }
+  pool.on('connect', (client) => {
+    client.query(`SET search_path TO ${s}, public`).catch(() => {});
+  });
+  // Make sure the search_path is set before the first query of each client.
+  const run = async <T>(client: pg.PoolClient | pg.Pool, sql: string, params?: unknown[]) => {
+    const r = await client.query(sql, params as unknown[]);
+    return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
+  };
+  const withClient = async <T>(fn: (c: pg.PoolClient) => Promise<T>) => {
+    const c = await pool.connect();
+    try {
+      await c.query(`SET search_path TO ${s}, public`);
+      return await fn(c);
+    } finally {
+      c.release();
+    }
+  };
+  const db: Database = {
+    engine: 'postgres',
+    query: schema === 'public' ? (sql, params) => run(pool, sql, params) : (sql, params) => withClient((c) => run(c, sql, params)),
+    exec: async (sql) => void (await withClient((c) => c.query(sql))),
+    async transaction(fn) {
+      return withClient(async (c) => {
+        await c.query('BEGIN');
+        try {
+          const out = await fn({ query: (sql, params) => run(c, sql, params), exec: async (sql) => void (await c.query(sql)) });
+          await c.query('COMMIT');
+          return out;
+        } catch (e) {
+          await c.query('ROLLBACK').catch(() => {});
+          throw e;
+        }
+      });
+    },
+    async ping() {
+      try {
+        await pool.query('SELECT 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+  return db;
+}
+
+async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
+  const { PGlite } = await import('@electric-sql/pglite');
+  let dir: string | undefined;
+  if (dataDir) {
+    dir = join(dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+  }
+  const lite = dir ? new PGlite(dir) : new PGlite();
+  await lite.waitReady;
+  const s = quoteIdent(schema);
+  await lite.exec(`CREATE SCHEMA IF NOT EXISTS ${s}; SET search_path TO ${s}, public;`);
+  // PGlite is one connection: serialise transactions so their statements don't interleave.
+  let chain: Promise<unknown> = Promise.resolve();
+  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
+    const next = chain.then(fn, fn);
+    chain = next.catch(() => {});
+    return next;
+  };
+  const run = async <T>(q: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[]; affectedRows?: number }> }, sql: string, params?: unknown[]) => {
+    const r = await q.query(sql, params);
+    return { rows: r.rows as T[], rowCount: r.affectedRows ?? r.rows.length };
+  };
+  let closed = false;
+  return {
+    engine: 'pglite',
+    query: (sql, params) => serial(() => run(lite, sql, params)),
+    exec: (sql) => serial(async () => void (await lite.exec(sql))),
+    transaction: (fn) =>
+      serial(() => lite.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params), exec: async (sql) => void (await tx.exec(sql)) }))),
+    async ping() {
+      if (closed) return false;
+      try {
+        await serial(() => lite.query('SELECT 1'));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    async close() {
+      closed = true;
+      await serial(() => lite.close());
+    },
+  };
+}

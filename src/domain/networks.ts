@@ -1,0 +1,257 @@
+// Networks: versioned models, scoped to the caller's tenant. Every door calls these.
+import type { Queryable } from '../db/database.js';
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import { AppError, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { withDefaults, type NetworkInput, type NetworkModel } from './network.js';
+import { validateTopology, type ValidationIssue } from './topology.js';
+import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+
+export type NetworkStatus = 'draft' | 'ready' | 'locked' | 'archived';
+
+export interface NetworkSummary {
+  id: string;
+  name: string;
+  description: string;
+  base_kv: number;
+  base_mva: number;
+  bus_count: number;
+  branch_count: number;
+  generator_count: number;
+  load_count: number;
+  status: NetworkStatus;
+  tags: Record<string, string>;
+  version: number;
+  created_at: Date;
+  updated_at: Date;
+}
+
+export type NetworkDetail = NetworkSummary & Pick<NetworkModel, 'buses' | 'branches' | 'generators' | 'loads'>;
+
+interface NetworkRow extends Omit<NetworkSummary, 'status'> {
+  status: 'draft' | 'ready' | 'archived';
+  busy: boolean;
+  tenant_id: string;
+}
+
+// A network is locked while one of its tasks is being solved (derived, so a
+// crashed process can never leave a network locked forever).
+const SELECT = `SELECT n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy FROM networks n`;
+
+function summary(r: NetworkRow): NetworkSummary {
+  return {
+    id: r.id, name: r.name, description: r.description, base_kv: r.base_kv, base_mva: r.base_mva,
+    bus_count: r.bus_count, branch_count: r.branch_count, generator_count: r.generator_count, load_count: r.load_count,
+    status: r.status === 'archived' ? 'archived' : r.busy ? 'locked' : r.status,
+    tags: r.tags, version: r.version, created_at: new Date(r.created_at), updated_at: new Date(r.updated_at),
+  };
+}
+
+function firstIssueError(issues: ValidationIssue[]): AppError {
+  const first = issues[0];
+  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''}; POST /validate lists them all)` : '';
+  return new AppError(first.code, first.message + more, { field: first.field, ...first.details, errors: issues.slice(0, 50) });
+}
+
+function checkModel(input: NetworkInput): NetworkModel {
+  const model = withDefaults(input);
+  const issues = validateTopology(model);
+  if (issues.length > 0) throw firstIssueError(issues);
+  return model;
+}
+
+async function countQuota(s: Services, q: Queryable, tenantId: string): Promise<void> {
+  const { rows } = await q.query<{ quotas: Record<string, number>; plan: string; n: number }>(
+    `SELECT t.quotas, t.plan, (SELECT count(*)::int FROM networks WHERE tenant_id = t.id) AS n FROM tenants t WHERE t.id = $1`, [tenantId]);
+  const limit = rows[0]?.quotas?.network_count ?? 50;
+  if (rows[0] && rows[0].n >= limit) {
+    throw new AppError('CONFLICT', `tenant ${tenantId} already has ${rows[0].n} networks, its quota; delete one or ask an admin to raise network_count`, { quota: 'network_count', limit });
+  }
+  void s;
+}
+
+async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
+  await countQuota(s, q, caller.tenantId);
+  const id = newId('net');
+  const { rows } = await q.query<NetworkRow>(
+    `INSERT INTO networks (id, tenant_id, name, description, base_kv, base_mva, status, tags, bus_count, branch_count, generator_count, load_count, version)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,1) RETURNING *, false AS busy`,
+    [id, caller.tenantId, model.name, model.description, model.base_kv, model.base_mva, status, JSON.stringify(model.tags),
+      model.buses.length, model.branches.length, model.generators.length, model.loads.length],
+  );
+  await q.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, 1, $2)', [id, JSON.stringify(model)]);
+  const event = await insertEvent(q, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.created', networkId: id, payload: { network_id: id, kind: 'created', changes: { name: model.name, bus_count: model.buses.length }, actor: caller.actor.id } });
+  return { net: summary(rows[0]), event };
+}
+
+export async function createNetwork(s: Services, caller: Caller, input: NetworkInput & { status?: 'draft' | 'ready' }): Promise<NetworkSummary> {
+  const model = checkModel(input);
+  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, input.status ?? 'ready'));
+  await publishEvents(s.bus, [event]);
+  return net;
+}
+
+export interface NetworkListQuery extends PageQuery {
+  status?: NetworkStatus;
+  name?: string;
+  tag?: string;
+}
+
+const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', bus_count: 'bus_count', status: 'status', id: 'id' };
+
+export async function listNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
+  const p = paging(q);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  if (q.status === 'locked') where.push(`EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running')) AND status <> 'archived'`);
+  else if (q.status) {
+    params.push(q.status);
+    where.push(`status = $${params.length}`);
+    if (q.status !== 'archived') where.push(`NOT EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running'))`);
+  }
+  if (q.name) {
+    params.push(`%${q.name.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
+    where.push(`name ILIKE $${params.length}`);
+  }
+  if (q.tag) {
+    const i = q.tag.indexOf(':');
+    if (i <= 0) throw new AppError('INVALID_FIELD', `tag filter must look like key:value, got "${q.tag}"`, { field: 'tag' });
+    params.push(JSON.stringify({ [q.tag.slice(0, i)]: q.tag.slice(i + 1) }));
+    where.push(`tags @> $${params.length}::jsonb`);
+  }
+  const order = orderBy(q.sort, SORTABLE);
+  const w = where.join(' AND ');
+  const [{ rows }, count] = await Promise.all([
+    s.db.query<NetworkRow>(`${SELECT} WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM networks n WHERE ${w}`, params),
+  ]);
+  return { items: rows.map(summary), meta: pageMeta(p, count.rows[0].n, rows.length) };
+}
+
+async function findRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<NetworkRow> {
+  const { rows } = await q.query<NetworkRow>(`${SELECT} WHERE n.id = $1 AND n.tenant_id = $2${lock ? ' FOR UPDATE OF n' : ''}`, [id, caller.tenantId]);
+  if (!rows[0]) throw notFound('network', id);
+  return rows[0];
+}
+
+export async function getNetworkSummary(s: Services, caller: Caller, id: string): Promise<NetworkSummary> {
+  return summary(await findRow(s.db, caller, id));
+}
+
+export async function loadVersion(q: Queryable, networkId: string, version: number): Promise<NetworkModel> {
+  const { rows } = await q.query<{ model: NetworkModel }>('SELECT model FROM network_versions WHERE network_id = $1 AND version = $2', [networkId, version]);
+  if (!rows[0]) throw new AppError('NOT_FOUND', `network ${networkId} version ${version} no longer exists`);
+  return rows[0].model;
+}
+
+export async function getNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
+  const row = await findRow(s.db, caller, id);
+  const model = await loadVersion(s.db, id, row.version);
+  return { ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads };
+}
+
+/** The current model and version (for power flow, export, agents' commands). */
+export async function getModel(s: Services, caller: Caller, id: string): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
+  const row = await findRow(s.db, caller, id);
+  return { summary: summary(row), model: await loadVersion(s.db, id, row.version) };
+}
+
+function assertMutable(row: NetworkRow, action: string) {
+  if (row.busy) throw new AppError('NETWORK_LOCKED', `network ${row.id} is locked while a power flow on it runs; ${action} it when the task has finished`, { network_id: row.id });
+}
+
+export async function updateNetwork(s: Services, caller: Caller, id: string, input: NetworkInput & { status?: 'draft' | 'ready' | 'archived' }): Promise<NetworkSummary> {
+  const model = checkModel(input);
+  const result = await s.db.transaction(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    assertMutable(row, 'update');
+    if (row.status === 'archived' && input.status !== 'ready' && input.status !== 'draft') {
+      throw new AppError('CONFLICT', `network ${id} is archived (read-only); send status "ready" or "draft" in the update to restore it`, { network_id: id, status: 'archived' });
+    }
+    const version = row.version + 1;
+    await tx.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, $2, $3)', [id, version, JSON.stringify(model)]);
+    const { rows } = await tx.query<NetworkRow>(
+      `UPDATE networks SET name=$3, description=$4, base_kv=$5, base_mva=$6, tags=$7, bus_count=$8, branch_count=$9, generator_count=$10, load_count=$11,
+         version=$12, status=$13, updated_at=now() WHERE id=$1 AND tenant_id=$2 RETURNING *, false AS busy`,
+      [id, caller.tenantId, model.name, model.description, model.base_kv, model.base_mva, JSON.stringify(model.tags), model.buses.length,
+        model.branches.length, model.generators.length, model.loads.length, version, input.status ?? (row.status === 'archived' ? 'ready' : row.status)],
+    );
+    const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.updated', networkId: id, payload: { network_id: id, kind: 'updated', changes: { version, status: rows[0].status }, actor: caller.actor.id } });
+    return { net: summary(rows[0]), event };
+  });
+  await publishEvents(s.bus, [result.event]);
+  return result.net;
+}
+
+/** Stores a new version of a network from a changed model (agents' control commands). */
+export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel, change: Record<string, unknown>): Promise<NetworkSummary> {
+  const result = await s.db.transaction(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    if (row.version !== expectedVersion) throw new AppError('CONFLICT', `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`, { network_id: id, version: row.version });
+    const version = row.version + 1;
+    await tx.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, $2, $3)', [id, version, JSON.stringify(model)]);
+    const { rows } = await tx.query<NetworkRow>(`UPDATE networks SET version=$2, updated_at=now() WHERE id=$1 RETURNING *, false AS busy`, [id, version]);
+    const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: String(change.kind ?? 'network.changed'), networkId: id, payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id } });
+    return { net: summary(rows[0]), event };
+  });
+  await publishEvents(s.bus, [result.event]);
+  return result.net;
+}
+
+async function deleteInTx(tx: Queryable, caller: Caller, id: string): Promise<StoredEvent> {
+  const row = await findRow(tx, caller, id, true);
+  assertMutable(row, 'delete');
+  // Queued power flows of a deleted network can no longer run.
+  await tx.query(`UPDATE tasks SET status='cancelled', completed_at=now(), error=$2 WHERE network_id=$1 AND status='queued'`, [id, JSON.stringify({ code: 'CONFLICT', message: 'network deleted before the task started' })]);
+  await tx.query('DELETE FROM networks WHERE id = $1', [id]);
+  return insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.deleted', networkId: id, payload: { network_id: id, kind: 'deleted', changes: { name: row.name }, actor: caller.actor.id } });
+}
+
+export async function deleteNetwork(s: Services, caller: Caller, id: string): Promise<void> {
+  const event = await s.db.transaction((tx) => deleteInTx(tx, caller, id));
+  await publishEvents(s.bus, [event]);
+}
+
+export async function validateNetwork(s: Services, caller: Caller, id: string) {
+  const { model } = await getModel(s, caller, id);
+  const issues = validateTopology(model);
+  return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })) };
+}
+
+export interface BatchResult {
+  succeeded: { index: number; id: string }[];
+  failed: { index: number; error: { code: string; message: string; details?: Record<string, unknown> } }[];
+}
+
+function batchError(e: unknown) {
+  if (e instanceof AppError) return { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };
+  return { code: 'INTERNAL_ERROR', message: 'internal error' };
+}
+
+/** Each entry is judged alone: one bad entry fails only itself. */
+export async function batchCreateNetworks(s: Services, caller: Caller, inputs: (NetworkInput & { status?: 'draft' | 'ready' })[]): Promise<BatchResult> {
+  const out: BatchResult = { succeeded: [], failed: [] };
+  for (let i = 0; i < inputs.length; i++) {
+    try {
+      out.succeeded.push({ index: i, id: (await createNetwork(s, caller, inputs[i])).id });
+    } catch (e) {
+      out.failed.push({ index: i, error: batchError(e) });
+    }
+  }
+  return out;
+}
+
+export async function batchDeleteNetworks(s: Services, caller: Caller, ids: string[]): Promise<BatchResult> {
+  const out: BatchResult = { succeeded: [], failed: [] };
+  for (let i = 0; i < ids.length; i++) {
+    try {
+      await deleteNetwork(s, caller, ids[i]);
+      out.succeeded.push({ index: i, id: ids[i] });
+    } catch (e) {
+      out.failed.push({ index: i, error: batchError(e) });
+    }
+  }
+  return out;
+}

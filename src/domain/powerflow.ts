@@ -1,0 +1,61 @@
+// Power flow requests (SPEC 4.3): every solve becomes a task on the shared queue,
+// so quotas, FIFO order, locking and stored results are the same whether the
+// caller waits for the answer (synchronous) or polls the task (asynchronous).
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import { AppError } from '../lib/errors.js';
+import { getNetworkSummary } from './networks.js';
+import { DEFAULT_SOLVE_OPTIONS, type PowerFlowMethod, type SolveOptions } from '../powerflow/types.js';
+import { taskView, type TaskRow } from './tasks.js';
+
+export interface PowerFlowRequest {
+  method?: PowerFlowMethod;
+  tolerance?: number;
+  max_iterations?: number;
+  async?: boolean;
+  flat_start?: boolean;
+  timeout_ms?: number;
+  enforce_q_limits?: boolean;
+}
+
+export function solveOptions(r: PowerFlowRequest): SolveOptions {
+  return {
+    method: r.method ?? DEFAULT_SOLVE_OPTIONS.method,
+    tolerance: r.tolerance ?? DEFAULT_SOLVE_OPTIONS.tolerance,
+    maxIterations: r.max_iterations ?? DEFAULT_SOLVE_OPTIONS.maxIterations,
+    flatStart: r.flat_start ?? false,
+    enforceQLimits: r.enforce_q_limits ?? false,
+    timeoutMs: r.timeout_ms ?? DEFAULT_SOLVE_OPTIONS.timeoutMs,
+  };
+}
+
+export type PowerFlowAnswer =
+  | { kind: 'queued'; task: ReturnType<typeof taskView> }
+  | { kind: 'result'; result: Record<string, unknown>; task: TaskRow };
+
+export async function runPowerFlow(s: Services, caller: Caller, networkId: string, req: PowerFlowRequest): Promise<PowerFlowAnswer> {
+  const net = await getNetworkSummary(s, caller, networkId);
+  if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, { network_id: networkId, status: net.status });
+  if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a power flow`, { network_id: networkId, status: net.status });
+  const options = solveOptions(req);
+  const task = await s.tasks.submit(caller, networkId, net.version, options);
+  if (req.async) return { kind: 'queued', task: taskView(task) };
+
+  // Synchronous: wait for the task, bounded by timeout_ms (queueing included).
+  const done = await s.tasks.waitFor(task.id, options.timeoutMs + 250);
+  if (!done) {
+    await s.tasks.cancel(caller, task.id).catch(() => {});
+    throw new AppError('GATEWAY_TIMEOUT', `power flow did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true for long studies)`, { task_id: task.id, timeout_ms: options.timeoutMs });
+  }
+  return finishedAnswer(done);
+}
+
+function finishedAnswer(t: TaskRow): PowerFlowAnswer {
+  if (t.status === 'completed' && t.result) return { kind: 'result', result: t.result, task: t };
+  const err = t.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${t.status}` };
+  if (err.code === 'POWERFLOW_DIVERGED') throw new AppError('POWERFLOW_DIVERGED', err.message, { task_id: t.id, ...err.details });
+  if (err.code === 'GATEWAY_TIMEOUT') throw new AppError('GATEWAY_TIMEOUT', err.message, { task_id: t.id, ...err.details });
+  if (t.status === 'cancelled') throw new AppError('CONFLICT', `power flow task ${t.id} was cancelled before it finished`, { task_id: t.id });
+  const code = (['TOPOLOGY_INVALID', 'ISLANDED_BUS', 'BUS_NOT_FOUND', 'VALIDATION_FAILED'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
+  throw new AppError(code, err.message, { task_id: t.id, ...err.details });
+}

@@ -1,0 +1,69 @@
+// Pagination (page/page_size or an opaque cursor) and multi-field sort of SPEC 4.1.
+import { AppError } from './errors.js';
+
+export interface PageQuery {
+  page?: number;
+  page_size?: number;
+  cursor?: string;
+  sort?: string;
+}
+
+export interface Paging {
+  offset: number;
+  limit: number;
+  page: number;
+  pageSize: number;
+  usingCursor: boolean;
+}
+
+export const MAX_PAGE_SIZE = 100;
+
+export function paging(q: PageQuery, defaultSize = 20): Paging {
+  const pageSize = q.page_size ?? defaultSize;
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
+    throw new AppError('PARAM_OUT_OF_RANGE', `page_size must be between 1 and ${MAX_PAGE_SIZE}, got ${q.page_size}`, { field: 'page_size', limit: MAX_PAGE_SIZE });
+  }
+  if (q.cursor) {
+    const offset = decodeCursor(q.cursor);
+    return { offset, limit: pageSize, page: Math.floor(offset / pageSize) + 1, pageSize, usingCursor: true };
+  }
+  const page = q.page ?? 1;
+  if (!Number.isInteger(page) || page < 1) throw new AppError('PARAM_OUT_OF_RANGE', `page starts at 1, got ${q.page}`, { field: 'page' });
+  return { offset: (page - 1) * pageSize, limit: pageSize, page, pageSize, usingCursor: false };
+}
+
+// The cursor is opaque to clients; it carries the position in the sorted, filtered result.
+function encodeCursor(offset: number): string {
+  return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
+}
+function decodeCursor(c: string): number {
+  try {
+    const o = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')).o;
+    if (Number.isInteger(o) && o >= 0) return o;
+  } catch {
+    /* fall through */
+  }
+  throw new AppError('INVALID_FIELD', 'cursor is not one this service issued; use next_cursor from a previous page', { field: 'cursor' });
+}
+
+export function pageMeta(p: Paging, total: number, returned: number): Record<string, unknown> {
+  const meta: Record<string, unknown> = { page: p.page, page_size: p.pageSize, total, total_pages: Math.ceil(total / p.pageSize) };
+  const nextOffset = p.offset + returned;
+  if (nextOffset < total) meta.next_cursor = encodeCursor(nextOffset);
+  else if (p.usingCursor) meta.next_cursor = null;
+  return meta;
+}
+
+/** Turns "name,-created_at" into an ORDER BY over allowed columns; unknown fields are INVALID_FIELD. */
+export function orderBy(sort: string | undefined, allowed: Record<string, string>, dflt = '-created_at'): string {
+  const parts = (sort && sort.trim() !== '' ? sort : dflt).split(',').map((s) => s.trim()).filter(Boolean);
+  const cols: string[] = [];
+  for (const p of parts) {
+    const desc = p.startsWith('-');
+    const name = desc || p.startsWith('+') ? p.slice(1) : p;
+    const col = allowed[name];
+    if (!col) throw new AppError('INVALID_FIELD', `cannot sort by "${name}"; sortable fields: ${Object.keys(allowed).join(', ')}`, { field: 'sort', allowed: Object.keys(allowed) });
+    cols.push(`${col} ${desc ? 'DESC' : 'ASC'}`);
+  }
+  return cols.join(', ');
+}

@@ -1,0 +1,154 @@
+// The conventions of SPEC 4.1 and 7.1 for every REST endpoint: request and trace
+// ids, the success envelope, the error body, 404 vs 405, timestamps in UTC or `tz`.
+import fp from 'fastify-plugin';
+import FindMyWay from 'find-my-way';
+import { randomBytes } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
+import { isValidTimeZone, renderDates } from '../../lib/time.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    traceId: string;
+    displayTz?: string;
+  }
+  interface FastifyReply {
+    /** Sends the success envelope {data, meta?, request_id, timestamp}. */
+    ok(data: unknown, meta?: Record<string, unknown>, statusCode?: number): FastifyReply;
+  }
+}
+
+const DOC_BASE = 'https://gridops.dev/docs/errors#';
+
+export function errorBody(req: FastifyRequest, code: string, message: string, details?: Record<string, unknown>) {
+  return {
+    error: { code, message, ...(details && Object.keys(details).length ? { details } : {}), trace_id: req.traceId, doc_url: DOC_BASE + code.toLowerCase() },
+    request_id: req.id,
+  };
+}
+
+/** Maps a schema-validation failure to the codes of 7.2: a value of the wrong kind or outside
+ *  an enum is INVALID_FIELD, a number out of bounds PARAM_OUT_OF_RANGE, anything else INVALID_REQUEST. */
+function validationError(err: FastifyError): AppError {
+  const v = err.validation?.[0];
+  const where = err.validationContext ?? 'body';
+  const path = v ? (v.instancePath || '').replace(/^\//, '').replace(/\//g, '.') : '';
+  const missing = v?.keyword === 'required' ? String((v.params as { missingProperty?: string }).missingProperty ?? '') : '';
+  const field = [path, missing].filter(Boolean).join('.') || undefined;
+  const label = field ? `${where} field "${field}"` : where;
+  if (!v) return new AppError('INVALID_REQUEST', err.message);
+  switch (v.keyword) {
+    case 'required':
+      return new AppError('INVALID_REQUEST', `${label} is required`, { field, location: where });
+    case 'additionalProperties': {
+      const extra = String((v.params as { additionalProperty?: string }).additionalProperty ?? '');
+      return new AppError('INVALID_REQUEST', `${where} has an unknown field "${[path, extra].filter(Boolean).join('.')}"`, { field: [path, extra].filter(Boolean).join('.'), location: where });
+    }
+    case 'enum': {
+      const allowed = (v.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      return new AppError('INVALID_FIELD', `${label} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, { field, allowed, location: where });
+    }
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return new AppError('PARAM_OUT_OF_RANGE', `${label} ${v.message}`, { field, limit: (v.params as { limit?: number }).limit, location: where });
+    case 'minItems':
+    case 'maxItems':
+      return new AppError(where === 'body' ? 'VALIDATION_FAILED' : 'INVALID_REQUEST', `${label} ${v.message}`, { field, limit: (v.params as { limit?: number }).limit, location: where });
+    default:
+      return new AppError('INVALID_FIELD', `${label} ${v.message}`, { field, location: where });
+  }
+}
+
+function toAppError(err: FastifyError | AppError | Error): AppError {
+  if (err instanceof AppError) return err;
+  const fe = err as FastifyError;
+  if (fe.validation) return validationError(fe);
+  switch (fe.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('PAYLOAD_TOO_LARGE', 'request body is larger than the 1 MB limit', { limit_bytes: 1024 * 1024 });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type; send application/json`);
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new AppError('INVALID_REQUEST', 'the body is empty but Content-Type is application/json; send a JSON object');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('INVALID_REQUEST', 'Content-Length does not match the body');
+  }
+  if (fe.statusCode === 400 && err instanceof SyntaxError) {
+    return new AppError('INVALID_REQUEST', `malformed JSON body: ${err.message}`);
+  }
+  if (fe.statusCode === 429) return new AppError('RATE_LIMITED', err.message);
+  if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
+    const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === fe.statusCode) ?? 'INVALID_REQUEST';
+    return new AppError(code, err.message);
+  }
+  return new AppError('INTERNAL_ERROR', 'internal error; the request id identifies it in the logs');
+}
+
+async function envelope(app: FastifyInstance) {
+  // A second router that knows every (method, path) so an unknown method on a
+  // known path answers 405 with Allow instead of 404.
+  const known = FindMyWay();
+  const methodsByPath = new Map<string, Set<string>>();
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const m of methods) {
+      if (m === 'HEAD' || m === 'OPTIONS') continue;
+      try {
+        known.on(m as 'GET', route.url, () => {});
+      } catch {
+        /* duplicate registration through prefixes: already known */
+      }
+      const set = methodsByPath.get(route.url) ?? new Set<string>();
+      set.add(m);
+      methodsByPath.set(route.url, set);
+    }
+  });
+
+  app.decorateRequest('traceId', '');
+  app.decorateRequest('displayTz', undefined);
+  app.decorateReply('ok', function (this: FastifyReply, data: unknown, meta?: Record<string, unknown>, statusCode?: number) {
+    const req = this.request;
+    if (statusCode) this.code(statusCode);
+    return this.send({
+      data: renderDates(data, req.displayTz),
+      ...(meta ? { meta } : {}),
+      request_id: req.id,
+      timestamp: new Date().toISOString(),
+    });
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    const given = req.headers['x-trace-id'];
+    req.traceId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomBytes(16).toString('hex');
+    reply.header('X-Request-Id', req.id);
+    reply.header('X-Trace-Id', req.traceId);
+    const tz = (req.query as Record<string, unknown> | undefined)?.tz;
+    if (typeof tz === 'string' && tz !== '') {
+      if (!isValidTimeZone(tz)) throw new AppError('INVALID_FIELD', `tz "${tz}" is not an IANA time zone name such as Europe/Berlin`, { field: 'tz' });
+      req.displayTz = tz;
+    }
+  });
+
+  app.setErrorHandler((err: FastifyError, req, reply) => {
+    const e = toAppError(err);
+    if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
+    else req.log.info({ code: e.code, msg: e.message }, 'request rejected');
+    if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
+    reply.code(e.statusCode).send(errorBody(req, e.code, e.message, e.details));
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    const path = req.url.split('?')[0];
+    const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== req.method && known.find(m as 'GET', path));
+    if (allowed.length > 0) {
+      reply.header('Allow', allowed.join(', '));
+      return reply.code(405).send(errorBody(req, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}; allowed: ${allowed.join(', ')}`, { method: req.method, allow: allowed }));
+    }
+    return reply.code(404).send(errorBody(req, 'NOT_FOUND', `no endpoint ${req.method} ${path}`, { path }));
+  });
+}
+
+export default fp(envelope, { name: 'envelope' });
+export { toAppError };

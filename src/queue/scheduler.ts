@@ -1,0 +1,175 @@
+// Per-tenant FIFO with a live concurrency quota, shared by every API process.
+//
+// PostgreSQL is the source of truth: a task is inserted 'queued'; the dispatcher
+// (under an advisory lock, so several API processes never over-dispatch) moves
+// each tenant's oldest queued tasks to 'dispatched' while the tenant has fewer
+// than quota.concurrent_powerflow tasks dispatched or running, then hands them to
+// a transport: this process's solver pool (embedded) or BullMQ (distributed).
+// Tenants are dispatched independently, so one tenant's backlog never holds
+// another tenant's tasks back.
+import type { Services } from '../services.js';
+import type { Caller } from '../domain/caller.js';
+import type { SolveOptions } from '../powerflow/types.js';
+import { newId } from '../lib/ids.js';
+import { AppError } from '../lib/errors.js';
+import { FINISHED, findTask, taskById, type TaskRow } from '../domain/tasks.js';
+import { insertEvent, publishEvents } from '../domain/events.js';
+import { announceFinished } from './execute.js';
+
+const DISPATCH_LOCK = 7_310_443;
+export const DEFAULT_CONCURRENT_POWERFLOW = 100;
+
+export interface TaskTransport {
+  readonly kind: 'embedded' | 'bullmq';
+  send(tasks: { id: string; tenant_id: string }[]): Promise<void>;
+  /** Stop a dispatched/running task wherever it runs. */
+  cancel(taskId: string): Promise<void>;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+export class TaskScheduler {
+  private dispatching = false;
+  private again = false;
+  private timer?: NodeJS.Timeout;
+  private waiters = new Map<string, Set<(t: TaskRow) => void>>();
+  private unsubscribe?: () => void;
+  private closed = false;
+
+  constructor(private readonly s: Pick<Services, 'db' | 'bus' | 'log'> & Partial<Services>, readonly transport: TaskTransport) {}
+
+  start(pollMs = 1000): void {
+    // Any process's finished task frees a slot: dispatch again and wake waiters.
+    this.unsubscribe = this.s.bus.subscribe('task', (m: { task_id: string }) => {
+      this.kick();
+      const w = this.waiters.get(m.task_id);
+      if (w) void taskById(this.s.db, m.task_id).then((t) => t && this.wake(t));
+    });
+    // A periodic pass covers a missed notice or a process that died mid-dispatch.
+    this.timer = setInterval(() => this.kick(), pollMs);
+    this.timer.unref();
+    this.kick();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    this.unsubscribe?.();
+    while (this.dispatching) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  async submit(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow> {
+    const id = newId('task');
+    const task = await this.s.db.transaction(async (tx) => {
+      const { rows } = await tx.query<TaskRow>(
+        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options)
+         VALUES ($1, $2, $3, $4, 'powerflow', 'queued', $5) RETURNING *`,
+        [id, caller.tenantId, networkId, version, JSON.stringify(options)]);
+      const ev = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'task', kind: 'task.queued', networkId, payload: { task_id: id, network_id: networkId, status: 'queued' } });
+      return { row: rows[0], ev };
+    });
+    await publishEvents(this.s.bus, [task.ev]);
+    this.kick();
+    return task.row;
+  }
+
+  kick(): void {
+    if (this.closed) return;
+    if (this.dispatching) {
+      this.again = true;
+      return;
+    }
+    this.dispatching = true;
+    void this.dispatchLoop();
+  }
+
+  private async dispatchLoop(): Promise<void> {
+    try {
+      do {
+        this.again = false;
+        const picked = await this.dispatchOnce();
+        if (picked.length > 0) await this.transport.send(picked);
+      } while (this.again && !this.closed);
+    } catch (e) {
+      this.s.log.error({ err: e }, 'task dispatch failed; retrying on the next pass');
+    } finally {
+      this.dispatching = false;
+    }
+  }
+
+  /** One transaction: pick each tenant's oldest queued tasks that fit its live quota. */
+  private async dispatchOnce(): Promise<{ id: string; tenant_id: string }[]> {
+    return this.s.db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [DISPATCH_LOCK]);
+      const { rows: tenants } = await tx.query<{ tenant_id: string; active: number; quotas: Record<string, number> | null }>(
+        `SELECT q.tenant_id, q.active, t.quotas FROM (
+           SELECT tenant_id, count(*) FILTER (WHERE status IN ('dispatched', 'running'))::int AS active,
+                  count(*) FILTER (WHERE status = 'queued')::int AS waiting
+           FROM tasks WHERE status IN ('queued', 'dispatched', 'running') GROUP BY tenant_id) q
+         JOIN tenants t ON t.id = q.tenant_id WHERE q.waiting > 0`);
+      const picked: { id: string; tenant_id: string }[] = [];
+      for (const t of tenants) {
+        const quota = Number(t.quotas?.concurrent_powerflow ?? DEFAULT_CONCURRENT_POWERFLOW);
+        const free = quota - t.active;
+        if (free <= 0) continue;
+        const { rows } = await tx.query<{ id: string; tenant_id: string }>(
+          `UPDATE tasks SET status = 'dispatched' WHERE id IN (
+             SELECT id FROM tasks WHERE tenant_id = $1 AND status = 'queued' ORDER BY seq LIMIT $2)
+           RETURNING id, tenant_id, seq`, [t.tenant_id, free]);
+        rows.sort((a, b) => Number((a as unknown as { seq: number }).seq) - Number((b as unknown as { seq: number }).seq));
+        picked.push(...rows.map((r) => ({ id: r.id, tenant_id: r.tenant_id })));
+      }
+      return picked;
+    });
+  }
+
+  async cancel(caller: Caller, taskId: string): Promise<TaskRow> {
+    const task = await findTask(this.s.db, caller, taskId);
+    if (FINISHED.includes(task.status)) {
+      throw new AppError('CONFLICT', `task ${taskId} is already ${task.status}; only queued or running tasks can be cancelled`, { task_id: taskId, status: task.status });
+    }
+    const { rows } = await this.s.db.query<TaskRow>(
+      `UPDATE tasks SET status = 'cancelled', completed_at = now(),
+         error = $2 WHERE id = $1 AND status IN ('queued', 'dispatched', 'running') RETURNING *`,
+      [taskId, JSON.stringify({ code: 'CANCELLED', message: `cancelled by ${caller.actor.type} ${caller.actor.id}` })]);
+    if (!rows[0]) return findTask(this.s.db, caller, taskId);
+    if (task.status !== 'queued') await this.transport.cancel(taskId);
+    await announceFinished(this.s as Services, rows[0]);
+    return rows[0];
+  }
+
+  /** Resolves with the finished task, or undefined after timeoutMs. */
+  async waitFor(taskId: string, timeoutMs: number): Promise<TaskRow | undefined> {
+    return new Promise<TaskRow | undefined>((resolve) => {
+      const set = this.waiters.get(taskId) ?? new Set();
+      this.waiters.set(taskId, set);
+      const timer = setTimeout(() => {
+        set.delete(done);
+        if (set.size === 0) this.waiters.delete(taskId);
+        resolve(undefined);
+      }, timeoutMs);
+      const done = (t: TaskRow) => {
+        clearTimeout(timer);
+        resolve(t);
+      };
+      set.add(done);
+      // It may have finished before we started listening.
+      void taskById(this.s.db, taskId).then((t) => t && this.wake(t));
+    });
+  }
+
+  private wake(t: TaskRow): void {
+    if (!FINISHED.includes(t.status)) return;
+    const set = this.waiters.get(t.id);
+    if (!set) return;
+    this.waiters.delete(t.id);
+    for (const f of set) f(t);
+  }
+
+  /** Position of a queued task in its tenant's FIFO (1 = next), for the task view. */
+  async queuePosition(t: TaskRow): Promise<number | null> {
+    if (t.status !== 'queued') return null;
+    const { rows } = await this.s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'queued' AND seq <= $2`, [t.tenant_id, t.seq]);
+    return rows[0].n;
+  }
+}

@@ -1,0 +1,146 @@
+// /api/v1/networks: thin routes over src/domain/networks.ts and powerflow.ts.
+import { Type } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
+import {
+  BatchCreateIn, BatchDeleteIn, NetworkDetailOut, NetworkIn, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
+} from './schema.js';
+import * as networks from '../../../../domain/networks.js';
+import { runPowerFlow } from '../../../../domain/powerflow.js';
+import type { NetworkInput } from '../../../../domain/network.js';
+import { AppError } from '../../../../lib/errors.js';
+import { parseMatpower, MatpowerParseError } from '../../../../matpower/reader.js';
+import { writeMatpower } from '../../../../matpower/writer.js';
+
+const tags = ['networks'];
+const Params = IdParams('net');
+const checkNetworkIn = TypeCompiler.Compile(NetworkIn);
+
+/** Judges one batch entry with the same schema as POST /networks. */
+function entryInput(x: unknown): NetworkInput & { status?: 'draft' | 'ready' } {
+  if (checkNetworkIn.Check(x)) return x as NetworkInput;
+  const first = checkNetworkIn.Errors(x).First();
+  const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'entry';
+  throw new AppError('INVALID_FIELD', `${field}: ${first?.message ?? 'invalid network'}`, { field });
+}
+
+export default async function networkRoutes(fastify: FastifyInstance) {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const s = app.services;
+
+  app.get('/', {
+    config: { permission: 'read' },
+    schema: { summary: 'List networks', tags, querystring: NetworkListQuery, response: { 200: envelope(Type.Array(NetworkOut)), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req, reply) => {
+    const { items, meta } = await networks.listNetworks(s, req.caller, req.query);
+    return reply.ok(items, meta);
+  });
+
+  app.post('/', {
+    config: { permission: 'write' },
+    schema: { summary: 'Create a network', tags, body: NetworkIn, response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 422) } },
+  }, async (req, reply) => reply.ok(await networks.createNetwork(s, req.caller, req.body as NetworkInput), undefined, 201));
+
+  app.post('/batch', {
+    config: { permission: 'write' },
+    schema: { summary: 'Create up to 20 networks; each entry succeeds or fails alone', tags, body: BatchCreateIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) } },
+  }, async (req, reply) => {
+    const entries = req.body.networks;
+    const out: networks.BatchResult = { succeeded: [], failed: [] };
+    // Schema problems of one entry fail that entry only.
+    const valid: { index: number; input: NetworkInput }[] = [];
+    entries.forEach((e, index) => {
+      try {
+        valid.push({ index, input: entryInput(e) });
+      } catch (err) {
+        const ae = err as AppError;
+        out.failed.push({ index, error: { code: ae.code, message: ae.message, details: ae.details } });
+      }
+    });
+    const r = await networks.batchCreateNetworks(s, req.caller, valid.map((v) => v.input));
+    for (const ok of r.succeeded) out.succeeded.push({ index: valid[ok.index].index, id: ok.id });
+    for (const f of r.failed) out.failed.push({ index: valid[f.index].index, error: f.error });
+    out.failed.sort((a, b) => a.index - b.index);
+    return reply.ok(out);
+  });
+
+  app.delete('/batch', {
+    config: { permission: 'write' },
+    schema: { summary: 'Delete up to 50 networks; each id succeeds or fails alone', tags, body: BatchDeleteIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req, reply) => reply.ok(await networks.batchDeleteNetworks(s, req.caller, req.body.ids)));
+
+  // MATPOWER import takes the .m text; real cases exceed 1 MB, so this route alone
+  // has a larger body limit (IMPORT_BODY_LIMIT, docs/api-conventions.md).
+  app.register(async (child) => {
+    child.addContentTypeParser(['text/plain', 'application/octet-stream', 'text/x-matlab'], { parseAs: 'string', bodyLimit: s.config.importBodyLimit }, (_req, body, done) => done(null, body));
+    child.withTypeProvider<TypeBoxTypeProvider>().post('/import', {
+      bodyLimit: s.config.importBodyLimit,
+      config: { permission: 'write' },
+      schema: {
+        summary: 'Create a network from a MATPOWER case file (text/plain)', tags,
+        querystring: Type.Object({ format: Type.Literal('matpower'), name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+        response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
+      },
+    }, async (req, reply) => {
+      if (typeof req.body !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the MATPOWER case as Content-Type: text/plain');
+      let model;
+      try {
+        model = parseMatpower(req.body, 'body');
+      } catch (e) {
+        if (e instanceof MatpowerParseError) throw new AppError('VALIDATION_FAILED', e.message, { line: e.line, expected: e.expected });
+        throw e;
+      }
+      if (req.query.name) model.name = req.query.name;
+      if (model.name.length > 64) model.name = model.name.slice(0, 64);
+      return reply.ok(await networks.createNetwork(s, req.caller, model), undefined, 201);
+    });
+  });
+
+  app.get('/:id', {
+    config: { permission: 'read' },
+    schema: { summary: 'Network detail with buses, branches, generators and loads', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(NetworkDetailOut), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => reply.ok(await networks.getNetwork(s, req.caller, req.params.id)));
+
+  app.get('/:id/export', {
+    config: { permission: 'read' },
+    schema: { summary: 'Export a network as a MATPOWER case file', tags, params: Params, querystring: Type.Object({ format: Type.Literal('matpower') }, { additionalProperties: false }), response: { 200: Type.String(), ...errorResponses(400, 401, 403, 404) } },
+  }, async (req, reply) => {
+    const { model } = await networks.getModel(s, req.caller, req.params.id);
+    return reply.type('text/plain; charset=utf-8').header('Content-Disposition', `attachment; filename="${req.params.id}.m"`).send(writeMatpower(model));
+  });
+
+  app.put('/:id', {
+    config: { permission: 'write' },
+    schema: { summary: 'Replace a network (a new version)', tags, params: Params, body: NetworkUpdate, response: { 200: envelope(NetworkOut), ...errorResponses(400, 401, 403, 404, 409, 413, 422) } },
+  }, async (req, reply) => reply.ok(await networks.updateNetwork(s, req.caller, req.params.id, req.body as NetworkInput & { status?: 'draft' | 'ready' | 'archived' })));
+
+  app.delete('/:id', {
+    config: { permission: 'write' },
+    schema: { summary: 'Delete a network', tags, params: Params, response: { 200: envelope(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 409) } },
+  }, async (req, reply) => {
+    await networks.deleteNetwork(s, req.caller, req.params.id);
+    return reply.ok({ id: req.params.id, deleted: true });
+  });
+
+  app.post('/:id/validate', {
+    config: { permission: 'read' },
+    schema: { summary: 'Validate a stored network', tags, params: Params, response: { 200: envelope(ValidationOut), ...errorResponses(401, 403, 404) } },
+  }, async (req, reply) => reply.ok(await networks.validateNetwork(s, req.caller, req.params.id)));
+
+  app.post('/:id/powerflow', {
+    config: { permission: 'compute' },
+    schema: {
+      summary: 'Run a power flow (synchronous result, or a queued task with "async": true)', tags, params: Params, body: Type.Optional(PowerFlowIn),
+      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
+    },
+  }, async (req, reply) => {
+    const answer = await runPowerFlow(s, req.caller, req.params.id, req.body ?? {});
+    if (answer.kind === 'queued') {
+      const t = answer.task;
+      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+    }
+    return reply.ok(answer.result);
+  });
+}

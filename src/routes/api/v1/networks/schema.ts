@@ -1,0 +1,93 @@
+// TypeBox schemas of the network resource (SPEC 2 + CONTRACT extra fields).
+import { Type } from '@sinclair/typebox';
+import { PageQuery, Timestamp } from '../common/schema.js';
+
+const num = (o: object = {}) => Type.Number(o);
+
+export const BusIn = Type.Object({
+  id: Type.Integer({ minimum: 1 }),
+  type: Type.Union([Type.Literal('slack'), Type.Literal('pv'), Type.Literal('pq'), Type.Literal('isolated')]),
+  v: Type.Optional(num({ exclusiveMinimum: 0 })), theta: Type.Optional(num()), area: Type.Optional(Type.Integer()),
+  gs: Type.Optional(num()), bs: Type.Optional(num()), base_kv: Type.Optional(num({ minimum: 0 })),
+  vmin: Type.Optional(num({ minimum: 0 })), vmax: Type.Optional(num({ minimum: 0 })),
+  name: Type.Optional(Type.String({ maxLength: 64 })), zone: Type.Optional(Type.Integer()),
+}, { additionalProperties: false });
+
+export const BranchStatus = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('maintenance')]);
+export const BranchIn = Type.Object({
+  from: Type.Integer(), to: Type.Integer(), r: num(), x: num(),
+  b: Type.Optional(num()), ratio: Type.Optional(num({ minimum: 0 })), shift: Type.Optional(num()),
+  rate_a: Type.Optional(num({ minimum: 0 })), status: Type.Optional(BranchStatus),
+}, { additionalProperties: false });
+
+const limit = Type.Optional(Type.Union([num(), Type.Null()]));
+export const GeneratorIn = Type.Object({
+  bus: Type.Integer(), mw: num(), mvar: Type.Optional(num()),
+  pmin: limit, pmax: limit, qmin: limit, qmax: limit,
+  vg: Type.Optional(num({ exclusiveMinimum: 0 })), in_service: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const LoadIn = Type.Object({
+  bus: Type.Integer(), mw: num(), mvar: Type.Optional(num()), in_service: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+const Tags = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }));
+
+export const NetworkIn = Type.Object({
+  name: Type.String({ minLength: 1, maxLength: 64 }),
+  description: Type.Optional(Type.String({ maxLength: 256 })),
+  base_kv: Type.Optional(num({ exclusiveMinimum: 0 })),
+  base_mva: Type.Optional(num({ exclusiveMinimum: 0 })),
+  buses: Type.Array(BusIn, { minItems: 1, maxItems: 100000 }),
+  branches: Type.Optional(Type.Array(BranchIn, { maxItems: 200000 })),
+  generators: Type.Optional(Type.Array(GeneratorIn, { maxItems: 100000 })),
+  loads: Type.Optional(Type.Array(LoadIn, { maxItems: 100000 })),
+  tags: Type.Optional(Tags),
+  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('ready')])),
+}, { additionalProperties: false });
+
+export const NetworkUpdate = Type.Object({
+  ...NetworkIn.properties,
+  status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('ready'), Type.Literal('archived')])),
+}, { additionalProperties: false });
+
+export const NetworkStatus = Type.Union([Type.Literal('draft'), Type.Literal('ready'), Type.Literal('locked'), Type.Literal('archived')]);
+
+export const NetworkOut = Type.Object({
+  id: Type.String(), name: Type.String(), description: Type.String(), base_kv: Type.Number(), base_mva: Type.Number(),
+  bus_count: Type.Integer(), branch_count: Type.Integer(), generator_count: Type.Integer(), load_count: Type.Integer(),
+  status: NetworkStatus, tags: Tags, version: Type.Integer(), created_at: Timestamp, updated_at: Timestamp,
+});
+
+export const NetworkDetailOut = Type.Object({
+  ...NetworkOut.properties,
+  buses: Type.Array(Type.Object({}, { additionalProperties: true })),
+  branches: Type.Array(Type.Object({}, { additionalProperties: true })),
+  generators: Type.Array(Type.Object({}, { additionalProperties: true })),
+  loads: Type.Array(Type.Object({}, { additionalProperties: true })),
+});
+
+export const NetworkListQuery = Type.Object({
+  ...PageQuery,
+  status: Type.Optional(NetworkStatus),
+  name: Type.Optional(Type.String({ maxLength: 64 })),
+  tag: Type.Optional(Type.String({ maxLength: 200 })),
+}, { additionalProperties: false });
+
+export const ValidationOut = Type.Object({
+  valid: Type.Boolean(),
+  errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String(), code: Type.String() })),
+});
+
+export const PowerFlowIn = Type.Object({
+  method: Type.Optional(Type.Union([Type.Literal('newton_raphson'), Type.Literal('fast_decoupled'), Type.Literal('dc')])),
+  tolerance: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+  max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  async: Type.Optional(Type.Boolean()),
+  flat_start: Type.Optional(Type.Boolean()),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600000 })),
+  enforce_q_limits: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const BatchCreateIn = Type.Object({ networks: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 20 }) }, { additionalProperties: false });
+export const BatchDeleteIn = Type.Object({ ids: Type.Array(Type.String(), { minItems: 1, maxItems: 50 }) }, { additionalProperties: false });

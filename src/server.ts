@@ -1,0 +1,27 @@
+// Process entry: `npm start` (ROLE=all), ROLE=api, or `npm run worker` (ROLE=worker).
+import { loadConfig } from './config.js';
+import { startGridops } from './runtime.js';
+
+async function main() {
+  const config = loadConfig();
+  const running = await startGridops(config);
+  const log = running.services.log;
+  log.info({ url: running.url, role: config.role, store: running.services.db.engine, queue: running.services.tasks.transport.kind, threads: running.services.solver?.threads ?? 0 }, 'gridops started');
+  let stopping = false;
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+    process.on(sig, () => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal: sig }, 'shutting down');
+      running.close().then(() => process.exit(0), (err) => {
+        log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      });
+    });
+  }
+}
+
+main().catch((err) => {
+  console.error(`gridops failed to start: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});
