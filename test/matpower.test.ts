@@ -298,6 +298,12 @@ test('tolerated: CRLF line ends and a byte order mark', () => {
   assertParseError(bad, lineOf('\t4\t5\t0.017'), /found 3$/);
 });
 
+test('the struct name comes from the function line; version 1 files are refused', () => {
+  const text = CASE9.replace('function mpc = case9', 'function s = case9').replace(/^mpc\./gm, 's.');
+  assert.deepStrictEqual(parseMatpower(text, 'case9.m'), loadCase('case9.m'));
+  assertParseError('function [baseMVA, bus, gen, branch] = old\nbaseMVA = 100;\n', 1, /version 1 files/);
+});
+
 test('error message names the file by its base name', () => {
   assert.throws(() => parseMatpower('function mpc = x\nmpc.baseMVA = 100;\n', '/a/b/c.m'), /^MatpowerParseError: c\.m line \d+: expected an mpc\.bus matrix/);
 });

@@ -86,6 +86,8 @@ class Scanner {
   line = 1;
   readonly n: number;
   functionName: string | undefined;
+  /** The struct the case is built in: `mpc` unless the function line names another output. */
+  outVar = 'mpc';
   functionLine = 0;
   description = '';
   readonly matrices = new Map<string, Matrix>();
@@ -175,7 +177,7 @@ class Scanner {
         wantDescription = true;
         continue;
       }
-      if (ident === 'mpc' && t.charCodeAt(this.pos) === CH_DOT) {
+      if (ident === this.outVar && t.charCodeAt(this.pos) === CH_DOT) {
         this.pos++;
         const field = this.readIdent();
         this.skipBlanks();
@@ -228,6 +230,11 @@ class Scanner {
     const name = (eq >= 0 ? rest.slice(eq + 1) : rest).trim().replace(/\(.*$/, '').replace(/;$/, '').trim();
     if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) this.fail(line, 'function mpc = NAME with NAME an identifier', quoteFound(rest));
     this.functionName = name;
+    if (eq >= 0) {
+      const out = rest.slice(0, eq).trim().replace(/^function\b/, '').replace(/^\[\s*|\s*\]$/g, '').trim();
+      if (/^[A-Za-z][A-Za-z0-9_]*$/.test(out)) this.outVar = out;
+      else if (out.includes(',')) this.fail(line, 'MATPOWER case format version 2 (function mpc = NAME); version 1 files returning [baseMVA, bus, gen, ...] are not supported', quoteFound(rest));
+    }
   }
 
   parseValue(field: string, line: number): void {
