@@ -1,0 +1,191 @@
+// HTTP load benchmarks with autocannon against a real gridops process started here.
+//
+//   npm run bench:http                 # all scenarios, table on stdout
+//   npm run bench:http -- --json       # JSON array on stdout
+//   npm run bench:http -- --only list  # one scenario
+//
+// Scenarios (SPEC/issue targets on a 2-core machine):
+//   list        GET /api/v1/networks (authenticated)          > 5,000 req/s
+//   list-open   the same with authentication off (baseline; security within 25%)
+//   get         GET /api/v1/networks/{id}
+//   pf-sync     POST /networks/{case118}/powerflow (synchronous)
+//   pf-async    N async case118 power flows through BullMQ, submitted and completed  > 500/s
+// Embedded scenarios use PGlite in a temp dir; pf-async uses DATABASE_URL/REDIS_URL
+// (defaults: this machine's PostgreSQL and Redis) with its own schema and prefix.
+import autocannon from 'autocannon';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir, availableParallelism } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { Redis } from 'ioredis';
+import { CASES_DIR, ROOT } from '../src/paths.js';
+
+const args = process.argv.slice(2);
+const asJson = args.includes('--json');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const duration = Number(process.env.BENCH_SECONDS ?? 10);
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const log = (...a: unknown[]) => console.error(...a);
+
+interface Row { scenario: string; mode: string; req_per_s: number; p50_ms: number; p99_ms: number; errors: number; note?: string }
+const rows: Row[] = [];
+
+async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  for (let i = 0; i < 300; i++) {
+    try {
+      const r = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
+      if (r.ok) return child;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('server did not start');
+}
+
+function startWorker(env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-admin-password', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null) return;
+  child.kill('SIGTERM');
+  await new Promise((r) => { child.once('exit', r); setTimeout(r, 5000); });
+}
+
+async function authHeader(base: string): Promise<Record<string, string>> {
+  const r = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) });
+  if (r.status === 404) return {};
+  const body = await r.json() as { data?: { token?: string } };
+  if (!body.data?.token) throw new Error(`login failed: ${r.status}`);
+  return { authorization: `Bearer ${body.data.token}` };
+}
+
+async function importCase(base: string, h: Record<string, string>, c: string): Promise<string> {
+  const r = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, `${c}.m`), 'utf8') });
+  const b = await r.json() as { data: { id: string } };
+  if (r.status !== 201) throw new Error(`import ${c}: ${r.status} ${JSON.stringify(b)}`);
+  return b.data.id;
+}
+
+async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string) {
+  log(`running ${scenario} (${mode}) for ${opts.duration}s…`);
+  const r = await autocannon(opts);
+  const errors = r.errors + r.non2xx;
+  rows.push({ scenario, mode, req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors, note });
+}
+
+async function embeddedScenarios() {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
+  const port = 18080;
+  const base = `http://127.0.0.1:${port}`;
+  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off' }, port);
+  try {
+    const h = await authHeader(base);
+    const auth = Object.keys(h).length > 0;
+    const id118 = await importCase(base, h, 'case118');
+    for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
+    if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer)' : 'authentication not enforced');
+    if (!only || only === 'get') await cannon('get', 'embedded', { url: `${base}/api/v1/networks/${id118}`, headers: h, connections: 50, duration });
+    if (!only || only === 'pf-sync') {
+      await cannon('pf-sync case118', 'embedded', { url: `${base}/api/v1/networks/${id118}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}', connections: 16, duration });
+    }
+  } finally {
+    await stop(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!only || only === 'list-open') {
+    const dir2 = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
+    const server2 = await startServer({ DATA_DIR: dir2, DATABASE_URL: '', REDIS_URL: '', GRIDOPS_AUTH: 'off', RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off', NODE_ENV: 'development' }, port + 1);
+    try {
+      const base2 = `http://127.0.0.1:${port + 1}`;
+      const h2 = await authHeader(base2).catch(() => ({}));
+      for (let i = 0; i < 20; i++) await importCase(base2, h2, 'case9');
+      await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off baseline');
+    } finally {
+      await stop(server2);
+      rmSync(dir2, { recursive: true, force: true });
+    }
+  }
+}
+
+async function asyncThroughput() {
+  const schema = `bench_${randomBytes(4).toString('hex')}`;
+  const prefix = `gridops-bench-${randomBytes(4).toString('hex')}`;
+  const port = 18090;
+  const base = `http://127.0.0.1:${port}`;
+  const env = { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: schema, GRIDOPS_REDIS_PREFIX: prefix, RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off' };
+  const server = await startServer({ ...env, ROLE: 'api' }, port);
+  const workers = [startWorker({ ...env, WORKERS: String(Math.max(1, availableParallelism() - 1)) })];
+  const db = new pg.Client({ connectionString: PG_URL });
+  await db.connect();
+  try {
+    const h = await authHeader(base);
+    const id = await importCase(base, h, 'case118');
+    await db.query(`UPDATE "${schema}".tenants SET quotas = quotas || '{"concurrent_powerflow": 1000, "api_requests_per_hour": 100000000}'::jsonb`);
+    const N = Number(process.env.BENCH_TASKS ?? 3000);
+    // warm-up
+    for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/networks/${id}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}' });
+    const { rows: [{ n: before }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status = 'completed'`);
+    log(`submitting ${N} async case118 power flows…`);
+    const t0 = performance.now();
+    const lat: number[] = [];
+    let next = 0;
+    await Promise.all(Array.from({ length: 32 }, async () => {
+      while (next < N) {
+        next++;
+        const s = performance.now();
+        const r = await fetch(`${base}/api/v1/networks/${id}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"async":true}' });
+        await r.arrayBuffer();
+        if (r.status !== 202) throw new Error(`submit: ${r.status}`);
+        lat.push(performance.now() - s);
+      }
+    }));
+    const tSubmitted = performance.now();
+    for (;;) {
+      const { rows: [{ n }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status IN ('completed', 'failed', 'cancelled')`);
+      if (n - before >= N) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const tDone = performance.now();
+    lat.sort((a, b) => a - b);
+    rows.push({ scenario: 'pf-async case118', mode: 'distributed (BullMQ, 1 worker process)', req_per_s: Math.round(N / ((tDone - t0) / 1000)), p50_ms: +lat[Math.floor(lat.length / 2)].toFixed(1), p99_ms: +lat[Math.floor(lat.length * 0.99)].toFixed(1), errors: 0, note: `${N} tasks; submit ${(N / ((tSubmitted - t0) / 1000)).toFixed(0)}/s; completed per second end to end; latency = submission` });
+  } finally {
+    await Promise.all(workers.map(stop));
+    await stop(server);
+    await db.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).catch(() => {});
+    await db.end();
+    const r = new Redis(REDIS_URL);
+    let cursor = '0';
+    do {
+      const [c, keys] = await r.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
+      cursor = c;
+      if (keys.length) await r.del(...keys);
+    } while (cursor !== '0');
+    r.disconnect();
+  }
+}
+
+async function main() {
+  if (!only || only !== 'pf-async') await embeddedScenarios();
+  if (!only || only === 'pf-async') await asyncThroughput();
+  if (asJson) {
+    process.stdout.write(JSON.stringify(rows) + '\n');
+    return;
+  }
+  const header = '| scenario | mode | req/s | p50 ms | p99 ms | errors | note |';
+  console.log(header);
+  console.log('|---|---|---:|---:|---:|---:|---|');
+  for (const r of rows) console.log(`| ${r.scenario} | ${r.mode} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.note ?? ''} |`);
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
