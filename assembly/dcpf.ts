@@ -1,0 +1,155 @@
+// DC power flow: MATPOWER's makeBdc + dcpf + the DC part of runpf.
+//   b = 1 ./ (x .* tap)                      (tap 0 means 1; r, b, Bs ignored)
+//   Bbus = Cft' diag(b) Cft,  Pfinj = -b .* shift,  Pbusinj = Cft' Pfinj
+//   Pbus = (Pg - Pd - Gs) / baseMVA - Pbusinj
+//   Va(pv,pq) = Bbus(pv,pq; pv,pq) \ (Pbus(pv,pq) - Bbus(pv,pq; ref) Va0(ref))
+//   Pf = (b .* (Va_f - Va_t) + Pfinj) * baseMVA, Pt = -Pf, Q = 0, Vm = 1
+// The reduced Bbus is factorised once per topology and parameter set.
+import { Topology, REF } from './topology';
+import { progress } from './progress';
+import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
+
+/** Bbus(pv,pq; pv,pq) values in topo.dcVal. */
+function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32): void {
+  const nl = topo.nl;
+  const val = topo.dcVal, map = topo.bMap;
+  for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
+  for (let l = 0; l < nl; l++) {
+    const ratio = unchecked(input[tapOff + l]);
+    const b = 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
+    unchecked(val[map[pFF[l]]] += b);
+    unchecked(val[map[pTT[l]]] += b);
+    unchecked(val[map[pFT[l]]] -= b);
+    unchecked(val[map[pTF[l]]] -= b);
+  }
+}
+
+/** Per-branch DC susceptance b (into out[l]). */
+// @ts-ignore: decorator
+@inline
+function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f64 {
+  const ratio = unchecked(input[tapOff + l]);
+  return 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
+}
+
+/** Solves for topo.va (start angles in topo.va give the reference angles).
+ *  Leaves Pbus (p.u.) in topo.busA and Bbus*Va (p.u.) in topo.busB for dcSoln. */
+export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32,
+  baseMVA: f64, hash: u64): i32 {
+  const nb = topo.nb, nl = topo.nl;
+  topo.prepareB();
+  if (!(topo.dcOk && topo.dcHash == hash)) {
+    makeBdc(topo, input, brOff);
+    topo.dcOk = false;
+    if (topo.nR > 0) {
+      topo.analyzeDc();
+      if (!topo.luDc.factor(topo.dcVal)) return STATUS_SINGULAR;
+    }
+    topo.dcOk = true;
+    topo.dcHash = hash;
+  }
+  const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx;
+  const va = topo.va, vm = topo.vm;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const pbus = topo.busA;
+  // Pbus = (Pg - Pd - Gs)/baseMVA - Pbusinj
+  const pdOff = busOff + 3 * nb, gsOff = busOff + 5 * nb;
+  for (let i = 0; i < nb; i++) unchecked(pbus[i] = 0.0);
+  for (let g = 0; g < ng; g++) {
+    const bus = <i32>unchecked(input[genOff + g]);
+    unchecked(pbus[bus] += input[genOff + ng + g]);
+  }
+  for (let i = 0; i < nb; i++) {
+    unchecked(pbus[i] = (pbus[i] - input[pdOff + i] - input[gsOff + i]) / baseMVA);
+  }
+  for (let l = 0; l < nl; l++) {
+    const sh = unchecked(input[shOff + l]);
+    if (sh == 0.0) continue;
+    const pfinj = -dcB(input, xOff, tapOff, l) * sh;
+    unchecked(pbus[f[l]] -= pfinj);
+    unchecked(pbus[t[l]] += pfinj);
+  }
+  // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
+  const rhs = topo.rhsP;
+  for (let i = 0; i < nb; i++) {
+    const r = unchecked(rIdx[i]);
+    if (r >= 0) unchecked(rhs[r] = pbus[i]);
+  }
+  for (let l = 0; l < nl; l++) {
+    const a = unchecked(f[l]), c = unchecked(t[l]);
+    const ta = unchecked(type[a]), tc = unchecked(type[c]);
+    if ((ta == REF) == (tc == REF)) continue;
+    const b = dcB(input, xOff, tapOff, l);
+    // Bbus(a, c) = -b
+    if (tc == REF) unchecked(rhs[rIdx[a]] += b * va[c]);
+    else unchecked(rhs[rIdx[c]] += b * va[a]);
+  }
+  if (topo.nR > 0) topo.luDc.solve(rhs);
+  for (let i = 0; i < nb; i++) {
+    const r = unchecked(rIdx[i]);
+    if (r >= 0) unchecked(va[i] = rhs[r]);
+    unchecked(vm[i] = 1.0);
+  }
+  // Bbus * Va (for the slack generation and the bus injections)
+  const bva = topo.busB;
+  for (let i = 0; i < nb; i++) unchecked(bva[i] = 0.0);
+  let bad = false;
+  for (let l = 0; l < nl; l++) {
+    const a = unchecked(f[l]), c = unchecked(t[l]);
+    const fl = dcB(input, xOff, tapOff, l) * (unchecked(va[a]) - unchecked(va[c]));
+    unchecked(bva[a] += fl);
+    unchecked(bva[c] -= fl);
+  }
+  for (let i = 0; i < nb; i++) if (!isFinite(unchecked(va[i]))) bad = true;
+  const stop = progress(1, 0.0);
+  if (bad) return STATUS_NAN;
+  if (stop != 0) return STATUS_CANCELLED;
+  return STATUS_CONVERGED;
+}
+
+/** DC branch flows, slack generation (first in-service gen at each ref bus) and
+ *  bus injections into the output buffer. */
+export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32,
+  baseMVA: f64, out: StaticArray<f64>, oBus: i32, oBr: i32, oGen: i32): void {
+  const nb = topo.nb, nl = topo.nl;
+  const f = topo.f, t = topo.t, type = topo.type, va = topo.va;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const pbus = topo.busA, bva = topo.busB;
+  const gsOff = busOff + 5 * nb;
+  // bus injections Pg - Pd = (Bbus Va + Pbusinj) * baseMVA + Gs  (MW), Q = 0
+  const pinj = topo.busC;
+  for (let i = 0; i < nb; i++) unchecked(pinj[i] = bva[i]);
+  for (let l = 0; l < nl; l++) {
+    const b = dcB(input, xOff, tapOff, l);
+    const sh = unchecked(input[shOff + l]);
+    const pfinj = -b * sh;
+    const pf = (b * (unchecked(va[f[l]]) - unchecked(va[t[l]])) + pfinj) * baseMVA;
+    unchecked(out[oBr + l] = pf);
+    unchecked(out[oBr + nl + l] = 0.0);
+    unchecked(out[oBr + 2 * nl + l] = -pf);
+    unchecked(out[oBr + 3 * nl + l] = 0.0);
+    if (sh != 0.0) {
+      unchecked(pinj[f[l]] += pfinj);
+      unchecked(pinj[t[l]] -= pfinj);
+    }
+  }
+  for (let i = 0; i < nb; i++) {
+    unchecked(out[oBus + 2 * nb + i] = pinj[i] * baseMVA + input[gsOff + i]);
+    unchecked(out[oBus + 3 * nb + i] = 0.0);
+  }
+  // generators: Pg unchanged (Qg as given), except the first gen at each ref bus
+  const seen = topo.busN;
+  for (let i = 0; i < nb; i++) unchecked(seen[i] = 0);
+  for (let g = 0; g < ng; g++) {
+    const bus = <i32>unchecked(input[genOff + g]);
+    let pg = unchecked(input[genOff + ng + g]);
+    if (unchecked(type[bus]) == REF && unchecked(seen[bus]) == 0) {
+      unchecked(seen[bus] = 1);
+      pg += (unchecked(bva[bus]) - unchecked(pbus[bus])) * baseMVA;
+    }
+    unchecked(out[oGen + g] = pg);
+    unchecked(out[oGen + ng + g] = input[genOff + 2 * ng + g]);
+  }
+}

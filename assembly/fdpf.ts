@@ -1,0 +1,107 @@
+// Fast-decoupled power flow (XB), MATPOWER's fdpf step for step:
+//   mis = (V .* conj(Ybus V) - Sbus) ./ Vm; P = real(mis(pv,pq)); Q = imag(mis(pq))
+//   while !converged && i < max_it:
+//     i++
+//     Va(pv,pq) -= B' \ P;  V = Vm e^{j Va};  mismatch; converged? -> stop
+//     Vm(pq)    -= B''\ Q;  V = Vm e^{j Va};  mismatch; converged? -> stop
+// (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
+// B' and B'' are factorised once per topology and parameter set.
+import { Topology } from './topology';
+import { injections, mismatchFD, normP, normQ, polarToRect, wrapPolar } from './mismatch';
+import { makeBp, makeBpp } from './makeB';
+import { progress } from './progress';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
+
+export let iterations: i32 = 0;
+export let lastMismatch: f64 = 0.0;
+
+/** B' and B'' numeric factors for this parameter set (reused when unchanged). */
+function factorB(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64): bool {
+  topo.prepareB();
+  if (!(topo.bpOk && topo.bpHash == hash)) {
+    makeBp(topo, input, brOff);
+    topo.bpOk = false;
+    if (topo.nR > 0) {
+      topo.analyzeBp();
+      if (!topo.luBp.factor(topo.bpVal)) return false;
+    }
+    topo.bpOk = true;
+    topo.bpHash = hash;
+  }
+  if (!(topo.bppOk && topo.bppHash == hash)) {
+    makeBpp(topo, input, busOff, brOff, baseMVA);
+    topo.bppOk = false;
+    if (topo.nQ > 0) {
+      topo.analyzeBpp();
+      if (!topo.luBpp.factor(topo.bppVal)) return false;
+    }
+    topo.bppOk = true;
+    topo.bppHash = hash;
+  }
+  return true;
+}
+
+// @ts-ignore: decorator
+@inline
+function mismatchMax(): f64 {
+  const a = normP, b = normQ;
+  if (a != a || b != b) return NaN;
+  return a > b ? a : b;
+}
+
+export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64,
+  tol: f64, maxIt: i32): i32 {
+  const nb = topo.nb;
+  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  polarToRect(topo);
+  iterations = 0;
+  if (!factorB(topo, input, busOff, brOff, baseMVA, hash)) {
+    injections(topo);
+    mismatchFD(topo, topo.rhsP, topo.rhsQ);
+    lastMismatch = mismatchMax();
+    return STATUS_SINGULAR;
+  }
+  const P = topo.rhsP, Q = topo.rhsQ;
+  const rIdx = topo.rIdx, qIdx = topo.qIdx;
+  const vm = topo.vm, va = topo.va;
+  injections(topo);
+  mismatchFD(topo, P, Q);
+  let norm = mismatchMax();
+  let status = STATUS_MAXIT;
+  if (normP < tol && normQ < tol) status = STATUS_CONVERGED;
+  else if (!isFinite(norm)) status = STATUS_NAN;
+  let it = 0;
+  while (status == STATUS_MAXIT && it < maxIt) {
+    it++;
+    // ---- P half-iteration: update Va
+    if (topo.nR > 0) topo.luBp.solve(P);
+    for (let i = 0; i < nb; i++) {
+      const r = unchecked(rIdx[i]);
+      if (r >= 0) unchecked(va[i] -= P[r]);
+    }
+    polarToRect(topo);
+    injections(topo);
+    mismatchFD(topo, P, Q);
+    norm = mismatchMax();
+    if (normP < tol && normQ < tol) { progress(it, norm); status = STATUS_CONVERGED; break; }
+    // ---- Q half-iteration: update Vm
+    if (topo.nQ > 0) topo.luBpp.solve(Q);
+    for (let i = 0; i < nb; i++) {
+      const q = unchecked(qIdx[i]);
+      if (q >= 0) unchecked(vm[i] -= Q[q]);
+    }
+    polarToRect(topo);
+    injections(topo);
+    mismatchFD(topo, P, Q);
+    norm = mismatchMax();
+    const stop = progress(it, norm);
+    if (normP < tol && normQ < tol) { status = STATUS_CONVERGED; break; }
+    if (!isFinite(norm)) { status = STATUS_NAN; break; }
+    if (stop != 0) { status = STATUS_CANCELLED; break; }
+  }
+  // the solution is V = Vm e^{j Va}: report abs / angle
+  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  iterations = it;
+  lastMismatch = norm;
+  return status;
+}

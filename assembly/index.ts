@@ -1,0 +1,161 @@
+// gridops power-flow core (build/powerflow.wasm). Numbers in, numbers out.
+//
+// JavaScript protocol (see layout.ts for the buffer layouts):
+//   ptr = inputPtr(len)           reserve the f64 input buffer, write it at ptr
+//   status = solve()              solve; also writes the output buffer
+//   outputPtr() / outputLength()  where to read the f64 output
+//   analysisCount()               symbolic LU analyses done so far (cache check)
+//   cacheSize() / clearCache()
+// and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop).
+// Memory may grow inside inputPtr() and solve(): re-create views afterwards.
+//
+// Topologies (bus count + in-service branch ends + bus types) are cached, most
+// recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
+// numeric factors of B', B'', Bdc are also reused while the branch and shunt
+// parameters hash the same.
+import { Topology, analysisTotal } from './topology';
+import { makeYbus } from './ybus';
+import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
+import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';
+import { dcpf, dcSoln } from './dcpf';
+import { pfsoln } from './pfsoln';
+import { losses, lossP, lossQ } from './losses';
+import { polarToRect } from './mismatch';
+import {
+  ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
+  BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
+  OUT_HEADER, METHOD_NR, METHOD_FDXB, METHOD_DC, STATUS_BAD_INPUT, STATUS_CANCELLED, STATUS_SINGULAR,
+} from './layout';
+
+const MAX_CACHED: i32 = 8;
+
+let input = new StaticArray<f64>(0);
+let output = new StaticArray<f64>(0);
+let outLen: i32 = 0;
+let cache = new Array<Topology>();
+let clock: i64 = 0;
+
+export function inputPtr(len: i32): usize {
+  if (input.length < len) input = new StaticArray<f64>(len);
+  return changetype<usize>(input);
+}
+export function outputPtr(): usize { return changetype<usize>(output); }
+export function outputLength(): i32 { return outLen; }
+export function analysisCount(): i32 { return analysisTotal(); }
+export function cacheSize(): i32 { return cache.length; }
+export function clearCache(): void { cache = new Array<Topology>(); }
+export function abiVersion(): i32 { return ABI_VERSION; }
+
+function topologyFor(nb: i32, nl: i32, typeOff: i32, fOff: i32, tOff: i32): Topology {
+  clock++;
+  for (let k = 0; k < cache.length; k++) {
+    const c = unchecked(cache[k]);
+    if (c.matches(nb, nl, input, typeOff, fOff, tOff)) { c.lastUse = clock; return c; }
+  }
+  const f = new StaticArray<i32>(nl), t = new StaticArray<i32>(nl), type = new StaticArray<i32>(nb);
+  for (let l = 0; l < nl; l++) { unchecked(f[l] = <i32>input[fOff + l]); unchecked(t[l] = <i32>input[tOff + l]); }
+  for (let i = 0; i < nb; i++) unchecked(type[i] = <i32>input[typeOff + i]);
+  const topo = new Topology(nb, nl, f, t, type);
+  topo.lastUse = clock;
+  if (cache.length < MAX_CACHED) cache.push(topo);
+  else {
+    let old = 0;
+    for (let k = 1; k < cache.length; k++) if (unchecked(cache[k]).lastUse < unchecked(cache[old]).lastUse) old = k;
+    cache[old] = topo;
+  }
+  return topo;
+}
+
+/** FNV-1a over the bit patterns of the branch parameters and bus shunts. */
+function parameterHash(brOff: i32, nl: i32, busOff: i32, nb: i32, baseMVA: f64): u64 {
+  let h: u64 = 0xcbf29ce484222325;
+  const prime: u64 = 0x100000001b3;
+  for (let p = brOff + 2 * nl; p < brOff + 7 * nl; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
+  for (let p = busOff + 5 * nb; p < busOff + 7 * nb; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
+  h ^= reinterpret<u64>(baseMVA); h *= prime;
+  return h;
+}
+
+export function solve(): i32 {
+  const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];
+  const method = <i32>input[IN_METHOD];
+  const tol = input[IN_TOL];
+  const maxIt = <i32>input[IN_MAXIT];
+  const baseMVA = input[IN_BASEMVA];
+  const busOff = IN_HEADER, brOff = busOff + BUS_FIELDS * nb, genOff = brOff + BR_FIELDS * nl;
+
+  outLen = OUT_HEADER + 4 * nb + 4 * nl + 2 * ng;
+  if (output.length < outLen) output = new StaticArray<f64>(outLen);
+  const out = output;
+  for (let p = 0; p < OUT_HEADER; p++) unchecked(out[p] = 0.0);
+  if (<i32>input[IN_VERSION] != ABI_VERSION || nb <= 0 || nl < 0 || ng < 0) {
+    unchecked(out[OUT_STATUS] = <f64>STATUS_BAD_INPUT);
+    return STATUS_BAD_INPUT;
+  }
+  const oBus = OUT_HEADER, oBr = oBus + 4 * nb, oGen = oBr + 4 * nl;
+
+  const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
+  const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
+  makeYbus(topo, input, busOff, brOff, baseMVA);
+
+  // start point and scheduled injections Sbus = (Cg Sg - Sd) / baseMVA
+  const vm = topo.vm, va = topo.va, pSch = topo.pSch, qSch = topo.qSch;
+  for (let i = 0; i < nb; i++) {
+    unchecked(vm[i] = input[busOff + nb + i]);
+    unchecked(va[i] = input[busOff + 2 * nb + i]);
+    unchecked(pSch[i] = 0.0);
+    unchecked(qSch[i] = 0.0);
+  }
+  for (let g = 0; g < ng; g++) {
+    const bus = <i32>unchecked(input[genOff + g]);
+    unchecked(pSch[bus] += input[genOff + ng + g]);
+    unchecked(qSch[bus] += input[genOff + 2 * ng + g]);
+  }
+  const pdOff = busOff + 3 * nb, qdOff = busOff + 4 * nb;
+  for (let i = 0; i < nb; i++) {
+    unchecked(pSch[i] = (pSch[i] - input[pdOff + i]) / baseMVA);
+    unchecked(qSch[i] = (qSch[i] - input[qdOff + i]) / baseMVA);
+  }
+
+  let status: i32;
+  let iters = 0;
+  let mismatch = 0.0;
+  if (method == METHOD_DC) {
+    status = dcpf(topo, input, busOff, brOff, genOff, ng, baseMVA, hash);
+    iters = 1;
+    if (status != STATUS_SINGULAR && status != STATUS_CANCELLED) {
+      dcSoln(topo, input, busOff, brOff, genOff, ng, baseMVA, out, oBus, oBr, oGen);
+    }
+    unchecked(out[OUT_LOSS_P] = 0.0);
+    unchecked(out[OUT_LOSS_Q] = 0.0);
+  } else {
+    if (method == METHOD_FDXB) {
+      status = fdpf(topo, input, busOff, brOff, baseMVA, hash, tol, maxIt);
+      iters = fdIterations;
+      mismatch = fdMismatch;
+    } else if (method == METHOD_NR) {
+      status = newtonpf(topo, tol, maxIt);
+      iters = nrIterations;
+      mismatch = nrMismatch;
+    } else {
+      unchecked(out[OUT_STATUS] = <f64>STATUS_BAD_INPUT);
+      return STATUS_BAD_INPUT;
+    }
+    if (status != STATUS_CANCELLED) {
+      polarToRect(topo);
+      pfsoln(topo, input, busOff, genOff, ng, baseMVA, out, oBus, oBr, oGen);
+      losses(topo, input, brOff, baseMVA);
+      unchecked(out[OUT_LOSS_P] = lossP);
+      unchecked(out[OUT_LOSS_Q] = lossQ);
+    }
+  }
+  for (let i = 0; i < nb; i++) {
+    unchecked(out[oBus + i] = vm[i]);
+    unchecked(out[oBus + nb + i] = va[i]);
+  }
+  unchecked(out[OUT_STATUS] = <f64>status);
+  unchecked(out[OUT_ITER] = <f64>iters);
+  unchecked(out[OUT_MISMATCH] = mismatch);
+  unchecked(out[OUT_ANALYSES] = <f64>analysisTotal());
+  return status;
+}

@@ -1,0 +1,47 @@
+// makeB, XB version: the fast-decoupled matrices, as MATPOWER builds them
+//   B'  = -imag(Ybus) of the network with bus Bs = 0, line charging b = 0,
+//         tap ratios = 1 and r = 0 (phase shifts kept);
+//   B'' = -imag(Ybus) of the network with phase shifts = 0 (everything else kept);
+// reduced to the non-reference buses (B') and the pq buses (B'') through the
+// Ybus -> reduced slot maps of the topology.
+import { Topology } from './topology';
+import { branchAdmittance } from './ybus';
+
+const tmp = new StaticArray<f64>(8);
+
+// @ts-ignore: decorator
+@inline
+function stamp(val: StaticArray<f64>, map: StaticArray<i32>, topo: Topology, l: i32): void {
+  unchecked(val[map[topo.pFF[l]]] -= tmp[1]);
+  unchecked(val[map[topo.pFT[l]]] -= tmp[3]);
+  unchecked(val[map[topo.pTF[l]]] -= tmp[5]);
+  unchecked(val[map[topo.pTT[l]]] -= tmp[7]);
+}
+
+export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32): void {
+  const nl = topo.nl;
+  const val = topo.bpVal, map = topo.bMap;
+  for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
+  const xOff = brOff + 3 * nl, shOff = brOff + 6 * nl;
+  for (let l = 0; l < nl; l++) {
+    branchAdmittance(0.0, unchecked(input[xOff + l]), 0.0, 1.0, unchecked(input[shOff + l]), tmp, 0);
+    stamp(val, map, topo, l);
+  }
+}
+
+export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64): void {
+  const nb = topo.nb, nl = topo.nl;
+  const val = topo.bppVal, map = topo.qMap;
+  for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
+  const bsOff = busOff + 6 * nb;
+  const yDiag = topo.yDiag;
+  for (let i = 0; i < nb; i++) {
+    unchecked(val[map[yDiag[i]]] -= input[bsOff + i] / baseMVA);
+  }
+  const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, bOff = brOff + 4 * nl, tapOff = brOff + 5 * nl;
+  for (let l = 0; l < nl; l++) {
+    branchAdmittance(unchecked(input[rOff + l]), unchecked(input[xOff + l]), unchecked(input[bOff + l]),
+      unchecked(input[tapOff + l]), 0.0, tmp, 0);
+    stamp(val, map, topo, l);
+  }
+}

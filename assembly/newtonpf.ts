@@ -1,0 +1,63 @@
+// Full Newton-Raphson power flow, polar coordinates, power balance: MATPOWER's
+// newtonpf step for step.
+//   V = V0; Va = angle(V); Vm = abs(V); F = mismatch; converged = |F|inf < tol
+//   while !converged && i < max_it:
+//     i++; J = dS/dV(V); dx = -J \ F; Va(pv,pq) += dx; Vm(pq) += dx
+//     V = Vm e^{j Va}; Vm = abs(V); Va = angle(V)      (re-wrap)
+//     F = mismatch; converged = |F|inf < tol
+// The Jacobian pattern and its symbolic LU come from the topology cache; the
+// loop itself allocates nothing.
+import { Topology } from './topology';
+import { injections, mismatchNR, polarToRect, wrapPolar } from './mismatch';
+import { fillJacobian } from './jacobian';
+import { progress } from './progress';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
+
+export let iterations: i32 = 0;
+export let lastMismatch: f64 = 0.0;
+
+/** Solves from topo.vm / topo.va (start point) and leaves the solution there. */
+export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
+  const nb = topo.nb;
+  topo.prepareJacobian();
+  const F = topo.rhsJ;
+  const aIdx = topo.aIdx, mIdx = topo.mIdx;
+  const vm = topo.vm, va = topo.va;
+  const lu = topo.luJ;
+  const nJ = topo.nJ;
+
+  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  polarToRect(topo);
+  injections(topo);
+  let norm = mismatchNR(topo, F);
+  let it = 0;
+  let status = STATUS_MAXIT;
+  if (norm < tol) status = STATUS_CONVERGED;
+  else if (!isFinite(norm)) status = STATUS_NAN;
+  while (status == STATUS_MAXIT && it < maxIt) {
+    it++;
+    fillJacobian(topo);
+    if (nJ > 0) {
+      if (!lu.factor(topo.jVal)) { status = STATUS_SINGULAR; break; }
+      lu.solve(F); // F := J \ F
+    }
+    for (let i = 0; i < nb; i++) {
+      const a = unchecked(aIdx[i]);
+      if (a < 0) continue;
+      unchecked(va[i] -= F[a]);
+      const m = unchecked(mIdx[i]);
+      if (m >= 0) unchecked(vm[i] -= F[m]);
+      wrapPolar(topo, i);
+    }
+    polarToRect(topo);
+    injections(topo);
+    norm = mismatchNR(topo, F);
+    const stop = progress(it, norm);
+    if (norm < tol) { status = STATUS_CONVERGED; break; }
+    if (!isFinite(norm)) { status = STATUS_NAN; break; }
+    if (stop != 0) { status = STATUS_CANCELLED; break; }
+  }
+  iterations = it;
+  lastMismatch = norm;
+  return status;
+}

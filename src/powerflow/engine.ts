@@ -1,0 +1,67 @@
+// One instance of the WebAssembly power-flow core (build/powerflow.wasm) with
+// its topology cache. The Piscina worker holds one per thread; tests and tools
+// may use it directly. Not thread-safe (one solve at a time, synchronous).
+import { readFileSync } from 'node:fs';
+import { WASM_PATH } from '../paths.js';
+import { OUT } from './abi.js';
+
+// lib ES2023 + @types/node do not declare the WebAssembly namespace: type what we use.
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+
+interface CoreExports {
+  memory: { buffer: ArrayBuffer };
+  inputPtr(len: number): number;
+  outputPtr(): number;
+  outputLength(): number;
+  analysisCount(): number;
+  cacheSize(): number;
+  clearCache(): void;
+  abiVersion(): number;
+  solve(): number;
+}
+
+let compiled: object | undefined;
+function wasmModule(): object {
+  compiled ??= new WA.Module(readFileSync(WASM_PATH));
+  return compiled;
+}
+
+/** Called after every iteration; return non-zero to stop the solve. */
+export type ProgressHook = (iteration: number, mismatch: number) => number;
+
+export class PowerFlowEngine {
+  private readonly x: CoreExports;
+  /** Replaceable progress hook (the worker points it at the current task). */
+  onProgress: ProgressHook = () => 0;
+
+  constructor() {
+    const inst = new WA.Instance(wasmModule(), {
+      env: {
+        abort: (_msg: number, _file: number, line: number, col: number) => {
+          throw new Error(`powerflow.wasm abort at ${line}:${col}`);
+        },
+        progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
+      },
+    });
+    this.x = inst.exports as unknown as CoreExports;
+  }
+
+  /** Solves one packed input (see abi.ts); returns a fresh copy of the output buffer. */
+  solve(input: Float64Array): Float64Array {
+    const ptr = this.x.inputPtr(input.length);
+    new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
+    this.x.solve();
+    const len = this.x.outputLength();
+    return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+  }
+
+  get analyses(): number { return this.x.analysisCount(); }
+  get cachedTopologies(): number { return this.x.cacheSize(); }
+  clearCache(): void { this.x.clearCache(); }
+}
+
+export { OUT };

@@ -1,0 +1,259 @@
+// NetworkModel + options -> the wasm input buffer (abi.ts), with MATPOWER's
+// preparation steps (ext2int, bustypes, runpf's start point):
+//  - internal bus indexing 0..nb-1 in network order; 'isolated' buses (MATPOWER
+//    type 4) and the branches / generators / loads attached to them are left out;
+//  - only 'closed' branches and in-service generators / loads take part;
+//  - bus types (bustypes): a pv or slack bus without an in-service generator
+//    is solved as pq; in an island whose slack has no in-service generator the
+//    first pv bus (with one) becomes the slack. Beyond MATPOWER: several
+//    islands each with their own slack are solved together, the promotion is
+//    done per island, and a slack bus without any generator in an island with
+//    no pv generator either is kept as an ideal slack source;
+//  - start point: stored v / theta; at slack and pv buses |V| = vg of the LAST
+//    in-service generator listed at the bus (MATPOWER's V0(gbus) = VG, last
+//    wins). flat_start: |V| = 1 at pq buses (vg at pv / slack) and every angle
+//    = its island's slack theta;
+//  - rejects (PowerFlowInputError): unknown bus numbers (BUS_NOT_FOUND),
+//    duplicate bus ids / bad numbers (VALIDATION_FAILED), no slack at all
+//    (TOPOLOGY_INVALID), an island without a slack or pv generator (ISLANDED_BUS).
+import type { NetworkModel } from '../domain/network.js';
+import { PowerFlowInputError, POWERFLOW_METHODS, type SolveOptions } from './types.js';
+import {
+  ABI_VERSION, IN, METHOD_CODE, TYPE_PQ, TYPE_PV, TYPE_REF, genOffsets, inputLength, inputOffsets,
+} from './abi.js';
+
+export interface PackedNetwork {
+  /** The ABI input buffer (transferred to the worker). */
+  input: Float64Array;
+  nb: number;
+  nl: number;
+  ng: number;
+  /** network bus position -> internal index, -1 when left out (isolated). */
+  busIndex: Int32Array;
+  /** internal bus -> network bus position. */
+  busOrder: Int32Array;
+  /** internal branch -> network branch position. */
+  branchOrder: Int32Array;
+  /** internal generator -> network generator position. */
+  genOrder: Int32Array;
+  /** internal bus -> 1 if it is a slack without any in-service generator (ideal source). */
+  sourceSlack: Uint8Array;
+  /** internal bus -> solve type (1 pq, 2 pv, 3 ref) as packed. */
+  types: Int8Array;
+  /** Load totals per network bus position (MW / MVAr, in-service loads). */
+  busLoadP: Float64Array;
+  busLoadQ: Float64Array;
+}
+
+const MAX_NAMED = 20;
+
+function nameBuses(ids: number[]): string {
+  const shown = ids.slice(0, MAX_NAMED).join(', ');
+  return ids.length > MAX_NAMED ? `${shown} and ${ids.length - MAX_NAMED} more` : shown;
+}
+
+/** Checks and completes solve options (defaults from types.ts). */
+export function checkOptions(o: SolveOptions): void {
+  const bad = (msg: string, field: string): never => {
+    throw new PowerFlowInputError(msg, 'VALIDATION_FAILED', { field });
+  };
+  if (!POWERFLOW_METHODS.includes(o.method)) bad(`unknown power flow method '${String(o.method)}' (newton_raphson, fast_decoupled, dc)`, 'method');
+  if (!(typeof o.tolerance === 'number' && o.tolerance > 0 && Number.isFinite(o.tolerance))) bad('tolerance must be a positive number', 'tolerance');
+  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 100000)) bad('max_iterations must be an integer between 1 and 100000', 'max_iterations');
+  if (!(typeof o.timeoutMs === 'number' && o.timeoutMs > 0)) bad('timeout_ms must be a positive number', 'timeout_ms');
+}
+
+export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
+  checkOptions(o);
+  const baseMVA = net.base_mva;
+  if (!(baseMVA > 0 && Number.isFinite(baseMVA))) {
+    throw new PowerFlowInputError('base_mva must be a positive number', 'VALIDATION_FAILED', { field: 'base_mva' });
+  }
+  const buses = net.buses, branches = net.branches, gens = net.generators, loads = net.loads;
+  const nBusAll = buses.length;
+  if (nBusAll === 0) throw new PowerFlowInputError('the network has no buses', 'VALIDATION_FAILED', { field: 'buses' });
+
+  // ---- bus numbers
+  const pos = new Map<number, number>();
+  for (let k = 0; k < nBusAll; k++) {
+    const b = buses[k]!;
+    if (pos.has(b.id)) throw new PowerFlowInputError(`bus ${b.id} appears twice`, 'VALIDATION_FAILED', { bus: b.id });
+    pos.set(b.id, k);
+    if (!Number.isFinite(b.v) || !Number.isFinite(b.theta) || !Number.isFinite(b.gs) || !Number.isFinite(b.bs)) {
+      throw new PowerFlowInputError(`bus ${b.id} has a non-finite v, theta, gs or bs`, 'VALIDATION_FAILED', { bus: b.id });
+    }
+  }
+  const where = (id: number, what: string): number => {
+    const p = pos.get(id);
+    if (p === undefined) throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
+    return p;
+  };
+  const busIndex = new Int32Array(nBusAll).fill(-1);
+  let nb = 0;
+  for (let k = 0; k < nBusAll; k++) if (buses[k]!.type !== 'isolated') busIndex[k] = nb++;
+  if (nb === 0) throw new PowerFlowInputError('every bus is isolated: nothing to solve', 'TOPOLOGY_INVALID', {});
+  const busOrder = new Int32Array(nb);
+  for (let k = 0; k < nBusAll; k++) if (busIndex[k]! >= 0) busOrder[busIndex[k]!] = k;
+
+  // ---- branches in service between solved buses
+  const brF: number[] = [], brT: number[] = [], brOrder: number[] = [];
+  for (let l = 0; l < branches.length; l++) {
+    const br = branches[l]!;
+    const pf = where(br.from, `branch ${l + 1} (${br.from}-${br.to})`);
+    const pt = where(br.to, `branch ${l + 1} (${br.from}-${br.to})`);
+    if (br.status !== 'closed') continue;
+    const f = busIndex[pf]!, t = busIndex[pt]!;
+    if (f < 0 || t < 0) continue;
+    if (![br.r, br.x, br.b, br.ratio, br.shift].every(Number.isFinite)) {
+      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has a non-finite parameter`, 'VALIDATION_FAILED', { branch: l });
+    }
+    if (br.r === 0 && br.x === 0) {
+      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has zero impedance (r = x = 0)`, 'VALIDATION_FAILED', { branch: l });
+    }
+    brF.push(f); brT.push(t); brOrder.push(l);
+  }
+  const nl = brOrder.length;
+
+  // ---- generators / loads
+  const genOrder: number[] = [];
+  const genCount = new Int32Array(nb);
+  const lastVg = new Float64Array(nb);
+  for (let g = 0; g < gens.length; g++) {
+    const gen = gens[g]!;
+    const p = where(gen.bus, `generator ${g + 1}`);
+    const i = busIndex[p]!;
+    if (!gen.in_service || i < 0) continue;
+    if (!Number.isFinite(gen.mw) || !Number.isFinite(gen.mvar) || !Number.isFinite(gen.vg)) {
+      throw new PowerFlowInputError(`generator ${g + 1} at bus ${gen.bus} has a non-finite mw, mvar or vg`, 'VALIDATION_FAILED', { generator: g });
+    }
+    genOrder.push(g);
+    genCount[i]++;
+    lastVg[i] = gen.vg; // last listed wins
+  }
+  const ng = genOrder.length;
+  const busLoadP = new Float64Array(nBusAll), busLoadQ = new Float64Array(nBusAll);
+  for (let k = 0; k < loads.length; k++) {
+    const ld = loads[k]!;
+    const p = where(ld.bus, `load ${k + 1}`);
+    if (!ld.in_service) continue;
+    if (!Number.isFinite(ld.mw) || !Number.isFinite(ld.mvar ?? 0)) {
+      throw new PowerFlowInputError(`load ${k + 1} at bus ${ld.bus} has a non-finite mw or mvar`, 'VALIDATION_FAILED', { load: k });
+    }
+    busLoadP[p] += ld.mw;
+    busLoadQ[p] += ld.mvar ?? 0;
+  }
+
+  // ---- islands (connected components over in-service branches)
+  const parent = new Int32Array(nb);
+  for (let i = 0; i < nb; i++) parent[i] = i;
+  const find = (i: number): number => {
+    while (parent[i] !== i) { parent[i] = parent[parent[i]!]!; i = parent[i]!; }
+    return i;
+  };
+  for (let l = 0; l < nl; l++) {
+    const a = find(brF[l]!), b = find(brT[l]!);
+    if (a !== b) parent[a < b ? b : a] = a < b ? a : b;
+  }
+  const island = new Int32Array(nb);
+  const islandId = new Map<number, number>();
+  for (let i = 0; i < nb; i++) {
+    const r = find(i);
+    let id = islandId.get(r);
+    if (id === undefined) { id = islandId.size; islandId.set(r, id); }
+    island[i] = id;
+  }
+  const nIsl = islandId.size;
+
+  // ---- bus types (bustypes), per island
+  const types = new Int8Array(nb);
+  const sourceSlack = new Uint8Array(nb);
+  const hasRef = new Uint8Array(nIsl);
+  const firstPv = new Int32Array(nIsl).fill(-1);
+  const firstBareSlack = new Int32Array(nIsl).fill(-1);
+  for (let i = 0; i < nb; i++) {
+    const ty = buses[busOrder[i]!]!.type;
+    const isl = island[i]!;
+    if (ty === 'slack' && genCount[i]! > 0) { types[i] = TYPE_REF; hasRef[isl] = 1; }
+    else if (ty === 'pv' && genCount[i]! > 0) { types[i] = TYPE_PV; if (firstPv[isl]! < 0) firstPv[isl] = i; }
+    else {
+      types[i] = TYPE_PQ;
+      if (ty === 'slack' && firstBareSlack[isl]! < 0) firstBareSlack[isl] = i;
+    }
+  }
+  const orphans: number[][] = [];
+  for (let s = 0; s < nIsl; s++) {
+    if (hasRef[s]) continue;
+    if (firstPv[s]! >= 0) types[firstPv[s]!] = TYPE_REF;
+    else if (firstBareSlack[s]! >= 0) { types[firstBareSlack[s]!] = TYPE_REF; sourceSlack[firstBareSlack[s]!] = 1; }
+    else orphans.push([]);
+    if (firstPv[s]! < 0 && firstBareSlack[s]! < 0) {
+      const list = orphans[orphans.length - 1]!;
+      for (let i = 0; i < nb; i++) if (island[i] === s) list.push(buses[busOrder[i]!]!.id);
+    }
+  }
+  if (orphans.length > 0) {
+    if (orphans.length === nIsl) {
+      throw new PowerFlowInputError(
+        'the network has no slack bus (and no pv bus with an in-service generator to take its place)',
+        'TOPOLOGY_INVALID', { islands: orphans });
+    }
+    const all = orphans.flat();
+    throw new PowerFlowInputError(
+      `${orphans.length === 1 ? 'an island' : `${orphans.length} islands`} without a slack bus or a pv bus with an in-service generator: bus${all.length === 1 ? '' : 'es'} ${nameBuses(all)}`,
+      'ISLANDED_BUS', { buses: all, islands: orphans });
+  }
+
+  // ---- start point
+  const refTheta = new Float64Array(nIsl);
+  for (let i = 0; i < nb; i++) if (types[i] === TYPE_REF) refTheta[island[i]!] = buses[busOrder[i]!]!.theta;
+  const off = inputOffsets(nb, nl);
+  const go = genOffsets(nb, nl, ng);
+  const input = new Float64Array(inputLength(nb, nl, ng));
+  input[IN.VERSION] = ABI_VERSION;
+  input[IN.METHOD] = METHOD_CODE[o.method];
+  input[IN.TOL] = o.tolerance;
+  input[IN.MAXIT] = o.maxIterations;
+  input[IN.NB] = nb;
+  input[IN.NL] = nl;
+  input[IN.NG] = ng;
+  input[IN.BASEMVA] = baseMVA;
+  for (let i = 0; i < nb; i++) {
+    const k = busOrder[i]!;
+    const b = buses[k]!;
+    const controlled = types[i] !== TYPE_PQ && genCount[i]! > 0;
+    let vm = o.flatStart ? 1.0 : b.v;
+    if (controlled) vm = lastVg[i]!;
+    else if (sourceSlack[i]) vm = b.v; // an ideal source holds its stored voltage
+    input[off.type + i] = types[i]!;
+    input[off.vm0 + i] = vm;
+    input[off.va0 + i] = o.flatStart ? refTheta[island[i]!]! : b.theta;
+    input[off.pd + i] = busLoadP[k]!;
+    input[off.qd + i] = busLoadQ[k]!;
+    input[off.gs + i] = b.gs;
+    input[off.bs + i] = b.bs;
+    input[off.island + i] = island[i]!;
+  }
+  for (let l = 0; l < nl; l++) {
+    const br = branches[brOrder[l]!]!;
+    input[off.f + l] = brF[l]!;
+    input[off.t + l] = brT[l]!;
+    input[off.r + l] = br.r;
+    input[off.x + l] = br.x;
+    input[off.b + l] = br.b;
+    input[off.ratio + l] = br.ratio;
+    input[off.shift + l] = br.shift;
+  }
+  for (let k = 0; k < ng; k++) {
+    const gen = gens[genOrder[k]!]!;
+    input[go.bus + k] = busIndex[pos.get(gen.bus)!]!;
+    input[go.pg + k] = gen.mw;
+    input[go.qg + k] = gen.mvar;
+    input[go.qmin + k] = gen.qmin ?? -Infinity;
+    input[go.qmax + k] = gen.qmax ?? Infinity;
+  }
+  return {
+    input, nb, nl, ng, busIndex, busOrder,
+    branchOrder: Int32Array.from(brOrder), genOrder: Int32Array.from(genOrder),
+    sourceSlack, types, busLoadP, busLoadQ,
+  };
+}

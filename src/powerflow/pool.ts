@@ -1,0 +1,201 @@
+// The solver pool: Piscina worker threads (workers/solver.ts), each with one warm
+// WebAssembly core. Used by the service and by the gridops CLI.
+//
+//   const pool = createSolverPool();             // WORKERS or availableParallelism() threads
+//   const outcome = await pool.solve(network, { method: 'newton_raphson' },
+//                                    { signal, onProgress });
+//   await pool.close();
+//
+// - bad input rejects with PowerFlowInputError (before any worker is involved);
+// - options.timeoutMs exceeded -> resolves with status 'timeout';
+// - hooks.signal aborted -> resolves with status 'cancelled';
+//   both set a shared stop flag that the running solve reads between iterations
+//   (Atomics.load in the wasm progress hook), so it ends at its next iteration.
+//   A task still queued is withdrawn from the queue (Piscina abort); a running
+//   one that does not stop within STOP_GRACE_MS is aborted through Piscina,
+//   which terminates (and replaces) its thread;
+// - hooks.onProgress gets one report per iteration, all of them before the
+//   promise resolves.
+// The network is packed into one Float64Array that is transferred (not copied)
+// to the worker; the result comes back the same way.
+import { availableParallelism } from 'node:os';
+import { MessageChannel } from 'node:worker_threads';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { NetworkModel } from '../domain/network.js';
+import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
+import { packNetwork } from './pack.js';
+import { emptyOutcome, unpackOutcome } from './unpack.js';
+import { OUT, STATUS } from './abi.js';
+
+export interface SolverPool {
+  solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
+  readonly threads: number;
+  close(): Promise<void>;
+}
+
+/** Measurements of one solve (for tests and benchmarks), see solveDiagnostics(). */
+export interface SolveDiagnostics {
+  /** ms inside the worker around the wasm solve(s): no packing, no transfer. */
+  solveMs: number;
+  /** ms from solve() call to resolution (packing, transfer, queueing, unpacking included). */
+  endToEndMs: number;
+  /** symbolic LU analyses done so far by the worker's wasm instance. */
+  analyses: number;
+  /** worker thread id. */
+  thread: number;
+  /** wasm solves (1 + reactive-limit re-runs). */
+  runs: number;
+}
+
+const diagnostics = new WeakMap<SolveOutcome, SolveDiagnostics>();
+export function solveDiagnostics(outcome: SolveOutcome): SolveDiagnostics | undefined {
+  return diagnostics.get(outcome);
+}
+
+/** How long a stopped solve may take to reach its next iteration before its thread is terminated. */
+export const STOP_GRACE_MS = 2000;
+
+function defaultThreads(): number {
+  const w = Number(process.env.WORKERS);
+  if (Number.isInteger(w) && w > 0) return w;
+  return availableParallelism();
+}
+
+function workerFile(): string {
+  const here = import.meta.url;
+  const ext = here.endsWith('.ts') ? '.ts' : '.js';
+  return fileURLToPath(new URL(`../../workers/solver${ext}`, here));
+}
+
+function withDefaults(options: Partial<SolveOptions> | undefined): SolveOptions {
+  const o: SolveOptions = { ...DEFAULT_SOLVE_OPTIONS };
+  for (const [k, v] of Object.entries(options ?? {})) if (v !== undefined) (o as unknown as Record<string, unknown>)[k] = v;
+  return o;
+}
+
+interface WorkerTask {
+  input: Float64Array;
+  qlim: boolean;
+  stop: Int32Array;
+  port?: import('node:worker_threads').MessagePort;
+}
+
+export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
+  const threads = opts.threads ?? defaultThreads();
+  const piscina = new Piscina<WorkerTask, Float64Array>({
+    filename: workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 60_000,
+  });
+  let closed = false;
+
+  async function solve(
+    network: NetworkModel,
+    options?: Partial<SolveOptions>,
+    hooks: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void } = {},
+  ): Promise<SolveOutcome> {
+    const t0 = performance.now();
+    if (closed) throw new Error('solver pool is closed');
+    const o = withDefaults(options);
+    const packed = packNetwork(network, o); // throws PowerFlowInputError
+    const { signal, onProgress } = hooks;
+    if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });
+
+    // [0] stop flag (1 cancel, 2 timeout), [1] set by the worker when the task starts
+    const stop = new Int32Array(new SharedArrayBuffer(8));
+    const ac = new AbortController();
+    const channel = onProgress ? new MessageChannel() : undefined;
+
+    return new Promise<SolveOutcome>((resolve, reject) => {
+      let settled = false;
+      let result: Float64Array | undefined;
+      let portDone = channel === undefined;
+      let timer: NodeJS.Timeout | undefined;
+      let grace: NodeJS.Timeout | undefined;
+
+      const cleanup = () => {
+        if (timer) clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        channel?.port1.close();
+      };
+      const settle = (fn: () => void) => {
+        if (settled) return;
+        settled = true;
+        cleanup();
+        fn();
+      };
+      const deliver = () => {
+        if (!result || !portDone) return;
+        const out = result;
+        settle(() => {
+          if (out[OUT.STATUS] === STATUS.BAD_INPUT) {
+            reject(new PowerFlowInputError('the solver rejected the packed network', 'VALIDATION_FAILED'));
+            return;
+          }
+          try {
+            const outcome = unpackOutcome(network, packed, out, o);
+            diagnostics.set(outcome, {
+              solveMs: out[OUT.SOLVE_MS]!, endToEndMs: performance.now() - t0, analyses: out[OUT.ANALYSES]!,
+              thread: out[OUT.THREAD]!, runs: out[OUT.QLIM_RUNS]!,
+            });
+            resolve(outcome);
+          } catch (e) { reject(e as Error); }
+        });
+      };
+      const interrupt = (status: 'cancelled' | 'timeout') => {
+        if (settled) return;
+        Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
+        const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
+        settle(() => resolve(emptyOutcome(status, o, { message, duration_ms: performance.now() - t0 })));
+        if (Atomics.load(stop, 1) === 0) ac.abort(); // still queued: withdraw it
+        else {
+          grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); // stuck inside one step: end the thread
+          grace.unref();
+        }
+      };
+      const onAbort = () => interrupt('cancelled');
+
+      timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (channel) {
+        channel.port1.on('message', (m: { type: string; iteration?: number; mismatch?: number }) => {
+          if (m.type === 'progress') {
+            if (!settled) onProgress!({ iteration: m.iteration!, maxIterations: o.maxIterations, mismatch: m.mismatch! });
+          } else if (m.type === 'done') {
+            portDone = true;
+            deliver();
+          }
+        });
+      }
+
+      const task: WorkerTask = { input: packed.input, qlim: o.enforceQLimits && o.method !== 'dc', stop };
+      const transferList: import('node:worker_threads').TransferListItem[] = [packed.input.buffer as ArrayBuffer];
+      if (channel) { task.port = channel.port2; transferList.push(channel.port2); }
+      piscina.run(task, { transferList, signal: ac.signal }).then(
+        (out) => {
+          if (grace) clearTimeout(grace);
+          if (settled) return;
+          result = out;
+          deliver();
+        },
+        (err: unknown) => {
+          if (grace) clearTimeout(grace);
+          settle(() => reject(err as Error));
+        },
+      );
+    });
+  }
+
+  return {
+    solve,
+    get threads() { return threads; },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await piscina.close();
+    },
+  };
+}

@@ -1,0 +1,118 @@
+// wasm output buffer (abi.ts) -> SolveOutcome, in network order.
+//  - buses: solved v / theta; isolated buses keep their input v / theta;
+//    p_gen / q_gen = sum over the bus's in-service generators (an ideal slack
+//    without generators reports its injection + load); p_load / q_load = the
+//    bus's in-service loads;
+//  - branches: flows of in-service branches, zeros for open / maintenance ones
+//    and for branches to isolated buses; loading = max(|Sf|, |St|) / rate_a in %;
+//  - generators: MATPOWER's pfsoln values; out-of-service ones 0;
+//  - only a converged solve carries bus / branch / generator results.
+import type { NetworkModel } from '../domain/network.js';
+import type { BranchResult, BusResult, GeneratorResult, SolveOptions, SolveOutcome, SolveStatus } from './types.js';
+import { OUT, STATUS, outputOffsets } from './abi.js';
+import type { PackedNetwork } from './pack.js';
+
+export function statusOf(code: number): SolveStatus {
+  switch (code) {
+    case STATUS.CONVERGED: return 'converged';
+    case STATUS.CANCELLED: return 'cancelled';
+    default: return 'diverged';
+  }
+}
+
+export function messageOf(code: number, iterations: number, mismatch: number, o: SolveOptions): string | undefined {
+  switch (code) {
+    case STATUS.CONVERGED: return undefined;
+    case STATUS.MAXIT: return `did not converge in ${iterations} iterations (max-norm mismatch ${mismatch.toExponential(3)} p.u., tolerance ${o.tolerance})`;
+    case STATUS.NAN: return `diverged at iteration ${iterations}: the mismatch is no longer a finite number`;
+    case STATUS.SINGULAR: return o.method === 'newton_raphson'
+      ? `singular Jacobian at iteration ${iterations} (voltage collapse or an unobservable part of the network)`
+      : 'singular B matrix (a part of the network is not connected to a slack through branches with reactance)';
+    case STATUS.CANCELLED: return 'stopped before convergence';
+    case STATUS.QLIM_INFEASIBLE: return 'reactive power limits: all remaining generators exceed the same limit (infeasible)';
+    default: return `solver error (status ${code})`;
+  }
+}
+
+export function emptyOutcome(status: SolveStatus, o: SolveOptions, extra: Partial<SolveOutcome> = {}): SolveOutcome {
+  return {
+    status, method: o.method, iterations: 0, mismatch: NaN, tolerance: o.tolerance, duration_ms: 0,
+    buses: [], branches: [], generators: [], losses: { p_mw: 0, q_mvar: 0 }, ...extra,
+  };
+}
+
+export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Float64Array, o: SolveOptions): SolveOutcome {
+  const code = out[OUT.STATUS]!;
+  const iterations = out[OUT.ITER]!;
+  const mismatch = out[OUT.MISMATCH]!;
+  const status = statusOf(code);
+  const base: SolveOutcome = emptyOutcome(status, o, {
+    iterations, mismatch, duration_ms: out[OUT.SOLVE_MS]!,
+  });
+  const msg = messageOf(code, iterations, mismatch, o);
+  if (msg) base.message = msg;
+  if (status !== 'converged') return base;
+
+  const { nb, nl, ng, busIndex, branchOrder, genOrder } = packed;
+  const off = outputOffsets(nb, nl, ng);
+  const dc = o.method === 'dc';
+
+  // generators
+  const generators: GeneratorResult[] = net.generators.map((g) => ({ bus: g.bus, p_gen: 0, q_gen: 0 }));
+  const busPg = new Float64Array(net.buses.length), busQg = new Float64Array(net.buses.length);
+  const busPos = new Map<number, number>();
+  net.buses.forEach((b, k) => busPos.set(b.id, k));
+  for (let k = 0; k < ng; k++) {
+    const g = genOrder[k]!;
+    const r = generators[g]!;
+    r.p_gen = out[off.pg + k]!;
+    r.q_gen = out[off.qg + k]!;
+    const p = busPos.get(r.bus)!;
+    busPg[p] += r.p_gen;
+    busQg[p] += r.q_gen;
+  }
+
+  // buses
+  const buses: BusResult[] = new Array(net.buses.length);
+  for (let k = 0; k < net.buses.length; k++) {
+    const b = net.buses[k]!;
+    const i = busIndex[k]!;
+    if (i < 0) {
+      buses[k] = { id: b.id, v: b.v, theta: b.theta, p_gen: 0, q_gen: 0, p_load: packed.busLoadP[k]!, q_load: packed.busLoadQ[k]! };
+      continue;
+    }
+    let pg = busPg[k]!, qg = busQg[k]!;
+    if (packed.sourceSlack[i]) {
+      pg = out[off.pinj + i]! + packed.busLoadP[k]!;
+      qg = dc ? 0 : out[off.qinj + i]! + packed.busLoadQ[k]!;
+    }
+    buses[k] = {
+      id: b.id, v: out[off.vm + i]!, theta: out[off.va + i]!,
+      p_gen: pg, q_gen: qg, p_load: packed.busLoadP[k]!, q_load: packed.busLoadQ[k]!,
+    };
+  }
+
+  // branches
+  const branches: BranchResult[] = net.branches.map((br) => ({
+    from: br.from, to: br.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0,
+  }));
+  for (let l = 0; l < nl; l++) {
+    const k = branchOrder[l]!;
+    const r = branches[k]!;
+    r.p_from = out[off.pf + l]!;
+    r.q_from = out[off.qf + l]!;
+    r.p_to = out[off.pt + l]!;
+    r.q_to = out[off.qt + l]!;
+    const rate = net.branches[k]!.rate_a;
+    if (rate > 0) {
+      const sf = Math.hypot(r.p_from, r.q_from), st = Math.hypot(r.p_to, r.q_to);
+      r.loading = (Math.max(sf, st) / rate) * 100;
+    }
+  }
+
+  base.buses = buses;
+  base.branches = branches;
+  base.generators = generators;
+  base.losses = { p_mw: out[OUT.LOSS_P]!, q_mvar: out[OUT.LOSS_Q]! };
+  return base;
+}
