@@ -19,7 +19,6 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
     loggerInstance: services.log,
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
-    requestIdLogLabel: 'request_id',
     genReqId: () => randomUUID(),
     trustProxy: false,
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },

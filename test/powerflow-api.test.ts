@@ -140,7 +140,7 @@ for (const mode of MODES) {
     });
 
     it('locks the network while a task on it runs (PUT and DELETE answer 409 NETWORK_LOCKED)', async () => {
-      const d = json(await call('POST', `/api/v1/networks/${ids.case2383wp}/powerflow`, { async: true, tolerance: 1e-15, max_iterations: 2000, flat_start: true, timeout_ms: 20000 })).data;
+      const d = json(await call('POST', `/api/v1/networks/${ids.case2383wp}/powerflow`, { async: true, tolerance: 1e-15, max_iterations: 1000, flat_start: true, timeout_ms: 20000 })).data;
       let status = '';
       for (let i = 0; i < 200 && status !== 'running'; i++) {
         status = json(await call('GET', `/api/v1/tasks/${d.task_id}`)).data.status;

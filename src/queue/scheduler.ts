@@ -113,7 +113,8 @@ export class TaskScheduler {
         const free = quota - t.active;
         if (free <= 0) continue;
         const { rows } = await tx.query<{ id: string; tenant_id: string }>(
-          `UPDATE tasks SET status = 'dispatched' WHERE id IN (
+          // status is re-checked on the row itself so a cancel that commits first wins.
+          `UPDATE tasks SET status = 'dispatched' WHERE status = 'queued' AND id IN (
              SELECT id FROM tasks WHERE tenant_id = $1 AND status = 'queued' ORDER BY seq LIMIT $2)
            RETURNING id, tenant_id, seq`, [t.tenant_id, free]);
         rows.sort((a, b) => Number((a as unknown as { seq: number }).seq) - Number((b as unknown as { seq: number }).seq));

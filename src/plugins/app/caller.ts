@@ -41,4 +41,4 @@ export default fp(async (app: FastifyInstance) => {
     const p = req.routeOptions.config?.permission;
     if (p) requirePermission(req, p);
   });
-}, { name: 'caller' });
+}, { name: 'request-caller' });
