@@ -1,0 +1,176 @@
+// The `gridops` command, run as a child process the way a user runs it (bin/gridops.js).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
+
+const BIN = join(ROOT, 'bin', 'gridops.js');
+const CASE9 = join(CASES_DIR, 'case9.m');
+
+function gridops(args: string[], input?: string): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], { encoding: 'utf8', input, timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function assertNoStack(stderr: string): void {
+  assert.doesNotMatch(stderr, /^\s+at /m, `stack trace on stderr:\n${stderr}`);
+}
+
+interface Result {
+  status: string; method: string; iterations: number; duration_ms: number; tolerance: number; mismatch: number;
+  buses: { id: number; v: number; theta: number; p_gen: number; q_gen: number; p_load: number; q_load: number }[];
+  branches: { from: number; to: number; p_from: number; q_from: number; p_to: number; q_to: number; loading: number }[];
+  generators: { bus: number; p_gen: number; q_gen: number }[];
+  losses: { p_mw: number; q_mvar: number };
+}
+
+test('solve case9 --json prints only the result object, matching MATPOWER', () => {
+  const r = gridops(['solve', CASE9, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as Result; // the whole stdout is one JSON document
+  const ref = JSON.parse(readFileSync(join(REFERENCE_DIR, 'case9.nr.json'), 'utf8')) as {
+    iterations: number; losses: { p_mw: number; q_mvar: number };
+    bus: { id: number; vm: number; va: number }[]; branch: { from: number; to: number; pf: number; qf: number; pt: number; qt: number }[];
+  };
+  assert.equal(res.status, 'converged');
+  assert.equal(res.method, 'newton_raphson');
+  assert.equal(res.iterations, 4);
+  assert.equal(res.iterations, ref.iterations);
+  assert.equal(res.tolerance, 1e-8);
+  assert.ok(res.mismatch <= 1e-8);
+  assert.ok(Number.isInteger(res.duration_ms));
+  assert.deepEqual(Object.keys(res).sort(), ['branches', 'buses', 'duration_ms', 'generators', 'iterations', 'losses', 'method', 'mismatch', 'status', 'tolerance']);
+  assert.equal(res.buses.length, 9);
+  assert.equal(res.branches.length, 9);
+  assert.equal(res.generators.length, 3);
+  assert.equal(res.buses[0]!.id, 1);
+  assert.ok(Math.abs(res.buses[0]!.v - 1.04) < 1e-12, `bus 1 v ${res.buses[0]!.v}`);
+  for (let i = 0; i < 9; i++) {
+    assert.equal(res.buses[i]!.id, ref.bus[i]!.id);
+    assert.ok(Math.abs(res.buses[i]!.v - ref.bus[i]!.vm) < 1e-6, `bus ${ref.bus[i]!.id} v`);
+    assert.ok(Math.abs(res.buses[i]!.theta - ref.bus[i]!.va) < 1e-6, `bus ${ref.bus[i]!.id} theta`);
+  }
+  for (let i = 0; i < 9; i++) {
+    const [a, b] = [res.branches[i]!, ref.branch[i]!];
+    assert.deepEqual([a.from, a.to], [b.from, b.to], 'branches in case order');
+    assert.ok(Math.abs(a.p_from - b.pf) < 1e-4 && Math.abs(a.q_to - b.qt) < 1e-4, `branch ${i + 1} flows`);
+  }
+  assert.ok(Math.abs(res.losses.p_mw - ref.losses.p_mw) < 1e-4);
+  assert.ok(Math.abs(res.losses.q_mvar - ref.losses.q_mvar) < 1e-4);
+});
+
+test('solve case9 without --json prints a human summary', () => {
+  const r = gridops(['solve', CASE9]);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /converged in 4 iterations/);
+  assert.match(r.stdout, /Losses: 4\.64\d MW/);
+  assert.match(r.stdout, /Lowest bus voltages/);
+  assert.match(r.stdout, /Highest bus voltages:\n {2}bus 1 +1\.0400 p\.u\./);
+  assert.match(r.stdout, /Most loaded branches:\n {2}#\d+ /);
+  assert.equal(r.stderr, '');
+});
+
+test('solve --method dc: v = 1, converged', () => {
+  const r = gridops(['solve', CASE9, '--method', 'dc', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as Result;
+  assert.equal(res.status, 'converged');
+  assert.equal(res.method, 'dc');
+  assert.equal(res.buses.length, 9);
+  for (const b of res.buses) assert.equal(b.v, 1);
+  const ref = JSON.parse(readFileSync(join(REFERENCE_DIR, 'case9.dc.json'), 'utf8')) as { bus: { va: number }[] };
+  res.buses.forEach((b, i) => assert.ok(Math.abs(b.theta - ref.bus[i]!.va) < 1e-9));
+});
+
+test('solve --method fast_decoupled and case files read from standard input', () => {
+  const r = gridops(['solve', '-', '--method', 'fast_decoupled', '--json'], readFileSync(CASE9, 'utf8'));
+  assert.equal(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as Result;
+  assert.equal(res.method, 'fast_decoupled');
+  assert.equal(res.status, 'converged');
+});
+
+test('not converged within --max-iterations: exit 2, status diverged', () => {
+  const r = gridops(['solve', CASE9, '--max-iterations', '1', '--json']);
+  assert.equal(r.code, 2, r.stderr);
+  const res = JSON.parse(r.stdout) as Result;
+  assert.equal(res.status, 'diverged');
+  const h = gridops(['solve', CASE9, '--max-iterations', '1']);
+  assert.equal(h.code, 2);
+  assert.match(h.stdout, /did NOT converge/);
+});
+
+test('a malformed case file: exit 1, the line on stderr, no stack trace', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-cli-'));
+  try {
+    const lines = readFileSync(CASE9, 'utf8').split('\n');
+    const i = lines.findIndex((l) => l.startsWith('\t4\t5\t0.017'));
+    lines[i] = '\t4\t5\t0.017\t0.092';
+    const bad = join(dir, 'bad.m');
+    writeFileSync(bad, lines.join('\n'));
+    const r = gridops(['solve', bad, '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, new RegExp(`bad\\.m line ${i + 1}: expected 13 numeric columns in mpc\\.branch row, found 4`));
+    assertNoStack(r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('an input the solver refuses (an island without a slack): exit 1, the reason on stderr', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-cli-'));
+  try {
+    // open both branches to bus 9 of case9 (BR_STATUS 0)
+    const text = readFileSync(CASE9, 'utf8')
+      .replace(/^(\t8\t9\t.*\t)1(\t-360\t360;)$/m, '$10$2')
+      .replace(/^(\t9\t4\t.*\t)1(\t-360\t360;)$/m, '$10$2');
+    assert.equal((text.match(/\t0\t-360\t360;/g) ?? []).length, 2);
+    const file = join(dir, 'island.m');
+    writeFileSync(file, text);
+    const r = gridops(['solve', file, '--json']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, /^gridops: .*island.*bus 9/);
+    assertNoStack(r.stderr);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('--timeout-ms exceeded: exit 2, status timeout', () => {
+  const r = gridops(['solve', join(CASES_DIR, 'case13659pegase.m'), '--timeout-ms', '1', '--json']);
+  assert.equal(r.code, 2, r.stderr);
+  const res = JSON.parse(r.stdout) as Result;
+  assert.equal(res.status, 'timeout');
+  assert.deepEqual(res.buses, []);
+});
+
+test('usage errors: exit 1 with the usage on stderr', () => {
+  for (const args of [['solve', CASE9, '--bogus'], ['solve'], ['solve', CASE9, '--method', 'gauss'], ['solve', CASE9, '--max-iterations', '2.5'], ['frobnicate'], []]) {
+    const r = gridops(args);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr, /Usage:\n {2}gridops solve CASE\.m/, args.join(' '));
+    assert.equal(r.stdout, '');
+    assertNoStack(r.stderr);
+  }
+  assert.match(gridops(['solve', CASE9, '--bogus']).stderr, /^gridops: unknown option '--bogus'/);
+});
+
+test('a missing file: exit 1, a one-line message', () => {
+  const r = gridops(['solve', join(CASES_DIR, 'no-such-case.m')]);
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /^gridops: cannot read .*no-such-case\.m: no such file\n$/);
+});
+
+test('--help prints the usage and exits 0', () => {
+  for (const args of [['--help'], ['solve', '--help']]) {
+    const r = gridops(args);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /--max-iterations N/);
+    assert.match(r.stdout, /Exit codes: 0 converged, 1 usage or input error, 2 diverged or timed out/);
+  }
+});
