@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
@@ -164,6 +164,19 @@ test('a missing file: exit 1, a one-line message', () => {
   const r = gridops(['solve', join(CASES_DIR, 'no-such-case.m')]);
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^gridops: cannot read .*no-such-case\.m: no such file\n$/);
+});
+
+test('without a build the shim says to build first', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-nobuild-'));
+  try {
+    mkdirSync(join(dir, 'bin'));
+    copyFileSync(BIN, join(dir, 'bin', 'gridops.js'));
+    const r = spawnSync(process.execPath, [join(dir, 'bin', 'gridops.js'), 'solve', CASE9], { encoding: 'utf8' });
+    assert.equal(r.status, 1);
+    assert.match(r.stderr, /run npm run build first/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test('--help prints the usage and exits 0', () => {
