@@ -8,9 +8,10 @@
 // Jacobian" matrices are the 2×2-block pattern of a Newton-Raphson Jacobian
 // (θ for every non-slack bus, |V| for PQ buses) on such a grid, sized like the
 // named MATPOWER cases.
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { fileURLToPath } from 'node:url';
+import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
 
 interface WasmApi {
   Module: new (bytes: Uint8Array) => object;
@@ -31,9 +32,11 @@ interface SparseExports {
   nnzL(): number;
   nnzU(): number;
   fallbacks(): number;
+  flops(): number;
+  setSupernodes(on: number): void;
 }
 
-interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
+export interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
 
 function rng(seed: number): () => number {
   let s = seed >>> 0;
@@ -136,22 +139,29 @@ function instance(): SparseExports {
 }
 
 function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
+function fmt(v: number, d: number, w: number): string { return v.toFixed(d).padStart(w); }
 
-function bench(name: string, a: Csc, repeats: number): void {
+/** A SparseLU instance loaded with matrix a and analysed; returns the analyze time. */
+function load(a: Csc, supernodes: boolean): { w: SparseExports; tAnalyze: number } {
   const w = instance();
   const nnz = a.colPtr[a.n];
   w.allocBuffers(a.n, nnz);
   new Int32Array(w.memory.buffer, w.colPtrPtr(), a.n + 1).set(a.colPtr);
   new Int32Array(w.memory.buffer, w.rowIdxPtr(), nnz).set(a.rowIdx);
   new Float64Array(w.memory.buffer, w.valuesPtr(), nnz).set(a.values);
-  let t0 = performance.now();
+  const t0 = performance.now();
   w.analyzeFromBuffers(a.n);
   const tAnalyze = performance.now() - t0;
-  const b = new Float64Array(a.n).map((_, i) => Math.sin(i));
+  if (!supernodes) w.setSupernodes(0);
+  return { w, tAnalyze };
+}
+
+/** Times factor and solve `repeats` times; returns [factor ms list, solve ms list, ‖Ax-b‖∞]. */
+function run(w: SparseExports, a: Csc, b: Float64Array, repeats: number): [number[], number[], number] {
   const tf: number[] = [], ts: number[] = [];
   for (let k = 0; k < repeats; k++) {
-    t0 = performance.now();
-    if (w.factorFromBuffers() !== 1) throw new Error(`${name}: singular`);
+    const t0 = performance.now();
+    if (w.factorFromBuffers() !== 1) throw new Error('singular');
     const t1 = performance.now();
     new Float64Array(w.memory.buffer, w.rhsPtr(), a.n).set(b);
     const t2 = performance.now();
@@ -163,20 +173,137 @@ function bench(name: string, a: Csc, repeats: number): void {
   const x = Float64Array.from(new Float64Array(w.memory.buffer, w.rhsPtr(), a.n));
   const res = Float64Array.from(b);
   for (let j = 0; j < a.n; j++) for (let p = a.colPtr[j]; p < a.colPtr[j + 1]; p++) res[a.rowIdx[p]] -= a.values[p] * x[j];
-  const resInf = res.reduce((m, v) => Math.max(m, Math.abs(v)), 0);
+  return [tf, ts, res.reduce((m, v) => Math.max(m, Math.abs(v)), 0)];
+}
+
+function bench(name: string, a: Csc, repeats: number, compare: boolean): void {
+  const { w, tAnalyze } = load(a, true);
+  const b = new Float64Array(a.n).map((_, i) => Math.sin(i));
+  let off: SparseExports | null = null;
+  if (compare) off = load(a, false).w;
+  const tf: number[] = [], ts: number[] = [], tfOff: number[] = [];
+  let res = 0;
+  // interleaved in rounds, so machine noise hits both variants alike
+  for (let r = 0; r < 5; r++) {
+    const [f, s, e] = run(w, a, b, Math.ceil(repeats / 5));
+    tf.push(...f); ts.push(...s); res = e;
+    if (off) tfOff.push(...run(off, a, b, Math.ceil(repeats / 5))[0]);
+  }
   const fill = w.nnzL() + w.nnzU() - a.n;
   console.log(
-    `| ${name.padEnd(26)} | ${String(a.n).padStart(6)} | ${String(nnz).padStart(7)} | ${String(fill).padStart(8)} | ` +
-    `${tAnalyze.toFixed(1).padStart(8)} | ${median(tf).toFixed(2).padStart(7)} | ${median(ts).toFixed(3).padStart(7)} | ` +
-    `${(median(tf) + median(ts)).toFixed(2).padStart(9)} | ${resInf.toExponential(1).padStart(8)} | ${w.fallbacks()} |`,
+    `| ${name.padEnd(27)} | ${String(a.n).padStart(6)} | ${String(a.colPtr[a.n]).padStart(7)} | ${String(fill).padStart(8)} | ` +
+    `${fmt(w.flops() / 1e6, 2, 6)} | ${fmt(tAnalyze, 1, 7)} | ${fmt(Math.min(...tf), 2, 6)} | ${fmt(median(tf), 2, 6)} | ` +
+    `${fmt(Math.min(...ts), 2, 5)} | ${fmt(median(ts), 2, 5)} | ${fmt(Math.min(...tf) + Math.min(...ts), 2, 9)} | ` +
+    `${res.toExponential(1).padStart(7)} | ${String(w.fallbacks()).padStart(2)} |` +
+    (off ? ` ${fmt(Math.min(...tfOff), 2, 6)} | ${fmt(median(tfOff), 2, 6)} |` : ''),
   );
 }
 
-const repeats = Number(process.argv[2] ?? 50);
-console.log(`SparseLU, median of ${repeats} factor/solve runs (ms); nnz(L+U) counts the diagonal once`);
-console.log('| matrix                     |      n |  nnz(A) | nnz(L+U) | analyze  | factor  | solve   | fact+solv | ‖Ax-b‖∞  | fb |');
-console.log('|----------------------------|--------|---------|----------|----------|---------|---------|-----------|----------|----|');
-bench('grid n=20000 (B\'-like)', gridMatrix(20000, 1), repeats);
-bench('NR Jacobian, 10000 buses', jacobian(10000, 2), repeats);
-bench('NR Jacobian, 9241 buses', jacobian(9241, 3), repeats);
-bench('NR Jacobian, 13659 buses', jacobian(13659, 4), repeats);
+/** Rows of the numeric matrix `mpc.<name> = [ ... ];` of a MATPOWER case file. */
+function matpowerTable(text: string, name: string): number[][] {
+  const start = text.indexOf(`mpc.${name} = [`);
+  if (start < 0) throw new Error(`mpc.${name} not found`);
+  const end = text.indexOf('];', start);
+  const body = text.slice(text.indexOf('[', start) + 1, end);
+  const rows: number[][] = [];
+  for (const line of body.split('\n')) {
+    for (const part of line.replace(/%.*$/, '').split(';')) {
+      const nums = part.trim().split(/[\s,]+/).filter((t) => t.length > 0).map(Number);
+      if (nums.length > 0) rows.push(nums);
+    }
+  }
+  return rows;
+}
+
+/**
+ * The Newton-Raphson Jacobian [dP/dθ dP/d|V|; dQ/dθ dQ/d|V|] (MATPOWER's polar
+ * form, rows/columns: θ of PV+PQ buses, then |V| of PQ buses) of a MATPOWER
+ * case at the reference solution's voltages (or the case's own if absent).
+ */
+export function matpowerJacobian(caseName: string): Csc {
+  const text = readFileSync(join(CASES_DIR, `${caseName}.m`), 'utf8');
+  const baseMVA = Number(/mpc\.baseMVA\s*=\s*([0-9.eE+-]+)/.exec(text)![1]);
+  const bus = matpowerTable(text, 'bus'), branch = matpowerTable(text, 'branch');
+  const nb = bus.length;
+  const index = new Map<number, number>();
+  bus.forEach((b, i) => index.set(b[0], i));
+  const vm = new Float64Array(nb), va = new Float64Array(nb);
+  bus.forEach((b, i) => { vm[i] = b[7]; va[i] = (b[8] * Math.PI) / 180; });
+  const sol = join(REFERENCE_DIR, `${caseName}.nr.json`);
+  if (existsSync(sol)) {
+    const ref = JSON.parse(readFileSync(sol, 'utf8')) as { bus: { id: number; vm: number; va: number }[] };
+    for (const b of ref.bus) { const i = index.get(b.id)!; vm[i] = b.vm; va[i] = b.va; }
+  }
+  // Ybus as per-row maps of complex entries
+  const yRe: Map<number, number>[] = Array.from({ length: nb }, () => new Map());
+  const yIm: Map<number, number>[] = Array.from({ length: nb }, () => new Map());
+  const addY = (i: number, j: number, re: number, im: number) => {
+    yRe[i].set(j, (yRe[i].get(j) ?? 0) + re);
+    yIm[i].set(j, (yIm[i].get(j) ?? 0) + im);
+  };
+  bus.forEach((b, i) => addY(i, i, b[4] / baseMVA, b[5] / baseMVA));
+  for (const br of branch) {
+    if (br[10] === 0) continue;
+    const f = index.get(br[0])!, t = index.get(br[1])!;
+    const r = br[2], x = br[3], bc = br[4];
+    const den = r * r + x * x, gs = r / den, bs = -x / den;          // ys = 1/(r + jx)
+    const tap = br[8] === 0 ? 1 : br[8], sh = (br[9] * Math.PI) / 180;
+    const tr = tap * Math.cos(sh), ti = tap * Math.sin(sh);          // t = tap·e^{j·shift}
+    addY(t, t, gs, bs + bc / 2);
+    addY(f, f, gs / (tap * tap), (bs + bc / 2) / (tap * tap));
+    // Yft = -ys / conj(t), Ytf = -ys / t
+    const m2 = tr * tr + ti * ti;
+    addY(f, t, -(gs * tr - bs * ti) / m2, -(bs * tr + gs * ti) / m2);
+    addY(t, f, -(gs * tr + bs * ti) / m2, -(bs * tr - gs * ti) / m2);
+  }
+  const vr = new Float64Array(nb), vi = new Float64Array(nb);
+  for (let i = 0; i < nb; i++) { vr[i] = vm[i] * Math.cos(va[i]); vi[i] = vm[i] * Math.sin(va[i]); }
+  const ir = new Float64Array(nb), ii = new Float64Array(nb);           // I = Ybus·V
+  for (let i = 0; i < nb; i++) {
+    for (const [j, g] of yRe[i]) { const b = yIm[i].get(j)!; ir[i] += g * vr[j] - b * vi[j]; ii[i] += g * vi[j] + b * vr[j]; }
+  }
+  const th = new Int32Array(nb).fill(-1), mag = new Int32Array(nb).fill(-1);
+  let n = 0;
+  for (let i = 0; i < nb; i++) if (bus[i][1] !== 3 && bus[i][1] !== 4) th[i] = n++;
+  for (let i = 0; i < nb; i++) if (bus[i][1] === 1) mag[i] = n++;
+  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+  const put = (r: number, c: number, v: number) => { if (r >= 0 && c >= 0) { rows.push(r); cols.push(c); vals.push(v); } };
+  for (let i = 0; i < nb; i++) {
+    for (const [j, g] of yRe[i]) {
+      const b = yIm[i].get(j)!;
+      // w = Y_ij·V_j
+      const wr = g * vr[j] - b * vi[j], wi = g * vi[j] + b * vr[j];
+      // dS_i/dθ_j = -j·V_i·conj(w) (+ j·V_i·conj(I_i) on the diagonal)
+      let ar = vr[i] * wr + vi[i] * wi, ai = vi[i] * wr - vr[i] * wi;  // V_i·conj(w)
+      let sr = ai, si = -ar;                                             // -j·(…)
+      // dS_i/d|V_j| = V_i·conj(w)/|V_j| (+ conj(I_i)·V_i/|V_i| on the diagonal)
+      let mr = ar / vm[j], mi = ai / vm[j];
+      if (i === j) {
+        const cr = vr[i] * ir[i] + vi[i] * ii[i], ci = vi[i] * ir[i] - vr[i] * ii[i]; // V_i·conj(I_i)
+        sr += -ci; si += cr;
+        mr += cr / vm[i]; mi += ci / vm[i];
+      }
+      put(th[i], th[j], sr); put(th[i], mag[j], mr);
+      put(mag[i], th[j], si); put(mag[i], mag[j], mi);
+    }
+  }
+  return fromTriplets(n, rows, cols, vals);
+}
+
+function main(): void {
+  const repeats = Number(process.argv[2] ?? 50);
+  const compare = process.argv.includes('--compare');
+  console.log(`SparseLU (build/sparse.wasm): analyze once, then ${repeats} factor+solve; times in ms (min and median).`);
+  console.log('nnz(L+U) counts the diagonal once; Mflop = multiply-adds of one factorisation; fb = pivoting fallbacks.');
+  console.log('| matrix                      |      n |  nnz(A) | nnz(L+U) | Mflop  | analyze | factor min / med | solve min / med | fact+solve | ‖Ax-b‖∞ | fb |' +
+    (compare ? ' no-supernode factor min / med |' : ''));
+  console.log('|-----------------------------|--------|---------|----------|--------|---------|--------|--------|-------|-------|-----------|---------|----|' +
+    (compare ? '--------|--------|' : ''));
+  bench('grid n=20000 (B\'-like)', gridMatrix(20000, 1), repeats, compare);
+  bench('synthetic NR J, 10000 bus', jacobian(10000, 2), repeats, compare);
+  for (const c of ['case9241pegase', 'case13659pegase', 'case_ACTIVSg10k']) {
+    if (existsSync(join(CASES_DIR, `${c}.m`))) bench(`${c} NR J`, matpowerJacobian(c), repeats, compare);
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) main();

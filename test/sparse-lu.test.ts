@@ -2,9 +2,10 @@
 // against a dense LU with partial pivoting written here in plain JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT } from '../src/paths.js';
+import { CASES_DIR, ROOT } from '../src/paths.js';
+import { matpowerJacobian } from '../bench/sparse-lu.js';
 
 // ---------------------------------------------------------------- wasm driver
 
@@ -26,6 +27,9 @@ interface SparseExports {
   factorFromBuffers(): number;
   solveFromBuffers(): void;
   isSingular(): number;
+  nnzL(): number;
+  nnzU(): number;
+  fallbacks(): number;
 }
 
 const wasmModule = new WA.Module(readFileSync(join(ROOT, 'build', 'sparse.wasm')));
@@ -57,6 +61,10 @@ class WasmLU {
     return this.x.factorFromBuffers() === 1;
   }
   get singular(): boolean { return this.x.isSingular() === 1; }
+  /** Stored entries of L + U, the diagonal counted once. */
+  get fill(): number { return this.x.nnzL() + this.x.nnzU() - this.n; }
+  /** factor() calls that needed the pivoting fallback since analyze. */
+  get fallbacks(): number { return this.x.fallbacks(); }
   solve(b: Float64Array): Float64Array {
     const view = new Float64Array(this.x.memory.buffer, this.x.rhsPtr(), this.n);
     view.set(b);
@@ -203,17 +211,48 @@ function checkSolve(lu: WasmLU, a: Csc, seed: number, label: string): void {
   assert.ok(diff <= 1e-8 * maxAbs(ref), `${label}: |x - x_dense| = ${diff}, |x_dense| = ${maxAbs(ref)}`);
 }
 
+/** The same matrix with its rows permuted by perm (row i goes to perm[i]). */
+function permuteRows(a: Csc, perm: Int32Array): Csc {
+  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+  for (let j = 0; j < a.n; j++) for (let p = a.colPtr[j]; p < a.colPtr[j + 1]; p++) { rows.push(perm[a.rowIdx[p]]); cols.push(j); vals.push(a.values[p]); }
+  return fromTriplets(a.n, rows, cols, vals);
+}
+
+function randomPermutation(n: number, seed: number): Int32Array {
+  const r = rng(seed), p = Int32Array.from({ length: n }, (_, i) => i);
+  for (let i = n - 1; i > 0; i--) { const j = Math.floor(r() * (i + 1)); const t = p[i]; p[i] = p[j]; p[j] = t; }
+  return p;
+}
+
+function expectSingular(lu: WasmLU, values: Float64Array, label: string): void {
+  assert.equal(lu.factor(values), false, `${label}: factor should report singular`);
+  assert.equal(lu.singular, true, `${label}: singular flag`);
+  const x = lu.solve(new Float64Array(values.length > 0 ? lu_n(lu) : 0).fill(1));
+  assert.ok(x.every((t) => Number.isNaN(t)), `${label}: solve after a failed factor must give NaN, not an answer`);
+}
+const lu_n = (lu: WasmLU): number => (lu as unknown as { n: number }).n;
+
+const QUICK = process.env.QUICK === '1';
+
 // ---------------------------------------------------------------- tests
 
-const sizes = [5, 17, 60, 250, 1000];
+const sizes = [1, 2, 5, 17, 60, 250, 1000];
 
-test('structurally symmetric, diagonally dominant: matches dense LU', () => {
+test('structurally symmetric, diagonally dominant: matches dense LU (n = 1 … 1000)', () => {
   for (const n of sizes) {
     const a = randomMatrix(n, 1000 + n, { degree: 3, unsymmetric: 0, dominant: true });
     const lu = new WasmLU();
     lu.analyze(a);
     checkSolve(lu, a, n, `n=${n}`);
+    assert.equal(lu.fallbacks, 0, `n=${n}: a dominant diagonal needs no pivoting`);
   }
+});
+
+test('n = 2000, structurally symmetric and not dominant: matches dense LU', () => {
+  const a = randomMatrix(2000, 42, { degree: 3, unsymmetric: 0, dominant: false });
+  const lu = new WasmLU();
+  lu.analyze(a);
+  checkSolve(lu, a, 7, 'n=2000');
 });
 
 test('structurally unsymmetric, not diagonally dominant: matches dense LU', () => {
@@ -225,45 +264,95 @@ test('structurally unsymmetric, not diagonally dominant: matches dense LU', () =
   }
 });
 
+test('zero diagonal (rows permuted): the pivoting fallback finds the pivots, and its order is reused', () => {
+  for (const n of [6, 40, 300, 1500]) {
+    const base = randomMatrix(n, 3000 + n, { degree: 3, unsymmetric: 0.2, dominant: true });
+    const a = permuteRows(base, randomPermutation(n, n));
+    const lu = new WasmLU();
+    lu.analyze(a);
+    checkSolve(lu, a, n, `n=${n}`);
+    assert.ok(lu.fallbacks >= 1, `n=${n}: static diagonal pivots cannot work here`);
+    // the same matrix scaled: the adopted pivot sequence is static now
+    const before = lu.fallbacks;
+    checkSolve(lu, withValues(a, a.values.map((v) => 3 * v)), n + 1, `n=${n} again`);
+    assert.equal(lu.fallbacks, before, `n=${n}: second factorisation should reuse the adopted pivots`);
+  }
+});
+
 test('refactor with new values on the same pattern, no re-analysis (Newton style)', () => {
   const n = 400;
   const a = randomMatrix(n, 77, { degree: 3, unsymmetric: 0.1, dominant: true });
   const lu = new WasmLU();
   lu.analyze(a);
   const r = rng(5);
-  for (let it = 0; it < 6; it++) {
+  for (let it = 0; it < 8; it++) {
     const v = a.values.map((t) => t * (0.5 + r()));
-    // keep dominance on the diagonal for some iterations, drop it for others
-    const m = withValues(a, v);
-    checkSolve(lu, m, 100 + it, `iteration ${it}`);
+    checkSolve(lu, withValues(a, v), 100 + it, `iteration ${it}`);
   }
+  assert.equal(lu.fallbacks, 0);
 });
 
-test('zero column is reported singular', () => {
+test('a pivot that collapses mid-sequence triggers the fallback, later iterations stay right', () => {
+  const n = 300;
+  const a = randomMatrix(n, 78, { degree: 3, unsymmetric: 0, dominant: true });
+  const lu = new WasmLU();
+  lu.analyze(a);
+  checkSolve(lu, a, 1, 'start');
+  // zero every diagonal entry of a few columns: static pivots there are 0
+  const v = Float64Array.from(a.values);
+  for (const j of [3, 50, 199]) for (let p = a.colPtr[j]; p < a.colPtr[j + 1]; p++) if (a.rowIdx[p] === j) v[p] = 0;
+  checkSolve(lu, withValues(a, v), 2, 'zeroed diagonals');
+  assert.ok(lu.fallbacks >= 1);
+  checkSolve(lu, a, 3, 'back to the original values');
+  checkSolve(lu, withValues(a, a.values.map((t) => -t)), 4, 'negated');
+});
+
+test('AMD ordering keeps fill low on a randomly numbered 2-D grid', () => {
+  // 60×60 five-point grid, numbered at random. Ordered row by row it would
+  // fill its band (≈ 2·n·√n entries in L+U); in the random numbering, far
+  // more. A minimum-degree order must do clearly better than the band.
+  const side = 60, n = side * side;
+  const label = randomPermutation(n, 9);
+  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+  const add = (i: number, j: number, v: number) => { rows.push(label[i]); cols.push(label[j]); vals.push(v); };
+  for (let y = 0; y < side; y++) for (let x = 0; x < side; x++) {
+    const i = y * side + x;
+    add(i, i, 4.5);
+    if (x + 1 < side) { add(i, i + 1, -1); add(i + 1, i, -1); }
+    if (y + 1 < side) { add(i, i + side, -1); add(i + side, i, -1); }
+  }
+  const a = fromTriplets(n, rows, cols, vals);
+  const lu = new WasmLU();
+  lu.analyze(a);
+  checkSolve(lu, a, 11, 'grid');
+  const nnzA = a.colPtr[n];
+  assert.ok(lu.fill < 8 * nnzA, `fill ${lu.fill} vs nnz(A) ${nnzA}`);
+  assert.ok(lu.fill < 0.4 * n * side * 2, `fill ${lu.fill} is not far below the band's ${n * side * 2}`);
+});
+
+test('zero column is reported singular, and the next good matrix factors', () => {
   const a = randomMatrix(50, 9, { degree: 3, unsymmetric: 0, dominant: true });
   const v = Float64Array.from(a.values);
   for (let p = a.colPtr[7]; p < a.colPtr[8]; p++) v[p] = 0;
   const lu = new WasmLU();
   lu.analyze(a);
-  assert.equal(lu.factor(v), false);
-  assert.equal(lu.singular, true);
-  // a good matrix on the same pattern factors again afterwards
+  expectSingular(lu, v, 'zero column');
   checkSolve(lu, a, 3, 'after singular');
 });
 
 test('two equal rows are reported singular', () => {
-  const n = 6;
-  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
-  const r = rng(4);
-  const dense: number[][] = Array.from({ length: n }, () => Array.from({ length: n }, () => (r() < 0.6 ? r() * 2 - 1 : 0)));
-  for (let i = 0; i < n; i++) dense[i][i] = 3 + r();
-  dense[4] = dense[1].slice();
-  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (dense[i][j] !== 0) { rows.push(i); cols.push(j); vals.push(dense[i][j]); }
-  const a = fromTriplets(n, rows, cols, vals);
-  const lu = new WasmLU();
-  lu.analyze(a);
-  assert.equal(lu.factor(a.values), false);
-  assert.equal(lu.singular, true);
+  for (const [n, seed] of [[6, 4], [40, 5], [200, 6]]) {
+    const base = randomMatrix(n, seed, { degree: 4, unsymmetric: 0, dominant: true });
+    // copy row 1 onto row n-2 (the pattern becomes the union, values equal)
+    const d = toDense(base);
+    for (let j = 0; j < n; j++) d[(n - 2) * n + j] = d[1 * n + j];
+    const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) if (d[i * n + j] !== 0) { rows.push(i); cols.push(j); vals.push(d[i * n + j]); }
+    const a = fromTriplets(n, rows, cols, vals);
+    const lu = new WasmLU();
+    lu.analyze(a);
+    expectSingular(lu, a.values, `n=${n}`);
+  }
 });
 
 test('structurally singular pattern is reported singular', () => {
@@ -271,6 +360,44 @@ test('structurally singular pattern is reported singular', () => {
   const a = fromTriplets(4, [0, 1, 2, 2, 3, 2, 3], [0, 0, 1, 2, 2, 3, 3], [1, 2, 1, 1, 2, 3, 1]);
   const lu = new WasmLU();
   lu.analyze(a);
-  assert.equal(lu.factor(a.values), false);
-  assert.equal(lu.singular, true);
+  expectSingular(lu, a.values, 'structural');
+});
+
+test('NaN or infinite values are reported singular, never passed on', () => {
+  const a = randomMatrix(80, 12, { degree: 3, unsymmetric: 0, dominant: true });
+  const lu = new WasmLU();
+  lu.analyze(a);
+  for (const bad of [NaN, Infinity]) {
+    for (const p of [0, Math.floor(a.values.length / 2), a.values.length - 1]) {
+      const v = Float64Array.from(a.values);
+      v[p] = bad;
+      expectSingular(lu, v, `value[${p}] = ${bad}`);
+    }
+  }
+  checkSolve(lu, a, 5, 'after NaN');
+});
+
+test('MATPOWER Newton-Raphson Jacobians (case118, case300) match dense LU', { skip: !existsSync(join(CASES_DIR, 'case300.m')) }, () => {
+  for (const c of ['case118', 'case300']) {
+    const a = matpowerJacobian(c);
+    const lu = new WasmLU();
+    lu.analyze(a);
+    checkSolve(lu, a, 1, c);
+  }
+});
+
+test('case9241pegase Newton-Raphson Jacobian: small residual, repeated factorisations', { skip: QUICK || !existsSync(join(CASES_DIR, 'case9241pegase.m')) }, () => {
+  const a = matpowerJacobian('case9241pegase');
+  const lu = new WasmLU();
+  lu.analyze(a);
+  for (let it = 0; it < 3; it++) {
+    const v = a.values.map((t, p) => t * (1 + 0.01 * it * Math.sin(p)));
+    const m = withValues(a, v);
+    assert.equal(lu.factor(v), true);
+    const b = randomVector(a.n, it);
+    const x = lu.solve(b);
+    const res = residualInf(m, x, b);
+    assert.ok(res <= 1e-10 * (normInf(m) * maxAbs(x) + maxAbs(b)), `iteration ${it}: residual ${res}`);
+  }
+  assert.ok(lu.fill < 3 * a.colPtr[a.n], `fill ${lu.fill}`);
 });

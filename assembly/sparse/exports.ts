@@ -47,3 +47,7 @@ export function nnzL(): i32 { return lu.nnzL(); }
 export function nnzU(): i32 { return lu.nnzU(); }
 /** How many factor() calls needed the pivoting fallback since analyze. */
 export function fallbacks(): i32 { return lu.fallbacks; }
+/** Multiply-adds of one numeric factorisation (a cost measure for the ordering). */
+export function flops(): f64 { return lu.flops(); }
+/** Benchmark switch: supernodal panel updates on (1, default) or off (0). */
+export function setSupernodes(on: i32): void { lu.setSupernodes(on != 0); }

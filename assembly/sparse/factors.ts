@@ -5,9 +5,9 @@
 // renumbers them at the end).
 //   L: unit lower triangular; column k starts with its diagonal (value 1).
 //   U: upper triangular; column k holds its off-diagonal rows in a
-//      topological order of the column's elimination dependencies, then the
-//      diagonal last. That order is what lets the left-looking refactorisation
-//      apply the updates in a single pass.
+//      topological order of the column's elimination dependencies (ascending
+//      steps, once sorted), then the diagonal last. That order is what lets
+//      the left-looking refactorisation apply the updates in a single pass.
 
 export class LUFactors {
   Lp: StaticArray<i32> = new StaticArray<i32>(1);

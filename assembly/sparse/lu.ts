@@ -14,7 +14,10 @@
 import { amdOrder } from './amd';
 import { LUFactors } from './factors';
 import { pivotingLU } from './pivoting';
+import { getf, geti, ptr, scatterAxpy, setf } from './raw';
 import { refactorLU } from './refactor';
+import { sortFactorColumns } from './sort';
+import { findSupernodes } from './supernodes';
 import { symbolicLU } from './symbolic';
 
 export class SparseLU {
@@ -33,6 +36,9 @@ export class SparseLU {
   private prow: StaticArray<i32> = new StaticArray<i32>(0);
   /** stepOf[p] = pinv[Ai[p]], so the refactorisation scatters A directly. */
   private stepOf: StaticArray<i32> = new StaticArray<i32>(0);
+  /** snEnd[j]: last column of the supernode of L containing column j. */
+  private snEnd: StaticArray<i32> = new StaticArray<i32>(0);
+  private supernodesOn: bool = true;
   /** Current factors, and the spare storage the pivoting fallback writes into. */
   private f: LUFactors = new LUFactors(0, 0, 0);
   private g: LUFactors = new LUFactors(0, 0, 0);
@@ -83,6 +89,8 @@ export class SparseLU {
     this.f = new LUFactors(n, 2 * nnz + n, 2 * nnz + n);
     symbolicLU(n, Ap, Ai, q, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
     this.updateStepOf();
+    this.snEnd = new StaticArray<i32>(n);
+    this.refreshSupernodes();
     // Room for the fallback's factors: its pivots usually fill a little more.
     const room = this.f.nnzL(n) + this.f.nnzU(n);
     this.g = new LUFactors(n, room + n, room + n);
@@ -92,7 +100,7 @@ export class SparseLU {
    *  (and sets `singular`) when the matrix is numerically singular. */
   factor(values: StaticArray<f64>): bool {
     const n = this.n;
-    const failed = refactorLU(n, this.Ap, this.stepOf, values, this.q, this.f, this.x);
+    const failed = refactorLU(n, this.Ap, this.stepOf, values, this.q, this.f, this.snEnd, this.x);
     if (failed < 0) {
       this.singular = false;
       return true;
@@ -114,6 +122,9 @@ export class SparseLU {
     this.pinvG = pinv;
     for (let i = 0; i < n; i++) unchecked(this.prow[this.pinv[i]] = i);
     this.updateStepOf();
+    const h = this.f;
+    sortFactorColumns(n, h.Lp, h.Li, h.Lx, h.Up, h.Ui, h.Ux);
+    this.refreshSupernodes();
     this.singular = false;
     return true;
   }
@@ -126,35 +137,58 @@ export class SparseLU {
       for (let i = 0; i < n; i++) unchecked(b[i] = NaN);
       return;
     }
-    const x = this.x, prow = this.prow, q = this.q;
+    const x = ptr(this.x), prow = ptr(this.prow), q = ptr(this.q), bp = ptr(b);
     const f = this.f;
-    const Lp = f.Lp, Li = f.Li, Lx = f.Lx, Up = f.Up, Ui = f.Ui, Ux = f.Ux;
-    for (let k = 0; k < n; k++) unchecked(x[k] = b[prow[k]]);
+    const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
+    for (let k = 0; k < n; k++) setf(x, k, getf(bp, geti(prow, k)));
     // L y = P b (unit diagonal stored first in each column)
     for (let j = 0; j < n; j++) {
-      const xj = unchecked(x[j]);
-      if (xj == 0.0) continue;
-      const end = unchecked(Lp[j + 1]);
-      for (let p = unchecked(Lp[j]) + 1; p < end; p++) unchecked(x[Li[p]] -= Lx[p] * xj);
+      const xj = getf(x, j);
+      if (xj != 0.0) scatterAxpy(x, li, lx, geti(lp, j) + 1, geti(lp, j + 1), xj);
     }
     // U z = y (diagonal stored last in each column)
     for (let j = n - 1; j >= 0; j--) {
-      const d = unchecked(Up[j + 1]) - 1;
-      const xj = unchecked(x[j]) / unchecked(Ux[d]);
-      unchecked(x[j] = xj);
-      if (xj == 0.0) continue;
-      for (let p = unchecked(Up[j]); p < d; p++) unchecked(x[Ui[p]] -= Ux[p] * xj);
+      const d = geti(up, j + 1) - 1;
+      const xj = getf(x, j) / getf(ux, d);
+      setf(x, j, xj);
+      if (xj != 0.0) scatterAxpy(x, ui, ux, geti(up, j), d, xj);
     }
     // x = Q z
     for (let k = 0; k < n; k++) {
-      unchecked(b[q[k]] = x[k]);
-      unchecked(x[k] = 0.0);
+      setf(bp, geti(q, k), getf(x, k));
+      setf(x, k, 0.0);
     }
+  }
+
+  /** Supernodal panel updates on (default) or off — off only to measure them. */
+  setSupernodes(on: bool): void {
+    this.supernodesOn = on;
+    this.refreshSupernodes();
   }
 
   /** Nonzeros stored in L (unit diagonal included) and U. */
   nnzL(): i32 { return this.f.nnzL(this.n); }
   nnzU(): i32 { return this.f.nnzU(this.n); }
+
+  /** Multiply-adds of one numeric factorisation with the current structure. */
+  flops(): f64 {
+    const f = this.f;
+    let s: f64 = 0;
+    for (let k = 0; k < this.n; k++) {
+      const d = unchecked(f.Up[k + 1]) - 1;
+      for (let p = unchecked(f.Up[k]); p < d; p++) {
+        const j = unchecked(f.Ui[p]);
+        s += <f64>(unchecked(f.Lp[j + 1]) - unchecked(f.Lp[j]) - 1);
+      }
+      s += <f64>(unchecked(f.Lp[k + 1]) - unchecked(f.Lp[k]) - 1);
+    }
+    return s;
+  }
+
+  private refreshSupernodes(): void {
+    if (this.supernodesOn) findSupernodes(this.n, this.f.Lp, this.f.Li, this.snEnd);
+    else for (let j = 0; j < this.n; j++) unchecked(this.snEnd[j] = j);
+  }
 
   private updateStepOf(): void {
     const Ai = this.Ai, pinv = this.pinv, stepOf = this.stepOf;

@@ -1,65 +1,156 @@
 // Left-looking numeric LU on a static pattern (KLU's "refactor"): with the
 // pivot sequence and the structure of L and U fixed by the analysis, column k
 // is computed as x = L \ (P·A·Q)(:,k) by sparse updates taken in the stored
-// topological order of U(:,k); no graph search, no allocation. Every pivot is
-// checked, and the first one that is too small relative to its column is
-// reported so the caller can switch to a pivoting factorisation.
+// (ascending, hence topological) order of U(:,k); no graph search, no
+// allocation. Every pivot is checked, and the first one that is too small
+// relative to its column is reported so the caller can switch to a pivoting
+// factorisation.
 import { LUFactors } from './factors';
+import { getf, geti, ptr, scatterAxpy, setf } from './raw';
 import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
 /**
  * Numeric factorisation of the matrix with values `values` (CSC order of the
  * analysed pattern Ap) into f, whose patterns are already set. q[k] is the
- * original column of step k; stepOf[p] is the pivot step of the row of entry p.
+ * original column of step k; stepOf[p] is the pivot step of the row of entry p;
+ * snEnd[j] the last column of j's supernode (supernodes.ts).
  * x is a zeroed work vector of length n and is left zeroed.
  * Returns -1 on success, else the step whose pivot failed the test
  * (|u_kk| < PIVOT_TOL·max|l_ik·u_kk|, tiny against the column, or not finite).
  */
 export function refactorLU(
   n: i32, Ap: StaticArray<i32>, stepOf: StaticArray<i32>, values: StaticArray<f64>,
-  q: StaticArray<i32>, f: LUFactors, x: StaticArray<f64>,
+  q: StaticArray<i32>, f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>,
 ): i32 {
-  const Lp = f.Lp, Li = f.Li, Lx = f.Lx, Up = f.Up, Ui = f.Ui, Ux = f.Ux;
+  const ap = ptr(Ap), so = ptr(stepOf), va = ptr(values), qp = ptr(q), xp = ptr(x), se = ptr(snEnd);
+  const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
   for (let k = 0; k < n; k++) {
-    const col = unchecked(q[k]);
-    let scale: f64 = 0.0;
-    const aend = unchecked(Ap[col + 1]);
-    for (let p = unchecked(Ap[col]); p < aend; p++) {
-      const v = unchecked(values[p]);
-      unchecked(x[stepOf[p]] = v);
-      scale = max(scale, abs(v));
+    const col = geti(qp, k);
+    // scale: largest |entry| met in this column; guard: a plain sum that turns
+    // NaN/Inf when any entry is (f64.max would be slower in V8).
+    let scale: f64 = 0.0, guard: f64 = 0.0;
+    const aend = geti(ap, col + 1);
+    for (let p = geti(ap, col); p < aend; p++) {
+      const v = getf(va, p);
+      setf(xp, geti(so, p), v);
+      const t = abs(v);
+      scale = t > scale ? t : scale;
     }
     // U(:,k): each x[j] is final when reached (topological order); apply L(:,j).
-    const udiag = unchecked(Up[k + 1]) - 1;
-    for (let p = unchecked(Up[k]); p < udiag; p++) {
-      const j = unchecked(Ui[p]);
-      const xj = unchecked(x[j]);
-      unchecked(x[j] = 0.0);
-      unchecked(Ux[p] = xj);
-      scale = max(scale, abs(xj));               // f64.max keeps a NaN
-      const lend = unchecked(Lp[j + 1]);
-      for (let t = unchecked(Lp[j]) + 1; t < lend; t++) {
-        unchecked(x[Li[t]] -= Lx[t] * xj);
+    // A run of columns j..m of one supernode is applied together (see
+    // supernodes.ts): their rows inside the supernode one by one, their
+    // common rows R at once.
+    const udiag = geti(up, k + 1) - 1;
+    let p = geti(up, k);
+    while (p < udiag) {
+      const j = geti(ui, p);
+      const e = geti(se, j);
+      const m = min(e, k - 1);
+      if (m == j) {
+        const xj = getf(xp, j);
+        setf(xp, j, 0.0);
+        setf(ux, p, xj);
+        guard += xj;
+        scatterAxpy(xp, li, lx, geti(lp, j) + 1, geti(lp, j + 1), xj);
+        p++;
+        continue;
       }
+      if (m == j + 1 && e == m) {
+        // the common pair (θ and |V| of a bus): head is the single L(j+1, j)
+        const xj = getf(xp, j);
+        const l = geti(lp, j);
+        const xj1 = getf(xp, j + 1) - getf(lx, l + 1) * xj;
+        setf(xp, j, 0.0);
+        setf(xp, j + 1, 0.0);
+        setf(ux, p, xj);
+        setf(ux, p + 1, xj1);
+        guard += xj + xj1;
+        const t1 = geti(lp, j + 1) + 1;
+        panelUpdate2(xp, li + (<usize>t1 << 2), geti(lp, j + 2) - t1, lx + (<usize>(l + 2) << 3), lx + (<usize>t1 << 3), xj, xj1);
+        p += 2;
+        continue;
+      }
+      for (let c = j; c <= m; c++) {
+        const xc = getf(xp, c);
+        setf(xp, c, 0.0);
+        setf(ux, p + c - j, xc);
+        guard += xc;
+        const h = geti(lp, c) + 1;
+        scatterAxpy(xp, li, lx, h, h + e - c, xc);
+      }
+      const rIdx = li + ((<usize>geti(lp, e) + 1) << 2);
+      const rLen = geti(lp, e + 1) - geti(lp, e) - 1;
+      let c = j;
+      for (; c + 3 <= m; c += 4) {
+        panelUpdate4(xp, rIdx, rLen,
+          tail(lx, lp, c, e), tail(lx, lp, c + 1, e), tail(lx, lp, c + 2, e), tail(lx, lp, c + 3, e),
+          getf(ux, p + c - j), getf(ux, p + c - j + 1), getf(ux, p + c - j + 2), getf(ux, p + c - j + 3));
+      }
+      if (c + 1 <= m) {
+        panelUpdate2(xp, rIdx, rLen, tail(lx, lp, c, e), tail(lx, lp, c + 1, e),
+          getf(ux, p + c - j), getf(ux, p + c - j + 1));
+        c += 2;
+      }
+      if (c == m) panelUpdate1(xp, rIdx, rLen, tail(lx, lp, c, e), getf(ux, p + c - j));
+      p += m - j + 1;
     }
-    const d = unchecked(x[k]);
-    unchecked(x[k] = 0.0);
-    const l0 = unchecked(Lp[k]) + 1, l1 = unchecked(Lp[k + 1]);
+    const d = getf(xp, k);
+    setf(xp, k, 0.0);
+    // L(:,k) before scaling, gathered while finding the largest candidate.
+    const l0 = geti(lp, k) + 1, l1 = geti(lp, k + 1);
     let cmax: f64 = 0.0;
-    for (let t = l0; t < l1; t++) cmax = max(cmax, abs(unchecked(x[Li[t]])));
-    const ad = abs(d);
-    scale = max(scale, max(cmax, ad));
-    if (!(ad >= PIVOT_TOL * cmax) || !(ad > SINGULAR_TOL * scale) || !isFinite(scale)) {
-      for (let t = l0; t < l1; t++) unchecked(x[Li[t]] = 0.0);
-      return k;
-    }
-    unchecked(Ux[udiag] = d);
-    const inv = 1.0 / d;
     for (let t = l0; t < l1; t++) {
-      const i = unchecked(Li[t]);
-      unchecked(Lx[t] = x[i] * inv);
-      unchecked(x[i] = 0.0);
+      const a = xp + (<usize>geti(li, t) << 3);
+      const v = load<f64>(a);
+      store<f64>(a, 0.0);
+      setf(lx, t, v);
+      guard += v;
+      const av = abs(v);
+      cmax = av > cmax ? av : cmax;
     }
+    const ad = abs(d);
+    scale = cmax > scale ? cmax : scale;
+    scale = ad > scale ? ad : scale;
+    if (!(ad >= PIVOT_TOL * cmax) || !(ad > SINGULAR_TOL * scale) || !isFinite(guard + d)) return k;
+    setf(ux, udiag, d);
+    const inv = 1.0 / d;
+    for (let t = l0; t < l1; t++) setf(lx, t, getf(lx, t) * inv);
   }
   return -1;
+}
+
+/** Address of the values of column c of supernode ..e on its common rows R. */
+// @ts-ignore: decorator
+@inline function tail(lx: usize, lp: usize, c: i32, e: i32): usize {
+  return lx + ((<usize>(geti(lp, c) + 1 + e - c)) << 3);
+}
+
+// x[R[t]] -= Σ_c L_c[t]·x_c over 4, 2 or 1 columns of a supernode: one
+// gather and one scatter of x per row for all of them.
+// @ts-ignore: decorator
+@inline function panelUpdate4(x: usize, r: usize, len: i32, a: usize, b: usize, c: usize, d: usize,
+                              xa: f64, xb: f64, xc: f64, xd: f64): void {
+  for (let t = 0; t < len; t++) {
+    const o = <usize>t << 3;
+    const at = x + (<usize>geti(r, t) << 3);
+    store<f64>(at, load<f64>(at) - (load<f64>(a + o) * xa + load<f64>(b + o) * xb)
+                                 - (load<f64>(c + o) * xc + load<f64>(d + o) * xd));
+  }
+}
+
+// @ts-ignore: decorator
+@inline function panelUpdate2(x: usize, r: usize, len: i32, a: usize, b: usize, xa: f64, xb: f64): void {
+  for (let t = 0; t < len; t++) {
+    const o = <usize>t << 3;
+    const at = x + (<usize>geti(r, t) << 3);
+    store<f64>(at, load<f64>(at) - (load<f64>(a + o) * xa + load<f64>(b + o) * xb));
+  }
+}
+
+// @ts-ignore: decorator
+@inline function panelUpdate1(x: usize, r: usize, len: i32, a: usize, xa: f64): void {
+  for (let t = 0; t < len; t++) {
+    const at = x + (<usize>geti(r, t) << 3);
+    store<f64>(at, load<f64>(at) - load<f64>(a + (<usize>t << 3)) * xa);
+  }
 }

@@ -1,11 +1,12 @@
 // Structure of the LU factors for a fixed pivot sequence (static pivoting):
 // column k of P·A·Q needs x = L \ (P·A·Q)(:,k), whose pattern is the
 // Gilbert–Peierls reach of the column in the graph of the L built so far.
-// Rows above k form U(:,k) (kept in the reach's topological order), rows
-// below k form L(:,k). No cancellation is assumed, so the pattern holds for
+// Rows above k form U(:,k), rows below k form L(:,k); both are then sorted
+// ascending, which for U(:,k) is also a valid update order (see sort.ts). No cancellation is assumed, so the pattern holds for
 // every matrix with this sparsity and these pivots. Run once per pattern.
 import { LUFactors } from './factors';
 import { reach } from './reach';
+import { sortFactorColumns } from './sort';
 
 /**
  * Fills the patterns (Lp, Li, Up, Ui) of f for the column order q (q[k] =
@@ -43,4 +44,5 @@ export function symbolicLU(
   }
   unchecked(f.Lp[n] = lnz);
   unchecked(f.Up[n] = unz);
+  sortFactorColumns(n, f.Lp, f.Li, null, f.Up, f.Ui, null);
 }
