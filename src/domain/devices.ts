@@ -1,0 +1,346 @@
+// Device registry: tenant-scoped devices with an explicit status machine
+// (docs/devices.md). Every door (REST, GraphQL, WebSocket) calls these.
+import type { Queryable } from '../db/database.js';
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import { AppError, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+
+export const DEVICE_TYPES = ['PV', 'WIND', 'BESS', 'EV', 'LOAD', 'TRANSFORMER', 'BREAKER'] as const;
+export type DeviceType = (typeof DEVICE_TYPES)[number];
+export const DEVICE_STATUSES = ['online', 'offline', 'maintenance', 'fault'] as const;
+export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+
+/**
+ * The status machine. A status may always be set to itself (no change, no event).
+ * - a faulted device must be repaired: fault leads only to maintenance;
+ * - a device under maintenance is out of service: its faults are part of the
+ *   work and raise no alarm, so maintenance -> fault is refused.
+ */
+export const TRANSITIONS: Record<DeviceStatus, readonly DeviceStatus[]> = {
+  online: ['offline', 'maintenance', 'fault'],
+  offline: ['online', 'maintenance', 'fault'],
+  maintenance: ['online', 'offline'],
+  fault: ['maintenance'],
+};
+
+export function canTransition(from: DeviceStatus, to: DeviceStatus): boolean {
+  return from === to || TRANSITIONS[from].includes(to);
+}
+
+export interface Device {
+  id: string;
+  name: string;
+  type: DeviceType;
+  status: DeviceStatus;
+  network_id: string | null;
+  bus: number | null;
+  capacity_mw: number | null;
+  online: boolean;
+  metadata: Record<string, unknown>;
+  last_seen_at: Date | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+interface DeviceRow extends Omit<Device, 'online'> {
+  tenant_id: string;
+}
+
+export interface DeviceInput {
+  name: string;
+  type: DeviceType;
+  status?: DeviceStatus;
+  network_id?: string | null;
+  bus?: number | null;
+  capacity_mw?: number | null;
+  metadata?: Record<string, unknown>;
+  last_seen_at?: string | null;
+}
+
+export interface DevicePatch {
+  name?: string;
+  status?: DeviceStatus;
+  network_id?: string | null;
+  bus?: number | null;
+  capacity_mw?: number | null;
+  /** Merged into the stored metadata (RFC 7396: a key set to null is removed). */
+  metadata?: Record<string, unknown>;
+  /** A heartbeat: when the device was last heard from (RFC 3339), or use heartbeat: true for now. */
+  last_seen_at?: string | null;
+  heartbeat?: boolean;
+}
+
+function view(r: DeviceRow): Device {
+  return {
+    id: r.id, name: r.name, type: r.type, status: r.status, network_id: r.network_id, bus: r.bus, capacity_mw: r.capacity_mw,
+    online: r.status === 'online', metadata: r.metadata ?? {},
+    last_seen_at: r.last_seen_at ? new Date(r.last_seen_at) : null, created_at: new Date(r.created_at), updated_at: new Date(r.updated_at),
+  };
+}
+
+// ---- validation shared by create, batch entries and patch (REST schemas catch most of it too;
+// GraphQL and the batch entries come here with unchecked input) ----
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('INVALID_FIELD', `${field} ${message}`, { field });
+}
+
+function checkName(name: unknown): string {
+  if (typeof name !== 'string' || name.trim() === '') throw invalid('name', 'must be a non-empty string');
+  if (name.length > 128) throw invalid('name', 'must be at most 128 characters');
+  return name;
+}
+
+function checkStatus(v: unknown): DeviceStatus {
+  if (!DEVICE_STATUSES.includes(v as DeviceStatus)) throw new AppError('INVALID_FIELD', `status must be one of ${DEVICE_STATUSES.join(', ')}, got ${JSON.stringify(v)}`, { field: 'status', allowed: DEVICE_STATUSES });
+  return v as DeviceStatus;
+}
+
+function checkType(v: unknown): DeviceType {
+  if (!DEVICE_TYPES.includes(v as DeviceType)) throw new AppError('INVALID_FIELD', `type must be one of ${DEVICE_TYPES.join(', ')} (uppercase), got ${JSON.stringify(v)}`, { field: 'type', allowed: DEVICE_TYPES });
+  return v as DeviceType;
+}
+
+function checkOptionalNumber(field: string, v: unknown, integer: boolean, min?: number): number | null | undefined {
+  if (v === undefined || v === null) return v;
+  if (typeof v !== 'number' || !Number.isFinite(v) || (integer && !Number.isInteger(v))) throw invalid(field, `must be ${integer ? 'an integer' : 'a number'}`);
+  if (min !== undefined && v < min) throw new AppError('PARAM_OUT_OF_RANGE', `${field} must be >= ${min}, got ${v}`, { field, limit: min });
+  return v;
+}
+
+function checkMetadata(v: unknown): Record<string, unknown> | undefined {
+  if (v === undefined) return undefined;
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) throw invalid('metadata', 'must be an object');
+  return v as Record<string, unknown>;
+}
+
+function checkSeenAt(v: unknown): Date | null | undefined {
+  if (v === undefined || v === null) return v;
+  const d = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) ? new Date(v) : new Date(NaN);
+  if (Number.isNaN(d.getTime())) throw invalid('last_seen_at', `must be an RFC 3339 date-time, got ${JSON.stringify(v)}`);
+  if (d.getTime() > Date.now() + 5 * 60_000) throw new AppError('PARAM_OUT_OF_RANGE', 'last_seen_at lies more than 5 minutes in the future', { field: 'last_seen_at' });
+  return d;
+}
+
+function validateInput(x: DeviceInput): DeviceInput {
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) throw new AppError('INVALID_REQUEST', 'a device must be a JSON object');
+  checkName(x.name);
+  checkType(x.type);
+  if (x.status !== undefined) checkStatus(x.status);
+  if (x.network_id !== undefined && x.network_id !== null && typeof x.network_id !== 'string') throw invalid('network_id', 'must be a string');
+  checkOptionalNumber('bus', x.bus, true, 1);
+  checkOptionalNumber('capacity_mw', x.capacity_mw, false, 0);
+  checkMetadata(x.metadata);
+  checkSeenAt(x.last_seen_at);
+  return x;
+}
+
+/** The network must be one of the caller's tenant; a bus must exist in its current version. */
+async function checkPlacement(q: Queryable, tenantId: string, networkId: string | null | undefined, bus: number | null | undefined): Promise<void> {
+  if (bus !== undefined && bus !== null && !networkId) {
+    throw new AppError('VALIDATION_FAILED', 'bus needs network_id: a bus number means something only within a network', { field: 'bus' });
+  }
+  if (!networkId) return;
+  const { rows } = await q.query<{ version: number; has_bus: boolean }>(
+    `SELECT n.version, CASE WHEN $3::int IS NULL THEN true ELSE EXISTS (
+        SELECT 1 FROM network_versions v, jsonb_array_elements(v.model->'buses') b
+        WHERE v.network_id = n.id AND v.version = n.version AND (b->>'id')::int = $3::int) END AS has_bus
+     FROM networks n WHERE n.id = $1 AND n.tenant_id = $2`,
+    [networkId, tenantId, bus ?? null],
+  );
+  if (!rows[0]) throw new AppError('VALIDATION_FAILED', `network_id ${networkId} does not name a network of tenant ${tenantId}`, { field: 'network_id', network_id: networkId });
+  if (!rows[0].has_bus) throw new AppError('BUS_NOT_FOUND', `bus ${bus} does not exist in network ${networkId}`, { field: 'bus', bus, network_id: networkId });
+}
+
+function statusEvent(tenantId: string, d: Device, oldStatus: DeviceStatus | null, kind?: string) {
+  const k = kind ?? (d.status === 'online' ? 'device.online' : d.status === 'offline' ? 'device.offline' : 'device.status');
+  return {
+    tenantId, topic: 'device' as const, kind: k, networkId: d.network_id ?? undefined,
+    severity: d.status === 'fault' ? 2 : d.status === 'offline' ? 1 : 0,
+    payload: { device_id: d.id, name: d.name, type: d.type, status: d.status, old_status: oldStatus, online: d.online, network_id: d.network_id },
+  };
+}
+
+async function insertDevice(q: Queryable, caller: Caller, input: DeviceInput): Promise<{ device: Device; event: StoredEvent }> {
+  await checkPlacement(q, caller.tenantId, input.network_id, input.bus);
+  const status = input.status ?? 'offline';
+  const seen = checkSeenAt(input.last_seen_at) ?? (status === 'online' ? new Date() : null);
+  const { rows } = await q.query<DeviceRow>(
+    `INSERT INTO devices (id, tenant_id, name, type, status, network_id, bus, capacity_mw, metadata, last_seen_at)
+     VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10) RETURNING *`,
+    [newId('dev'), caller.tenantId, input.name, input.type, status, input.network_id ?? null, input.bus ?? null, input.capacity_mw ?? null,
+      JSON.stringify(input.metadata ?? {}), seen],
+  );
+  const device = view(rows[0]);
+  const event = await insertEvent(q, statusEvent(caller.tenantId, device, null, 'device.created'));
+  return { device, event };
+}
+
+export async function createDevice(s: Services, caller: Caller, input: DeviceInput): Promise<Device> {
+  validateInput(input);
+  const { device, event } = await s.db.transaction((tx) => insertDevice(tx, caller, input));
+  await publishEvents(s.bus, [event]);
+  if (device.status === 'fault') await onDeviceFault(s, caller, device, null);
+  return device;
+}
+
+export interface BatchResult {
+  succeeded: { index: number; id: string }[];
+  failed: { index: number; error: { code: string; message: string; details?: Record<string, unknown> } }[];
+}
+
+export const DEVICE_BATCH_MAX = 200;
+
+/** Each entry is judged alone (own validation, own transaction): one bad entry fails only itself. */
+export async function batchCreateDevices(s: Services, caller: Caller, inputs: unknown[]): Promise<BatchResult> {
+  if (!Array.isArray(inputs) || inputs.length === 0) throw new AppError('VALIDATION_FAILED', 'devices must be a non-empty array', { field: 'devices' });
+  if (inputs.length > DEVICE_BATCH_MAX) {
+    throw new AppError('VALIDATION_FAILED', `a device batch holds at most ${DEVICE_BATCH_MAX} entries, got ${inputs.length}; split it`, { field: 'devices', limit: DEVICE_BATCH_MAX, got: inputs.length });
+  }
+  const out: BatchResult = { succeeded: [], failed: [] };
+  for (let i = 0; i < inputs.length; i++) {
+    try {
+      out.succeeded.push({ index: i, id: (await createDevice(s, caller, inputs[i] as DeviceInput)).id });
+    } catch (e) {
+      out.failed.push({ index: i, error: e instanceof AppError ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } : { code: 'INTERNAL_ERROR', message: 'internal error' } });
+      if (!(e instanceof AppError)) s.log.error({ err: e }, 'device batch entry failed');
+    }
+  }
+  return out;
+}
+
+export interface DeviceListQuery extends PageQuery {
+  type?: DeviceType;
+  online?: boolean;
+  status?: DeviceStatus;
+  network_id?: string;
+}
+
+const SORTABLE = { name: 'name', type: 'type', status: 'status', created_at: 'created_at', updated_at: 'updated_at', last_seen_at: 'last_seen_at', capacity_mw: 'capacity_mw', id: 'id' };
+
+export async function listDevices(s: Services, caller: Caller, q: DeviceListQuery) {
+  const p = paging(q);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (q.type !== undefined) add('type = ?', checkType(q.type));
+  if (q.status !== undefined) add('status = ?', checkStatus(q.status));
+  if (q.online !== undefined) where.push(q.online ? `status = 'online'` : `status <> 'online'`);
+  if (q.network_id !== undefined) add('network_id = ?', q.network_id);
+  const order = orderBy(q.sort, SORTABLE);
+  const w = where.join(' AND ');
+  const [{ rows }, count] = await Promise.all([
+    s.db.query<DeviceRow>(`SELECT * FROM devices WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE ${w}`, params),
+  ]);
+  return { items: rows.map(view), meta: pageMeta(p, count.rows[0].n, rows.length) };
+}
+
+async function findRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<DeviceRow> {
+  const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, caller.tenantId]);
+  if (!rows[0]) throw notFound('device', id);
+  return rows[0];
+}
+
+export async function getDevice(s: Services, caller: Caller, id: string): Promise<Device> {
+  return view(await findRow(s.db, caller, id));
+}
+
+function mergePatch(base: Record<string, unknown>, patch: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...base };
+  for (const [k, v] of Object.entries(patch)) {
+    if (v === null) delete out[k];
+    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k])) out[k] = mergePatch(out[k] as Record<string, unknown>, v as Record<string, unknown>);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Changes status (by the transition table), name, placement, metadata, or records a heartbeat. */
+export async function updateDevice(s: Services, caller: Caller, id: string, patch: DevicePatch): Promise<Device> {
+  if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new AppError('INVALID_REQUEST', 'the update must be a JSON object');
+  if (patch.name !== undefined) checkName(patch.name);
+  if (patch.status !== undefined) checkStatus(patch.status);
+  if (patch.network_id !== undefined && patch.network_id !== null && typeof patch.network_id !== 'string') throw invalid('network_id', 'must be a string');
+  checkOptionalNumber('bus', patch.bus, true, 1);
+  checkOptionalNumber('capacity_mw', patch.capacity_mw, false, 0);
+  const metadata = checkMetadata(patch.metadata);
+  const seen = checkSeenAt(patch.last_seen_at);
+  if (patch.heartbeat !== undefined && typeof patch.heartbeat !== 'boolean') throw invalid('heartbeat', 'must be a boolean');
+  if (Object.keys(patch).filter((k) => (patch as Record<string, unknown>)[k] !== undefined).length === 0) {
+    throw new AppError('INVALID_REQUEST', 'the update is empty; send status, name, metadata, network_id, bus, capacity_mw, last_seen_at or heartbeat');
+  }
+
+  const result = await s.db.transaction(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    const oldStatus = row.status;
+    const status = patch.status ?? oldStatus;
+    if (!canTransition(oldStatus, status)) {
+      throw new AppError('CONFLICT', `device ${id} cannot go from ${oldStatus} to ${status}; from ${oldStatus} it may go to ${TRANSITIONS[oldStatus].join(', ')} (docs/devices.md)`,
+        { device_id: id, status: oldStatus, requested: status, allowed: TRANSITIONS[oldStatus] });
+    }
+    const networkId = patch.network_id !== undefined ? patch.network_id : row.network_id;
+    const bus = patch.bus !== undefined ? patch.bus : patch.network_id !== undefined && patch.network_id !== row.network_id ? null : row.bus;
+    if (patch.network_id !== undefined || patch.bus !== undefined) await checkPlacement(tx, caller.tenantId, networkId, bus);
+    let lastSeen: Date | null = row.last_seen_at ? new Date(row.last_seen_at) : null;
+    if (seen !== undefined) lastSeen = seen;
+    if (patch.heartbeat || (status === 'online' && oldStatus !== 'online' && seen === undefined)) lastSeen = new Date();
+    const { rows } = await tx.query<DeviceRow>(
+      `UPDATE devices SET name=$3, status=$4, network_id=$5, bus=$6, capacity_mw=$7, metadata=$8, last_seen_at=$9, updated_at=now()
+       WHERE id=$1 AND tenant_id=$2 RETURNING *`,
+      [id, caller.tenantId, patch.name ?? row.name, status, networkId, bus,
+        patch.capacity_mw !== undefined ? patch.capacity_mw : row.capacity_mw,
+        JSON.stringify(metadata ? mergePatch(row.metadata ?? {}, metadata) : row.metadata ?? {}), lastSeen],
+    );
+    const device = view(rows[0]);
+    const event = status !== oldStatus ? await insertEvent(tx, statusEvent(caller.tenantId, device, oldStatus)) : undefined;
+    return { device, event, oldStatus };
+  });
+  if (result.event) {
+    await publishEvents(s.bus, [result.event]);
+    if (result.device.status === 'fault' || result.oldStatus === 'fault') await onDeviceFault(s, caller, result.device, result.oldStatus);
+  }
+  return result.device;
+}
+
+export async function deleteDevice(s: Services, caller: Caller, id: string): Promise<void> {
+  const { event, device } = await s.db.transaction(async (tx) => {
+    const row = await findRow(tx, caller, id, true);
+    await tx.query('DELETE FROM devices WHERE id = $1', [id]);
+    const device = view(row);
+    return { device, event: await insertEvent(tx, statusEvent(caller.tenantId, device, device.status, 'device.deleted')) };
+  });
+  await publishEvents(s.bus, [event]);
+  // A deleted faulted device leaves fault: its alarm clears.
+  if (device.status === 'fault') await onDeviceFault(s, caller, { ...device, status: 'offline', online: false }, 'fault');
+}
+
+// ---- alarms: a device entering fault raises an alarm, leaving fault clears it ----
+// src/domain/alarms.ts belongs to the alarms work; until it exists this is a no-op.
+// Loaded lazily so the device registry does not depend on it at build time.
+type AlarmsModule = {
+  raiseAlarm?: (s: Services, tenantId: string, a: Record<string, unknown>) => Promise<unknown>;
+  clearAlarm?: (s: Services, tenantId: string, a: Record<string, unknown>) => Promise<unknown>;
+};
+let alarmsModule: Promise<AlarmsModule | null> | undefined;
+const ALARMS_MODULE = './alarms.js';
+
+async function onDeviceFault(s: Services, caller: Caller, device: Device, oldStatus: DeviceStatus | null): Promise<void> {
+  try {
+    alarmsModule ??= (import(ALARMS_MODULE) as Promise<AlarmsModule>).catch(() => null);
+    const alarms = await alarmsModule;
+    if (!alarms) return;
+    void caller;
+    if (device.status === 'fault') await alarms.raiseAlarm?.(s, caller.tenantId, { device });
+    else if (oldStatus === 'fault') await alarms.clearAlarm?.(s, caller.tenantId, { device });
+  } catch (e) {
+    // The status change is committed; a failing alarm must not undo or fail it.
+    s.log.error({ err: e, device_id: device.id }, 'device fault alarm could not be raised or cleared');
+  }
+}
