@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.js';
 import { createMemoryBus, createRedisBus } from './events/bus.js';
 import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
+import { startEventRetention, stopEventRetention } from './domain/eventlog.js';
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
   const logger = log ?? pino({ level: config.logLevel });
@@ -32,10 +33,12 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     transport = createEmbeddedTransport(() => services);
   }
   services.tasks = new TaskScheduler(services, transport);
+  startEventRetention(services); // periodic purge of old events (docs/events.md)
   return services;
 }
 
 export async function closeServices(s: Services): Promise<void> {
+  stopEventRetention(s);
   await s.tasks.close();
   await s.tasks.transport.close();
   await s.solver?.close();

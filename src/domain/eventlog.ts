@@ -1,0 +1,161 @@
+// Event history (GET /api/v1/events, GraphQL events) over the durable event log
+// written by src/domain/events.ts, and its retention purge. docs/events.md.
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import { AppError } from '../lib/errors.js';
+import { eventSeq } from '../lib/ids.js';
+import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { parseDateTime } from '../lib/time.js';
+import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './events.js';
+
+export const SEVERITIES = ['info', 'warn', 'error', 'critical'] as const;
+export type SeverityName = (typeof SEVERITIES)[number];
+
+/** An event as the REST history and GraphQL return it. */
+export interface EventRecord {
+  id: string;
+  topic: EventTopic;
+  kind: string;
+  payload: Record<string, unknown>;
+  timestamp: Date;
+  network_id: string | null;
+  agent_id: string | null;
+  severity: SeverityName | null;
+}
+
+export function eventRecord(e: StoredEvent): EventRecord {
+  return {
+    id: e.id, topic: e.topic, kind: e.kind, payload: e.payload, timestamp: e.timestamp, network_id: e.network_id, agent_id: e.agent_id,
+    severity: e.severity === null || e.severity === undefined ? null : SEVERITIES[e.severity] ?? null,
+  };
+}
+
+export interface EventListQuery extends PageQuery {
+  /** Comma-separated topics (SPEC 6.1 event types). */
+  topic?: string;
+  from?: string;
+  to?: string;
+  network_id?: string;
+  agent_id?: string;
+  /** Minimum severity: info, warn, error, critical (or 0..3). */
+  severity?: string;
+  /** An event id: only events after it (larger ids). */
+  after?: string;
+}
+
+export function parseTopics(topic: string | undefined): EventTopic[] | undefined {
+  if (topic === undefined || topic.trim() === '') return undefined;
+  const topics = [...new Set(topic.split(',').map((t) => t.trim()).filter(Boolean))];
+  for (const t of topics) {
+    if (!EVENT_TOPICS.includes(t as EventTopic)) throw new AppError('INVALID_FIELD', `unknown topic "${t}"; topics: ${EVENT_TOPICS.join(', ')}`, { field: 'topic', allowed: EVENT_TOPICS });
+  }
+  return topics as EventTopic[];
+}
+
+export function parseSeverity(v: string | number | undefined): number | undefined {
+  if (v === undefined || v === '') return undefined;
+  const s = String(v).toLowerCase();
+  const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITIES.indexOf(s as SeverityName);
+  if (n < 0) throw new AppError('INVALID_FIELD', `severity must be one of ${SEVERITIES.join(', ')} (or 0-3), got "${v}"`, { field: 'severity', allowed: SEVERITIES });
+  return n;
+}
+
+// Sorting by time is sorting by id: ids are the log's sequence numbers.
+const SORTABLE = { id: 'seq', timestamp: 'seq', created_at: 'seq', topic: 'topic', kind: 'kind', severity: 'severity' };
+
+/**
+ * Lists the caller's tenant's events. Default order: newest first (-id), like every
+ * list; with `after` the default is oldest first (id), since `after` reads forward.
+ * Audit events are listed only for callers with the audit permission.
+ */
+export async function listEvents(s: Services, caller: Caller, q: EventListQuery) {
+  const p = paging(q);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    where.push(sql.replaceAll('?', `$${params.length}`));
+  };
+  const topics = parseTopics(q.topic);
+  if (topics) add('topic = ANY(?::text[])', `{${topics.join(',')}}`);
+  if (!caller.permissions.has('audit')) where.push(`topic <> 'audit'`);
+  const from = q.from ? parseDateTime('from', q.from) : undefined;
+  const to = q.to ? parseDateTime('to', q.to) : undefined;
+  if (from && to && from.getTime() > to.getTime()) throw new AppError('VALIDATION_FAILED', 'from must not be after to', { field: 'from' });
+  if (from) add('created_at >= ?', from);
+  if (to) add('created_at < ?', to);
+  if (q.network_id) add('network_id = ?', q.network_id);
+  if (q.agent_id) add('agent_id = ?', q.agent_id);
+  const severity = parseSeverity(q.severity);
+  if (severity !== undefined) add('severity >= ?', severity);
+  if (q.after !== undefined && q.after !== '') {
+    const seq = eventSeq(q.after);
+    if (seq === undefined) throw new AppError('INVALID_FIELD', `after must be an event id such as evt_0000000000000042, got "${q.after}"`, { field: 'after' });
+    add('seq > ?', seq);
+  }
+  const order = orderBy(q.sort, SORTABLE, q.after ? 'id' : '-id');
+  const w = where.join(' AND ');
+  const [{ rows }, count] = await Promise.all([
+    s.db.query<Parameters<typeof eventFromRow>[0]>(`SELECT * FROM events WHERE ${w} ORDER BY ${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'} LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${w}`, params),
+  ]);
+  return { items: rows.map((r) => eventRecord(eventFromRow(r))), meta: pageMeta(p, count.rows[0].n, rows.length) };
+}
+
+// ---------------------------------------------------------------- retention
+
+/** SPEC 6.1: events are kept at least 24 hours (SSE resume); we keep 7 days by default. */
+export const MIN_RETENTION_HOURS = 24;
+
+export interface RetentionSettings {
+  /** EVENT_RETENTION_HOURS, default 168 (7 days); values below 24 are raised to 24. */
+  retentionHours: number;
+  /** EVENT_PURGE_INTERVAL_SECONDS, default 3600; 0 turns the periodic purge off. */
+  intervalSeconds: number;
+}
+
+export function retentionSettings(env: NodeJS.ProcessEnv = process.env): RetentionSettings {
+  const num = (name: string, dflt: number) => {
+    const v = env[name];
+    if (v === undefined || v === '') return dflt;
+    const n = Number(v);
+    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
+    return n;
+  };
+  return { retentionHours: Math.max(MIN_RETENTION_HOURS, num('EVENT_RETENTION_HOURS', 7 * 24)), intervalSeconds: num('EVENT_PURGE_INTERVAL_SECONDS', 3600) };
+}
+
+/** Deletes events older than the retention, in chunks so no statement holds locks long. Returns how many. */
+export async function purgeEvents(s: Services, retentionHours = retentionSettings().retentionHours, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - Math.max(MIN_RETENTION_HOURS, retentionHours) * 3600_000);
+  let total = 0;
+  for (;;) {
+    const { rowCount } = await s.db.query(
+      'DELETE FROM events WHERE seq IN (SELECT seq FROM events WHERE created_at < $1 ORDER BY seq LIMIT 10000)',
+      [cutoff],
+    );
+    total += rowCount;
+    if (rowCount < 10000) return total;
+  }
+}
+
+const timers = new WeakMap<Services, NodeJS.Timeout>();
+
+/** Starts the periodic purge of this process (every process may run it; deletes are idempotent). */
+export function startEventRetention(s: Services, settings: RetentionSettings = retentionSettings()): void {
+  if (settings.intervalSeconds <= 0 || timers.has(s)) return;
+  const timer = setInterval(() => {
+    purgeEvents(s, settings.retentionHours).then(
+      (n) => n > 0 && s.log.info({ deleted: n, retention_hours: settings.retentionHours }, 'event retention purge'),
+      (err) => s.log.warn({ err }, 'event retention purge failed; retrying at the next interval'),
+    );
+  }, settings.intervalSeconds * 1000);
+  timer.unref();
+  timers.set(s, timer);
+}
+
+export function stopEventRetention(s: Services): void {
+  const t = timers.get(s);
+  if (t) clearInterval(t);
+  timers.delete(s);
+}
