@@ -11,6 +11,9 @@ export interface EventBus {
   readonly kind: 'memory' | 'redis';
   publish(channel: BusChannel, message: unknown): Promise<void>;
   subscribe(channel: BusChannel, handler: (message: any) => void): () => void;
+  /** Resolves once messages published on channel from now on reach this process's subscribers
+   *  (Redis: the SUBSCRIBE is acknowledged). Live doors wait for it before replaying history. */
+  ready(channel: BusChannel): Promise<void>;
   ping(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -28,6 +31,7 @@ export function createMemoryBus(): EventBus {
       emitter.on(channel, handler);
       return () => emitter.off(channel, handler);
     },
+    async ready() {},
     async ping() {
       return true;
     },
@@ -46,7 +50,16 @@ export async function createRedisBus(url: string, prefix: string): Promise<Event
   const local = new EventEmitter();
   local.setMaxListeners(0);
   const name = (c: BusChannel) => `${prefix}:bus:${c}`;
-  const subscribed = new Set<string>();
+  const subscribed = new Map<string, Promise<void>>();
+  const ensure = (channel: BusChannel) => {
+    let p = subscribed.get(channel);
+    if (!p) {
+      p = sub.subscribe(name(channel)).then(() => undefined);
+      p.catch(() => subscribed.delete(channel));
+      subscribed.set(channel, p);
+    }
+    return p;
+  };
   sub.on('message', (ch: string, raw: string) => {
     const channel = ch.slice(prefix.length + 5);
     let msg: unknown;
@@ -63,12 +76,12 @@ export async function createRedisBus(url: string, prefix: string): Promise<Event
       await pub.publish(name(channel), JSON.stringify(message));
     },
     subscribe(channel, handler) {
-      if (!subscribed.has(channel)) {
-        subscribed.add(channel);
-        void sub.subscribe(name(channel));
-      }
+      void ensure(channel).catch(() => {});
       local.on(channel, handler);
       return () => local.off(channel, handler);
+    },
+    ready(channel) {
+      return ensure(channel);
     },
     async ping() {
       try {
