@@ -7,8 +7,8 @@
 //  - the numbering of the Newton unknowns, interleaved per bus in bus order:
 //    Va(k) for every non-reference bus, then Vm(k) if k is pq. Equations use
 //    the same numbering (row a(i) = P mismatch of bus i, row m(i) = Q);
-//  - the Jacobian CSC pattern and the map Ybus entry -> 4 Jacobian slots
-//    (dP/dVa, dP/dVm, dQ/dVa, dQ/dVm), built on first use;
+//  - the Jacobian CSC pattern (column Va(k), then Vm(k), rows P_i / Q_i of the
+//    buses i of Ybus column k in bus order), built on first use;
 //  - the reduced patterns of B' / Bdc (non-reference buses) and B'' (pq buses);
 //  - one SparseLU per matrix, analysed once, and all work vectors, so that
 //    nothing is allocated inside an iteration loop.
@@ -74,8 +74,7 @@ export class Topology {
   jReady: bool = false;
   jPtr: StaticArray<i32> = new StaticArray<i32>(1);
   jIdx: StaticArray<i32> = new StaticArray<i32>(0);
-  jVal: StaticArray<f64> = new StaticArray<f64>(1);  // last slot is a dump for absent entries
-  jMap: StaticArray<i32> = new StaticArray<i32>(0);  // 4 per Ybus entry
+  jVal: StaticArray<f64> = new StaticArray<f64>(0);
   nnzJ: i32 = 0;
   luJ: SparseLU = new SparseLU();
 
@@ -255,11 +254,11 @@ export class Topology {
     return true;
   }
 
-  /** Jacobian CSC pattern, Ybus -> Jacobian slot map, symbolic LU analysis. */
+  /** Jacobian CSC pattern and its symbolic LU analysis. */
   prepareJacobian(): void {
     if (this.jReady) return;
     const nb = this.nb;
-    const yPtr = this.yPtr, yIdx = this.yIdx, yTr = this.yTr;
+    const yPtr = this.yPtr, yIdx = this.yIdx;
     const aIdx = this.aIdx, mIdx = this.mIdx, type = this.type;
     const nJ = this.nJ;
     // count
@@ -276,8 +275,6 @@ export class Topology {
     }
     const jPtr = new StaticArray<i32>(nJ + 1);
     const jIdx = new StaticArray<i32>(nnz);
-    const jMap = new StaticArray<i32>(4 * this.nnzY);
-    for (let p = 0; p < 4 * this.nnzY; p++) unchecked(jMap[p] = nnz);
     let s = 0;
     for (let k = 0; k < nb; k++) {
       const ak = unchecked(aIdx[k]);
@@ -286,29 +283,26 @@ export class Topology {
       unchecked(jPtr[ak] = s);
       for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
         const i = unchecked(yIdx[q]);
-        const p = unchecked(yTr[q]);           // Ybus entry (i, k)
         const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
-        if (ai >= 0) { unchecked(jIdx[s] = ai); unchecked(jMap[4 * p] = s); s++; }
-        if (mi >= 0) { unchecked(jIdx[s] = mi); unchecked(jMap[4 * p + 2] = s); s++; }
+        if (ai >= 0) unchecked(jIdx[s++] = ai);
+        if (mi >= 0) unchecked(jIdx[s++] = mi);
       }
       const mk = unchecked(mIdx[k]);
       if (mk >= 0) {
         unchecked(jPtr[mk] = s);
         for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
           const i = unchecked(yIdx[q]);
-          const p = unchecked(yTr[q]);
           const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
-          if (ai >= 0) { unchecked(jIdx[s] = ai); unchecked(jMap[4 * p + 1] = s); s++; }
-          if (mi >= 0) { unchecked(jIdx[s] = mi); unchecked(jMap[4 * p + 3] = s); s++; }
+          if (ai >= 0) unchecked(jIdx[s++] = ai);
+          if (mi >= 0) unchecked(jIdx[s++] = mi);
         }
       }
     }
     unchecked(jPtr[nJ] = s);
     this.jPtr = jPtr;
     this.jIdx = jIdx;
-    this.jMap = jMap;
     this.nnzJ = nnz;
-    this.jVal = new StaticArray<f64>(nnz + 1);
+    this.jVal = new StaticArray<f64>(nnz);
     this.rhsJ = new StaticArray<f64>(nJ);
     this.luJ = new SparseLU();
     analyze(this.luJ, nJ, jPtr, jIdx);
