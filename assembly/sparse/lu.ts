@@ -34,8 +34,13 @@ export class SparseLU {
   /** pinv[i]: step at which original row i is pivotal; prow is its inverse. */
   private pinv: StaticArray<i32> = new StaticArray<i32>(0);
   private prow: StaticArray<i32> = new StaticArray<i32>(0);
-  /** stepOf[p] = pinv[Ai[p]], so the refactorisation scatters A directly. */
+  /** A in pivot-column order for the refactorisation: column k (= original
+   *  column q[k]) is slots Apq[k] .. Apq[k+1]-1; entry p of A goes to slot
+   *  slotOf[p], its row step is stepOf[slot], its value is copied to Aq. */
+  private Apq: StaticArray<i32> = new StaticArray<i32>(1);
+  private slotOf: StaticArray<i32> = new StaticArray<i32>(0);
   private stepOf: StaticArray<i32> = new StaticArray<i32>(0);
+  private Aq: StaticArray<f64> = new StaticArray<f64>(0);
   /** snEnd[j]: last column of the supernode of L containing column j. */
   private snEnd: StaticArray<i32> = new StaticArray<i32>(0);
   private supernodesOn: bool = true;
@@ -84,7 +89,16 @@ export class SparseLU {
       unchecked(this.prow[k] = q[k]);
     }
     this.pinvG = new StaticArray<i32>(n);
+    this.Apq = new StaticArray<i32>(n + 1);
+    this.slotOf = new StaticArray<i32>(nnz);
     this.stepOf = new StaticArray<i32>(nnz);
+    this.Aq = new StaticArray<f64>(nnz);
+    for (let k = 0; k < n; k++) {
+      const col = unchecked(q[k]);
+      const start = unchecked(this.Apq[k]);
+      for (let p = unchecked(Ap[col]); p < unchecked(Ap[col + 1]); p++) unchecked(this.slotOf[p] = start + p - Ap[col]);
+      unchecked(this.Apq[k + 1] = start + Ap[col + 1] - Ap[col]);
+    }
 
     this.f = new LUFactors(n, 2 * nnz + n, 2 * nnz + n);
     symbolicLU(n, Ap, Ai, q, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
@@ -100,7 +114,11 @@ export class SparseLU {
    *  (and sets `singular`) when the matrix is numerically singular. */
   factor(values: StaticArray<f64>): bool {
     const n = this.n;
-    const failed = refactorLU(n, this.Ap, this.stepOf, values, this.q, this.f, this.snEnd, this.x);
+    // one sequential pass puts the values in pivot-column order
+    const va = ptr(values), aq = ptr(this.Aq), slot = ptr(this.slotOf);
+    const nnz = this.slotOf.length;
+    for (let p = 0; p < nnz; p++) setf(aq, geti(slot, p), getf(va, p));
+    const failed = refactorLU(n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x);
     if (failed < 0) {
       this.singular = false;
       return true;
@@ -191,7 +209,7 @@ export class SparseLU {
   }
 
   private updateStepOf(): void {
-    const Ai = this.Ai, pinv = this.pinv, stepOf = this.stepOf;
-    for (let p = 0; p < Ai.length; p++) unchecked(stepOf[p] = pinv[Ai[p]]);
+    const Ai = this.Ai, pinv = this.pinv, stepOf = this.stepOf, slotOf = this.slotOf;
+    for (let p = 0; p < Ai.length; p++) unchecked(stepOf[slotOf[p]] = pinv[Ai[p]]);
   }
 }

@@ -10,27 +10,27 @@ import { getf, geti, ptr, scatterAxpy, setf } from './raw';
 import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
 /**
- * Numeric factorisation of the matrix with values `values` (CSC order of the
- * analysed pattern Ap) into f, whose patterns are already set. q[k] is the
- * original column of step k; stepOf[p] is the pivot step of the row of entry p;
- * snEnd[j] the last column of j's supernode (supernodes.ts).
+ * Numeric factorisation into f, whose patterns are already set, of the matrix
+ * given column by column in pivot order: column k of P·A·Q is entries
+ * Aq[t], t in Apq[k] .. Apq[k+1]-1, in row steps stepOf[t] (the caller
+ * permutes the values once, sequentially, so this loop reads them as a
+ * stream). snEnd[j] is the last column of j's supernode (supernodes.ts).
  * x is a zeroed work vector of length n and is left zeroed.
  * Returns -1 on success, else the step whose pivot failed the test
  * (|u_kk| < PIVOT_TOL·max|l_ik·u_kk|, tiny against the column, or not finite).
  */
 export function refactorLU(
-  n: i32, Ap: StaticArray<i32>, stepOf: StaticArray<i32>, values: StaticArray<f64>,
-  q: StaticArray<i32>, f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>,
+  n: i32, Apq: StaticArray<i32>, stepOf: StaticArray<i32>, Aq: StaticArray<f64>,
+  f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>,
 ): i32 {
-  const ap = ptr(Ap), so = ptr(stepOf), va = ptr(values), qp = ptr(q), xp = ptr(x), se = ptr(snEnd);
+  const ap = ptr(Apq), so = ptr(stepOf), va = ptr(Aq), xp = ptr(x), se = ptr(snEnd);
   const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
   for (let k = 0; k < n; k++) {
-    const col = geti(qp, k);
     // scale: largest |entry| met in this column; guard: a plain sum that turns
     // NaN/Inf when any entry is (f64.max would be slower in V8).
     let scale: f64 = 0.0, guard: f64 = 0.0;
-    const aend = geti(ap, col + 1);
-    for (let p = geti(ap, col); p < aend; p++) {
+    const aend = geti(ap, k + 1);
+    for (let p = geti(ap, k); p < aend; p++) {
       const v = getf(va, p);
       setf(xp, geti(so, p), v);
       const t = abs(v);
