@@ -1,6 +1,7 @@
 // Configuration from the environment (shared/CONTRACT.md "Configuration").
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { loadSecurityConfig, type SecurityConfig } from './security/settings.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -29,6 +30,10 @@ export interface Config {
   /** Body limit of the MATPOWER import endpoint; every other body is limited to 1 MB (SPEC 8.3). */
   importBodyLimit: number;
   version: string;
+  /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
+  introspection: boolean;
+  /** Authentication, rate limits, quotas, audit (src/security/settings.ts, docs/security.md). */
+  security: SecurityConfig;
 }
 
 function int(name: string, value: string | undefined, dflt: number): number {
@@ -66,6 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL ?? 'info',
     importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
     version: '0.1.0',
+    introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
+    security: loadSecurityConfig(env, nodeEnv),
     ...overrides,
   };
   if (cfg.role === 'worker' && !cfg.redisUrl) throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');

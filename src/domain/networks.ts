@@ -8,6 +8,7 @@ import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './network.js';
 import { validateTopology, type ValidationIssue } from './topology.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+import { checkNetworkQuota } from '../security/quotas.js';
 
 export type NetworkStatus = 'draft' | 'ready' | 'locked' | 'archived';
 
@@ -62,18 +63,8 @@ function checkModel(input: NetworkInput): NetworkModel {
   return model;
 }
 
-async function countQuota(s: Services, q: Queryable, tenantId: string): Promise<void> {
-  const { rows } = await q.query<{ quotas: Record<string, number>; plan: string; n: number }>(
-    `SELECT t.quotas, t.plan, (SELECT count(*)::int FROM networks WHERE tenant_id = t.id) AS n FROM tenants t WHERE t.id = $1`, [tenantId]);
-  const limit = rows[0]?.quotas?.network_count ?? 50;
-  if (rows[0] && rows[0].n >= limit) {
-    throw new AppError('CONFLICT', `tenant ${tenantId} already has ${rows[0].n} networks, its quota; delete one or ask an admin to raise network_count`, { quota: 'network_count', limit });
-  }
-  void s;
-}
-
 async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
-  await countQuota(s, q, caller.tenantId);
+  await checkNetworkQuota(s, q, caller.tenantId);
   const id = newId('net');
   const { rows } = await q.query<NetworkRow>(
     `INSERT INTO networks (id, tenant_id, name, description, base_kv, base_mva, status, tags, bus_count, branch_count, generator_count, load_count, version)

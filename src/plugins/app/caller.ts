@@ -1,19 +1,50 @@
-// Attaches request.caller: who is asking, for which tenant. The security layer
-// (authentication, roles, tenants) decides it; every route reads only this.
+// The security gate of the REST door: every request passes, in this order,
+//   blocked address -> authentication -> the four rate-limit layers -> permission
+// in onRequest (before body parsing and validation), and is audited in onSend
+// when it mutates, authenticates or is denied (401/403/429). It attaches
+// request.caller, the only source of the tenant every route and domain function
+// uses. The same functions serve GraphQL, SSE and WebSocket (src/security).
 import fp from 'fastify-plugin';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ROLE_PERMISSIONS, type Caller, type Permission } from '../../domain/caller.js';
+import helmet from '@fastify/helmet';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Actor, Caller, Permission } from '../../domain/caller.js';
 import { AppError } from '../../lib/errors.js';
+import { initSecurity, closeSecurity } from '../../security/state.js';
+import { anonymousCaller, authenticate, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
+import { checkRateLimits, classifyRoute } from '../../security/ratelimit.js';
+import { recordAudit } from '../../security/audit.js';
+import { normalizeIp } from '../../security/ip.js';
+import type { EndpointKey, IpClass } from '../../security/settings.js';
+
+/** What a handler may tell the audit entry of its request (login: who tried; create: which resource). */
+export interface AuditHints {
+  actor?: Actor;
+  tenantId?: string;
+  action?: string;
+  resource?: { type?: string; id?: string };
+  details?: Record<string, unknown>;
+}
 
 declare module 'fastify' {
   interface FastifyRequest {
     caller: Caller;
+    auditHints: AuditHints | null;
+    authMethod?: string;
+    clientCert?: CertIdentity;
   }
   interface FastifyContextConfig {
     /** Permission a route needs; absent = public (no authentication). */
     permission?: Permission;
+    /** Overrides of the route's L1 endpoint type / L4 endpoint (default: derived from method and path). */
+    rateLimit?: { ipClass?: IpClass; endpoint?: EndpointKey };
+    /** false: the route writes its own audit entries with recordAudit (denials are still audited here). */
+    audit?: false | { resourceType?: string; action?: string };
+    /** Accept the access token as ?token= (SSE: browser event sources cannot set headers). */
+    queryToken?: boolean;
   }
 }
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 export function requirePermission(req: FastifyRequest, p: Permission): void {
   if (!req.caller.permissions.has(p)) {
@@ -21,24 +52,145 @@ export function requirePermission(req: FastifyRequest, p: Permission): void {
   }
 }
 
+const SINGULAR: Record<string, string> = { 'api-keys': 'api_key', timeseries: 'timeseries', auth: 'token', audit: 'audit', tenant: 'tenant' };
+
+/** resource {type, id} of a request: from the path pattern, its params, or the created object. */
+function resourceOf(req: FastifyRequest, status: number, payload: unknown): { type?: string; id?: string } {
+  const url = req.routeOptions.url ?? '';
+  const segs = url.replace(/^\/api\/v\d+\//, '').split('/').filter(Boolean);
+  let i = 0;
+  if (segs[0] === 'admin' && segs.length > 1) i = 1;
+  const seg = segs[i] ?? '';
+  const type = (SINGULAR[seg] ?? (seg.endsWith('s') ? seg.slice(0, -1) : seg)) || undefined;
+  const params = (req.params ?? {}) as Record<string, string>;
+  let id = params.id ?? params.tenant_id;
+  if (!id && status < 300 && req.method === 'POST' && typeof payload === 'string' && payload.length < 262_144 && payload.startsWith('{')) {
+    try {
+      const d = (JSON.parse(payload) as { data?: Record<string, unknown> }).data;
+      const v = d && (d.id ?? d.tenant_id ?? d.task_id);
+      if (typeof v === 'string') id = v;
+    } catch {
+      /* not JSON */
+    }
+  }
+  return { type, id };
+}
+
+function errorCodeOf(payload: unknown): string | undefined {
+  if (typeof payload !== 'string' || !payload.startsWith('{"error"')) return undefined;
+  try {
+    return (JSON.parse(payload) as { error?: { code?: string } }).error?.code;
+  } catch {
+    return undefined;
+  }
+}
+
 export default fp(async (app: FastifyInstance) => {
+  const s = app.services;
+  const st = await initSecurity(s);
+  app.addHook('onClose', async () => closeSecurity(s));
+  if (s.config.production) {
+    // Security headers (HSTS, nosniff, frame-ancestors, ...) on every response.
+    await app.register(helmet, { global: true });
+  }
   app.decorateRequest('caller', null as unknown as Caller);
-  app.addHook('onRequest', async (req) => {
-    // Until authentication is configured every request acts as the bootstrap
-    // administrator of tenant "default".
-    req.caller = {
-      tenantId: 'default',
-      actor: { type: 'anonymous', id: 'anonymous', tenant: 'default' },
-      role: 'admin',
-      permissions: new Set(ROLE_PERMISSIONS.admin),
-      requestId: req.id,
-      ip: req.ip,
-      userAgent: req.headers['user-agent'],
-      interface: 'rest',
-    };
+  app.decorateRequest('auditHints', null);
+  const authOff = s.config.security.authDisabled;
+  const classes = new Map<string, { ipClass: IpClass; endpoint?: EndpointKey }>();
+
+  app.addHook('onRequest', async (req: FastifyRequest, reply: FastifyReply) => {
+    const ip = normalizeIp(req.ip);
+    const ua = req.headers['user-agent'];
+    req.caller = anonymousCaller(req.id, ip, ua, 'rest');
+    if (st.isBlocked(ip)) throw new AppError('IP_BLOCKED', `requests from ${ip} are blocked`, { ip });
+    const cfg = req.routeOptions.config ?? {};
+    const permission = cfg.permission;
+    let authError: AppError | undefined;
+    if (permission) {
+      if (authOff) req.caller = unauthenticatedAdmin(s, req.id, ip, ua);
+      else {
+        try {
+          const h = req.headers;
+          const apiKey = h['x-api-key'];
+          const tenant = h['x-tenant-id'];
+          const queryToken = cfg.queryToken || req.routeOptions.url === '/api/v1/events/stream' ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
+          const r = await authenticate(s, {
+            authorization: h.authorization,
+            token: typeof queryToken === 'string' ? queryToken : undefined,
+            apiKey: typeof apiKey === 'string' ? apiKey : undefined,
+            tenantHeader: typeof tenant === 'string' ? tenant : undefined,
+            socket: req.raw.socket,
+            ip, userAgent: ua, requestId: req.id, interface: 'rest',
+          });
+          req.caller = r.caller;
+          req.authMethod = r.method;
+          req.clientCert = r.cert;
+          if (r.certWarning) {
+            reply.header('X-Client-Cert-Warning', r.certWarning);
+            req.log.warn({ cert: r.cert?.cn, valid_to: r.cert?.valid_to }, 'client certificate expires within 30 days');
+          }
+        } catch (e) {
+          if (!(e instanceof AppError)) throw e;
+          authError = e;
+        }
+      }
+    }
+    const ck = `${req.method} ${req.routeOptions.url ?? ''}`;
+    let cls = classes.get(ck);
+    if (!cls) {
+      cls = classifyRoute(req.method, req.routeOptions.url, !permission);
+      if (cfg.rateLimit?.ipClass) cls = { ...cls, ipClass: cfg.rateLimit.ipClass };
+      if (cfg.rateLimit?.endpoint) cls = { ...cls, endpoint: cfg.rateLimit.endpoint };
+      if (req.routeOptions.url) classes.set(ck, cls);
+    }
+    const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null });
+    for (const k in rl.headers) reply.header(k, rl.headers[k]);
+    if (!rl.allowed) throw rl.error!;
+    if (authError) throw authError;
+    if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
+    if (permission) {
+      requirePermission(req, permission);
+      if (st.auditFailing && MUTATING.has(req.method) && cfg.audit !== false) {
+        throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
+      }
+    }
   });
-  app.addHook('preHandler', async (req) => {
-    const p = req.routeOptions.config?.permission;
-    if (p) requirePermission(req, p);
+
+  app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
+    const status = reply.statusCode;
+    const denied = status === 401 || status === 403 || status === 429;
+    const cfg = req.routeOptions.config ?? {};
+    const hints = req.auditHints;
+    const routed = req.routeOptions.url !== undefined;
+    if (!denied && !(routed && MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
+    const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
+    const path = req.url.split('?')[0];
+    const res = hints?.resource ?? resourceOf(req, status, payload);
+    if (cfg.audit && cfg.audit.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
+    const code = status >= 400 ? errorCodeOf(payload) : undefined;
+    const details: Record<string, unknown> = { method: req.method, path, status };
+    if (code) details.error_code = code;
+    if (req.authMethod) details.auth_method = req.authMethod;
+    if (req.clientCert) details.client_cert = req.clientCert.cn;
+    if (caller.tenantId && caller.tenantId !== caller.actor.tenant) details.acting_in_tenant = caller.tenantId;
+    Object.assign(details, hints?.details);
+    try {
+      await recordAudit(s, {
+        tenantId: hints?.tenantId ?? (caller.tenantId || 'default'),
+        actor: hints?.actor ?? caller.actor,
+        action: hints?.action ?? (cfg.audit ? cfg.audit.action : undefined) ?? `${req.method} ${req.routeOptions.url ?? path}`,
+        resource: res,
+        requestId: req.id,
+        ip: caller.ip ?? normalizeIp(req.ip),
+        userAgent: req.headers['user-agent'],
+        interface: 'rest',
+        result: status < 400 ? 'success' : denied ? 'denied' : 'failure',
+        status,
+        details,
+      });
+    } catch (err) {
+      req.log.error({ err }, 'audit entry could not be written');
+    }
+    return payload;
   });
-}, { name: 'request-caller' });
+}, { name: 'request-caller', dependencies: ['services', 'envelope'] });

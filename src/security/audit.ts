@@ -1,0 +1,176 @@
+// The audit trail: recordAudit() appends one entry (and mirrors it into the event
+// log as topic "audit"); every door calls it. The table refuses UPDATE, DELETE
+// and TRUNCATE (migration 002); purgeAudit() is the only deleter and may remove
+// only entries past the 365-day retention.
+import type { Actor, Caller } from '../domain/caller.js';
+import type { Queryable } from '../db/database.js';
+import type { Services } from '../services.js';
+import { insertEvent, publishEvents } from '../domain/events.js';
+import { newId } from '../lib/ids.js';
+import { AppError } from '../lib/errors.js';
+import { orderBy, pageMeta, paging } from '../lib/paging.js';
+import { sec } from './state.js';
+
+export type AuditResult = 'success' | 'failure' | 'denied';
+
+export interface AuditInput {
+  /** Tenant the entry belongs to (who may read it); default: the actor's tenant. */
+  tenantId?: string;
+  actor: Actor;
+  /** "POST /api/v1/networks" for requests, or a domain verb such as "auth.refresh_reuse". */
+  action: string;
+  resource?: { type?: string | null; id?: string | null };
+  requestId?: string;
+  ip?: string;
+  userAgent?: string;
+  interface?: Caller['interface'] | string;
+  result: AuditResult;
+  status?: number;
+  details?: Record<string, unknown>;
+}
+
+export interface AuditEntry {
+  id: string;
+  timestamp: Date;
+  actor: { type: string; id: string; tenant: string };
+  action: string;
+  resource: { type: string | null; id: string | null };
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  interface: string | null;
+  result: AuditResult;
+  status: number | null;
+  details: Record<string, unknown>;
+}
+
+interface AuditRow {
+  seq: number;
+  id: string;
+  ts: Date;
+  tenant_id: string;
+  actor_type: string;
+  actor_id: string;
+  actor_tenant: string;
+  action: string;
+  resource_type: string | null;
+  resource_id: string | null;
+  request_id: string | null;
+  ip: string | null;
+  user_agent: string | null;
+  interface: string | null;
+  result: AuditResult;
+  status: number | null;
+  details: Record<string, unknown>;
+}
+
+function entry(r: AuditRow): AuditEntry {
+  return {
+    id: r.id, timestamp: new Date(r.ts), actor: { type: r.actor_type, id: r.actor_id, tenant: r.actor_tenant }, action: r.action,
+    resource: { type: r.resource_type, id: r.resource_id }, request_id: r.request_id, ip: r.ip, user_agent: r.user_agent,
+    interface: r.interface, result: r.result, status: r.status, details: r.details ?? {},
+  };
+}
+
+const cut = (v: string | undefined | null, n: number) => (v == null ? null : v.length > n ? v.slice(0, n) : v);
+
+/** Helper: the audit fields a caller contributes. */
+export function fromCaller(c: Caller): Pick<AuditInput, 'tenantId' | 'actor' | 'requestId' | 'ip' | 'userAgent' | 'interface'> {
+  return { tenantId: c.tenantId, actor: c.actor, requestId: c.requestId, ip: c.ip, userAgent: c.userAgent, interface: c.interface };
+}
+
+/**
+ * Appends an audit entry (in tx when given, else in its own transaction with the
+ * event-log mirror) and publishes the mirror event after commit.
+ */
+export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): Promise<AuditEntry> {
+  const tenant = e.tenantId || e.actor.tenant || 'default';
+  const write = async (q: Queryable) => {
+    const { rows } = await q.query<AuditRow>(
+      `INSERT INTO audit_log (id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details)
+       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`,
+      [newId('aud'), tenant, e.actor.type, cut(e.actor.id, 200), e.actor.tenant || tenant, cut(e.action, 200), cut(e.resource?.type, 100), cut(e.resource?.id, 200),
+        cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), e.interface ?? null, e.result, e.status ?? null, JSON.stringify(e.details ?? {})]);
+    const a = entry(rows[0]);
+    const ev = await insertEvent(q, {
+      tenantId: tenant, topic: 'audit', kind: `audit.${a.result}`,
+      payload: { audit_id: a.id, actor: a.actor, action: a.action, resource: a.resource, result: a.result, status: a.status, request_id: a.request_id, timestamp: a.timestamp.toISOString() },
+    });
+    return { a, ev };
+  };
+  let st: ReturnType<typeof sec> | undefined;
+  try {
+    st = sec(s);
+  } catch {
+    st = undefined;
+  }
+  try {
+    const { a, ev } = tx ? await write(tx) : await s.db.transaction(write);
+    if (st) st.auditFailing = false;
+    if (!tx) await publishEvents(s.bus, [ev]).catch(() => {});
+    return a;
+  } catch (err) {
+    if (st) st.auditFailing = true;
+    throw err;
+  }
+}
+
+export interface AuditQuery {
+  actor?: string;
+  action?: string;
+  resource_type?: string;
+  resource_id?: string;
+  request_id?: string;
+  result?: AuditResult;
+  from?: string;
+  to?: string;
+  page?: number;
+  page_size?: number;
+  cursor?: string;
+  sort?: string;
+}
+
+/** GET /audit: the caller's tenant only; needs the audit permission (checked by the door). */
+export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
+  if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
+  const p = paging(q, 50);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  if (q.actor) add('actor_id = ?', q.actor);
+  if (q.action) {
+    if (q.action.endsWith('*')) add(`action LIKE ?`, q.action.slice(0, -1).replace(/[\\%_]/g, (c) => '\\' + c) + '%');
+    else add('action = ?', q.action);
+  }
+  if (q.resource_type) add('resource_type = ?', q.resource_type);
+  if (q.resource_id) add('resource_id = ?', q.resource_id);
+  if (q.request_id) add('request_id = ?', q.request_id);
+  if (q.result) add('result = ?', q.result);
+  for (const [k, op] of [['from', '>='], ['to', '<']] as const) {
+    const v = q[k];
+    if (v === undefined) continue;
+    const d = new Date(v);
+    if (Number.isNaN(d.getTime())) throw new AppError('INVALID_FIELD', `${k} must be an RFC 3339 date-time`, { field: k });
+    add(`ts ${op} ?`, d.toISOString());
+  }
+  const order = orderBy(q.sort, { timestamp: 'ts', action: 'action', actor: 'actor_id' }, '-timestamp');
+  const w = where.join(' AND ');
+  const [{ rows }, count] = await Promise.all([
+    s.db.query<AuditRow>(`SELECT * FROM audit_log WHERE ${w} ORDER BY ${order}, seq DESC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE ${w}`, params),
+  ]);
+  return { items: rows.map(entry), meta: pageMeta(p, count.rows[0].n, rows.length) };
+}
+
+/** The only deleter: entries older than the retention (365 days), through the trigger's controlled exception. */
+export async function purgeAudit(s: Services): Promise<number> {
+  return s.db.transaction(async (tx) => {
+    await tx.query(`SELECT set_config('gridops.audit_purge', 'on', true)`);
+    const { rowCount } = await tx.query(`DELETE FROM audit_log WHERE ts < now() - interval '365 days'`);
+    await tx.query(`SELECT set_config('gridops.audit_purge', 'off', true)`);
+    return rowCount;
+  });
+}

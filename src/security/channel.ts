@@ -1,0 +1,64 @@
+// Notices between the API processes of one deployment about security state that
+// each process caches: revoked refresh families (their access tokens stop working
+// at once), revoked API keys, changed tenant quotas. In-process without Redis;
+// Redis pub/sub on <prefix>:security otherwise (own connections: the event bus
+// carries client-visible events only).
+import { EventEmitter } from 'node:events';
+import { Redis } from 'ioredis';
+
+export type SecurityNotice =
+  | { kind: 'family_revoked'; family: string; until: number }
+  | { kind: 'api_key_revoked'; hash: string }
+  | { kind: 'quota_changed'; tenant: string }
+  | { kind: 'keys_changed' };
+
+export interface SecurityChannel {
+  publish(n: SecurityNotice): Promise<void>;
+  subscribe(fn: (n: SecurityNotice) => void): void;
+  close(): Promise<void>;
+}
+
+export function memoryChannel(): SecurityChannel {
+  const e = new EventEmitter();
+  e.setMaxListeners(0);
+  return {
+    async publish(n) {
+      e.emit('n', n);
+    },
+    subscribe(fn) {
+      e.on('n', fn);
+    },
+    async close() {
+      e.removeAllListeners();
+    },
+  };
+}
+
+export async function redisChannel(pub: Redis, url: string, prefix: string): Promise<SecurityChannel> {
+  const sub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  sub.on('error', () => {});
+  await sub.connect();
+  const name = `${prefix}:security`;
+  const e = new EventEmitter();
+  e.setMaxListeners(0);
+  sub.on('message', (_ch: string, raw: string) => {
+    try {
+      e.emit('n', JSON.parse(raw));
+    } catch {
+      /* ignore malformed */
+    }
+  });
+  await sub.subscribe(name);
+  return {
+    async publish(n) {
+      await pub.publish(name, JSON.stringify(n));
+    },
+    subscribe(fn) {
+      e.on('n', fn);
+    },
+    async close() {
+      e.removeAllListeners();
+      sub.disconnect();
+    },
+  };
+}

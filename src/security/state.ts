@@ -1,0 +1,136 @@
+// Per-process security state (key ring and verifiers, caches, rate-limit store,
+// connection registry, the notice channel, timers), created once by
+// initSecurity() when the API starts and found again by services object.
+import { Redis } from 'ioredis';
+import type { Services } from '../services.js';
+import { effectiveLimits, type RateLimitTable } from './settings.js';
+import { buildBlockList } from './ip.js';
+import { memoryChannel, redisChannel, type SecurityChannel, type SecurityNotice } from './channel.js';
+import { loadKeyRing, type KeyRing } from './keys.js';
+import { buildVerifiers, loadRevokedFamilies, type TokenVerifiers } from './tokens.js';
+import { createMemoryStore, createRedisStore, type BucketStore } from './ratelimit.js';
+import { createConnectionRegistry, type ConnectionRegistry } from './connections.js';
+import { ensureBootstrapAdmin } from './users.js';
+import { startSweeper } from './quotas.js';
+import type { ApiKeyRecord } from './apikeys.js';
+import type { TenantQuotaState } from './quotas.js';
+
+export interface SecurityState {
+  s: Services;
+  keys: KeyRing;
+  tokens: TokenVerifiers;
+  /** family id -> epoch ms until which its access tokens are refused. */
+  revokedFamilies: Map<string, number>;
+  apiKeyCache: Map<string, { rec: ApiKeyRecord | null; until: number }>;
+  quotaCache: Map<string, { value: Promise<TenantQuotaState | null>; until: number }>;
+  limits: RateLimitTable;
+  store: BucketStore;
+  conns: ConnectionRegistry;
+  channel: SecurityChannel;
+  redis?: Redis;
+  isBlocked(ip: string): boolean;
+  /** Set when an audit write failed; mutating requests get 403 AUDIT_REQUIRED until one succeeds. */
+  auditFailing: boolean;
+  timers: NodeJS.Timeout[];
+  closed: boolean;
+}
+
+const states = new WeakMap<Services, SecurityState>();
+const starting = new WeakMap<Services, Promise<SecurityState>>();
+
+export function sec(s: Services): SecurityState {
+  const st = states.get(s);
+  if (!st) throw new Error('security is not initialised in this process (initSecurity runs when the API starts)');
+  return st;
+}
+
+export function initSecurity(s: Services): Promise<SecurityState> {
+  const have = states.get(s);
+  if (have) return Promise.resolve(have);
+  let p = starting.get(s);
+  if (!p) {
+    p = doInit(s);
+    starting.set(s, p);
+  }
+  return p;
+}
+
+async function doInit(s: Services): Promise<SecurityState> {
+  const c = s.config;
+  let redis: Redis | undefined;
+  if (c.redisUrl) {
+    redis = new Redis(c.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: true });
+    redis.on('error', (err) => s.log.debug({ err }, 'security redis connection error'));
+    await redis.connect();
+  }
+  const channel = redis ? await redisChannel(redis, c.redisUrl!, c.redisPrefix) : memoryChannel();
+  const keys = await loadKeyRing(s);
+  const st: SecurityState = {
+    s,
+    keys,
+    tokens: buildVerifiers(keys),
+    revokedFamilies: new Map(),
+    apiKeyCache: new Map(),
+    quotaCache: new Map(),
+    limits: effectiveLimits(c.security),
+    store: redis ? createRedisStore(redis, c.redisPrefix, s.log) : createMemoryStore(),
+    conns: createConnectionRegistry(redis, c.redisPrefix),
+    channel,
+    redis,
+    isBlocked: buildBlockList(c.security.blockedIps),
+    auditFailing: false,
+    timers: [],
+    closed: false,
+  };
+  channel.subscribe((n) => applyNotice(st, n));
+  states.set(s, st);
+  await loadRevokedFamilies(st);
+  await ensureBootstrapAdmin(st);
+  startSweeper(st);
+  if (c.security.authDisabled) s.log.warn('GRIDOPS_AUTH=off: every request acts as the bootstrap admin (benchmark baseline only)');
+  if (!c.security.rateLimitsEnabled) s.log.warn('RATE_LIMITS=off: the four rate-limit layers are off');
+  return st;
+}
+
+export function applyNotice(st: SecurityState, n: SecurityNotice): void {
+  switch (n.kind) {
+    case 'family_revoked':
+      st.revokedFamilies.set(n.family, n.until);
+      break;
+    case 'api_key_revoked':
+      st.apiKeyCache.delete(n.hash);
+      break;
+    case 'quota_changed':
+      st.quotaCache.delete(n.tenant);
+      break;
+    case 'keys_changed':
+      void loadKeyRing(st.s).then((k) => {
+        st.keys = k;
+        st.tokens = buildVerifiers(k);
+      }).catch((err) => st.s.log.error({ err }, 'reloading JWT keys failed'));
+      break;
+  }
+}
+
+/** Applies a notice here at once and tells the other processes. */
+export async function broadcast(st: SecurityState, n: SecurityNotice): Promise<void> {
+  applyNotice(st, n);
+  try {
+    await st.channel.publish(n);
+  } catch (err) {
+    st.s.log.error({ err, notice: n.kind }, 'security notice not delivered to other processes');
+  }
+}
+
+export async function closeSecurity(s: Services): Promise<void> {
+  const st = states.get(s);
+  if (!st || st.closed) return;
+  st.closed = true;
+  for (const t of st.timers) clearInterval(t);
+  await st.conns.close();
+  await st.channel.close();
+  st.store.close();
+  st.redis?.disconnect();
+  states.delete(s);
+  starting.delete(s);
+}

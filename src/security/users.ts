@@ -1,0 +1,110 @@
+// Users and tenants: the bootstrap administrator, admin-created tenants and
+// users, and password login. Usernames are unique across the deployment; a user
+// belongs to one tenant (its home), which is the token's tenant unless the login
+// names another and the role may act across tenants.
+import type { Caller, RoleName } from '../domain/caller.js';
+import { ROLE_PERMISSIONS } from '../domain/caller.js';
+import { AppError } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { hashPassword, verifyPassword } from './passwords.js';
+import { issueTokenPair, parseScope, type TokenPair, type TokenSubject } from './tokens.js';
+import { PLANS, type PlanName, writeEffectiveQuotas, tenantExists } from './quotas.js';
+import type { SecurityState } from './state.js';
+
+export interface UserView {
+  id: string;
+  username: string;
+  tenant_id: string;
+  role: RoleName;
+  disabled: boolean;
+  created_at: Date;
+}
+
+interface UserRow extends UserView {
+  password_hash: string;
+}
+
+export const ROLES: readonly RoleName[] = ['admin', 'operator', 'viewer', 'auditor'];
+
+export async function ensureBootstrapAdmin(st: SecurityState): Promise<void> {
+  const c = st.s.config;
+  if (!c.adminPassword) return; // refused earlier in production; nothing to create
+  const { rows } = await st.s.db.query('SELECT 1 FROM users WHERE username = $1', [c.adminUsername]);
+  if (rows.length > 0) return;
+  const hash = await hashPassword(c.adminPassword);
+  await st.s.db.query(
+    `INSERT INTO users (id, tenant_id, username, password_hash, role, created_by) VALUES ($1, 'default', $2, $3, 'admin', 'bootstrap')
+     ON CONFLICT (username) DO NOTHING`, [newId('usr'), c.adminUsername, hash]);
+}
+
+export interface LoginResult {
+  pair: TokenPair;
+  subject: TokenSubject;
+}
+
+/** POST /auth/token. Every failure is the same 401 (no user enumeration); an unknown user costs one scrypt too. */
+export async function login(st: SecurityState, input: { username: string; password: string; tenant_id?: string; scope?: string }): Promise<LoginResult> {
+  const scope = parseScope(input.scope);
+  const { rows } = await st.s.db.query<UserRow>('SELECT * FROM users WHERE username = $1', [input.username]);
+  const u = rows[0];
+  const ok = await verifyPassword(input.password, u?.password_hash);
+  if (!u || !ok || u.disabled) throw new AppError('UNAUTHORIZED', 'invalid username or password');
+  let tenant = u.tenant_id;
+  if (input.tenant_id && input.tenant_id !== u.tenant_id) {
+    if (!ROLE_PERMISSIONS[u.role].includes('cross_tenant')) {
+      throw new AppError('TENANT_MISMATCH', `user ${u.username} belongs to tenant ${u.tenant_id} and may not act in tenant ${input.tenant_id}`, { tenant_id: input.tenant_id });
+    }
+    if (!(await tenantExists(st, input.tenant_id))) throw new AppError('NOT_FOUND', `tenant ${input.tenant_id} does not exist`, { resource: 'tenant', id: input.tenant_id });
+    tenant = input.tenant_id;
+  }
+  const subject: TokenSubject = { userId: u.id, username: u.username, tenant, role: u.role, scope };
+  return { pair: await issueTokenPair(st, subject), subject };
+}
+
+export interface TenantView {
+  tenant_id: string;
+  plan: string;
+  created_at: Date;
+}
+
+export async function createTenant(st: SecurityState, caller: Caller, input: { tenant_id: string; plan?: PlanName }): Promise<TenantView> {
+  const plan = input.plan ?? 'pro';
+  if (!PLANS[plan]) throw new AppError('INVALID_FIELD', `plan must be one of ${Object.keys(PLANS).join(', ')}`, { field: 'plan' });
+  const out = await st.s.db.transaction(async (tx) => {
+    const { rows } = await tx.query<{ id: string; plan: string; created_at: Date }>(
+      `INSERT INTO tenants (id, plan) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING id, plan, created_at`, [input.tenant_id, plan]);
+    if (!rows[0]) throw new AppError('CONFLICT', `tenant ${input.tenant_id} already exists`, { resource: 'tenant', id: input.tenant_id });
+    await writeEffectiveQuotas(tx, input.tenant_id);
+    return rows[0];
+  });
+  void caller;
+  return { tenant_id: out.id, plan: out.plan, created_at: out.created_at };
+}
+
+export async function listTenants(st: SecurityState): Promise<TenantView[]> {
+  const { rows } = await st.s.db.query<{ id: string; plan: string; created_at: Date }>('SELECT id, plan, created_at FROM tenants ORDER BY created_at, id');
+  return rows.map((r) => ({ tenant_id: r.id, plan: r.plan, created_at: r.created_at }));
+}
+
+function view(r: UserRow): UserView {
+  return { id: r.id, username: r.username, tenant_id: r.tenant_id, role: r.role, disabled: r.disabled, created_at: r.created_at };
+}
+
+export async function createUser(st: SecurityState, caller: Caller, input: { username: string; password: string; tenant_id: string; role: RoleName }): Promise<UserView> {
+  if (!ROLES.includes(input.role)) throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
+  if (st.s.config.production && input.password.length < 12) throw new AppError('VALIDATION_FAILED', 'in production a password has at least 12 characters', { field: 'password' });
+  if (!(await tenantExists(st, input.tenant_id))) throw new AppError('VALIDATION_FAILED', `tenant ${input.tenant_id} does not exist; create it first with POST /api/v1/admin/tenants`, { field: 'tenant_id' });
+  const hash = await hashPassword(input.password);
+  const { rows } = await st.s.db.query<UserRow>(
+    `INSERT INTO users (id, tenant_id, username, password_hash, role, created_by) VALUES ($1, $2, $3, $4, $5, $6)
+     ON CONFLICT (username) DO NOTHING RETURNING *`,
+    [newId('usr'), input.tenant_id, input.username, hash, input.role, caller.actor.id]);
+  if (!rows[0]) throw new AppError('CONFLICT', `username ${input.username} is taken`, { resource: 'user', field: 'username' });
+  return view(rows[0]);
+}
+
+export async function listUsers(st: SecurityState, tenantId?: string): Promise<UserView[]> {
+  const { rows } = await st.s.db.query<UserRow>(
+    `SELECT * FROM users ${tenantId ? 'WHERE tenant_id = $1' : ''} ORDER BY created_at, id`, tenantId ? [tenantId] : []);
+  return rows.map(view);
+}
