@@ -330,6 +330,43 @@ test('AMD ordering keeps fill low on a randomly numbered 2-D grid', () => {
   assert.ok(lu.fill < 0.4 * n * side * 2, `fill ${lu.fill} is not far below the band's ${n * side * 2}`);
 });
 
+test('dense rows, dense matrix, diagonal matrix, empty matrix', () => {
+  // arrow: one row and column couple to every node (AMD orders such dense
+  // nodes last instead of letting them fill everything)
+  const n = 600, r = rng(31);
+  const rows: number[] = [], cols: number[] = [], vals: number[] = [];
+  for (let i = 0; i < n; i++) {
+    rows.push(i); cols.push(i); vals.push(i === 0 ? n : 2 + r());
+    if (i > 0) { rows.push(0, i); cols.push(i, 0); vals.push(r() - 0.5, r() - 0.5); }
+    if (i > 1) { rows.push(i - 1, i); cols.push(i, i - 1); vals.push(-0.3, -0.4); }
+  }
+  const arrow = fromTriplets(n, rows, cols, vals);
+  let lu = new WasmLU();
+  lu.analyze(arrow);
+  checkSolve(lu, arrow, 1, 'arrow');
+  assert.ok(lu.fill < 4 * arrow.colPtr[n], `arrow fill ${lu.fill}`);
+
+  const m = 30, dr: number[] = [], dc: number[] = [], dv: number[] = [];
+  const r2 = rng(32);
+  for (let i = 0; i < m; i++) for (let j = 0; j < m; j++) { dr.push(i); dc.push(j); dv.push(r2() - 0.5); }
+  const dense = fromTriplets(m, dr, dc, dv);
+  lu = new WasmLU();
+  lu.analyze(dense);
+  checkSolve(lu, dense, 2, 'dense 30x30');
+
+  const diag = fromTriplets(10, [...Array(10).keys()], [...Array(10).keys()], [...Array(10).keys()].map((i) => i + 1));
+  lu = new WasmLU();
+  lu.analyze(diag);
+  checkSolve(lu, diag, 3, 'diagonal');
+  assert.equal(lu.fill, 10);
+
+  const empty: Csc = { n: 0, colPtr: new Int32Array(1), rowIdx: new Int32Array(0), values: new Float64Array(0) };
+  lu = new WasmLU();
+  lu.analyze(empty);
+  assert.equal(lu.factor(empty.values), true);
+  assert.equal(lu.solve(new Float64Array(0)).length, 0);
+});
+
 test('zero column is reported singular, and the next good matrix factors', () => {
   const a = randomMatrix(50, 9, { degree: 3, unsymmetric: 0, dominant: true });
   const v = Float64Array.from(a.values);
