@@ -9,14 +9,14 @@
 // the P rows of non-ref buses, Q rows of pq buses, Va columns of non-ref buses
 // and Vm columns of pq buses. Column Va(k) (and Vm(k) right after it) holds the
 // rows P_i, Q_i of the buses i of Ybus column k, in bus order; Ybus is
-// structurally symmetric, so column k's pattern is row k's and Y_ik sits at
-// the transpose position yTr of the row-k entry (k,i).
+// structurally symmetric, so column k's pattern is row k's; Y_ik is read from
+// the column-order copy topo.yT made by makeYbus.
 // Needs topo.sr/si from mismatch.injections for the same V.
 import { Topology } from './topology';
 
 export function fillJacobian(topo: Topology): void {
   const nb = topo.nb;
-  const yPtr = topo.yPtr, yIdx = topo.yIdx, yTr = topo.yTr, yRe = topo.yRe, yIm = topo.yIm;
+  const yPtr = topo.yPtr, yIdx = topo.yIdx, yT = topo.yT;
   const vr = topo.vr, vi = topo.vi, vm = topo.vm, sr = topo.sr, si = topo.si;
   const aIdx = topo.aIdx, mIdx = topo.mIdx;
   const J = topo.jVal, jPtr = topo.jPtr;
@@ -35,8 +35,7 @@ export function fillJacobian(topo: Topology): void {
       const ai = unchecked(aIdx[i]);
       const mi = unchecked(mIdx[i]);
       if (ai < 0) continue; // row bus is the reference: no equation
-      const p = unchecked(yTr[q]);
-      const gr = unchecked(yRe[p]), gi = unchecked(yIm[p]);
+      const gr = unchecked(yT[2 * q]), gi = unchecked(yT[2 * q + 1]);
       // Y_ik V_k
       const wr = gr * xr - gi * xi, wi = gr * xi + gi * xr;
       // c = V_i conj(Y_ik V_k)

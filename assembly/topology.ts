@@ -107,6 +107,7 @@ export class Topology {
   // ---- values and work vectors
   yRe: StaticArray<f64>;
   yIm: StaticArray<f64>;
+  yT: StaticArray<f64>;    // Ybus in column order, (re, im) interleaved: yT[2q..] = Y(yIdx[q], k) for q in row k
   brY: StaticArray<f64>;   // 8 per branch: Yff, Yft, Ytf, Ytt (re, im)
   vm: StaticArray<f64>;
   va: StaticArray<f64>;
@@ -224,6 +225,7 @@ export class Topology {
 
     this.yRe = new StaticArray<f64>(nnz);
     this.yIm = new StaticArray<f64>(nnz);
+    this.yT = new StaticArray<f64>(2 * nnz);
     this.brY = new StaticArray<f64>(8 * nl);
     this.vm = new StaticArray<f64>(nb);
     this.va = new StaticArray<f64>(nb);

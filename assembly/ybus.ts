@@ -63,4 +63,11 @@ export function makeYbus(topo: Topology, input: StaticArray<f64>, busOff: i32, b
     p = unchecked(pTT[l]);
     unchecked(yRe[p] += brY[o + 6]); unchecked(yIm[p] += brY[o + 7]);
   }
+  // column-order copy for the Jacobian (Ybus is structurally symmetric)
+  const yT = topo.yT, yTr = topo.yTr;
+  for (let q = 0; q < nnz; q++) {
+    const p = unchecked(yTr[q]);
+    unchecked(yT[2 * q] = yRe[p]);
+    unchecked(yT[2 * q + 1] = yIm[p]);
+  }
 }
