@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { loadSecurityConfig, type SecurityConfig } from './security/settings.js';
+import { loadRealtimeConfig, loadVersioningConfig, type RealtimeConfig, type VersioningConfig } from './realtime/settings.js';
 
 export type Role = 'all' | 'api' | 'worker';
 
@@ -34,6 +35,10 @@ export interface Config {
   introspection: boolean;
   /** Authentication, rate limits, quotas, audit (src/security/settings.ts, docs/security.md). */
   security: SecurityConfig;
+  /** SSE and WebSocket timers and limits (src/realtime/settings.ts, docs/sse.md, docs/websocket.md). */
+  realtime: RealtimeConfig;
+  /** Enabled API versions, default version, deprecations (docs/versioning.md). */
+  versioning: VersioningConfig;
 }
 
 function int(name: string, value: string | undefined, dflt: number): number {
@@ -73,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     version: '0.1.0',
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
     security: loadSecurityConfig(env, nodeEnv),
+    realtime: loadRealtimeConfig(env),
+    versioning: loadVersioningConfig(env),
     ...overrides,
   };
   if (cfg.role === 'worker' && !cfg.redisUrl) throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');

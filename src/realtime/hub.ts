@@ -1,0 +1,138 @@
+// One per API process: subscribes once to the event bus ('event': stored events
+// in wire form, 'progress': power-flow iterations) and hands each message to the
+// live subscribers of that message's tenant only. With REDIS_URL the bus is Redis
+// pub/sub, so subscribers here see events raised by any API or worker process.
+import type { Services } from '../services.js';
+import { EVENT_TOPICS, type EventTopic } from '../domain/events.js';
+import type { LiveEvent } from './filter.js';
+
+export interface LiveSubscriber {
+  tenantId: string;
+  deliver(e: LiveEvent): void;
+}
+
+export interface HubStats {
+  subscribers: number;
+  tenants: number;
+  delivered: number;
+  bus: 'memory' | 'redis';
+}
+
+const TOPICS = new Set<string>(EVENT_TOPICS);
+
+function asEvent(m: any): LiveEvent | undefined {
+  if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || !TOPICS.has(m.topic) || typeof m.kind !== 'string') return undefined;
+  return {
+    id: typeof m.id === 'string' ? m.id : null,
+    seq: typeof m.seq === 'number' ? m.seq : null,
+    tenant_id: m.tenant_id,
+    topic: m.topic as EventTopic,
+    kind: m.kind,
+    payload: m.payload && typeof m.payload === 'object' ? m.payload : {},
+    network_id: m.network_id ?? null,
+    agent_id: m.agent_id ?? null,
+    severity: typeof m.severity === 'number' ? m.severity : null,
+    timestamp: typeof m.timestamp === 'string' ? m.timestamp : new Date().toISOString(),
+  };
+}
+
+/** Power-flow progress (not stored, id null) as a live event: topic powerflow, kind powerflow.progress. */
+function asProgress(m: any): LiveEvent | undefined {
+  if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || typeof m.task_id !== 'string') return undefined;
+  return {
+    id: null,
+    seq: null,
+    tenant_id: m.tenant_id,
+    topic: 'powerflow',
+    kind: 'powerflow.progress',
+    payload: { task_id: m.task_id, network_id: m.network_id ?? null, iteration: m.iteration, max_iterations: m.max_iterations, mismatch: m.mismatch },
+    network_id: m.network_id ?? null,
+    agent_id: null,
+    severity: 0,
+    timestamp: typeof m.timestamp === 'string' ? m.timestamp : new Date().toISOString(),
+  };
+}
+
+export class RealtimeHub {
+  private readonly byTenant = new Map<string, Set<LiveSubscriber>>();
+  private unsub: (() => void)[] = [];
+  private count = 0;
+  private delivered = 0;
+
+  constructor(private readonly s: Services) {}
+
+  async start(): Promise<void> {
+    const bus = this.s.bus;
+    this.unsub.push(bus.subscribe('event', (m) => this.dispatch(asEvent(m))));
+    this.unsub.push(bus.subscribe('progress', (m) => this.dispatch(asProgress(m))));
+    // Live doors subscribe before replaying history; that is gap-free only once
+    // the bus delivers to this process.
+    await Promise.all([bus.ready('event'), bus.ready('progress')]);
+  }
+
+  private dispatch(e: LiveEvent | undefined): void {
+    if (!e) return;
+    const subs = this.byTenant.get(e.tenant_id);
+    if (!subs) return;
+    for (const sub of subs) {
+      try {
+        sub.deliver(e);
+        this.delivered++;
+      } catch (err) {
+        this.s.log.warn({ err }, 'live subscriber failed to take an event');
+      }
+    }
+  }
+
+  add(sub: LiveSubscriber): () => void {
+    let set = this.byTenant.get(sub.tenantId);
+    if (!set) this.byTenant.set(sub.tenantId, (set = new Set()));
+    set.add(sub);
+    this.count++;
+    let removed = false;
+    return () => {
+      if (removed) return;
+      removed = true;
+      set!.delete(sub);
+      this.count--;
+      if (set!.size === 0 && this.byTenant.get(sub.tenantId) === set) this.byTenant.delete(sub.tenantId);
+    };
+  }
+
+  stats(): HubStats {
+    return { subscribers: this.count, tenants: this.byTenant.size, delivered: this.delivered, bus: this.s.bus.kind };
+  }
+
+  close(): void {
+    for (const u of this.unsub) u();
+    this.unsub = [];
+    this.byTenant.clear();
+    this.count = 0;
+  }
+}
+
+const hubs = new WeakMap<Services, Promise<RealtimeHub>>();
+
+/** The process's hub (started on first use). */
+export function realtimeHub(s: Services): Promise<RealtimeHub> {
+  let p = hubs.get(s);
+  if (!p) {
+    const hub = new RealtimeHub(s);
+    p = hub.start().then(() => hub);
+    p.catch(() => hubs.delete(s));
+    hubs.set(s, p);
+  }
+  return p;
+}
+
+export async function closeRealtimeHub(s: Services): Promise<void> {
+  const p = hubs.get(s);
+  hubs.delete(s);
+  if (p) (await p.catch(() => undefined))?.close();
+}
+
+/** For health checks: live subscribers of this process, or undefined when no hub runs. */
+export async function realtimeStats(s: Services): Promise<HubStats | undefined> {
+  const p = hubs.get(s);
+  return p ? p.then((h) => h.stats(), () => undefined) : undefined;
+}
