@@ -88,6 +88,10 @@ export interface NetworkListQuery extends PageQuery {
   status?: NetworkStatus;
   name?: string;
   tag?: string;
+  /** Every tag must match; one without value matches any value of its key (GraphQL NetworkFilter.tags). */
+  tags?: { key: string; value?: string | null }[];
+  created_after?: Date;
+  created_before?: Date;
 }
 
 const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', bus_count: 'bus_count', status: 'status', id: 'id' };
@@ -111,6 +115,18 @@ export async function listNetworks(s: Services, caller: Caller, q: NetworkListQu
     if (i <= 0) throw new AppError('INVALID_FIELD', `tag filter must look like key:value, got "${q.tag}"`, { field: 'tag' });
     params.push(JSON.stringify({ [q.tag.slice(0, i)]: q.tag.slice(i + 1) }));
     where.push(`tags @> $${params.length}::jsonb`);
+  }
+  for (const t of q.tags ?? []) {
+    params.push(t.value === undefined || t.value === null ? t.key : JSON.stringify({ [t.key]: t.value }));
+    where.push(t.value === undefined || t.value === null ? `tags ? $${params.length}` : `tags @> $${params.length}::jsonb`);
+  }
+  if (q.created_after) {
+    params.push(q.created_after.toISOString());
+    where.push(`created_at > $${params.length}`);
+  }
+  if (q.created_before) {
+    params.push(q.created_before.toISOString());
+    where.push(`created_at < $${params.length}`);
   }
   const order = orderBy(q.sort, SORTABLE);
   const w = where.join(' AND ');
