@@ -3,7 +3,8 @@
 // solutions (shared/reference/solutions, legacy core): per bus |dv| <= 1e-6 p.u.
 // and |dtheta| <= 1e-6 rad (dc 1e-9), per branch flows <= 1e-3 MW/MVAr,
 // generators and losses <= 1e-3, Newton iterations within one of MATPOWER's,
-// with MATPOWER's limits (10 NR / 30 FD iterations, tolerance 1e-8).
+// with MATPOWER's limits (10 NR / 30 FD iterations, tolerance 1e-8); and
+// MATPOWER's flat-start check (iterations and convergence verdict).
 // QUICK=1 skips the cases with 1000 buses or more.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,6 +20,7 @@ const QUICK = process.env.QUICK === '1';
 
 interface Reference {
   converged: boolean;
+  flat_start_check?: { converged: boolean; iterations: number };
   iterations: number;
   n_bus: number;
   losses: { p_mw: number; q_mvar: number };
@@ -107,6 +109,20 @@ for (const c of cases) {
           return;
         }
         compare(c, kind, net, res, ref);
+      });
+    }
+    // MATPOWER's flat-start check (|V| = 1, angles equal, VG at pv / ref): same iterations, same verdict
+    for (const kind of ['nr', 'fdxb', 'nr_qlim'] as Kind[]) {
+      await t.test(`${kind} flat start`, async () => {
+        const ref = reference(c, kind);
+        const flat = ref.flat_start_check!;
+        const res = await pool.solve(net, { ...OPTIONS[kind], flatStart: true });
+        assert.equal(res.status, flat.converged ? 'converged' : 'diverged', res.message);
+        assert.ok(Math.abs(res.iterations - flat.iterations) <= 1, `${res.iterations} iterations, MATPOWER ${flat.iterations}`);
+        if (flat.converged && ref.converged) {
+          const dv = maxDiff(res.buses, (b, k) => Math.abs(b.v - ref.bus[k]!.vm));
+          assert.ok(dv.value <= 1e-6, `|dv| ${dv.value} vs the normal-start solution`);
+        }
       });
     }
   });
