@@ -22,3 +22,14 @@
     store<f64>(a, load<f64>(a) - getf(v, t) * s);
   }
 }
+
+// Running maxima of |v| without branches: for non-negative doubles the bit
+// pattern orders like the value (and a NaN sorts above +Inf, so it survives
+// to the end where isFinite sees it). An i64 select becomes a cmov, where a
+// float compare-and-branch mispredicts on every new maximum.
+// @ts-ignore: decorator
+@inline export function absBits(v: f64): i64 { return reinterpret<i64>(v) & 0x7FFF_FFFF_FFFF_FFFF; }
+// @ts-ignore: decorator
+@inline export function maxBits(a: i64, b: i64): i64 { return select<i64>(a, b, a > b); }
+// @ts-ignore: decorator
+@inline export function bitsToF64(b: i64): f64 { return reinterpret<f64>(b); }

@@ -6,7 +6,7 @@
 // relative to its column is reported so the caller can switch to a pivoting
 // factorisation.
 import { LUFactors } from './factors';
-import { getf, geti, ptr, scatterAxpy, setf } from './raw';
+import { absBits, bitsToF64, getf, geti, maxBits, ptr, scatterAxpy, setf } from './raw';
 import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
 /**
@@ -26,15 +26,14 @@ export function refactorLU(
   const ap = ptr(Apq), so = ptr(stepOf), va = ptr(Aq), xp = ptr(x), se = ptr(snEnd);
   const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
   for (let k = 0; k < n; k++) {
-    // scale: largest |entry| met in this column; guard: a plain sum that turns
-    // NaN/Inf when any entry is (f64.max would be slower in V8).
-    let scale: f64 = 0.0, guard: f64 = 0.0;
+    // scale: largest |entry| met in this column (as bits, see raw.ts); guard:
+    // a plain sum that turns NaN/Inf when any U entry is.
+    let scale: i64 = 0, guard: f64 = 0.0;
     const aend = geti(ap, k + 1);
     for (let p = geti(ap, k); p < aend; p++) {
       const v = getf(va, p);
       setf(xp, geti(so, p), v);
-      const t = abs(v);
-      scale = t > scale ? t : scale;
+      scale = maxBits(scale, absBits(v));
     }
     // U(:,k): each x[j] is final when reached (topological order); apply L(:,j).
     // A run of columns j..m of one supernode is applied together (see
@@ -98,20 +97,18 @@ export function refactorLU(
     setf(xp, k, 0.0);
     // L(:,k) before scaling, gathered while finding the largest candidate.
     const l0 = geti(lp, k) + 1, l1 = geti(lp, k + 1);
-    let cmax: f64 = 0.0;
+    let cbits: i64 = 0;
     for (let t = l0; t < l1; t++) {
       const a = xp + (<usize>geti(li, t) << 3);
       const v = load<f64>(a);
       store<f64>(a, 0.0);
       setf(lx, t, v);
-      guard += v;
-      const av = abs(v);
-      cmax = av > cmax ? av : cmax;
+      cbits = maxBits(cbits, absBits(v));
     }
     const ad = abs(d);
-    scale = cmax > scale ? cmax : scale;
-    scale = ad > scale ? ad : scale;
-    if (!(ad >= PIVOT_TOL * cmax) || !(ad > SINGULAR_TOL * scale) || !isFinite(guard + d)) return k;
+    const cmax = bitsToF64(cbits);
+    const big = bitsToF64(maxBits(maxBits(scale, cbits), absBits(d)));
+    if (!(ad >= PIVOT_TOL * cmax) || !(ad > SINGULAR_TOL * big) || !isFinite(guard + big)) return k;
     setf(ux, udiag, d);
     const inv = 1.0 / d;
     for (let t = l0; t < l1; t++) setf(lx, t, getf(lx, t) * inv);
