@@ -33,6 +33,8 @@ export interface Config {
   version: string;
   /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
   introspection: boolean;
+  /** GraphQL operation timeout (SPEC 8.3: 30 s; GRAPHQL_TIMEOUT_MS). */
+  graphqlTimeoutMs: number;
   /** Authentication, rate limits, quotas, audit (src/security/settings.ts, docs/security.md). */
   security: SecurityConfig;
   /** SSE and WebSocket timers and limits (src/realtime/settings.ts, docs/sse.md, docs/websocket.md). */
@@ -77,6 +79,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
     version: '0.1.0',
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
+    graphqlTimeoutMs: int('GRAPHQL_TIMEOUT_MS', env.GRAPHQL_TIMEOUT_MS, 30_000),
     security: loadSecurityConfig(env, nodeEnv),
     realtime: loadRealtimeConfig(env),
     versioning: loadVersioningConfig(env),
