@@ -1,13 +1,15 @@
 // Micro-benchmark of SparseLU (build/sparse.wasm): analyze once, then factor +
-// solve many times on power-flow-like matrices.
+// solve many times on power-flow-like matrices, printing a table.
 //   npx asc assembly/sparse/exports.ts --target sparse && npx tsc -p tsconfig.json
-//   node dist/bench/sparse-lu.js [repeats]
+//   node dist/bench/sparse-lu.js [repeats] [--compare]
+// --compare also times the factorisation with the supernode updates off.
 // Matrices: "grid n=20000" is a grid-graph pattern (a meshed lattice with a
 // random spanning tree, extra local lines and a few long ones; average degree
-// ≈ 2.7 like real transmission grids) with Laplacian-like values; "NR
-// Jacobian" matrices are the 2×2-block pattern of a Newton-Raphson Jacobian
-// (θ for every non-slack bus, |V| for PQ buses) on such a grid, sized like the
-// named MATPOWER cases.
+// ≈ 2.7 like real transmission grids) with Laplacian-like values (like B');
+// "synthetic NR J" is the 2×2-block pattern of a Newton-Raphson Jacobian
+// (θ for every non-slack bus, |V| for PQ buses) on such a grid; "caseX NR J"
+// are the real Jacobians of the MATPOWER cases in shared/cases at the
+// reference solution (skipped when shared/ is absent).
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
