@@ -1,0 +1,285 @@
+// The distributed transport: BullMQ on Redis carries dispatched power-flow tasks
+// from the API processes (whose TaskScheduler owns FIFO order and quotas in
+// PostgreSQL) to any number of solver processes (ROLE=all or ROLE=worker), on
+// any machine that reaches the same Redis and PostgreSQL.
+//
+// BullMQ only moves work; PostgreSQL stays the source of truth. A job is
+// {taskId} with jobId = task id, so a task is never queued twice.
+//
+// Failure handling (docs/deployment.md):
+// - A worker that dies mid-solve stops renewing its job lock (lockDuration).
+//   Another live worker's stalled checker (every stalledInterval) moves the job
+//   back to wait and a worker runs it again (executeTask re-claims a 'running'
+//   task). After maxStalledCount recoveries the next worker to take it fails it
+//   with "job stalled more than allowable limit"; the 'failed' handler then
+//   marks the task failed: "the worker solving this task stopped (attempt N of M)".
+// - A processor that throws (database or Redis trouble, not a solver error:
+//   executeTask stores those as the task's outcome) is retried `attempts` times.
+// - A sweeper in the API processes fails tasks left 'dispatched'/'running'
+//   whose job failed or vanished, and re-sends 'dispatched' tasks whose job was
+//   never added (Redis was down when the dispatcher handed them over).
+import { hostname } from 'node:os';
+import { Queue, Worker, type Job } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { Services } from '../services.js';
+import type { TaskTransport } from './scheduler.js';
+import type { TaskRow } from '../domain/tasks.js';
+import { abortLocal, announceFinished, executeTask } from './execute.js';
+
+export const QUEUE_NAME = 'powerflow';
+const STALLED_REASON = 'job stalled more than allowable limit';
+
+export interface JobData {
+  taskId: string;
+  tenantId?: string;
+}
+
+/** Timings of the queue; the environment may override them (docs/deployment.md). */
+export interface QueueTuning {
+  /** A job's lock lives this long unless its worker renews it (every half of it). */
+  lockDurationMs: number;
+  /** How often each worker looks for jobs whose lock expired. */
+  stalledIntervalMs: number;
+  /** How many times a job whose worker died is put back to run again. */
+  maxStalledCount: number;
+  /** Runs of a job whose processor throws (infrastructure errors, not solver errors). */
+  attempts: number;
+  /** Delay before such a retry. */
+  retryDelayMs: number;
+  /** How often API processes look for tasks whose job failed or vanished. */
+  sweepMs: number;
+  /** Jobs per worker process, as a multiple of its solver threads (I/O overlaps solves). */
+  concurrencyPerThread: number;
+}
+
+function envInt(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 0): number {
+  const v = env[name];
+  if (v === undefined || v === '') return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min) throw new Error(`${name} must be an integer >= ${min}, got "${v}"`);
+  return n;
+}
+
+export function queueTuning(env: NodeJS.ProcessEnv = process.env): QueueTuning {
+  return {
+    lockDurationMs: envInt(env, 'GRIDOPS_QUEUE_LOCK_MS', 10_000, 1000),
+    stalledIntervalMs: envInt(env, 'GRIDOPS_QUEUE_STALLED_MS', 5_000, 500),
+    maxStalledCount: envInt(env, 'GRIDOPS_QUEUE_MAX_STALLED', 1, 0),
+    attempts: envInt(env, 'GRIDOPS_QUEUE_ATTEMPTS', 2, 1),
+    retryDelayMs: 2_000,
+    sweepMs: envInt(env, 'GRIDOPS_QUEUE_SWEEP_MS', 15_000, 100),
+    concurrencyPerThread: 2,
+  };
+}
+
+function connect(url: string, role: 'queue' | 'worker'): Redis {
+  // Workers block on Redis and must ride out reconnects (BullMQ requires
+  // maxRetriesPerRequest null there); the producer fails fast instead, so a
+  // dispatch during a Redis outage errors and the sweeper re-sends it later.
+  const r = new Redis(url, role === 'worker'
+    ? { maxRetriesPerRequest: null, connectionName: `gridops-worker:${hostname()}:${process.pid}` }
+    : { maxRetriesPerRequest: 2, connectionName: `gridops-queue:${hostname()}:${process.pid}` });
+  r.on('error', () => {}); // reconnects on its own; BullMQ reports what matters
+  return r;
+}
+
+type Failure = { code: string; message: string; details: Record<string, unknown> };
+
+/** The task error for a job that failed for good. */
+export function jobFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>, tuning: QueueTuning, taskAttempts?: number): Failure {
+  if (job.failedReason === STALLED_REASON) {
+    const max = tuning.maxStalledCount + 1;
+    const n = Math.max(job.stalledCounter ?? 0, taskAttempts ?? 0, 1);
+    return {
+      code: 'INTERNAL_ERROR',
+      message: `the worker solving this task stopped (attempt ${Math.min(n, max)} of ${max}); no attempts remain, submit the power flow again`,
+      details: { reason: 'worker_stopped', attempt: Math.min(n, max), max_attempts: max },
+    };
+  }
+  const max = job.opts?.attempts ?? tuning.attempts;
+  const n = Math.min(Math.max(job.attemptsMade ?? 0, 1), max);
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `the worker could not run this task: ${job.failedReason ?? 'unknown error'} (attempt ${n} of ${max})`,
+    details: { reason: 'worker_error', attempt: n, max_attempts: max },
+  };
+}
+
+/** Fails a task that is still dispatched or running; true when this call did it. */
+export async function failTask(s: Services, taskId: string, failure: Failure): Promise<boolean> {
+  const { rows } = await s.db.query<TaskRow>(
+    `UPDATE tasks SET status = 'failed', completed_at = now(), error = $2
+     WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`,
+    [taskId, JSON.stringify(failure)]);
+  if (!rows[0]) return false;
+  await announceFinished(s, rows[0]);
+  return true;
+}
+
+export interface BullTransport extends TaskTransport {
+  readonly queue: Queue<JobData>;
+  /** One sweeper pass (exposed for tests and tools). */
+  sweep(): Promise<void>;
+}
+
+export async function createBullTransport(s: Services): Promise<BullTransport> {
+  const tuning = queueTuning();
+  const conn = connect(s.config.redisUrl!, 'queue');
+  const queue = new Queue<JobData>(QUEUE_NAME, {
+    connection: conn,
+    prefix: s.config.redisPrefix,
+    defaultJobOptions: {
+      attempts: tuning.attempts,
+      backoff: { type: 'fixed', delay: tuning.retryDelayMs },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+    },
+  });
+  queue.on('error', (err) => s.log.warn({ err }, 'BullMQ queue error'));
+
+  const send = async (tasks: { id: string; tenant_id: string }[]) => {
+    if (tasks.length === 0) return;
+    // One MULTI: the jobs enter the wait list in dispatch (FIFO) order.
+    await queue.addBulk(tasks.map((t) => ({ name: QUEUE_NAME, data: { taskId: t.id, tenantId: t.tenant_id }, opts: { jobId: t.id } })));
+  };
+
+  // Sweeper (processes that dispatch, i.e. not ROLE=worker). A task looks
+  // suspicious when its job is gone (or completed while the task is not
+  // finished); it is acted on only when it still looks so one pass later, so a
+  // dispatch between its commit and its addBulk is never mistaken for a loss.
+  let suspects = new Set<string>();
+  let sweeping: Promise<void> | undefined;
+  let closed = false;
+  const sweepOnce = async () => {
+    const { rows } = await s.db.query<{ id: string; tenant_id: string; status: string; attempts: number }>(
+      `SELECT id, tenant_id, status, attempts FROM tasks WHERE status IN ('dispatched', 'running') ORDER BY seq LIMIT 1000`);
+    const next = new Set<string>();
+    const resend: { id: string; tenant_id: string }[] = [];
+    for (const t of rows) {
+      if (closed) return;
+      const state = await queue.getJobState(t.id);
+      if (state === 'failed') {
+        const job = await queue.getJob(t.id);
+        if (job && (await failTask(s, t.id, jobFailure(job, tuning, t.attempts)))) s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
+        continue;
+      }
+      if (state !== 'unknown' && state !== 'completed') continue; // waiting, active, delayed...: healthy
+      if (!suspects.has(t.id)) {
+        next.add(t.id);
+        continue;
+      }
+      // Re-check: it may have finished in the meantime.
+      const { rows: now } = await s.db.query<{ status: string }>('SELECT status FROM tasks WHERE id = $1', [t.id]);
+      if (!now[0] || !['dispatched', 'running'].includes(now[0].status)) continue;
+      if (now[0].status === 'dispatched' && state === 'unknown') {
+        resend.push({ id: t.id, tenant_id: t.tenant_id });
+      } else {
+        const ok = await failTask(s, t.id, {
+          code: 'INTERNAL_ERROR',
+          message: `the queue no longer holds this task's job (it ${state === 'completed' ? 'completed without recording a result' : 'was lost'}) while the task was ${now[0].status}; submit the power flow again`,
+          details: { reason: 'job_lost', job_state: state },
+        });
+        if (ok) s.log.warn({ task: t.id, state }, 'task failed: its queue job is gone');
+      }
+    }
+    if (resend.length > 0) {
+      s.log.warn({ tasks: resend.map((t) => t.id) }, 're-sending dispatched tasks that have no queue job');
+      await send(resend);
+    }
+    suspects = next;
+  };
+  const sweepTimer = s.config.role === 'worker' ? undefined : setInterval(() => {
+    if (sweeping || closed) return;
+    sweeping = sweepOnce()
+      .catch((err) => s.log.warn({ err }, 'queue sweep failed; retrying on the next pass'))
+      .finally(() => { sweeping = undefined; });
+  }, tuning.sweepMs);
+  sweepTimer?.unref();
+
+  return {
+    kind: 'bullmq',
+    queue,
+    send,
+    async cancel(taskId) {
+      // Whichever process runs it aborts it; a job still waiting is dropped
+      // (if a worker takes it first, executeTask sees 'cancelled' and skips it).
+      await s.bus.publish('cancel', { task_id: taskId });
+      try {
+        await queue.remove(taskId);
+      } catch {
+        // locked by a worker: the cancel notice stops it
+      }
+    },
+    async ping() {
+      try {
+        return (await conn.ping()) === 'PONG';
+      } catch {
+        return false;
+      }
+    },
+    async sweep() {
+      await sweepOnce();
+    },
+    async close() {
+      closed = true;
+      if (sweepTimer) clearInterval(sweepTimer);
+      await sweeping;
+      await queue.close().catch(() => {});
+      conn.disconnect();
+    },
+  };
+}
+
+/** Consumes the queue on this process's solver pool (ROLE all or worker, with REDIS_URL). */
+export async function startBullWorker(s: Services): Promise<{ worker: Worker<JobData>; close(): Promise<void> }> {
+  if (!s.solver) throw new Error('startBullWorker needs a solver pool (ROLE all or worker)');
+  const tuning = queueTuning();
+  const conn = connect(s.config.redisUrl!, 'worker');
+  const threads = Math.max(1, s.solver.threads ?? s.config.workers ?? 1);
+  const worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
+    await executeTask(s, job.data.taskId);
+  }, {
+    connection: conn,
+    prefix: s.config.redisPrefix,
+    name: `${hostname()}:${process.pid}`,
+    concurrency: threads * tuning.concurrencyPerThread,
+    lockDuration: tuning.lockDurationMs,
+    stalledInterval: tuning.stalledIntervalMs,
+    maxStalledCount: tuning.maxStalledCount,
+  });
+  worker.on('error', (err) => s.log.warn({ err }, 'BullMQ worker error'));
+  worker.on('stalled', (jobId) => s.log.warn({ task: jobId }, 'the worker running this task stopped; its job goes back to the queue'));
+  worker.on('failed', (job, err) => {
+    if (!job) return;
+    if (!job.finishedOn) {
+      s.log.warn({ task: job.id, err, attempt: job.attemptsMade }, 'task job failed; it will be retried');
+      return;
+    }
+    void (async () => {
+      const { rows } = await s.db.query<{ attempts: number }>('SELECT attempts FROM tasks WHERE id = $1', [job.data.taskId]);
+      const failure = jobFailure(job, tuning, rows[0]?.attempts);
+      if (await failTask(s, job.data.taskId, failure)) s.log.error({ task: job.data.taskId, reason: job.failedReason }, failure.message);
+    })().catch((e) => s.log.error({ err: e, task: job.id }, 'could not mark the task of a failed job; the sweeper will'));
+  });
+  // Cancel requests reach every process; the one solving the task stops it.
+  const unsubscribe = s.bus.subscribe('cancel', (m: { task_id?: string }) => {
+    if (m?.task_id) abortLocal(m.task_id);
+  });
+  await worker.waitUntilReady();
+  s.log.info({ queue: QUEUE_NAME, prefix: s.config.redisPrefix, concurrency: worker.opts.concurrency, lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount }, 'BullMQ worker consuming');
+
+  let closing: Promise<void> | undefined;
+  return {
+    worker,
+    close() {
+      closing ??= (async () => {
+        // Graceful: take no new jobs, let the running ones finish (a worker
+        // killed instead leaves them to the other workers' stalled checks).
+        await worker.close();
+        unsubscribe();
+        conn.disconnect();
+      })();
+      return closing;
+    },
+  };
+}
