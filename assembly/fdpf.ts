@@ -7,7 +7,7 @@
 // (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
 // B' and B'' are factorised once per topology and parameter set.
 import { Topology } from './topology';
-import { injections, mismatchFD, normP, normQ, polarToRect, wrapPolar } from './mismatch';
+import { injections, mismatchFD, normP, normQ, polarToRect, polarToRectBus, wrapPolar } from './mismatch';
 import { makeBp, makeBpp } from './makeB';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
@@ -77,9 +77,8 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     if (topo.nR > 0) topo.luBp.solve(P);
     for (let i = 0; i < nb; i++) {
       const r = unchecked(rIdx[i]);
-      if (r >= 0) unchecked(va[i] -= P[r]);
+      if (r >= 0) { unchecked(va[i] -= P[r]); polarToRectBus(topo, i); }
     }
-    polarToRect(topo);
     injections(topo);
     mismatchFD(topo, P, Q);
     norm = mismatchMax();
@@ -88,9 +87,8 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     if (topo.nQ > 0) topo.luBpp.solve(Q);
     for (let i = 0; i < nb; i++) {
       const q = unchecked(qIdx[i]);
-      if (q >= 0) unchecked(vm[i] -= Q[q]);
+      if (q >= 0) { unchecked(vm[i] -= Q[q]); polarToRectBus(topo, i); }
     }
-    polarToRect(topo);
     injections(topo);
     mismatchFD(topo, P, Q);
     norm = mismatchMax();

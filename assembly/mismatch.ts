@@ -15,6 +15,16 @@ export function polarToRect(topo: Topology): void {
   }
 }
 
+/** vr + j vi = vm e^{j va} for one bus. */
+// @ts-ignore: decorator
+@inline
+export function polarToRectBus(topo: Topology, i: i32): void {
+  const m = unchecked(topo.vm[i]);
+  NativeMath.sincos(unchecked(topo.va[i]));
+  unchecked(topo.vr[i] = m * NativeMath.sincos_cos);
+  unchecked(topo.vi[i] = m * NativeMath.sincos_sin);
+}
+
 /** Vm = abs(V), Va = angle(V) of V = vm e^{j va}: newtonpf's re-wrap after each update
  *  (a negative magnitude turns into a positive one with the angle moved by pi). */
 // @ts-ignore: decorator

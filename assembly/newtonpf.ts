@@ -8,7 +8,7 @@
 // The Jacobian pattern and its symbolic LU come from the topology cache; the
 // loop itself allocates nothing.
 import { Topology } from './topology';
-import { injections, mismatchNR, polarToRect, wrapPolar } from './mismatch';
+import { injections, mismatchNR, polarToRect, polarToRectBus, wrapPolar } from './mismatch';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
@@ -48,8 +48,8 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
       const m = unchecked(mIdx[i]);
       if (m >= 0) unchecked(vm[i] -= F[m]);
       wrapPolar(topo, i);
+      polarToRectBus(topo, i); // reference buses keep their V
     }
-    polarToRect(topo);
     injections(topo);
     norm = mismatchNR(topo, F);
     const stop = progress(it, norm);
