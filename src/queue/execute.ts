@@ -7,6 +7,7 @@ import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvent, publishEvents, type StoredEvent } from '../domain/events.js';
 import { loadVersion } from '../domain/networks.js';
 import type { TaskRow } from '../domain/tasks.js';
+import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 
 const PROGRESS_WRITE_MS = 200;
 
@@ -139,6 +140,8 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     [task.id, status, result ? JSON.stringify(result) : null, failure ? JSON.stringify(failure) : null, completedAt]);
   const final = done.rows[0];
   if (!final) return;
+  // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
+  if (final.status === 'completed') await evaluatePowerFlowAlarms(s, final).catch((e) => s.log.error({ err: e, task: final.id }, 'alarm evaluation failed'));
   await announceFinished(s, final);
 }
 

@@ -1,0 +1,488 @@
+// Alarms (SPEC 2 "Alarm", 3, 4.3): raised by power-flow results (overloads,
+// voltages out of limits) and by other domains (device faults), exactly one open
+// alarm per condition, cleared when the condition is gone, acknowledged by people.
+// Every door (REST, GraphQL, SSE, WebSocket) calls these functions. docs/alarms.md.
+import type { Queryable } from '../db/database.js';
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import type { NetworkModel } from './network.js';
+import type { TaskRow } from './tasks.js';
+import { AppError, notFound } from '../lib/errors.js';
+import { newId } from '../lib/ids.js';
+import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { parseDateTime } from '../lib/time.js';
+import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
+import { loadVersion } from './networks.js';
+
+// ---------------------------------------------------------------------------
+// Severity and states
+
+export type Severity = 'info' | 'warn' | 'error' | 'critical';
+/** Stored numerically (SPEC enumerations: info 0, warn 1, error 2, critical 3), shown by name. */
+export const SEVERITIES: readonly Severity[] = ['info', 'warn', 'error', 'critical'];
+export const severityLevel = (s: Severity): number => SEVERITIES.indexOf(s);
+export const severityName = (n: number): Severity => SEVERITIES[Math.max(0, Math.min(3, n))];
+
+export type AlarmStatus = 'active' | 'acknowledged' | 'cleared';
+export const ALARM_STATUSES: readonly AlarmStatus[] = ['active', 'acknowledged', 'cleared'];
+
+/** The alarm state machine, enforced here only: cleared is final. */
+export const ALARM_TRANSITIONS: Readonly<Record<AlarmStatus, readonly AlarmStatus[]>> = {
+  active: ['acknowledged', 'cleared'],
+  acknowledged: ['cleared'],
+  cleared: [],
+};
+
+function assertTransition(a: AlarmRow, to: AlarmStatus): void {
+  if (!ALARM_TRANSITIONS[a.status].includes(to)) {
+    const hint = a.status === 'cleared' ? 'it is cleared (final)' : `it is already ${a.status}`;
+    throw new AppError('CONFLICT', `alarm ${a.id} cannot become ${to}: ${hint} (${a.status} → ${to} is not a legal transition)`, { alarm_id: a.id, from: a.status, to, allowed: ALARM_TRANSITIONS[a.status] });
+  }
+}
+
+/** Power-flow alarm rules (docs/alarms.md). */
+export const OVERLOAD_LIMIT_PCT = 100;
+export const OVERLOAD_CRITICAL_PCT = 120;
+/** A voltage this far (p.u.) outside [vmin, vmax] is critical. */
+export const VOLTAGE_CRITICAL_MARGIN = 0.05;
+const EPS = 1e-6;
+
+// ---------------------------------------------------------------------------
+// Rows and views
+
+interface AlarmRow {
+  id: string;
+  tenant_id: string;
+  severity: number;
+  status: AlarmStatus;
+  type: string;
+  message: string;
+  network_id: string | null;
+  source_type: string;
+  source_id: string;
+  details: Record<string, unknown>;
+  occurrences: number;
+  raised_at: Date;
+  last_seen_at: Date;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  note: string | null;
+  cleared_at: Date | null;
+  updated_at: Date;
+}
+
+export interface Alarm {
+  id: string;
+  severity: Severity;
+  severity_level: number;
+  status: AlarmStatus;
+  type: string;
+  message: string;
+  network_id: string | null;
+  source: { type: string; id: string };
+  details: Record<string, unknown>;
+  occurrences: number;
+  raised_at: Date;
+  last_seen_at: Date;
+  acknowledged_at: Date | null;
+  acknowledged_by: string | null;
+  note: string | null;
+  cleared_at: Date | null;
+}
+
+const d = (v: Date | string | null) => (v === null ? null : new Date(v));
+
+export function alarmView(r: AlarmRow): Alarm {
+  return {
+    id: r.id, severity: severityName(Number(r.severity)), severity_level: Number(r.severity), status: r.status, type: r.type, message: r.message,
+    network_id: r.network_id, source: { type: r.source_type, id: r.source_id }, details: r.details ?? {}, occurrences: r.occurrences,
+    raised_at: new Date(r.raised_at), last_seen_at: new Date(r.last_seen_at), acknowledged_at: d(r.acknowledged_at),
+    acknowledged_by: r.acknowledged_by, note: r.note, cleared_at: d(r.cleared_at),
+  };
+}
+
+/** The alarm event of SPEC 6.1 (alarm_id and the example's id, severity, status, type, message, network_id, raised_at). */
+function alarmEvent(r: AlarmRow, kind: string, extra: Record<string, unknown> = {}): NewEvent {
+  const a = alarmView(r);
+  return {
+    tenantId: r.tenant_id, topic: 'alarm', kind, networkId: r.network_id ?? undefined, severity: Number(r.severity),
+    payload: {
+      alarm_id: a.id, id: a.id, severity: a.severity, status: a.status, type: a.type, message: a.message, network_id: a.network_id,
+      source: a.source, raised_at: a.raised_at.toISOString(), acknowledged_at: a.acknowledged_at?.toISOString() ?? null,
+      acknowledged_by: a.acknowledged_by, cleared_at: a.cleared_at?.toISOString() ?? null, details: a.details, ...extra,
+    },
+  };
+}
+
+/** Several events in one statement (power-flow evaluation can touch many alarms). */
+async function insertEvents(q: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  if (events.length === 1) return [await insertEvent(q, events[0])];
+  const rows = events.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null, agent_id: e.agentId ?? null, severity: e.severity ?? null }));
+  const { rows: out } = await q.query<Parameters<typeof eventFromRow>[0]>(
+    `INSERT INTO events (tenant_id, topic, kind, payload, network_id, agent_id, severity)
+     SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id, x.agent_id, x.severity
+     FROM jsonb_to_recordset($1::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text, agent_id text, severity smallint)
+     ORDER BY x.ord RETURNING *`, [JSON.stringify(rows)]);
+  return out.map(eventFromRow).sort((a, b) => a.seq - b.seq);
+}
+
+// ---------------------------------------------------------------------------
+// Raising and clearing (also for other domains: device faults)
+
+export interface AlarmInput {
+  type: string;
+  severity: Severity | number;
+  message: string;
+  network_id?: string | null;
+  source: { type: string; id: string };
+  details?: Record<string, unknown>;
+}
+
+function level(sev: Severity | number): number {
+  if (typeof sev === 'number') {
+    if (!Number.isInteger(sev) || sev < 0 || sev > 3) throw new AppError('INVALID_FIELD', `severity must be 0..3 or info/warn/error/critical, got ${sev}`, { field: 'severity' });
+    return sev;
+  }
+  const n = SEVERITIES.indexOf(sev);
+  if (n < 0) throw new AppError('INVALID_FIELD', `severity must be one of ${SEVERITIES.join(', ')}, got "${sev}"`, { field: 'severity' });
+  return n;
+}
+
+const OPEN_KEY = `(tenant_id, (coalesce(network_id, '')), type, source_type, source_id) WHERE status <> 'cleared'`;
+
+/**
+ * Raises an alarm inside the caller's transaction, or refreshes the open alarm of
+ * the same condition (tenant, network, type, source): never a duplicate. Returns
+ * the events to publish after commit (publishEvents).
+ */
+export async function raiseAlarmInTx(tx: Queryable, tenantId: string, input: AlarmInput): Promise<{ alarm: Alarm; created: boolean; events: StoredEvent[] }> {
+  const sev = level(input.severity);
+  if (!input.type || !input.source?.type || input.source.id === undefined || input.source.id === '') {
+    throw new AppError('VALIDATION_FAILED', 'an alarm needs a type and a source {type, id}', { field: 'source' });
+  }
+  const id = newId('alarm');
+  const ins = await tx.query<AlarmRow>(
+    `INSERT INTO alarms (id, tenant_id, severity, status, type, message, network_id, source_type, source_id, details)
+     VALUES ($1, $2, $3, 'active', $4, $5, $6, $7, $8, $9)
+     ON CONFLICT ${OPEN_KEY} DO NOTHING RETURNING *`,
+    [id, tenantId, sev, input.type, input.message, input.network_id ?? null, input.source.type, String(input.source.id), JSON.stringify(input.details ?? {})]);
+  if (ins.rows[0]) {
+    const ev = await insertEvent(tx, alarmEvent(ins.rows[0], 'alarm.raised'));
+    return { alarm: alarmView(ins.rows[0]), created: true, events: [ev] };
+  }
+  const { rows: cur } = await tx.query<AlarmRow>(
+    `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3 AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
+    [tenantId, input.network_id ?? null, input.type, input.source.type, String(input.source.id)]);
+  if (!cur[0]) throw new AppError('CONFLICT', 'the open alarm of this condition changed concurrently; retry', { type: input.type, source: input.source });
+  const { rows } = await tx.query<AlarmRow>(
+    `UPDATE alarms SET details = $2, message = $3, severity = $4, occurrences = occurrences + 1, last_seen_at = clock_timestamp(), updated_at = clock_timestamp()
+     WHERE id = $1 RETURNING *`,
+    [cur[0].id, JSON.stringify(input.details ?? {}), input.message, sev]);
+  const row = rows[0];
+  const events: StoredEvent[] = [];
+  if (Number(cur[0].severity) < sev) events.push(await insertEvent(tx, alarmEvent(row, 'alarm.escalated', { previous_severity: severityName(Number(cur[0].severity)) })));
+  return { alarm: alarmView(row), created: false, events };
+}
+
+/** Raises (or refreshes) an alarm in its own transaction and publishes its event. For
+ *  other domains, e.g. a device entering `fault`: raiseAlarm(s, tenantId, {type: 'device_fault',
+ *  severity: 'error', message, network_id, source: {type: 'device', id}, details}). */
+export async function raiseAlarm(s: Services, tenantId: string, input: AlarmInput): Promise<Alarm> {
+  const out = await s.db.transaction((tx) => raiseAlarmInTx(tx, tenantId, input));
+  await publishEvents(s.bus, out.events);
+  return out.alarm;
+}
+
+export type AlarmMatch = { id: string } | { type: string; source: { type: string; id: string }; network_id?: string | null };
+
+/** Clears the open alarm matching (by id, or by condition); null when none is open. */
+export async function clearAlarmInTx(tx: Queryable, tenantId: string, match: AlarmMatch, reason = 'condition cleared'): Promise<{ alarm: Alarm | null; events: StoredEvent[] }> {
+  const { rows } = 'id' in match
+    ? await tx.query<AlarmRow>(`SELECT * FROM alarms WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [match.id, tenantId])
+    : await tx.query<AlarmRow>(
+      `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3 AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
+      [tenantId, match.network_id ?? null, match.type, match.source.type, String(match.source.id)]);
+  const row = rows[0];
+  if (!row) return { alarm: null, events: [] };
+  if (row.status === 'cleared') return { alarm: alarmView(row), events: [] };
+  assertTransition(row, 'cleared');
+  const upd = await tx.query<AlarmRow>(`UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING *`, [row.id]);
+  const ev = await insertEvent(tx, alarmEvent(upd.rows[0], 'alarm.cleared', { reason }));
+  return { alarm: alarmView(upd.rows[0]), events: [ev] };
+}
+
+/** Clears in its own transaction and publishes (a device leaving `fault`). */
+export async function clearAlarm(s: Services, tenantId: string, match: AlarmMatch, reason?: string): Promise<Alarm | null> {
+  const out = await s.db.transaction((tx) => clearAlarmInTx(tx, tenantId, match, reason));
+  await publishEvents(s.bus, out.events);
+  return out.alarm;
+}
+
+// ---------------------------------------------------------------------------
+// Power-flow results → alarms
+
+interface Condition {
+  type: 'overload' | 'voltage';
+  sourceType: 'branch' | 'bus';
+  sourceId: string;
+  severity: number;
+  message: string;
+  details: Record<string, unknown>;
+  /** For the constraint event (SPEC 6.1: element, quantity, value, limit). */
+  quantity: 'loading' | 'voltage';
+  value: number;
+  limit: number;
+}
+
+/** Branch id used as alarm source and in constraint details: "from-to", ":k" for the k-th parallel circuit. */
+export function branchIds(model: Pick<NetworkModel, 'branches'>): string[] {
+  const seen = new Map<string, number>();
+  return model.branches.map((br) => {
+    const key = `${br.from}-${br.to}`;
+    const k = (seen.get(key) ?? 0) + 1;
+    seen.set(key, k);
+    return k === 1 ? key : `${key}:${k}`;
+  });
+}
+
+interface ResultLike {
+  status?: string;
+  task_id?: string;
+  buses?: { id: number; v: number }[];
+  branches?: { from: number; to: number; loading: number; p_from: number; q_from: number; p_to: number; q_to: number }[];
+}
+
+/** The overload and voltage conditions a converged result shows (docs/alarms.md). */
+export function powerFlowConditions(model: NetworkModel, result: ResultLike): Condition[] {
+  const out: Condition[] = [];
+  const ids = branchIds(model);
+  (result.branches ?? []).forEach((f, i) => {
+    const br = model.branches[i];
+    if (!br || br.status !== 'closed' || !(br.rate_a > 0)) return;
+    if (!(f.loading > OVERLOAD_LIMIT_PCT + EPS)) return;
+    const loading = round(f.loading, 4);
+    out.push({
+      type: 'overload', sourceType: 'branch', sourceId: ids[i], quantity: 'loading', value: loading, limit: OVERLOAD_LIMIT_PCT,
+      severity: f.loading > OVERLOAD_CRITICAL_PCT ? 3 : 2,
+      message: `branch ${ids[i]} loaded ${loading.toFixed(1)}% of its rating rate_a ${br.rate_a} MVA`,
+      details: { branch_index: i, branch_id: ids[i], from: br.from, to: br.to, loading, limit: OVERLOAD_LIMIT_PCT, rate_a: br.rate_a, p_from: f.p_from, q_from: f.q_from, p_to: f.p_to, q_to: f.q_to, task_id: result.task_id },
+    });
+  });
+  const busIndex = new Map(model.buses.map((b, i) => [b.id, i]));
+  for (const r of result.buses ?? []) {
+    const bus = model.buses[busIndex.get(r.id) ?? -1];
+    if (!bus || bus.type === 'isolated' || !Number.isFinite(r.v)) continue;
+    const low = r.v < bus.vmin - EPS;
+    const high = r.v > bus.vmax + EPS;
+    if (!low && !high) continue;
+    const limit = low ? bus.vmin : bus.vmax;
+    const v = round(r.v, 6);
+    out.push({
+      type: 'voltage', sourceType: 'bus', sourceId: String(bus.id), quantity: 'voltage', value: v, limit,
+      severity: Math.abs(r.v - limit) > VOLTAGE_CRITICAL_MARGIN ? 3 : 2,
+      message: `bus ${bus.id} voltage ${v.toFixed(4)} p.u. ${low ? 'below vmin' : 'above vmax'} ${limit}`,
+      details: { bus: bus.id, v, vmin: bus.vmin, vmax: bus.vmax, limit, direction: low ? 'low' : 'high', task_id: result.task_id },
+    });
+  }
+  return out;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+const POWERFLOW_TYPES = ['overload', 'voltage'];
+
+function constraintEvent(tenantId: string, networkId: string, state: 'violated' | 'restored', c: { sourceType: string; sourceId: string; quantity: string; value: number | null; limit: number; alarmId: string; type: string; severity: number }): NewEvent {
+  return {
+    tenantId, topic: 'constraint', kind: `constraint.${state}`, networkId, severity: state === 'violated' ? c.severity : 0,
+    payload: {
+      element: `${c.sourceType}:${c.sourceId}`, element_type: c.sourceType, element_id: c.sourceId, quantity: c.quantity, value: c.value, limit: c.limit,
+      state, type: c.type, network_id: networkId, alarm_id: c.alarmId, timestamp: new Date().toISOString(),
+    },
+  };
+}
+
+/**
+ * Called when a power-flow task has finished (src/queue/execute.ts), before the
+ * task is announced, so a caller waiting for the result already sees its alarms.
+ * Only converged results are judged; a result older than the newest judged one of
+ * the same network is ignored. Returns the number of alarms raised and cleared.
+ */
+export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, resultArg?: Record<string, unknown> | null): Promise<{ raised: number; cleared: number; skipped?: string }> {
+  const result = (resultArg ?? task.result) as ResultLike | null;
+  if (task.status !== 'completed' || !result || result.status !== 'converged') return { raised: 0, cleared: 0, skipped: 'not converged' };
+  const out = await s.db.transaction(async (tx) => {
+    const net = await tx.query<{ id: string }>('SELECT id FROM networks WHERE id = $1 AND tenant_id = $2', [task.network_id, task.tenant_id]);
+    if (!net.rows[0]) return { raised: 0, cleared: 0, skipped: 'network deleted', events: [] as StoredEvent[] };
+    const fresh = await tx.query(
+      `INSERT INTO alarm_evaluations (network_id, task_seq) VALUES ($1, $2)
+       ON CONFLICT (network_id) DO UPDATE SET task_seq = EXCLUDED.task_seq, evaluated_at = now() WHERE alarm_evaluations.task_seq < EXCLUDED.task_seq
+       RETURNING network_id`, [task.network_id, task.seq]);
+    if (!fresh.rows[0]) return { raised: 0, cleared: 0, skipped: 'a newer result was already judged', events: [] as StoredEvent[] };
+    const model = await loadVersion(tx, task.network_id, task.network_version);
+    const conditions = powerFlowConditions(model, { ...result, task_id: task.id });
+    const { rows: open } = await tx.query<AlarmRow>(
+      `SELECT * FROM alarms WHERE tenant_id = $1 AND network_id = $2 AND status <> 'cleared' AND type = ANY($3::text[]) FOR UPDATE`,
+      [task.tenant_id, task.network_id, POWERFLOW_TYPES]);
+    const key = (type: string, st: string, sid: string) => `${type}|${st}|${sid}`;
+    const openByKey = new Map(open.map((a) => [key(a.type, a.source_type, a.source_id), a]));
+    const newEvents: NewEvent[] = [];
+    const seen = new Set<string>();
+
+    // Refresh the open alarms whose condition persists (one statement).
+    const refresh = conditions.filter((c) => openByKey.has(key(c.type, c.sourceType, c.sourceId)));
+    if (refresh.length > 0) {
+      const upd = await tx.query<AlarmRow>(
+        `UPDATE alarms a SET details = x.details, message = x.message, severity = x.severity, occurrences = a.occurrences + 1,
+           last_seen_at = clock_timestamp(), updated_at = clock_timestamp()
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, details jsonb, message text, severity smallint)
+         WHERE a.id = x.id RETURNING a.*`,
+        [JSON.stringify(refresh.map((c) => ({ id: openByKey.get(key(c.type, c.sourceType, c.sourceId))!.id, details: c.details, message: c.message, severity: c.severity })))]);
+      for (const r of upd.rows) {
+        const before = openByKey.get(key(r.type, r.source_type, r.source_id))!;
+        if (Number(r.severity) > Number(before.severity)) newEvents.push(alarmEvent(r, 'alarm.escalated', { previous_severity: severityName(Number(before.severity)) }));
+      }
+    }
+    for (const c of refresh) seen.add(key(c.type, c.sourceType, c.sourceId));
+
+    // Raise the new ones (one statement; the unique index makes a concurrent duplicate a no-op).
+    const fresh2 = conditions.filter((c) => !openByKey.has(key(c.type, c.sourceType, c.sourceId)));
+    let raised = 0;
+    if (fresh2.length > 0) {
+      const ins = await tx.query<AlarmRow>(
+        `INSERT INTO alarms (id, tenant_id, severity, status, type, message, network_id, source_type, source_id, details)
+         SELECT x.id, $2, x.severity, 'active', x.type, x.message, $3, x.source_type, x.source_id, x.details
+         FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id text, severity smallint, type text, message text, source_type text, source_id text, details jsonb)
+         ORDER BY x.ord
+         ON CONFLICT ${OPEN_KEY} DO NOTHING RETURNING *`,
+        [JSON.stringify(fresh2.map((c, ord) => ({ ord, id: newId('alarm'), severity: c.severity, type: c.type, message: c.message, source_type: c.sourceType, source_id: c.sourceId, details: c.details }))), task.tenant_id, task.network_id]);
+      const byKey = new Map(fresh2.map((c) => [key(c.type, c.sourceType, c.sourceId), c]));
+      for (const r of ins.rows) {
+        const c = byKey.get(key(r.type, r.source_type, r.source_id))!;
+        newEvents.push(alarmEvent(r, 'alarm.raised'));
+        newEvents.push(constraintEvent(task.tenant_id, task.network_id, 'violated', { ...c, alarmId: r.id, type: c.type }));
+        raised++;
+      }
+    }
+    for (const c of fresh2) seen.add(key(c.type, c.sourceType, c.sourceId));
+
+    // Clear the open alarms whose condition is gone.
+    const gone = open.filter((a) => !seen.has(key(a.type, a.source_type, a.source_id)));
+    if (gone.length > 0) {
+      const { rows: cleared } = await tx.query<AlarmRow>(
+        `UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = ANY($1::text[]) AND status <> 'cleared' RETURNING *`,
+        [gone.map((a) => a.id)]);
+      const ids = branchIds(model);
+      const flows = result.branches ?? [];
+      const volts = new Map((result.buses ?? []).map((b) => [String(b.id), b.v]));
+      for (const r of cleared) {
+        newEvents.push(alarmEvent(r, 'alarm.cleared', { reason: `task ${task.id} shows the condition gone` }));
+        let value: number | null = null;
+        let limit = Number((r.details as { limit?: number }).limit ?? 0);
+        if (r.source_type === 'branch') {
+          const i = ids.indexOf(r.source_id);
+          value = i >= 0 && flows[i] ? round(flows[i].loading, 4) : null;
+          limit = OVERLOAD_LIMIT_PCT;
+        } else if (r.source_type === 'bus') value = volts.has(r.source_id) ? round(volts.get(r.source_id)!, 6) : null;
+        newEvents.push(constraintEvent(task.tenant_id, task.network_id, 'restored', { sourceType: r.source_type, sourceId: r.source_id, quantity: r.type === 'overload' ? 'loading' : 'voltage', value, limit, alarmId: r.id, type: r.type, severity: 0 }));
+      }
+    }
+    const events = await insertEvents(tx, newEvents);
+    return { raised, cleared: gone.length, events };
+  });
+  await publishEvents(s.bus, out.events);
+  return { raised: out.raised, cleared: out.cleared, ...(out.skipped ? { skipped: out.skipped } : {}) };
+}
+
+// ---------------------------------------------------------------------------
+// Reading and acknowledging
+
+export interface AlarmListQuery extends PageQuery {
+  severity?: string;
+  status?: string;
+  network_id?: string;
+  type?: string;
+  source_type?: string;
+  source_id?: string;
+  from?: string;
+  to?: string;
+}
+
+const SORTABLE = {
+  raised_at: 'raised_at', created_at: 'raised_at', severity: 'severity', status: 'status', type: 'type',
+  cleared_at: 'cleared_at', acknowledged_at: 'acknowledged_at', last_seen_at: 'last_seen_at', id: 'id',
+};
+
+function listParam<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parts = value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+  for (const p of parts) {
+    if (!allowed.includes(p as T)) throw new AppError('INVALID_FIELD', `${name} must be one of ${allowed.join(', ')} (comma-separated for several), got "${p}"`, { field: name, allowed });
+  }
+  return parts as T[];
+}
+
+export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery) {
+  const p = paging(q);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  const sev = listParam('severity', q.severity, SEVERITIES);
+  if (sev) add('severity = ANY(?::smallint[])', sev.map(severityLevel));
+  const st = listParam('status', q.status, ALARM_STATUSES);
+  if (st) add('status = ANY(?::text[])', st);
+  if (q.network_id) add('network_id = ?', q.network_id);
+  if (q.type) add('type = ?', q.type);
+  if (q.source_type) add('source_type = ?', q.source_type);
+  if (q.source_id) add('source_id = ?', q.source_id);
+  const from = q.from ? parseDateTime('from', q.from) : undefined;
+  const to = q.to ? parseDateTime('to', q.to) : undefined;
+  if (from && to && from > to) throw new AppError('INVALID_FIELD', `from (${q.from}) is after to (${q.to})`, { field: 'from' });
+  if (from) add('raised_at >= ?', from.toISOString());
+  if (to) add('raised_at <= ?', to.toISOString());
+  const order = orderBy(q.sort, SORTABLE, '-raised_at');
+  const w = where.join(' AND ');
+  const [{ rows }, count] = await Promise.all([
+    s.db.query<AlarmRow>(`SELECT * FROM alarms WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
+    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alarms WHERE ${w}`, params),
+  ]);
+  return { items: rows.map(alarmView), meta: pageMeta(p, count.rows[0].n, rows.length) };
+}
+
+async function findAlarmRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<AlarmRow> {
+  const { rows } = await q.query<AlarmRow>(`SELECT * FROM alarms WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, caller.tenantId]);
+  if (!rows[0]) throw notFound('alarm', id);
+  return rows[0];
+}
+
+export async function getAlarm(s: Services, caller: Caller, id: string): Promise<Alarm> {
+  return alarmView(await findAlarmRow(s.db, caller, id));
+}
+
+export interface AckInput {
+  acknowledged_by: string;
+  note?: string;
+}
+
+/** active → acknowledged; an acknowledged or cleared alarm answers 409 CONFLICT. */
+export async function acknowledgeAlarm(s: Services, caller: Caller, id: string, input: AckInput): Promise<Alarm> {
+  const by = typeof input.acknowledged_by === 'string' ? input.acknowledged_by.trim() : '';
+  if (!by) throw new AppError('INVALID_REQUEST', 'acknowledged_by is required (who acknowledges the alarm)', { field: 'acknowledged_by' });
+  const out = await s.db.transaction(async (tx) => {
+    const row = await findAlarmRow(tx, caller, id, true);
+    assertTransition(row, 'acknowledged');
+    const { rows } = await tx.query<AlarmRow>(
+      `UPDATE alarms SET status = 'acknowledged', acknowledged_at = clock_timestamp(), acknowledged_by = $2, note = $3, updated_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+      [id, by, input.note ?? '']);
+    const ev = await insertEvent(tx, alarmEvent(rows[0], 'alarm.acknowledged', { note: input.note ?? '', actor: caller.actor.id }));
+    return { alarm: alarmView(rows[0]), ev };
+  });
+  await publishEvents(s.bus, [out.ev]);
+  return out.alarm;
+}
