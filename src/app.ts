@@ -10,7 +10,6 @@ import envelope from './plugins/app/envelope.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
 import websocketDoor from './plugins/app/websocket.js';
-import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -31,8 +30,6 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   await app.register(caller);
   // Before anything that may register @fastify/websocket itself (GraphQL subscriptions).
   await app.register(websocketDoor);
-  // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
-  await app.register(graphql);
   await app.register(swagger);
   await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
   return app;
