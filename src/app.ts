@@ -10,6 +10,7 @@ import envelope from './plugins/app/envelope.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
 import websocketDoor from './plugins/app/websocket.js';
+import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -28,6 +29,8 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   await app.register(servicesPlugin, { services });
   await app.register(envelope);
   await app.register(caller);
+  // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
+  await app.register(graphql);
   // Before anything that may register @fastify/websocket itself (GraphQL subscriptions).
   await app.register(websocketDoor);
   await app.register(swagger);

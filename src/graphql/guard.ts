@@ -1,0 +1,82 @@
+// The gate around each root field: permission (as REST), the REST endpoint's own
+// rate limits where it has some (L1 endpoint type + L4 endpoint), and an audit
+// entry for every mutation (success, failure or denial) with actor, action
+// "graphql <field>", resource and request id, written by the security module.
+import type { GraphQLResolveInfo } from 'graphql';
+import type { Caller, Permission } from '../domain/caller.js';
+import { AppError } from '../lib/errors.js';
+import { checkRateLimits, recordAudit, fromCaller, anonymousCaller } from '../security/index.js';
+import { sec } from '../security/state.js';
+import type { EndpointKey, IpClass } from '../security/settings.js';
+import { allow, type GqlContext } from './context.js';
+
+type Args = Record<string, any>;
+
+export interface RateClass {
+  ipClass: IpClass;
+  endpoint?: EndpointKey;
+}
+
+/** Takes the REST endpoint's tokens (its IP class and L4 bucket) for this operation. */
+export async function endpointLimit(ctx: GqlContext, caller: Caller, rc: RateClass): Promise<void> {
+  const rl = await checkRateLimits(ctx.s, { ip: caller.ip ?? ctx.request?.ip ?? 'unknown', ipClass: rc.ipClass, endpoint: rc.endpoint, caller });
+  if (!rl.allowed) throw rl.error!;
+  if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
+}
+
+/** A query field: needs the permission, nothing else. */
+export function query<R>(permission: Permission, fn: (caller: Caller, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R> | R) {
+  return (_root: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => fn(allow(ctx, permission), args, ctx, info);
+}
+
+export interface MutationSpec<R> {
+  permission: Permission;
+  resourceType: string;
+  rate?: RateClass;
+  /** Skip the endpoint limits for this call (SPEC 8.1: emergency shutdown commands bypass rate limits). */
+  rateBypass?: (args: Args) => boolean;
+  /** Resource id for the audit entry (default: args.id). */
+  resourceId?: (args: Args, result?: R) => string | undefined;
+}
+
+const DENIED = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'CERT_INVALID', 'CERT_EXPIRED', 'FORBIDDEN', 'TENANT_MISMATCH', 'IP_BLOCKED', 'AUDIT_REQUIRED', 'RATE_LIMITED']);
+
+export function mutation<R>(spec: MutationSpec<R>, fn: (caller: Caller, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>) {
+  return async (_root: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo): Promise<R> => {
+    const field = info.fieldName;
+    const idOf = spec.resourceId ?? ((a: Args) => (typeof a.id === 'string' ? a.id : undefined));
+    let caller: Caller | undefined;
+    try {
+      caller = allow(ctx, spec.permission);
+      if (sec(ctx.s).auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
+      if (spec.rate && !spec.rateBypass?.(args)) await endpointLimit(ctx, caller, spec.rate);
+      const result = await fn(caller, args, ctx, info);
+      await audit(ctx, caller, field, spec.resourceType, idOf(args, result), 'success', 200);
+      return result;
+    } catch (e) {
+      const code = e instanceof AppError ? e.code : 'INTERNAL_ERROR';
+      const status = e instanceof AppError ? e.statusCode : 500;
+      const who = caller ?? ctx.caller ?? anonymousCaller(ctx.requestId, ctx.request?.ip, ctx.request?.headers['user-agent'], 'graphql');
+      await audit(ctx, who, field, spec.resourceType, idOf(args), DENIED.has(code) ? 'denied' : 'failure', status, { error_code: code });
+      throw e;
+    }
+  };
+}
+
+async function audit(ctx: GqlContext, caller: Caller, field: string, type: string, id: string | undefined, result: 'success' | 'failure' | 'denied', status: number, details: Record<string, unknown> = {}) {
+  try {
+    await recordAudit(ctx.s, {
+      ...fromCaller(caller),
+      tenantId: caller.tenantId || 'default',
+      interface: 'graphql',
+      action: `graphql ${field}`,
+      resource: { type, id },
+      requestId: ctx.requestId,
+      result,
+      status,
+      details: { operation: field, transport: ctx.transport, schema_version: ctx.schemaVersion, ...details },
+    });
+  } catch (err) {
+    ctx.s.log.error({ err, field }, 'audit entry of a GraphQL mutation could not be written');
+  }
+}

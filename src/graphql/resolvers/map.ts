@@ -1,0 +1,239 @@
+// Shape mapping between the domain (REST snake_case, lowercase enums) and
+// GraphQL (camelCase, UPPERCASE enums). Nothing here reads or writes storage.
+import type { NetworkSummary } from '../../domain/networks.js';
+import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/network.js';
+import type { TaskRow } from '../../domain/tasks.js';
+import { eventSeq } from '../../lib/ids.js';
+
+type Row = Record<string, any>;
+
+export const up = (v: string | null | undefined) => (v === null || v === undefined ? null : v.toUpperCase());
+export const down = <T extends string>(v: string | null | undefined): T | undefined => (v === null || v === undefined ? undefined : (v.toLowerCase() as T));
+export const SEVERITIES = ['INFO', 'WARN', 'ERROR', 'CRITICAL'] as const;
+export const severityLevel = (s: string) => SEVERITIES.indexOf(s as (typeof SEVERITIES)[number]);
+const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string));
+
+export function connection<T>(items: T[], meta: Record<string, unknown>) {
+  return { items, total: meta.total as number, page: meta.page as number, pageSize: meta.page_size as number, totalPages: meta.total_pages as number };
+}
+
+/** Drops undefined values (GraphQL omitted arguments) so domain defaults apply. */
+export function defined<T extends Record<string, unknown>>(o: T): T {
+  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+  return o;
+}
+
+// ------------------------------------------------------------------ networks
+
+export interface GqlNetwork {
+  __summary: NetworkSummary;
+  [k: string]: unknown;
+}
+
+export function toNetwork(n: NetworkSummary): GqlNetwork {
+  return {
+    __summary: n,
+    id: n.id, name: n.name, description: n.description, baseKv: n.base_kv, baseMva: n.base_mva,
+    busCount: n.bus_count, branchCount: n.branch_count, generatorCount: n.generator_count, loadCount: n.load_count,
+    status: up(n.status), tags: n.tags, version: n.version, createdAt: n.created_at, updatedAt: n.updated_at,
+  };
+}
+
+export function toBus(b: Bus, model: NetworkModel) {
+  return {
+    __model: model,
+    id: b.id, type: up(b.type), voltage: { magnitude: b.v, angle: b.theta }, area: b.area,
+    gs: b.gs, bs: b.bs, baseKv: b.base_kv, vmin: b.vmin, vmax: b.vmax, name: b.name, zone: b.zone, v: b.v, theta: b.theta,
+  };
+}
+
+export function toBranch(br: Branch, index: number, ref: { id: string; version: number }) {
+  return {
+    __ref: ref, index,
+    from: br.from, to: br.to, r: br.r, x: br.x, b: br.b, status: up(br.status), ratio: br.ratio, shift: br.shift, rateA: br.rate_a,
+  };
+}
+
+export function toGenerator(g: Generator) {
+  return { bus: g.bus, mw: g.mw, mvar: g.mvar, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg, inService: g.in_service };
+}
+
+export function toLoad(l: Load) {
+  return { bus: l.bus, mw: l.mw, mvar: l.mvar, inService: l.in_service };
+}
+
+export function toBranchFlow(f: Row | undefined) {
+  if (!f) return null;
+  return { pFrom: f.p_from, qFrom: f.q_from, pTo: f.p_to, qTo: f.q_to, loading: f.loading };
+}
+
+/** GraphQL NetworkInput -> the REST/domain network input (snake_case, lowercase enums). */
+export function fromNetworkInput(i: Row): Row {
+  const out: Row = defined({
+    name: i.name, description: i.description ?? undefined, base_kv: i.baseKv ?? undefined, base_mva: i.baseMva ?? undefined,
+    buses: (i.buses ?? []).map((b: Row) => defined({
+      id: b.id, type: down(b.type), v: b.v ?? undefined, theta: b.theta ?? undefined, area: b.area ?? undefined, gs: b.gs ?? undefined, bs: b.bs ?? undefined,
+      base_kv: b.baseKv ?? undefined, vmin: b.vmin ?? undefined, vmax: b.vmax ?? undefined, name: b.name ?? undefined, zone: b.zone ?? undefined,
+    })),
+    branches: i.branches == null ? undefined : i.branches.map((b: Row) => defined({
+      from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined,
+    })),
+    generators: i.generators == null ? undefined : i.generators.map((g: Row) => defined({
+      bus: g.bus, mw: g.mw, mvar: g.mvar ?? undefined, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg ?? undefined, in_service: g.inService ?? undefined,
+    })),
+    loads: i.loads == null ? undefined : i.loads.map((l: Row) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
+    tags: i.tags ?? undefined,
+    status: down(i.status),
+  });
+  return out;
+}
+
+// ------------------------------------------------------------------ power flow
+
+/** GraphQL PowerFlowStatus of a task. */
+export function powerFlowStatus(t: Pick<TaskRow, 'status' | 'result' | 'error'>): string {
+  switch (t.status) {
+    case 'queued':
+    case 'dispatched':
+      return 'QUEUED';
+    case 'running':
+      return 'RUNNING';
+    case 'cancelled':
+      return 'CANCELLED';
+    case 'completed':
+      return 'CONVERGED';
+    default: {
+      const rs = (t.result as { status?: string } | null)?.status;
+      if (rs === 'diverged' || t.error?.code === 'POWERFLOW_DIVERGED') return 'DIVERGED';
+      if (rs === 'timeout' || t.error?.code === 'GATEWAY_TIMEOUT') return 'TIMEOUT';
+      return 'FAILED';
+    }
+  }
+}
+
+export function toPowerFlowResult(t: TaskRow) {
+  const r = (t.result ?? {}) as Row;
+  const o = (t.options ?? {}) as Row;
+  const p = t.progress;
+  return {
+    taskId: t.id,
+    networkId: t.network_id,
+    status: powerFlowStatus(t),
+    method: up((r.method as string) ?? (o.method as string) ?? 'newton_raphson'),
+    iterations: r.iterations ?? (p ? p.iteration : null),
+    mismatch: r.mismatch ?? (p ? p.mismatch : null),
+    durationMs: r.duration_ms ?? null,
+    tolerance: r.tolerance ?? o.tolerance ?? 1e-8,
+    buses: ((r.buses as Row[]) ?? []).map((b) => ({ id: b.id, v: b.v, theta: b.theta, pGen: b.p_gen, qGen: b.q_gen, pLoad: b.p_load, qLoad: b.q_load })),
+    branches: ((r.branches as Row[]) ?? []).map((b) => ({ from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
+    generators: ((r.generators as Row[]) ?? []).map((g) => ({ bus: g.bus, pGen: g.p_gen, qGen: g.q_gen })),
+    losses: r.losses ? { pMw: r.losses.p_mw, qMvar: r.losses.q_mvar } : null,
+    startedAt: date(r.started_at ?? t.started_at),
+    completedAt: date(r.completed_at ?? t.completed_at),
+    createdAt: date(t.created_at),
+    pollUrl: `/api/v1/tasks/${t.id}`,
+    progress: p ? { taskId: t.id, iteration: p.iteration, maxIterations: p.max_iterations, mismatch: p.mismatch, timestamp: date(p.updated_at ?? t.started_at ?? t.created_at) } : null,
+    error: t.error ? { code: t.error.code, message: t.error.message, details: t.error.details ?? null } : null,
+  };
+}
+
+export function toProgress(m: Row) {
+  return { taskId: m.task_id, iteration: m.iteration, maxIterations: m.max_iterations, mismatch: m.mismatch, timestamp: m.timestamp };
+}
+
+// ------------------------------------------------------------------ agents, devices, alarms
+
+export function toAgent(a: Row) {
+  return {
+    id: a.id, name: a.name, type: up(a.type), networkId: a.network_id ?? null, status: up(a.status), statusReason: a.status_reason ?? null,
+    config: a.config ?? {}, tools: a.tools ?? [], reasoningModel: a.reasoning_model, maxActionsPerMinute: a.max_actions_per_minute,
+    createdAt: date(a.created_at), startedAt: date(a.started_at), lastActiveAt: date(a.last_active_at),
+  };
+}
+
+export function toAgentAction(x: Row) {
+  return {
+    id: x.id, agentId: x.agent_id, command: x.command, params: x.params ?? {}, status: x.status, result: x.result ?? x.error ?? null,
+    executedAt: date(x.executed_at), durationMs: x.duration_ms ?? null,
+  };
+}
+
+export function toCommandResult(r: Row) {
+  return {
+    commandId: r.command_id, agentId: r.agent_id, command: r.command, status: r.status, result: r.result ?? null,
+    durationMs: r.duration_ms ?? null, executedAt: date(r.executed_at),
+  };
+}
+
+export function toDevice(d: Row) {
+  return {
+    id: d.id, name: d.name, type: d.type, status: d.status, networkId: d.network_id ?? null, bus: d.bus ?? null, capacityMw: d.capacity_mw ?? null,
+    online: d.online ?? d.status === 'online', metadata: d.metadata ?? {}, lastSeenAt: date(d.last_seen_at), createdAt: date(d.created_at),
+  };
+}
+
+/** From the domain Alarm view, an alarms row, or an alarm event payload. */
+export function toAlarm(a: Row) {
+  const sev = typeof a.severity === 'number' ? SEVERITIES[a.severity] : up(a.severity);
+  return {
+    id: a.id ?? a.alarm_id, severity: sev, status: up(a.status), type: a.type, message: a.message, networkId: a.network_id ?? null,
+    source: a.source ?? (a.source_type ? { type: a.source_type, id: a.source_id } : { type: 'unknown', id: '' }),
+    details: a.details ?? {}, raisedAt: date(a.raised_at), acknowledgedAt: date(a.acknowledged_at), clearedAt: date(a.cleared_at),
+    acknowledgedBy: a.acknowledged_by ?? null, note: a.note ?? null, occurrences: a.occurrences ?? null,
+  };
+}
+
+// ------------------------------------------------------------------ events, audit
+
+/** An event from the log (eventRecord) or from the bus (eventWire). */
+export interface LiveEvent {
+  id: string;
+  seq: number;
+  tenant_id?: string;
+  topic: string;
+  kind: string;
+  payload: Row;
+  network_id: string | null;
+  agent_id: string | null;
+  severity: number | null;
+  timestamp: Date | string;
+}
+
+export function normalizeEvent(e: Row): LiveEvent {
+  const sev = typeof e.severity === 'string' ? SEVERITIES.indexOf(e.severity.toUpperCase() as (typeof SEVERITIES)[number]) : e.severity;
+  return {
+    id: e.id, seq: typeof e.seq === 'number' ? e.seq : eventSeq(e.id) ?? 0, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload ?? {},
+    network_id: e.network_id ?? null, agent_id: e.agent_id ?? null, severity: sev === undefined || sev === null || sev < 0 ? null : sev, timestamp: e.timestamp,
+  };
+}
+
+export function toEvent(e: LiveEvent) {
+  return {
+    id: e.id, sequence: e.seq, topic: e.topic, kind: e.kind, payload: e.payload, timestamp: date(e.timestamp),
+    networkId: e.network_id, agentId: e.agent_id, severity: e.severity === null ? null : SEVERITIES[e.severity] ?? null,
+  };
+}
+
+export function toNetworkEvent(e: LiveEvent) {
+  const p = e.payload;
+  return {
+    eventId: e.id, networkId: e.network_id ?? p.network_id, kind: (p.kind as string) ?? e.kind, changes: p.changes ?? null,
+    timestamp: date(e.timestamp), actor: p.actor ?? null,
+  };
+}
+
+export function toAgentStatusEvent(e: LiveEvent) {
+  const p = e.payload;
+  return {
+    eventId: e.id, agentId: p.agent_id ?? e.agent_id, oldStatus: up(p.old_status), newStatus: up(p.new_status), reason: p.reason ?? null,
+    timestamp: date(p.timestamp ?? e.timestamp),
+  };
+}
+
+export function toAuditEntry(a: Row) {
+  return {
+    id: a.id, timestamp: date(a.timestamp), actorType: a.actor.type, actorId: a.actor.id, tenant: a.actor.tenant, action: a.action,
+    resourceType: a.resource?.type ?? null, resourceId: a.resource?.id ?? null, requestId: a.request_id ?? null, ip: a.ip ?? null,
+    userAgent: a.user_agent ?? null, result: a.result, details: a.details ?? {},
+  };
+}

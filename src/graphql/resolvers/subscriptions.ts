@@ -1,0 +1,89 @@
+// Subscriptions of SPEC 6.2. Every stream is filtered to the caller's tenant.
+// Replay: replay: true (or after: <event id>) first delivers the latest 100
+// stored matching events, oldest first, then continues live; a client that
+// reconnects re-subscribes with replay: true, or with after: the last eventId
+// it saw to get only what it missed.
+import { AppError } from '../../lib/errors.js';
+import { EVENT_TOPICS, type EventTopic } from '../../domain/events.js';
+import { parseTopics } from '../../domain/eventlog.js';
+import { eventSeq } from '../../lib/ids.js';
+import type { Services } from '../../services.js';
+import { allow, type GqlContext } from '../context.js';
+import { eventStream, type ProgressHub } from '../streams.js';
+import { SEVERITIES, toAgentStatusEvent, toAlarm, toEvent, toNetworkEvent, toProgress, severityLevel, type LiveEvent } from './map.js';
+
+type Args = Record<string, any>;
+
+const hubs = new WeakMap<Services, ProgressHub>();
+export function setProgressHub(s: Services, h: ProgressHub): void {
+  hubs.set(s, h);
+}
+
+function checkAfter(after: unknown): string | undefined {
+  if (after === undefined || after === null) return undefined;
+  if (typeof after !== 'string' || eventSeq(after) === undefined) throw new AppError('INVALID_FIELD', `after must be an event id such as evt_0000000000000042, got ${JSON.stringify(after)}`, { field: 'after' });
+  return after;
+}
+
+export const subscriptionResolvers = {
+  Subscription: {
+    networkChanged: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const caller = allow(ctx, 'read');
+        const id: string | undefined = a.id ?? undefined;
+        return eventStream(ctx.s, caller, {
+          filter: (e) => e.topic === 'topology' && (!id || (e.network_id ?? e.payload.network_id) === id),
+          replay: a.replay === true, after: checkAfter(a.after), history: { topic: 'topology', network_id: id },
+        });
+      },
+      resolve: (e: LiveEvent) => toNetworkEvent(e),
+    },
+    agentStatusChanged: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const caller = allow(ctx, 'read');
+        const id: string | undefined = a.id ?? undefined;
+        return eventStream(ctx.s, caller, {
+          filter: (e) => e.topic === 'agent' && typeof e.payload.new_status === 'string' && (!id || (e.agent_id ?? e.payload.agent_id) === id),
+          replay: a.replay === true, after: checkAfter(a.after), history: { topic: 'agent', agent_id: id },
+        });
+      },
+      resolve: (e: LiveEvent) => toAgentStatusEvent(e),
+    },
+    alarmStream: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const caller = allow(ctx, 'read');
+        const min = a.severity ? severityLevel(a.severity) : 0;
+        return eventStream(ctx.s, caller, {
+          filter: (e) => e.topic === 'alarm' && (min === 0 || (e.severity ?? 0) >= min),
+          replay: a.replay === true, after: checkAfter(a.after), history: { topic: 'alarm', severity: min > 0 ? SEVERITIES[min].toLowerCase() : undefined },
+        });
+      },
+      resolve: (e: LiveEvent) => toAlarm({ ...e.payload, id: e.payload.id ?? e.payload.alarm_id, network_id: e.payload.network_id ?? e.network_id, severity: e.payload.severity ?? e.severity }),
+    },
+    eventStream: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const caller = allow(ctx, 'read');
+        const topics = parseTopics(a.topic ?? undefined);
+        const audit = caller.permissions.has('audit');
+        if (topics?.includes('audit') && !audit) {
+          throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission the audit topic needs`, { permission: 'audit', role: caller.role });
+        }
+        const wanted = new Set<EventTopic>(topics ?? EVENT_TOPICS.filter((t) => t !== 'audit' || audit));
+        return eventStream(ctx.s, caller, {
+          filter: (e) => wanted.has(e.topic as EventTopic),
+          replay: a.replay === true, after: checkAfter(a.after), history: { topic: topics ? topics.join(',') : undefined },
+        });
+      },
+      resolve: (e: LiveEvent) => toEvent(e),
+    },
+    powerFlowProgress: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+        const caller = allow(ctx, 'read');
+        const hub = hubs.get(ctx.s);
+        if (!hub) throw new AppError('SERVICE_UNAVAILABLE', 'power-flow progress is not available in this process');
+        return hub.subscribe(caller, a.taskId);
+      },
+      resolve: (m: Record<string, unknown>) => toProgress(m),
+    },
+  },
+};
