@@ -10,7 +10,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Caller, Permission } from '../../domain/caller.js';
 import { AppError } from '../../lib/errors.js';
 import { initSecurity, closeSecurity } from '../../security/state.js';
-import { anonymousCaller, authenticate, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
+import { anonymousCaller, authenticate, identifiedBy, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
 import { checkRateLimits, classifyRoute } from '../../security/ratelimit.js';
 import { recordAudit } from '../../security/audit.js';
 import { normalizeIp } from '../../security/ip.js';
@@ -41,10 +41,15 @@ declare module 'fastify' {
     audit?: false | { resourceType?: string; action?: string };
     /** Accept the access token as ?token= (SSE: browser event sources cannot set headers). */
     queryToken?: boolean;
+    /** Lets a request the rate limits refused pass anyway, decided once its body is parsed
+     *  (SPEC 8.1: emergency shutdown commands bypass rate limits; the agents' command route). */
+    rateLimitBypass?: (req: FastifyRequest) => boolean;
   }
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Refusals of routes with rateLimitBypass, held until the body is known (preValidation). */
+const deferredLimit = new WeakMap<FastifyRequest, AppError>();
 
 export function requirePermission(req: FastifyRequest, p: Permission): void {
   if (!req.caller.permissions.has(p)) {
@@ -132,6 +137,8 @@ export default fp(async (app: FastifyInstance) => {
         } catch (e) {
           if (!(e instanceof AppError)) throw e;
           authError = e;
+          const who = identifiedBy(e);
+          if (who) req.caller = who;
         }
       }
     }
@@ -145,7 +152,10 @@ export default fp(async (app: FastifyInstance) => {
     }
     const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null });
     for (const k in rl.headers) reply.header(k, rl.headers[k]);
-    if (!rl.allowed) throw rl.error!;
+    if (!rl.allowed) {
+      if (!cfg.rateLimitBypass) throw rl.error!;
+      deferredLimit.set(req, rl.error!);
+    }
     if (authError) throw authError;
     if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
     if (permission) {
@@ -154,6 +164,13 @@ export default fp(async (app: FastifyInstance) => {
         throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
       }
     }
+  });
+
+  app.addHook('preValidation', async (req: FastifyRequest, reply: FastifyReply) => {
+    const refused = deferredLimit.get(req);
+    if (!refused) return;
+    if (!req.routeOptions.config?.rateLimitBypass?.(req)) throw refused;
+    reply.removeHeader('Retry-After');
   });
 
   app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
