@@ -29,10 +29,10 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   await app.register(servicesPlugin, { services });
   await app.register(envelope);
   await app.register(caller);
-  // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
-  await app.register(graphql);
   // Before anything that may register @fastify/websocket itself (GraphQL subscriptions).
   await app.register(websocketDoor);
+  // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
+  await app.register(graphql);
   await app.register(swagger);
   await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
   return app;
