@@ -10,6 +10,7 @@ import envelope from './plugins/app/envelope.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
 import websocketDoor from './plugins/app/websocket.js';
+import versioning, { defaultVersionRewrite } from './plugins/app/versioning.js';
 import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
 
@@ -23,11 +24,15 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     trustProxy: false,
+    // Unversioned /api/... paths go to the default API version (docs/versioning.md).
+    rewriteUrl: defaultVersionRewrite(services.config.versioning),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
     ...opts,
   });
   await app.register(servicesPlugin, { services });
   await app.register(envelope);
+  // Disabled versions (404), removed endpoints (410) and deprecation headers, before authentication.
+  await app.register(versioning);
   await app.register(caller);
   // Before anything that may register @fastify/websocket itself (GraphQL subscriptions).
   await app.register(websocketDoor);
