@@ -74,6 +74,10 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
 
   const controller = new AbortController();
   running.set(task.id, controller);
+  // A cancel that landed between the claim and this registration found no
+  // controller to abort: look once more so the solve never runs for nothing.
+  const recheck = await s.db.query<{ status: string }>('SELECT status FROM tasks WHERE id = $1', [task.id]);
+  if (recheck.rows[0]?.status !== 'running') controller.abort();
   const opts = task.options as unknown as SolveOptions;
   let lastWrite = 0;
   let outcome: SolveOutcome | undefined;
