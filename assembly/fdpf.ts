@@ -7,7 +7,8 @@
 // (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
 // B' and B'' are factorised once per topology and parameter set.
 import { Topology } from './topology';
-import { injections, mismatchFD, normP, normQ, polarToRect, polarToRectBus, wrapPolar } from './mismatch';
+import { injections, mismatchFD, normP, normQ, polarToRect, rectBus, wrapAll } from './mismatch';
+import { ptr, geti, getf, setf } from './raw';
 import { makeBp, makeBpp } from './makeB';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
@@ -52,7 +53,7 @@ function mismatchMax(): f64 {
 export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64,
   tol: f64, maxIt: i32): i32 {
   const nb = topo.nb;
-  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  wrapAll(topo);
   polarToRect(topo);
   iterations = 0;
   if (!factorB(topo, input, busOff, brOff, baseMVA, hash)) {
@@ -62,8 +63,9 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     return STATUS_SINGULAR;
   }
   const P = topo.rhsP, Q = topo.rhsQ;
-  const rIdx = topo.rIdx, qIdx = topo.qIdx;
-  const vm = topo.vm, va = topo.va;
+  const rIdx = ptr(topo.rIdx), qIdx = ptr(topo.qIdx);
+  const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
+  const pp = ptr(P), qp = ptr(Q);
   injections(topo);
   mismatchFD(topo, P, Q);
   let norm = mismatchMax();
@@ -76,8 +78,8 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     // ---- P half-iteration: update Va
     if (topo.nR > 0) topo.luBp.solve(P);
     for (let i = 0; i < nb; i++) {
-      const r = unchecked(rIdx[i]);
-      if (r >= 0) { unchecked(va[i] -= P[r]); polarToRectBus(topo, i); }
+      const r = geti(rIdx, i);
+      if (r >= 0) { setf(va, i, getf(va, i) - getf(pp, r)); rectBus(vm, va, vr, vi, i); }
     }
     injections(topo);
     mismatchFD(topo, P, Q);
@@ -86,8 +88,8 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     // ---- Q half-iteration: update Vm
     if (topo.nQ > 0) topo.luBpp.solve(Q);
     for (let i = 0; i < nb; i++) {
-      const q = unchecked(qIdx[i]);
-      if (q >= 0) { unchecked(vm[i] -= Q[q]); polarToRectBus(topo, i); }
+      const q = geti(qIdx, i);
+      if (q >= 0) { setf(vm, i, getf(vm, i) - getf(qp, q)); rectBus(vm, va, vr, vi, i); }
     }
     injections(topo);
     mismatchFD(topo, P, Q);
@@ -98,7 +100,7 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     if (stop != 0) { status = STATUS_CANCELLED; break; }
   }
   // the solution is V = Vm e^{j Va}: report abs / angle
-  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  wrapAll(topo);
   iterations = it;
   lastMismatch = norm;
   return status;

@@ -10,53 +10,69 @@
 // and Vm columns of pq buses. Column Va(k) (and Vm(k) right after it) holds the
 // rows P_i, Q_i of the buses i of Ybus column k, in bus order; Ybus is
 // structurally symmetric, so column k's pattern is row k's; Y_ik is read from
-// the column-order copy topo.yT made by makeYbus.
+// the column-order copy topo.yT made by makeYbus (the precomputed Ybus ->
+// Jacobian correspondence: Ybus entry q of row k feeds the next slots of
+// columns Va(k) and Vm(k)).
+// Every entry is written with the off-diagonal formulas, then the diagonal
+// (slot topo.jDiag of each column) gets its +j S / S/|V| terms.
 // Needs topo.sr/si from mismatch.injections for the same V.
 import { Topology } from './topology';
+import { ptr, geti, getf, setf } from './raw';
 
 export function fillJacobian(topo: Topology): void {
   const nb = topo.nb;
-  const yPtr = topo.yPtr, yIdx = topo.yIdx, yT = topo.yT;
-  const vr = topo.vr, vi = topo.vi, vm = topo.vm, sr = topo.sr, si = topo.si;
-  const aIdx = topo.aIdx, mIdx = topo.mIdx;
-  const J = topo.jVal, jPtr = topo.jPtr;
+  const yPtr = ptr(topo.yPtr), yIdx = ptr(topo.yIdx), yT = ptr(topo.yT);
+  const vr = ptr(topo.vr), vi = ptr(topo.vi), vm = ptr(topo.vm), sr = ptr(topo.sr), si = ptr(topo.si);
+  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx), rows = ptr(topo.jRows), jDiag = ptr(topo.jDiag);
+  const J = ptr(topo.jVal), jPtr = ptr(topo.jPtr);
   for (let k = 0; k < nb; k++) {
-    const ak = unchecked(aIdx[k]);
+    const ak = geti(aIdx, k);
     if (ak < 0) continue; // reference bus: no Va / Vm unknown
-    const mk = unchecked(mIdx[k]);
-    const hasM = mk >= 0;
-    let sA = unchecked(jPtr[ak]);
-    let sM = hasM ? unchecked(jPtr[mk]) : 0;
-    const xr = unchecked(vr[k]), xi = unchecked(vi[k]);
-    const inv = 1.0 / unchecked(vm[k]);
-    const e = unchecked(yPtr[k + 1]);
-    for (let q = unchecked(yPtr[k]); q < e; q++) {
-      const i = unchecked(yIdx[q]);
-      const ai = unchecked(aIdx[i]);
-      const mi = unchecked(mIdx[i]);
-      if (ai < 0) continue; // row bus is the reference: no equation
-      const gr = unchecked(yT[2 * q]), gi = unchecked(yT[2 * q + 1]);
-      // Y_ik V_k
-      const wr = gr * xr - gi * xi, wi = gr * xi + gi * xr;
-      // c = V_i conj(Y_ik V_k)
-      const ur = unchecked(vr[i]), ui = unchecked(vi[i]);
-      const cr = ur * wr + ui * wi, ci = ui * wr - ur * wi;
-      let aRe: f64, aIm: f64, mRe: f64, mIm: f64;
-      if (i != k) {
-        aRe = ci; aIm = -cr;
-        mRe = cr * inv; mIm = ci * inv;
-      } else {
-        const s_r = unchecked(sr[k]), s_i = unchecked(si[k]);
-        aRe = ci - s_i; aIm = s_r - cr;
-        mRe = (cr + s_r) * inv; mIm = (ci + s_i) * inv;
+    const mk = geti(mIdx, k);
+    let sA = geti(jPtr, ak);
+    const xr = getf(vr, k), xi = getf(vi, k);
+    const inv = 1.0 / getf(vm, k);
+    const e = geti(yPtr, k + 1);
+    // every entry with the off-diagonal formulas first, the diagonal corrected below
+    if (mk >= 0) {
+      let sM = geti(jPtr, mk);
+      for (let q = geti(yPtr, k); q < e; q++) {
+        const code = load<u8>(rows + <usize>q);
+        if (code == 0) continue; // row bus is the reference: no equation
+        const i = geti(yIdx, q);
+        const gr = getf(yT, 2 * q), gi = getf(yT, 2 * q + 1);
+        const wr = gr * xr - gi * xi, wi = gr * xi + gi * xr;      // Y_ik V_k
+        const ur = getf(vr, i), ui = getf(vi, i);
+        const cr = ur * wr + ui * wi, ci = ui * wr - ur * wi;      // c = V_i conj(Y_ik V_k)
+        setf(J, sA++, ci);
+        setf(J, sM++, cr * inv);
+        if (code == 2) {
+          setf(J, sA++, -cr);
+          setf(J, sM++, ci * inv);
+        }
       }
-      // P row (every non-ref bus), then Q row (pq buses)
-      unchecked(J[sA++] = aRe);
-      if (hasM) unchecked(J[sM++] = mRe);
-      if (mi >= 0) {
-        unchecked(J[sA++] = aIm);
-        if (hasM) unchecked(J[sM++] = mIm);
+      // diagonal: dS/dVa = j (S - c) = -j c + j S, dS/dVm = c/|V| + S/|V|
+      const dA = geti(jDiag, ak), dM = geti(jDiag, mk);
+      const s_r = getf(sr, k), s_i = getf(si, k);
+      setf(J, dA, getf(J, dA) - s_i);
+      setf(J, dA + 1, getf(J, dA + 1) + s_r);
+      setf(J, dM, getf(J, dM) + s_r * inv);
+      setf(J, dM + 1, getf(J, dM + 1) + s_i * inv);
+    } else {
+      for (let q = geti(yPtr, k); q < e; q++) {
+        const code = load<u8>(rows + <usize>q);
+        if (code == 0) continue;
+        const i = geti(yIdx, q);
+        const gr = getf(yT, 2 * q), gi = getf(yT, 2 * q + 1);
+        const wr = gr * xr - gi * xi, wi = gr * xi + gi * xr;
+        const ur = getf(vr, i), ui = getf(vi, i);
+        const cr = ur * wr + ui * wi, ci = ui * wr - ur * wi;
+        setf(J, sA++, ci);
+        if (code == 2) setf(J, sA++, -cr);
       }
+      // pv bus: only the P row of the diagonal
+      const dA = geti(jDiag, ak);
+      setf(J, dA, getf(J, dA) - getf(si, k));
     }
   }
 }

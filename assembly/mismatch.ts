@@ -1,65 +1,64 @@
 // Bus power injections S = V .* conj(Ybus * V) and the power-flow mismatch
 // F = S - Sbus, as newtonpf / fdpf evaluate it. Ibus = Ybus*V and S are kept in
-// the topology's work vectors so the Jacobian can reuse them.
+// the topology's work vectors (S is reused by the Jacobian).
 import { Topology, PQ, REF } from './topology';
+import { ptr, geti, getf, setf } from './raw';
+
+/** vr + j vi = vm e^{j va} for one bus (raw data addresses). */
+// @ts-ignore: decorator
+@inline
+export function rectBus(vm: usize, va: usize, vr: usize, vi: usize, i: i32): void {
+  const m = getf(vm, i);
+  NativeMath.sincos(getf(va, i));
+  setf(vr, i, m * NativeMath.sincos_cos);
+  setf(vi, i, m * NativeMath.sincos_sin);
+}
+
+/** Vm = abs(V), Va = angle(V) of V = vm e^{j va}: newtonpf's re-wrap after each
+ *  update (a negative magnitude becomes positive with the angle moved by pi). */
+// @ts-ignore: decorator
+@inline
+export function wrapBus(vm: usize, va: usize, i: i32): void {
+  let m = getf(vm, i);
+  let a = getf(va, i);
+  if (m < 0.0) { m = -m; a += Math.PI; setf(vm, i, m); }
+  if (a > Math.PI || a < -Math.PI) a = Math.atan2(Math.sin(a), Math.cos(a));
+  setf(va, i, a);
+}
 
 /** Voltages from polar (vm, va) into rectangular (vr, vi) for every bus. */
 export function polarToRect(topo: Topology): void {
-  const nb = topo.nb;
-  const vm = topo.vm, va = topo.va, vr = topo.vr, vi = topo.vi;
-  for (let i = 0; i < nb; i++) {
-    const m = unchecked(vm[i]);
-    NativeMath.sincos(unchecked(va[i]));
-    unchecked(vr[i] = m * NativeMath.sincos_cos);
-    unchecked(vi[i] = m * NativeMath.sincos_sin);
-  }
+  const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
+  for (let i = 0, nb = topo.nb; i < nb; i++) rectBus(vm, va, vr, vi, i);
 }
 
-/** vr + j vi = vm e^{j va} for one bus. */
-// @ts-ignore: decorator
-@inline
-export function polarToRectBus(topo: Topology, i: i32): void {
-  const m = unchecked(topo.vm[i]);
-  NativeMath.sincos(unchecked(topo.va[i]));
-  unchecked(topo.vr[i] = m * NativeMath.sincos_cos);
-  unchecked(topo.vi[i] = m * NativeMath.sincos_sin);
-}
-
-/** Vm = abs(V), Va = angle(V) of V = vm e^{j va}: newtonpf's re-wrap after each update
- *  (a negative magnitude turns into a positive one with the angle moved by pi). */
-// @ts-ignore: decorator
-@inline
-export function wrapPolar(topo: Topology, i: i32): void {
-  let m = unchecked(topo.vm[i]);
-  let a = unchecked(topo.va[i]);
-  if (m < 0.0) { m = -m; a += Math.PI; }
-  if (a > Math.PI || a < -Math.PI) {
-    a = Math.atan2(Math.sin(a), Math.cos(a));
-  }
-  unchecked(topo.vm[i] = m);
-  unchecked(topo.va[i] = a);
+/** Re-wrap every bus (abs / angle). */
+export function wrapAll(topo: Topology): void {
+  const vm = ptr(topo.vm), va = ptr(topo.va);
+  for (let i = 0, nb = topo.nb; i < nb; i++) wrapBus(vm, va, i);
 }
 
 /** I = Ybus V and S = V conj(I) for every bus. */
 export function injections(topo: Topology): void {
   const nb = topo.nb;
-  const yPtr = topo.yPtr, yIdx = topo.yIdx, yRe = topo.yRe, yIm = topo.yIm;
-  const vr = topo.vr, vi = topo.vi, ir = topo.ir, ii = topo.ii, sr = topo.sr, si = topo.si;
+  const yPtr = ptr(topo.yPtr), yIdx = ptr(topo.yIdx), yRe = ptr(topo.yRe), yIm = ptr(topo.yIm);
+  const vr = ptr(topo.vr), vi = ptr(topo.vi), ir = ptr(topo.ir), ii = ptr(topo.ii), sr = ptr(topo.sr), si = ptr(topo.si);
+  let p = geti(yPtr, 0);
   for (let i = 0; i < nb; i++) {
     let ar = 0.0, ai = 0.0;
-    const e = unchecked(yPtr[i + 1]);
-    for (let p = unchecked(yPtr[i]); p < e; p++) {
-      const k = unchecked(yIdx[p]);
-      const gr = unchecked(yRe[p]), gi = unchecked(yIm[p]);
-      const xr = unchecked(vr[k]), xi = unchecked(vi[k]);
+    const e = geti(yPtr, i + 1);
+    for (; p < e; p++) {
+      const k = geti(yIdx, p);
+      const gr = getf(yRe, p), gi = getf(yIm, p);
+      const xr = getf(vr, k), xi = getf(vi, k);
       ar += gr * xr - gi * xi;
       ai += gr * xi + gi * xr;
     }
-    unchecked(ir[i] = ar);
-    unchecked(ii[i] = ai);
-    const ur = unchecked(vr[i]), ui = unchecked(vi[i]);
-    unchecked(sr[i] = ur * ar + ui * ai);
-    unchecked(si[i] = ui * ar - ur * ai);
+    setf(ir, i, ar);
+    setf(ii, i, ai);
+    const ur = getf(vr, i), ui = getf(vi, i);
+    setf(sr, i, ur * ar + ui * ai);
+    setf(si, i, ui * ar - ur * ai);
   }
 }
 
@@ -73,44 +72,46 @@ function maxAbs(m: f64, v: f64): f64 {
 /** Newton mismatch vector F (P rows at Va unknowns, Q rows at Vm unknowns) and its max-norm. */
 export function mismatchNR(topo: Topology, F: StaticArray<f64>): f64 {
   const nb = topo.nb;
-  const aIdx = topo.aIdx, mIdx = topo.mIdx;
-  const sr = topo.sr, si = topo.si, pSch = topo.pSch, qSch = topo.qSch;
+  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
+  const sr = ptr(topo.sr), si = ptr(topo.si), pSch = ptr(topo.pSch), qSch = ptr(topo.qSch);
+  const f = ptr(F);
   let norm = 0.0;
   for (let i = 0; i < nb; i++) {
-    const a = unchecked(aIdx[i]);
+    const a = geti(aIdx, i);
     if (a < 0) continue;
-    const dp = unchecked(sr[i]) - unchecked(pSch[i]);
-    unchecked(F[a] = dp);
+    const dp = getf(sr, i) - getf(pSch, i);
+    setf(f, a, dp);
     norm = maxAbs(norm, dp);
-    const m = unchecked(mIdx[i]);
+    const m = geti(mIdx, i);
     if (m >= 0) {
-      const dq = unchecked(si[i]) - unchecked(qSch[i]);
-      unchecked(F[m] = dq);
+      const dq = getf(si, i) - getf(qSch, i);
+      setf(f, m, dq);
       norm = maxAbs(norm, dq);
     }
   }
   return norm;
 }
 
-/** Fast-decoupled mismatch (S - Sbus) ./ Vm: P at non-ref buses, Q at pq buses.
- *  Returns max-norms in normP / normQ globals. */
+/** Fast-decoupled mismatch (S - Sbus) ./ Vm: P at non-ref buses, Q at pq buses;
+ *  max-norms in the normP / normQ globals. */
 export let normP: f64 = 0.0;
 export let normQ: f64 = 0.0;
 export function mismatchFD(topo: Topology, P: StaticArray<f64>, Q: StaticArray<f64>): void {
   const nb = topo.nb;
-  const rIdx = topo.rIdx, qIdx = topo.qIdx, type = topo.type;
-  const sr = topo.sr, si = topo.si, pSch = topo.pSch, qSch = topo.qSch, vm = topo.vm;
+  const rIdx = ptr(topo.rIdx), qIdx = ptr(topo.qIdx), type = ptr(topo.type);
+  const sr = ptr(topo.sr), si = ptr(topo.si), pSch = ptr(topo.pSch), qSch = ptr(topo.qSch), vm = ptr(topo.vm);
+  const pp = ptr(P), qp = ptr(Q);
   let np = 0.0, nq = 0.0;
   for (let i = 0; i < nb; i++) {
-    const ty = unchecked(type[i]);
+    const ty = geti(type, i);
     if (ty == REF) continue;
-    const m = unchecked(vm[i]);
-    const dp = (unchecked(sr[i]) - unchecked(pSch[i])) / m;
-    unchecked(P[rIdx[i]] = dp);
+    const m = getf(vm, i);
+    const dp = (getf(sr, i) - getf(pSch, i)) / m;
+    setf(pp, geti(rIdx, i), dp);
     np = maxAbs(np, dp);
     if (ty == PQ) {
-      const dq = (unchecked(si[i]) - unchecked(qSch[i])) / m;
-      unchecked(Q[qIdx[i]] = dq);
+      const dq = (getf(si, i) - getf(qSch, i)) / m;
+      setf(qp, geti(qIdx, i), dq);
       nq = maxAbs(nq, dq);
     }
   }

@@ -8,7 +8,8 @@
 // The Jacobian pattern and its symbolic LU come from the topology cache; the
 // loop itself allocates nothing.
 import { Topology } from './topology';
-import { injections, mismatchNR, polarToRect, polarToRectBus, wrapPolar } from './mismatch';
+import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from './mismatch';
+import { ptr, geti, getf, setf } from './raw';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
@@ -21,12 +22,13 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
   const nb = topo.nb;
   topo.prepareJacobian();
   const F = topo.rhsJ;
-  const aIdx = topo.aIdx, mIdx = topo.mIdx;
-  const vm = topo.vm, va = topo.va;
+  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
+  const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
+  const f = ptr(F);
   const lu = topo.luJ;
   const nJ = topo.nJ;
 
-  for (let i = 0; i < nb; i++) wrapPolar(topo, i);
+  wrapAll(topo);
   polarToRect(topo);
   injections(topo);
   let norm = mismatchNR(topo, F);
@@ -42,13 +44,13 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
       lu.solve(F); // F := J \ F
     }
     for (let i = 0; i < nb; i++) {
-      const a = unchecked(aIdx[i]);
-      if (a < 0) continue;
-      unchecked(va[i] -= F[a]);
-      const m = unchecked(mIdx[i]);
-      if (m >= 0) unchecked(vm[i] -= F[m]);
-      wrapPolar(topo, i);
-      polarToRectBus(topo, i); // reference buses keep their V
+      const a = geti(aIdx, i);
+      if (a < 0) continue; // reference buses keep their V
+      setf(va, i, getf(va, i) - getf(f, a));
+      const m = geti(mIdx, i);
+      if (m >= 0) setf(vm, i, getf(vm, i) - getf(f, m));
+      wrapBus(vm, va, i);
+      rectBus(vm, va, vr, vi, i);
     }
     injections(topo);
     norm = mismatchNR(topo, F);

@@ -27,6 +27,11 @@ function analyze(lu: SparseLU, n: i32, colPtr: StaticArray<i32>, rowIdx: StaticA
   analyses++;
 }
 
+let lastTopo: Topology | null = null;
+/** The topology of the last solve (for micro-benchmarks of the parts). */
+export function lastTopology(): Topology { return changetype<Topology>(lastTopo); }
+export function setLastTopology(t: Topology): void { lastTopo = t; }
+
 /** Position of column `col` in the sorted CSR row `row`, or -1. */
 export function findInRow(ptr: StaticArray<i32>, idx: StaticArray<i32>, row: i32, col: i32): i32 {
   let lo = unchecked(ptr[row]);
@@ -75,6 +80,8 @@ export class Topology {
   jPtr: StaticArray<i32> = new StaticArray<i32>(1);
   jIdx: StaticArray<i32> = new StaticArray<i32>(0);
   jVal: StaticArray<f64> = new StaticArray<f64>(0);
+  jRows: StaticArray<u8> = new StaticArray<u8>(0);   // per Ybus entry (i,k) of row k: 0 i is ref, 1 P row only, 2 P and Q rows
+  jDiag: StaticArray<i32> = new StaticArray<i32>(0);  // per Jacobian column of bus k: slot of bus k's own P row
   nnzJ: i32 = 0;
   luJ: SparseLU = new SparseLU();
 
@@ -277,6 +284,14 @@ export class Topology {
     }
     const jPtr = new StaticArray<i32>(nJ + 1);
     const jIdx = new StaticArray<i32>(nnz);
+    const jDiag = new StaticArray<i32>(nJ);
+    this.jDiag = jDiag;
+    const jRows = new StaticArray<u8>(this.nnzY);
+    for (let q = 0; q < this.nnzY; q++) {
+      const i = unchecked(yIdx[q]);
+      unchecked(jRows[q] = <u8>(unchecked(aIdx[i]) < 0 ? 0 : unchecked(mIdx[i]) < 0 ? 1 : 2));
+    }
+    this.jRows = jRows;
     let s = 0;
     for (let k = 0; k < nb; k++) {
       const ak = unchecked(aIdx[k]);
@@ -286,6 +301,7 @@ export class Topology {
       for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
         const i = unchecked(yIdx[q]);
         const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
+        if (i == k) unchecked(jDiag[ak] = s);
         if (ai >= 0) unchecked(jIdx[s++] = ai);
         if (mi >= 0) unchecked(jIdx[s++] = mi);
       }
@@ -295,6 +311,7 @@ export class Topology {
         for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
           const i = unchecked(yIdx[q]);
           const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
+          if (i == k) unchecked(jDiag[mk] = s);
           if (ai >= 0) unchecked(jIdx[s++] = ai);
           if (mi >= 0) unchecked(jIdx[s++] = mi);
         }
