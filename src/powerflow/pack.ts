@@ -36,6 +36,8 @@ export interface PackedNetwork {
   branchOrder: Int32Array;
   /** internal generator -> network generator position. */
   genOrder: Int32Array;
+  /** internal generator -> network position of its bus. */
+  genBusPos: Int32Array;
   /** internal bus -> 1 if it is a slack without any in-service generator (ideal source). */
   sourceSlack: Uint8Array;
   /** internal bus -> solve type (1 pq, 2 pv, 3 ref) as packed. */
@@ -73,20 +75,30 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   const nBusAll = buses.length;
   if (nBusAll === 0) throw new PowerFlowInputError('the network has no buses', 'VALIDATION_FAILED', { field: 'buses' });
 
-  // ---- bus numbers
-  const pos = new Map<number, number>();
+  // ---- bus numbers (a dense id -> position table when ids are compact, else a Map)
+  let maxId = 0;
   for (let k = 0; k < nBusAll; k++) {
     const b = buses[k]!;
-    if (pos.has(b.id)) throw new PowerFlowInputError(`bus ${b.id} appears twice`, 'VALIDATION_FAILED', { bus: b.id });
-    pos.set(b.id, k);
+    if (!(Number.isInteger(b.id) && b.id >= 0)) throw new PowerFlowInputError(`bus id ${String(b.id)} is not a non-negative integer`, 'VALIDATION_FAILED', { bus: b.id });
+    if (b.id > maxId) maxId = b.id;
     if (!Number.isFinite(b.v) || !Number.isFinite(b.theta) || !Number.isFinite(b.gs) || !Number.isFinite(b.bs)) {
       throw new PowerFlowInputError(`bus ${b.id} has a non-finite v, theta, gs or bs`, 'VALIDATION_FAILED', { bus: b.id });
     }
   }
-  const where = (id: number, what: string): number => {
-    const p = pos.get(id);
-    if (p === undefined) throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
-    return p;
+  const dense = maxId <= 8 * nBusAll + 1024 ? new Int32Array(maxId + 1).fill(-1) : undefined;
+  const map = dense ? undefined : new Map<number, number>();
+  for (let k = 0; k < nBusAll; k++) {
+    const id = buses[k]!.id;
+    const prev = dense ? dense[id]! : (map!.get(id) ?? -1);
+    if (prev >= 0) throw new PowerFlowInputError(`bus ${id} appears twice`, 'VALIDATION_FAILED', { bus: id });
+    if (dense) dense[id] = k; else map!.set(id, k);
+  }
+  const lookup = (id: number): number => {
+    if (dense) return Number.isInteger(id) && id >= 0 && id <= maxId ? dense[id]! : -1;
+    return map!.get(id) ?? -1;
+  };
+  const missing = (id: number, what: string): never => {
+    throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
   };
   const busIndex = new Int32Array(nBusAll).fill(-1);
   let nb = 0;
@@ -96,45 +108,52 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   for (let k = 0; k < nBusAll; k++) if (busIndex[k]! >= 0) busOrder[busIndex[k]!] = k;
 
   // ---- branches in service between solved buses
-  const brF: number[] = [], brT: number[] = [], brOrder: number[] = [];
+  const brF = new Int32Array(branches.length), brT = new Int32Array(branches.length), brOrder = new Int32Array(branches.length);
+  let nl = 0;
   for (let l = 0; l < branches.length; l++) {
     const br = branches[l]!;
-    const pf = where(br.from, `branch ${l + 1} (${br.from}-${br.to})`);
-    const pt = where(br.to, `branch ${l + 1} (${br.from}-${br.to})`);
+    const pf = lookup(br.from), pt = lookup(br.to);
+    if (pf < 0) missing(br.from, `branch ${l + 1} (${br.from}-${br.to})`);
+    if (pt < 0) missing(br.to, `branch ${l + 1} (${br.from}-${br.to})`);
     if (br.status !== 'closed') continue;
     const f = busIndex[pf]!, t = busIndex[pt]!;
     if (f < 0 || t < 0) continue;
-    if (![br.r, br.x, br.b, br.ratio, br.shift].every(Number.isFinite)) {
+    if (!(Number.isFinite(br.r) && Number.isFinite(br.x) && Number.isFinite(br.b) && Number.isFinite(br.ratio) && Number.isFinite(br.shift))) {
       throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has a non-finite parameter`, 'VALIDATION_FAILED', { branch: l });
     }
     if (br.r === 0 && br.x === 0) {
       throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has zero impedance (r = x = 0)`, 'VALIDATION_FAILED', { branch: l });
     }
-    brF.push(f); brT.push(t); brOrder.push(l);
+    brF[nl] = f; brT[nl] = t; brOrder[nl] = l;
+    nl++;
   }
-  const nl = brOrder.length;
 
   // ---- generators / loads
-  const genOrder: number[] = [];
+  const genOrder = new Int32Array(gens.length);
+  const genBus = new Int32Array(gens.length);
   const genCount = new Int32Array(nb);
   const lastVg = new Float64Array(nb);
+  let ng = 0;
   for (let g = 0; g < gens.length; g++) {
     const gen = gens[g]!;
-    const p = where(gen.bus, `generator ${g + 1}`);
+    const p = lookup(gen.bus);
+    if (p < 0) missing(gen.bus, `generator ${g + 1}`);
     const i = busIndex[p]!;
     if (!gen.in_service || i < 0) continue;
     if (!Number.isFinite(gen.mw) || !Number.isFinite(gen.mvar) || !Number.isFinite(gen.vg)) {
       throw new PowerFlowInputError(`generator ${g + 1} at bus ${gen.bus} has a non-finite mw, mvar or vg`, 'VALIDATION_FAILED', { generator: g });
     }
-    genOrder.push(g);
+    genOrder[ng] = g;
+    genBus[ng] = i;
+    ng++;
     genCount[i]++;
     lastVg[i] = gen.vg; // last listed wins
   }
-  const ng = genOrder.length;
   const busLoadP = new Float64Array(nBusAll), busLoadQ = new Float64Array(nBusAll);
   for (let k = 0; k < loads.length; k++) {
     const ld = loads[k]!;
-    const p = where(ld.bus, `load ${k + 1}`);
+    const p = lookup(ld.bus);
+    if (p < 0) missing(ld.bus, `load ${k + 1}`);
     if (!ld.in_service) continue;
     if (!Number.isFinite(ld.mw) || !Number.isFinite(ld.mvar ?? 0)) {
       throw new PowerFlowInputError(`load ${k + 1} at bus ${ld.bus} has a non-finite mw or mvar`, 'VALIDATION_FAILED', { load: k });
@@ -155,14 +174,13 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
     if (a !== b) parent[a < b ? b : a] = a < b ? a : b;
   }
   const island = new Int32Array(nb);
-  const islandId = new Map<number, number>();
+  const islandOfRoot = new Int32Array(nb).fill(-1);
+  let nIsl = 0;
   for (let i = 0; i < nb; i++) {
     const r = find(i);
-    let id = islandId.get(r);
-    if (id === undefined) { id = islandId.size; islandId.set(r, id); }
-    island[i] = id;
+    if (islandOfRoot[r]! < 0) islandOfRoot[r] = nIsl++;
+    island[i] = islandOfRoot[r]!;
   }
-  const nIsl = islandId.size;
 
   // ---- bus types (bustypes), per island
   const types = new Int8Array(nb);
@@ -245,7 +263,7 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   }
   for (let k = 0; k < ng; k++) {
     const gen = gens[genOrder[k]!]!;
-    input[go.bus + k] = busIndex[pos.get(gen.bus)!]!;
+    input[go.bus + k] = genBus[k]!;
     input[go.pg + k] = gen.mw;
     input[go.qg + k] = gen.mvar;
     input[go.qmin + k] = gen.qmin ?? -Infinity;
@@ -253,7 +271,8 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   }
   return {
     input, nb, nl, ng, busIndex, busOrder,
-    branchOrder: Int32Array.from(brOrder), genOrder: Int32Array.from(genOrder),
+    branchOrder: brOrder.slice(0, nl), genOrder: genOrder.slice(0, ng),
+    genBusPos: Int32Array.from(genBus.subarray(0, ng), (i) => busOrder[i]!),
     sourceSlack, types, busLoadP, busLoadQ,
   };
 }

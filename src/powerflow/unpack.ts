@@ -60,14 +60,12 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
   // generators
   const generators: GeneratorResult[] = net.generators.map((g) => ({ bus: g.bus, p_gen: 0, q_gen: 0 }));
   const busPg = new Float64Array(net.buses.length), busQg = new Float64Array(net.buses.length);
-  const busPos = new Map<number, number>();
-  net.buses.forEach((b, k) => busPos.set(b.id, k));
   for (let k = 0; k < ng; k++) {
     const g = genOrder[k]!;
     const r = generators[g]!;
     r.p_gen = out[off.pg + k]!;
     r.q_gen = out[off.qg + k]!;
-    const p = busPos.get(r.bus)!;
+    const p = packed.genBusPos[k]!;
     busPg[p] += r.p_gen;
     busQg[p] += r.q_gen;
   }
@@ -93,21 +91,23 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
   }
 
   // branches
-  const branches: BranchResult[] = net.branches.map((br) => ({
-    from: br.from, to: br.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0,
-  }));
-  for (let l = 0; l < nl; l++) {
-    const k = branchOrder[l]!;
-    const r = branches[k]!;
-    r.p_from = out[off.pf + l]!;
-    r.q_from = out[off.qf + l]!;
-    r.p_to = out[off.pt + l]!;
-    r.q_to = out[off.qt + l]!;
-    const rate = net.branches[k]!.rate_a;
-    if (rate > 0) {
-      const sf = Math.hypot(r.p_from, r.q_from), st = Math.hypot(r.p_to, r.q_to);
-      r.loading = (Math.max(sf, st) / rate) * 100;
+  const slot = new Int32Array(net.branches.length).fill(-1);
+  for (let l = 0; l < nl; l++) slot[branchOrder[l]!] = l;
+  const branches: BranchResult[] = new Array(net.branches.length);
+  for (let k = 0; k < net.branches.length; k++) {
+    const br = net.branches[k]!;
+    const l = slot[k]!;
+    if (l < 0) {
+      branches[k] = { from: br.from, to: br.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 };
+      continue;
     }
+    const pf = out[off.pf + l]!, qf = out[off.qf + l]!, pt = out[off.pt + l]!, qt = out[off.qt + l]!;
+    let loading = 0;
+    if (br.rate_a > 0) {
+      const sf = pf * pf + qf * qf, st = pt * pt + qt * qt;
+      loading = (Math.sqrt(sf > st ? sf : st) / br.rate_a) * 100;
+    }
+    branches[k] = { from: br.from, to: br.to, p_from: pf, q_from: qf, p_to: pt, q_to: qt, loading };
   }
 
   base.buses = buses;
