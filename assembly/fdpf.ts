@@ -7,7 +7,7 @@
 // (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
 // B' and B'' are factorised once per topology and parameter set.
 import { Topology } from './topology';
-import { injections, mismatchFD, normP, normQ, polarToRect, rectBus, wrapAll } from './mismatch';
+import { injections, mismatchFD, normP, normQ, polarToRect, wrapAll } from './mismatch';
 import { ptr, geti, getf, setf } from './raw';
 import { makeBp, makeBpp } from './makeB';
 import { progress } from './progress';
@@ -66,6 +66,12 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   const rIdx = ptr(topo.rIdx), qIdx = ptr(topo.qIdx);
   const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
   const pp = ptr(P), qp = ptr(Q);
+  const cs = ptr(topo.cosVa), sn = ptr(topo.sinVa);
+  for (let i = 0; i < nb; i++) {
+    NativeMath.sincos(getf(va, i));
+    setf(cs, i, NativeMath.sincos_cos);
+    setf(sn, i, NativeMath.sincos_sin);
+  }
   injections(topo);
   mismatchFD(topo, P, Q);
   let norm = mismatchMax();
@@ -79,7 +85,14 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     if (topo.nR > 0) topo.luBp.solve(P);
     for (let i = 0; i < nb; i++) {
       const r = geti(rIdx, i);
-      if (r >= 0) { setf(va, i, getf(va, i) - getf(pp, r)); rectBus(vm, va, vr, vi, i); }
+      if (r >= 0) {
+        const a = getf(va, i) - getf(pp, r);
+        setf(va, i, a);
+        NativeMath.sincos(a);
+        const c = NativeMath.sincos_cos, s = NativeMath.sincos_sin, m = getf(vm, i);
+        setf(cs, i, c); setf(sn, i, s);
+        setf(vr, i, m * c); setf(vi, i, m * s);
+      }
     }
     injections(topo);
     mismatchFD(topo, P, Q);
@@ -89,7 +102,11 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     if (topo.nQ > 0) topo.luBpp.solve(Q);
     for (let i = 0; i < nb; i++) {
       const q = geti(qIdx, i);
-      if (q >= 0) { setf(vm, i, getf(vm, i) - getf(qp, q)); rectBus(vm, va, vr, vi, i); }
+      if (q >= 0) { // angles unchanged: reuse their cos / sin
+        const m = getf(vm, i) - getf(qp, q);
+        setf(vm, i, m);
+        setf(vr, i, m * getf(cs, i)); setf(vi, i, m * getf(sn, i));
+      }
     }
     injections(topo);
     mismatchFD(topo, P, Q);

@@ -11,8 +11,8 @@
 //
 // Topologies (bus count + in-service branch ends + bus types) are cached, most
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
-// numeric factors of B', B'', Bdc are also reused while the branch and shunt
-// parameters hash the same.
+// Ybus values and the numeric factors of B', B'', Bdc are also reused while the
+// branch and shunt parameters hash the same.
 import { Topology, analysisTotal, setLastTopology } from './topology';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
@@ -97,7 +97,11 @@ export function solve(): i32 {
   const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
   setLastTopology(topo);
   const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
-  makeYbus(topo, input, busOff, brOff, baseMVA);
+  if (!(topo.yOk && topo.yHash == hash)) { // Ybus values depend only on the parameters
+    makeYbus(topo, input, busOff, brOff, baseMVA);
+    topo.yOk = true;
+    topo.yHash = hash;
+  }
 
   // start point and scheduled injections Sbus = (Cg Sg - Sd) / baseMVA
   const vm = topo.vm, va = topo.va, pSch = topo.pSch, qSch = topo.qSch;

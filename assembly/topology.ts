@@ -104,6 +104,8 @@ export class Topology {
   bpAnalyzed: bool = false;
   bppAnalyzed: bool = false;
   dcAnalyzed: bool = false;
+  yHash: u64 = 0;      // parameter hash the Ybus values were made for
+  yOk: bool = false;
   bpHash: u64 = 0;     // parameter hash the numeric factor was made for
   bppHash: u64 = 0;
   dcHash: u64 = 0;
@@ -131,6 +133,8 @@ export class Topology {
   busC: StaticArray<f64>;
   busD: StaticArray<f64>;
   busN: StaticArray<i32>;
+  cosVa: StaticArray<f64>; // cos / sin of the angles of the last P half-iteration (fdpf)
+  sinVa: StaticArray<f64>;
   rhsJ: StaticArray<f64> = new StaticArray<f64>(0);
   rhsP: StaticArray<f64> = new StaticArray<f64>(0);
   rhsQ: StaticArray<f64> = new StaticArray<f64>(0);
@@ -249,6 +253,8 @@ export class Topology {
     this.busC = new StaticArray<f64>(nb);
     this.busD = new StaticArray<f64>(nb);
     this.busN = new StaticArray<i32>(nb);
+    this.cosVa = new StaticArray<f64>(nb);
+    this.sinVa = new StaticArray<f64>(nb);
   }
 
   /** Same bus count, branch end points and bus types? */
