@@ -6,6 +6,7 @@
 //   npm run bench:solver -- --json       # only a JSON array on stdout:
 //                                        #   [{case, method, buses, median_ms, iterations}]
 //   npm run bench:solver -- --only case9241pegase --runs 21
+//   npm run bench:solver -- --readme     # also (re)writes section "Solver" of bench/README.md
 //
 // worker ms: median time inside the warm worker around the wasm solve (Ybus,
 //            iterations with Jacobian builds and sparse LU, pfsoln, losses);
@@ -14,10 +15,10 @@
 //            transfer to the worker and back, unpacking into result objects).
 // MATPOWER:  runpf ms (`time_ms_median` of the reference JSON: Octave tic/toc
 //            around runpf with the legacy core) and the solver-call-only time.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, availableParallelism } from 'node:os';
-import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
+import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
 import type { PowerFlowMethod, SolveOptions } from '../src/powerflow/types.js';
@@ -26,6 +27,7 @@ const args = process.argv.slice(2);
 const asJson = args.includes('--json');
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const runsArg = args.includes('--runs') ? Number(args[args.indexOf('--runs') + 1]) : undefined;
+const writeReadme = args.includes('--readme');
 
 const METHODS: { key: 'nr' | 'fdxb' | 'dc'; method: PowerFlowMethod; options: Partial<SolveOptions> }[] = [
   { key: 'nr', method: 'newton_raphson', options: { method: 'newton_raphson', maxIterations: 10, tolerance: 1e-8 } },
@@ -89,14 +91,47 @@ async function main(): Promise<void> {
     return;
   }
   const f = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
-  const lines = [
-    `Machine: ${availableParallelism()} CPUs, ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`,
-    '',
+  const machine = `${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+  const table = [
     '| case | buses | method | iter | MATPOWER iter | worker ms (median) | pool ms (median) | MATPOWER runpf ms | MATPOWER loop ms | runpf / worker |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map((r) => `| ${r.case} | ${r.buses} | ${r.method} | ${r.iterations}${r.status === 'converged' ? '' : ` (${r.status})`} | ${r.mp_iterations} | ${f(r.median_ms)} | ${f(r.pool_ms)} | ${f(r.mp_runpf_ms)} | ${f(r.mp_loop_ms)} | ${f(r.mp_runpf_ms / r.median_ms, 1)}x |`),
-  ];
-  process.stdout.write(`${lines.join('\n')}\n`);
+  ].join('\n');
+  process.stdout.write(`Machine: ${machine}\n\n${table}\n`);
+  if (writeReadme) updateReadme(table, machine);
+}
+
+function updateReadme(table: string, machine: string): void {
+  const file = join(ROOT, 'bench', 'README.md');
+  const section = `## Solver
+
+\`npm run bench:solver\` (bench/solver.ts): every shared case with MATPOWER's own start point and limits
+(10 Newton / 30 fast-decoupled iterations, tolerance 1e-8), solved through the solver pool with one warm
+worker thread (3 warm-up solves, then 21 runs below 1,000 buses, 11 above; medians).
+
+- **worker ms**: inside the worker, around the WebAssembly solve: Ybus (cached while the parameters are
+  unchanged), the iterations with Jacobian builds and sparse LU (symbolic analysis cached per topology), the
+  pfsoln post-processing and losses. No packing, no transfer. This is \`median_ms\` of \`-- --json\`.
+- **pool ms**: \`pool.solve()\` end to end: packing the network into one Float64Array, transfer to the
+  worker and back, unpacking into result objects.
+- **MATPOWER runpf ms**: \`time_ms_median\` of the reference JSON (Octave 7.3, MATPOWER 8.1 legacy core,
+  \`runpf\` incl. ext2int, Ybus, solve, pfsoln; a 2-vCPU machine of this kind); **loop ms**: the solver call
+  alone (newtonpf / fdpf / dcpf with prebuilt matrices). **runpf / worker**: how many times faster.
+
+Last run: ${new Date().toISOString().slice(0, 10)}, ${machine}.
+
+${table}
+`;
+  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
+  const start = text.indexOf('## Solver');
+  if (start >= 0) {
+    const after = text.indexOf('\n## ', start + 5);
+    text = text.slice(0, start) + section + (after >= 0 ? text.slice(after) : '');
+  } else {
+    text = text.replace(/\n*$/, '\n\n') + section;
+  }
+  writeFileSync(file, text);
+  log(`wrote ${file} (section "Solver")`);
 }
 
 main().catch((e: unknown) => { console.error(e); process.exit(1); });
