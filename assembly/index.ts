@@ -27,7 +27,10 @@ import {
   OUT_HEADER, METHOD_NR, METHOD_FDXB, METHOD_DC, STATUS_BAD_INPUT, STATUS_CANCELLED, STATUS_SINGULAR,
 } from './layout';
 
+/** At most this many topologies, and at most this many buses in all of them
+ *  (the LU factors of a 10,000-bus network take tens of MB; wasm memory never shrinks). */
 const MAX_CACHED: i32 = 8;
+const MAX_CACHED_BUSES: i32 = 30000;
 
 let input = new StaticArray<f64>(0);
 let output = new StaticArray<f64>(0);
@@ -55,14 +58,21 @@ function topologyFor(nb: i32, nl: i32, typeOff: i32, fOff: i32, tOff: i32): Topo
   const f = new StaticArray<i32>(nl), t = new StaticArray<i32>(nl), type = new StaticArray<i32>(nb);
   for (let l = 0; l < nl; l++) { unchecked(f[l] = <i32>input[fOff + l]); unchecked(t[l] = <i32>input[tOff + l]); }
   for (let i = 0; i < nb; i++) unchecked(type[i] = <i32>input[typeOff + i]);
-  const topo = new Topology(nb, nl, f, t, type);
-  topo.lastUse = clock;
-  if (cache.length < MAX_CACHED) cache.push(topo);
-  else {
+  // evict least recently used entries to make room
+  let evicted = false;
+  for (;;) {
+    let buses = nb;
+    for (let k = 0; k < cache.length; k++) buses += unchecked(cache[k]).nb;
+    if (cache.length == 0 || (cache.length < MAX_CACHED && buses <= MAX_CACHED_BUSES)) break;
     let old = 0;
     for (let k = 1; k < cache.length; k++) if (unchecked(cache[k]).lastUse < unchecked(cache[old]).lastUse) old = k;
-    cache[old] = topo;
+    cache.splice(old, 1);
+    evicted = true;
   }
+  if (evicted) __collect(); // free the evicted factors before allocating the new ones
+  const topo = new Topology(nb, nl, f, t, type);
+  topo.lastUse = clock;
+  cache.push(topo);
   return topo;
 }
 
