@@ -20,7 +20,6 @@ import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './
 import { dcpf, dcSoln } from './dcpf';
 import { pfsoln } from './pfsoln';
 import { losses, lossP, lossQ } from './losses';
-import { polarToRect } from './mismatch';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
@@ -157,7 +156,7 @@ export function solve(): i32 {
       return STATUS_BAD_INPUT;
     }
     if (status != STATUS_CANCELLED) {
-      polarToRect(topo);
+      // vr/vi and S = V conj(Ybus V) are those of the last mismatch evaluation
       pfsoln(topo, input, busOff, genOff, ng, baseMVA, out, oBus, oBr, oGen);
       losses(topo, input, brOff, baseMVA);
       unchecked(out[OUT_LOSS_P] = lossP);

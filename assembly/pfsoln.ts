@@ -8,7 +8,6 @@
 //  - the first in-service generator at each ref bus takes the slack:
 //    Pg = P injection + Pd - sum(Pg of the other gens at that bus).
 import { Topology, PQ, REF } from './topology';
-import { injections } from './mismatch';
 
 const EPS: f64 = 2.220446049250313e-16;
 
@@ -17,7 +16,7 @@ export function pfsoln(topo: Topology, input: StaticArray<f64>, busOff: i32, gen
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type;
   const vr = topo.vr, vi = topo.vi, sr = topo.sr, si = topo.si, brY = topo.brY;
-  injections(topo);
+  // topo.vr/vi and sr/si hold the solution and its injections (last mismatch evaluation)
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + 2 * nb + i] = sr[i] * baseMVA);
     unchecked(out[oBus + 3 * nb + i] = si[i] * baseMVA);

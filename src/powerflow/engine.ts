@@ -34,11 +34,15 @@ function wasmModule(): object {
 export type ProgressHook = (iteration: number, mismatch: number) => number;
 
 export class PowerFlowEngine {
-  private readonly x: CoreExports;
+  private x: CoreExports;
   /** Replaceable progress hook (the worker points it at the current task). */
   onProgress: ProgressHook = () => 0;
 
   constructor() {
+    this.x = this.instantiate();
+  }
+
+  private instantiate(): CoreExports {
     const inst = new WA.Instance(wasmModule(), {
       env: {
         abort: (_msg: number, _file: number, line: number, col: number) => {
@@ -47,16 +51,23 @@ export class PowerFlowEngine {
         progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
       },
     });
-    this.x = inst.exports as unknown as CoreExports;
+    return inst.exports as unknown as CoreExports;
   }
 
-  /** Solves one packed input (see abi.ts); returns a fresh copy of the output buffer. */
+  /** Solves one packed input (see abi.ts); returns a fresh copy of the output buffer.
+   *  A trap (or a throwing progress hook) leaves the instance unusable: it is
+   *  replaced by a fresh one (empty cache) and the error rethrown. */
   solve(input: Float64Array): Float64Array {
-    const ptr = this.x.inputPtr(input.length);
-    new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
-    this.x.solve();
-    const len = this.x.outputLength();
-    return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+    try {
+      const ptr = this.x.inputPtr(input.length);
+      new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
+      this.x.solve();
+      const len = this.x.outputLength();
+      return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
   }
 
   get analyses(): number { return this.x.analysisCount(); }
