@@ -91,8 +91,9 @@ export default fp(async (app: FastifyInstance) => {
     rules.push({ path: '/api/v1/*', sunset: cfg.v1Sunset, successor: '/api/v2', doc_url: `${cfg.docBase}#v1-sunset` });
   }
 
-  const successorOf = (rule: DeprecationRule, method: string, path: string): string | undefined => {
-    if (rule.path !== '/api/v1/*') return rule.successor;
+  const successorOf = (rule: DeprecationRule, method: string, path: string, params: Record<string, string>): string | undefined => {
+    // "/api/v2/networks/{id}" names the same resource: {param} takes the request's value.
+    if (rule.path !== '/api/v1/*') return rule.successor?.replace(/\{(\w+)\}/g, (all, k: string) => (typeof params[k] === 'string' ? encodeURIComponent(params[k]) : all));
     const candidate = '/api/v2' + path.slice('/api/v1'.length);
     return cfg.enabled.includes('v2') && v2.find(method as 'GET', candidate) ? candidate : rule.successor;
   };
@@ -118,7 +119,7 @@ export default fp(async (app: FastifyInstance) => {
       const phase = phaseOf(rule, now);
       if (phase === 0) continue;
       const sunset = new Date(rule.sunset);
-      const successor = successorOf(rule, req.method, path);
+      const successor = successorOf(rule, req.method, path, (req.params ?? {}) as Record<string, string>);
       if (phase === 4) {
         throw new AppError('GONE', `${req.method} ${pattern ?? path} was removed on ${sunset.toISOString().slice(0, 10)}${successor ? `; use ${successor}` : ''}`, {
           removed_at: sunset.toISOString(), successor: successor ?? null, doc_url: rule.doc_url ?? `${cfg.docBase}#removed`,
