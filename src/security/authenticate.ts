@@ -114,7 +114,10 @@ export async function authenticate(s: Services, input: AuthInput): Promise<AuthR
   const wanted = input.tenantHeader?.trim();
   if (wanted && wanted !== base.tenant) {
     if (!base.permissions.has('cross_tenant')) {
-      throw new AppError('TENANT_MISMATCH', `X-Tenant-Id names tenant ${wanted}, but this credential belongs to tenant ${base.tenant} and has no cross-tenant permission`, { tenant_id: wanted });
+      const err = new AppError('TENANT_MISMATCH', `X-Tenant-Id names tenant ${wanted}, but this credential belongs to tenant ${base.tenant} and has no cross-tenant permission`, { tenant_id: wanted });
+      // The credential itself was good: the denial is audited as this actor, in its own tenant.
+      Object.defineProperty(err, 'identified', { value: { ...anonymousCaller(input.requestId, input.ip, input.userAgent, input.interface), tenantId: base.tenant, actor: base.actor, role: base.role, permissions: base.permissions } });
+      throw err;
     }
     if (!(await tenantExists(st, wanted))) throw new AppError('NOT_FOUND', `tenant ${wanted} does not exist`, { resource: 'tenant', id: wanted });
     tenantId = wanted;
@@ -144,4 +147,9 @@ export function anonymousCaller(requestId: string, ip: string | undefined, userA
 /** The bootstrap admin of tenant default (GRIDOPS_AUTH=off benchmark baselines only). */
 export function unauthenticatedAdmin(s: Services, requestId: string, ip?: string, userAgent?: string): Caller {
   return { tenantId: 'default', actor: { type: 'user', id: s.config.adminUsername, tenant: 'default' }, role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin), requestId, ip, userAgent, interface: 'rest' };
+}
+
+/** The caller a denied authentication had identified (TENANT_MISMATCH), for the audit entry. */
+export function identifiedBy(e: unknown): Caller | undefined {
+  return (e as { identified?: Caller } | undefined)?.identified;
 }

@@ -10,7 +10,7 @@
 import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { authenticate, anonymousCaller, type AuthInput, type AuthResult } from './authenticate.js';
+import { authenticate, anonymousCaller, identifiedBy, type AuthInput, type AuthResult } from './authenticate.js';
 import { checkRateLimits, type RateLimitDecision } from './ratelimit.js';
 import { recordAudit, fromCaller } from './audit.js';
 import { getQuotas } from './quotas.js';
@@ -71,9 +71,10 @@ export async function gate(s: Services, g: GateInput): Promise<GateResult> {
     if (!(e instanceof AppError)) throw e;
     authError = e;
   }
+  const identified = authError ? identifiedBy(authError) : undefined;
   const rate = await checkRateLimits(s, { ip: g.ip ?? 'unknown', ipClass: g.ipClass, endpoint: g.endpoint, caller: authError ? null : auth!.caller });
   if (!rate.allowed) await deny(auth?.caller ?? anon, rate.error!);
-  if (authError) await deny(anon, authError);
+  if (authError) await deny(identified ?? anon, authError);
   if (rate.waitMs > 0) await new Promise((r) => setTimeout(r, rate.waitMs));
   if (g.permission && !auth!.caller.permissions.has(g.permission)) {
     await deny(auth!.caller, new AppError('FORBIDDEN', `role ${auth!.caller.role} lacks the "${g.permission}" permission this operation needs`, { permission: g.permission, role: auth!.caller.role }));

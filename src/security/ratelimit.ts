@@ -108,7 +108,7 @@ for i = 1, nb do
   local tk = tonumber(v[1])
   local ts = tonumber(v[2])
   if tk == nil or ts == nil then tk = cap; ts = now end
-  if now > ts then tk = math.min(cap, tk + (now - ts) * per) end
+  tk = math.min(cap, tk + math.max(0, now - ts) * per)
   found[i] = tk
 end
 for i = 1, nb do
@@ -228,7 +228,7 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
     if (q) {
       tenantLimit = Math.max(1, Math.round(q.quotas.api_requests_per_hour * s.config.security.rateLimitScale));
       tenantIdx = specs.length;
-      specs.push({ layer: 'tenant', key: `rl:tenant:${c.tenantId}`, perMs: tenantLimit / 3_600_000, burst: tenantLimit, debt: L.tenantQueueDepth, maxWaitMs: L.tenantQueueMaxWaitMs, limit: tenantLimit, window: 3600 });
+      specs.push({ layer: 'tenant', key: `rl:tenant:${c.tenantId}`, perMs: tenantLimit / 3_600_000, burst: Math.min(tenantLimit, L.tenantBurst ?? tenantLimit), debt: L.tenantQueueDepth, maxWaitMs: L.tenantQueueMaxWaitMs, limit: tenantLimit, window: 3600 });
     }
     specs.push({ layer: 'user', key: `rl:user:${c.actor.tenant}:${c.actor.type}:${c.actor.id}`, perMs: perMinute(L.user), burst: L.user.burst, debt: 0, maxWaitMs: 0, limit: L.user.rate, window: 60 });
     if (r.endpoint) {

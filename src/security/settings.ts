@@ -23,6 +23,8 @@ export interface RateLimitTable {
   tenantQueueDepth: number;
   /** L2: a request never waits longer than this in the tenant queue (else 429). */
   tenantQueueMaxWaitMs: number;
+  /** L2 bucket capacity; default (undefined) = the whole hourly quota. */
+  tenantBurst?: number;
 }
 
 export const DEFAULT_LIMITS: RateLimitTable = {
@@ -55,6 +57,7 @@ export interface RateLimitOverrides {
   endpoint?: Partial<Record<EndpointKey, Bucket>>;
   tenantQueueDepth?: number;
   tenantQueueMaxWaitMs?: number;
+  tenantBurst?: number;
 }
 
 export interface SecurityConfig {
@@ -127,5 +130,6 @@ export function effectiveLimits(c: SecurityConfig): RateLimitTable {
     endpoint,
     tenantQueueDepth: c.rateLimits.tenantQueueDepth ?? DEFAULT_LIMITS.tenantQueueDepth,
     tenantQueueMaxWaitMs: c.rateLimits.tenantQueueMaxWaitMs ?? DEFAULT_LIMITS.tenantQueueMaxWaitMs,
+    tenantBurst: c.rateLimits.tenantBurst,
   };
 }
