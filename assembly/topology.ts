@@ -330,7 +330,7 @@ export class Topology {
     this.jVal = new StaticArray<f64>(nnz);
     this.rhsJ = new StaticArray<f64>(nJ);
     this.luJ = new SparseLU();
-    analyze(this.luJ, nJ, jPtr, jIdx);
+    if (nJ > 0) analyze(this.luJ, nJ, jPtr, jIdx);
     this.jReady = true;
   }
 

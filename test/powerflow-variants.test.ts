@@ -256,6 +256,34 @@ test('flat start: |V| = 1 at pq buses and the slack angle everywhere; case118 ke
   assert.equal(flat.iterations, 4); // MATPOWER's flat-start check: 4
 });
 
+test('reactive limits: a slack at its limit hands the slack over (angles re-referenced), and an infeasible set is diverged', async () => {
+  const net = load('case9');
+  net.generators[0]!.qmax = 5; // the slack generator (27 MVAr without limits)
+  const res = converged(await pool.solve(net, { ...NR, enforceQLimits: true }));
+  assert.equal(res.generators[0]!.q_gen, 5, 'fixed at its limit');
+  assert.equal(res.buses[0]!.theta, 0, 'the original slack keeps its angle');
+  assert.ok(Math.abs(res.buses[0]!.v - 1.04) > 1e-4, 'bus 1 is pq now');
+  assert.ok(Math.abs(res.buses[1]!.v - 1.025) < 1e-12, 'bus 2 holds its voltage');
+  assert.ok(res.generators[1]!.p_gen > 163, 'bus 2 became the slack and takes the mismatch');
+  assert.ok(Math.abs(res.generators[0]!.p_gen - 71.641021474482) < 1e-6, 'the former slack keeps the P it had');
+  // without enforcement the limits are ignored (MATPOWER's default)
+  assert.ok(converged(await pool.solve(net, NR)).generators[0]!.q_gen > 20);
+  const all = load('case9');
+  for (const g of all.generators) { g.qmax = -400; g.qmin = -500; }
+  const bad = await pool.solve(all, { ...NR, enforceQLimits: true });
+  assert.equal(bad.status, 'diverged');
+  assert.match(bad.message ?? '', /infeasible/);
+});
+
+test('tiny networks: a lone slack, and a slack with one pv bus', async () => {
+  const one: NetworkModel = { ...load('case9'), buses: [{ ...load('case9').buses[0]! }], branches: [], generators: [{ ...load('case9').generators[0]!, mw: 0 }], loads: [{ bus: 1, mw: 10, mvar: 2, in_service: true }] };
+  for (const m of METHODS) {
+    const r = converged(await pool.solve(one, m));
+    assert.equal(r.generators[0]!.p_gen, 10);
+    assert.equal(r.iterations, m === METHODS[2] ? 1 : 0);
+  }
+});
+
 test('progress: one report per iteration, numbered 1..n, before the result', async () => {
   const reports: ProgressReport[] = [];
   const res = converged(await pool.solve(load('case9'), NR, { onProgress: (p) => reports.push(p) }));
