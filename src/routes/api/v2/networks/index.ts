@@ -16,6 +16,8 @@ import { V2_DEFAULT_PAGE_SIZE, V2_META, V2_POWERFLOW_TIMEOUT_MS, networkDetailV2
 const tags = ['v2 networks (preview)'];
 const Params = IdParams('net');
 const ID = '(^net_[A-Za-z0-9]+$)';
+/** A plain id segment (no colon), so an unknown action (net_…:fly) is 404, not a GET of id "net_…:fly". */
+const PLAIN = '(^[^:]+$)';
 
 const { v: _v, theta: _theta, ...busFields } = BusIn.properties;
 const BusInV2 = Type.Object({
@@ -54,17 +56,17 @@ export default async function networkRoutesV2(fastify: FastifyInstance) {
     return reply.ok(networkV2(n), V2_META, 201);
   });
 
-  app.get('/:id', {
+  app.get(`/:id${PLAIN}`, {
     config: { permission: 'read' },
     schema: { summary: 'Network detail (topology.*.items, buses with voltage {magnitude, angle})', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(Open), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => reply.ok(networkDetailV2(await networks.getNetwork(s, req.caller, req.params.id)), V2_META));
 
-  app.put('/:id', {
+  app.put(`/:id${PLAIN}`, {
     config: { permission: 'write' },
     schema: { summary: 'Replace a network (a new version)', tags, params: Params, body: NetworkUpdateV2, response: { 200: envelope(NetworkOutV2), ...errorResponses(400, 401, 403, 404, 409, 413, 422) } },
   }, async (req, reply) => reply.ok(networkV2(await networks.updateNetwork(s, req.caller, req.params.id, networkInputV1(req.body as Record<string, unknown>))), V2_META));
 
-  app.delete('/:id', {
+  app.delete(`/:id${PLAIN}`, {
     config: { permission: 'write' },
     schema: { summary: 'Delete a network', tags, params: Params, response: { 200: envelope(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 409) } },
   }, async (req, reply) => {
