@@ -125,8 +125,14 @@ function checkSeenAt(v: unknown): Date | null | undefined {
   return d;
 }
 
+const INPUT_FIELDS = new Set(['name', 'type', 'status', 'network_id', 'bus', 'capacity_mw', 'metadata', 'last_seen_at']);
+
+/** Checks an unvalidated device (batch entries, GraphQL): same rules as the REST schema. */
 function validateInput(x: DeviceInput): DeviceInput {
-  if (x === null || typeof x !== 'object' || Array.isArray(x)) throw new AppError('INVALID_REQUEST', 'a device must be a JSON object');
+  if (x === null || typeof x !== 'object' || Array.isArray(x)) throw new AppError('INVALID_FIELD', 'a device must be a JSON object {name, type, ...}', { field: 'entry' });
+  const extra = Object.keys(x).find((k) => !INPUT_FIELDS.has(k));
+  if (extra) throw new AppError('INVALID_REQUEST', `unknown field "${extra}"; a device has ${[...INPUT_FIELDS].join(', ')}`, { field: extra });
+  for (const f of ['name', 'type'] as const) if (x[f] === undefined) throw new AppError('INVALID_REQUEST', `${f} is required`, { field: f });
   checkName(x.name);
   checkType(x.type);
   if (x.status !== undefined) checkStatus(x.status);
@@ -164,7 +170,7 @@ function statusEvent(tenantId: string, d: Device, oldStatus: DeviceStatus | null
   };
 }
 
-async function insertDevice(q: Queryable, caller: Caller, input: DeviceInput): Promise<{ device: Device; event: StoredEvent }> {
+async function insertDevice(q: Queryable, alarms: AlarmsModule | null, caller: Caller, input: DeviceInput): Promise<{ device: Device; events: StoredEvent[] }> {
   await checkPlacement(q, caller.tenantId, input.network_id, input.bus);
   const status = input.status ?? 'offline';
   const seen = checkSeenAt(input.last_seen_at) ?? (status === 'online' ? new Date() : null);
@@ -176,14 +182,14 @@ async function insertDevice(q: Queryable, caller: Caller, input: DeviceInput): P
   );
   const device = view(rows[0]);
   const event = await insertEvent(q, statusEvent(caller.tenantId, device, null, 'device.created'));
-  return { device, event };
+  return { device, events: [event, ...(await faultAlarm(q, alarms, caller.tenantId, device, null))] };
 }
 
 export async function createDevice(s: Services, caller: Caller, input: DeviceInput): Promise<Device> {
   validateInput(input);
-  const { device, event } = await s.db.transaction((tx) => insertDevice(tx, caller, input));
-  await publishEvents(s.bus, [event]);
-  if (device.status === 'fault') await onDeviceFault(s, caller, device, null);
+  const alarms = await loadAlarms(s);
+  const { device, events } = await s.db.transaction((tx) => insertDevice(tx, alarms, caller, input));
+  await publishEvents(s.bus, events);
   return device;
 }
 
@@ -262,9 +268,13 @@ function mergePatch(base: Record<string, unknown>, patch: Record<string, unknown
   return out;
 }
 
+const PATCH_FIELDS = new Set(['name', 'status', 'network_id', 'bus', 'capacity_mw', 'metadata', 'last_seen_at', 'heartbeat']);
+
 /** Changes status (by the transition table), name, placement, metadata, or records a heartbeat. */
 export async function updateDevice(s: Services, caller: Caller, id: string, patch: DevicePatch): Promise<Device> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new AppError('INVALID_REQUEST', 'the update must be a JSON object');
+  const extra = Object.keys(patch).find((k) => !PATCH_FIELDS.has(k));
+  if (extra) throw new AppError('INVALID_REQUEST', `cannot update "${extra}"; an update may carry ${[...PATCH_FIELDS].join(', ')}`, { field: extra });
   if (patch.name !== undefined) checkName(patch.name);
   if (patch.status !== undefined) checkStatus(patch.status);
   if (patch.network_id !== undefined && patch.network_id !== null && typeof patch.network_id !== 'string') throw invalid('network_id', 'must be a string');
@@ -277,6 +287,7 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
     throw new AppError('INVALID_REQUEST', 'the update is empty; send status, name, metadata, network_id, bus, capacity_mw, last_seen_at or heartbeat');
   }
 
+  const alarms = await loadAlarms(s);
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     const oldStatus = row.status;
@@ -299,48 +310,69 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
         JSON.stringify(metadata ? mergePatch(row.metadata ?? {}, metadata) : row.metadata ?? {}), lastSeen],
     );
     const device = view(rows[0]);
-    const event = status !== oldStatus ? await insertEvent(tx, statusEvent(caller.tenantId, device, oldStatus)) : undefined;
-    return { device, event, oldStatus };
+    const events = status === oldStatus ? [] : [
+      await insertEvent(tx, statusEvent(caller.tenantId, device, oldStatus)),
+      ...(await faultAlarm(tx, alarms, caller.tenantId, device, { status: oldStatus, network_id: row.network_id })),
+    ];
+    return { device, events };
   });
-  if (result.event) {
-    await publishEvents(s.bus, [result.event]);
-    if (result.device.status === 'fault' || result.oldStatus === 'fault') await onDeviceFault(s, caller, result.device, result.oldStatus);
-  }
+  await publishEvents(s.bus, result.events);
   return result.device;
 }
 
 export async function deleteDevice(s: Services, caller: Caller, id: string): Promise<void> {
-  const { event, device } = await s.db.transaction(async (tx) => {
+  const alarms = await loadAlarms(s);
+  const events = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     await tx.query('DELETE FROM devices WHERE id = $1', [id]);
     const device = view(row);
-    return { device, event: await insertEvent(tx, statusEvent(caller.tenantId, device, device.status, 'device.deleted')) };
+    const deleted = await insertEvent(tx, statusEvent(caller.tenantId, device, device.status, 'device.deleted'));
+    // A deleted faulted device leaves fault: its alarm clears.
+    const gone: Device = { ...device, status: 'offline', online: false };
+    return [deleted, ...(await faultAlarm(tx, alarms, caller.tenantId, gone, { status: device.status, network_id: device.network_id }))];
   });
-  await publishEvents(s.bus, [event]);
-  // A deleted faulted device leaves fault: its alarm clears.
-  if (device.status === 'fault') await onDeviceFault(s, caller, { ...device, status: 'offline', online: false }, 'fault');
+  await publishEvents(s.bus, events);
 }
 
 // ---- alarms: a device entering fault raises an alarm, leaving fault clears it ----
-// src/domain/alarms.ts belongs to the alarms work; until it exists this is a no-op.
-// Loaded lazily so the device registry does not depend on it at build time.
-type AlarmsModule = {
-  raiseAlarm?: (s: Services, tenantId: string, a: Record<string, unknown>) => Promise<unknown>;
-  clearAlarm?: (s: Services, tenantId: string, a: Record<string, unknown>) => Promise<unknown>;
-};
+// Done inside the device's transaction (raiseAlarmInTx / clearAlarmInTx of
+// src/domain/alarms.ts), so "status fault" and "an open device_fault alarm" never
+// disagree. The module is loaded lazily: the registry works without it.
+interface AlarmsModule {
+  raiseAlarmInTx(tx: Queryable, tenantId: string, input: Record<string, unknown>): Promise<{ events: StoredEvent[] }>;
+  clearAlarmInTx(tx: Queryable, tenantId: string, match: Record<string, unknown>, reason?: string): Promise<{ events: StoredEvent[] }>;
+}
 let alarmsModule: Promise<AlarmsModule | null> | undefined;
 const ALARMS_MODULE = './alarms.js';
 
-async function onDeviceFault(s: Services, caller: Caller, device: Device, oldStatus: DeviceStatus | null): Promise<void> {
-  try {
-    alarmsModule ??= (import(ALARMS_MODULE) as Promise<AlarmsModule>).catch(() => null);
-    const alarms = await alarmsModule;
-    if (!alarms) return;
-    void caller;
-    if (device.status === 'fault') await alarms.raiseAlarm?.(s, caller.tenantId, { device });
-    else if (oldStatus === 'fault') await alarms.clearAlarm?.(s, caller.tenantId, { device });
-  } catch (e) {
-    // The status change is committed; a failing alarm must not undo or fail it.
-    s.log.error({ err: e, device_id: device.id }, 'device fault alarm could not be raised or cleared');
+function loadAlarms(s: Services): Promise<AlarmsModule | null> {
+  alarmsModule ??= (import(ALARMS_MODULE) as Promise<AlarmsModule>).then(
+    (m) => (typeof m.raiseAlarmInTx === 'function' && typeof m.clearAlarmInTx === 'function' ? m : null),
+    (err) => {
+      s.log.warn({ err }, 'alarms module not available: device faults raise no alarms');
+      return null;
+    },
+  );
+  return alarmsModule;
+}
+
+export const DEVICE_FAULT_ALARM = 'device_fault';
+
+/** Raises or clears the device's fault alarm in tx when its status enters or leaves fault. */
+async function faultAlarm(tx: Queryable, alarms: AlarmsModule | null, tenantId: string, device: Device, old: { status: DeviceStatus; network_id: string | null } | null): Promise<StoredEvent[]> {
+  if (!alarms) return [];
+  const source = { type: 'device', id: device.id };
+  if (device.status === 'fault' && old?.status !== 'fault') {
+    const r = await alarms.raiseAlarmInTx(tx, tenantId, {
+      type: DEVICE_FAULT_ALARM, severity: 'error', network_id: device.network_id, source,
+      message: `device ${device.name} (${device.type}, ${device.id}) is in fault`,
+      details: { device_id: device.id, name: device.name, type: device.type, old_status: old?.status ?? null, bus: device.bus },
+    });
+    return r.events;
   }
+  if (old?.status === 'fault' && device.status !== 'fault') {
+    const r = await alarms.clearAlarmInTx(tx, tenantId, { type: DEVICE_FAULT_ALARM, source, network_id: old.network_id }, `device left fault (now ${device.status})`);
+    return r.events;
+  }
+  return [];
 }

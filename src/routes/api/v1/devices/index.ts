@@ -1,26 +1,13 @@
 // /api/v1/devices: thin routes over src/domain/devices.ts.
 import { Type } from '@sinclair/typebox';
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
 import { DeviceBatchIn, DeviceIn, DeviceListQuery, DeviceOut, DevicePatch } from './schema.js';
 import * as devices from '../../../../domain/devices.js';
-import { AppError } from '../../../../lib/errors.js';
 
 const tags = ['devices'];
 const Params = IdParams('dev');
-const checkDeviceIn = TypeCompiler.Compile(DeviceIn);
-
-/** Judges one batch entry with the same schema as POST /devices. */
-function entryError(x: unknown): AppError | undefined {
-  if (checkDeviceIn.Check(x)) return undefined;
-  const first = checkDeviceIn.Errors(x).First();
-  const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'entry';
-  const missing = first && first.value === undefined;
-  return new AppError(missing ? 'INVALID_REQUEST' : 'INVALID_FIELD', `${field}: ${missing ? 'is required' : first?.message ?? 'invalid device'}`, { field });
-}
-
 export default async function deviceRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
@@ -42,20 +29,8 @@ export default async function deviceRoutes(fastify: FastifyInstance) {
     config: { permission: 'write' },
     schema: { summary: `Register up to ${devices.DEVICE_BATCH_MAX} devices; each entry succeeds or fails alone`, tags, body: DeviceBatchIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) } },
   }, async (req, reply) => {
-    const entries = req.body.devices;
-    const out: devices.BatchResult = { succeeded: [], failed: [] };
-    const valid: { index: number; input: unknown }[] = [];
-    entries.forEach((e, index) => {
-      const err = entryError(e);
-      if (err) out.failed.push({ index, error: { code: err.code, message: err.message, details: err.details } });
-      else valid.push({ index, input: e });
-    });
-    if (valid.length > 0) {
-      const r = await devices.batchCreateDevices(s, req.caller, valid.map((v) => v.input));
-      for (const ok of r.succeeded) out.succeeded.push({ index: valid[ok.index].index, id: ok.id });
-      for (const f of r.failed) out.failed.push({ index: valid[f.index].index, error: f.error });
-    }
-    out.failed.sort((a, b) => a.index - b.index);
+    // Each entry is checked by the domain with the rules of POST /devices and fails alone.
+    const out = await devices.batchCreateDevices(s, req.caller, req.body.devices);
     return reply.ok(out);
   });
 

@@ -6,27 +6,33 @@ import { DEVICE_STATUSES, DEVICE_TYPES, DEVICE_BATCH_MAX } from '../../../../dom
 export const DeviceType = Type.Union(DEVICE_TYPES.map((t) => Type.Literal(t)), { description: 'uppercase (SPEC enumerations)' });
 export const DeviceStatus = Type.Union(DEVICE_STATUSES.map((t) => Type.Literal(t)), { description: 'transitions in docs/devices.md' });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'free-form object' });
-const NullableNumber = (o: object = {}) => Type.Optional(Type.Union([Type.Number(o), Type.Null()]));
+// Nullable fields use a type array, not anyOf [T, null]: with type coercion on, ajv
+// would turn 0 or "" into null in the null branch instead of refusing them.
+const Nullable = <T>(type: string, o: object = {}) => Type.Optional(Type.Unsafe<T | null>({ type: [type, 'null'], ...o }));
+const NetworkRef = Nullable<string>('string', { pattern: '^net_[A-Za-z0-9]+$', description: 'a network of the same tenant' });
+const Bus = Nullable<number>('integer', { minimum: 1, description: 'bus number in the network (needs network_id)' });
+const Capacity = Nullable<number>('number', { minimum: 0 });
+const SeenAt = Nullable<string>('string', { format: 'date-time' });
 
 export const DeviceIn = Type.Object({
   name: Type.String({ minLength: 1, maxLength: 128 }),
   type: DeviceType,
   status: Type.Optional(DeviceStatus),
-  network_id: Type.Optional(Type.Union([Type.String({ pattern: '^net_[A-Za-z0-9]+$' }), Type.Null()])),
-  bus: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-  capacity_mw: NullableNumber({ minimum: 0 }),
+  network_id: NetworkRef,
+  bus: Bus,
+  capacity_mw: Capacity,
   metadata: Type.Optional(Metadata),
-  last_seen_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  last_seen_at: SeenAt,
 }, { additionalProperties: false });
 
 export const DevicePatch = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 128 })),
   status: Type.Optional(DeviceStatus),
-  network_id: Type.Optional(Type.Union([Type.String({ pattern: '^net_[A-Za-z0-9]+$' }), Type.Null()])),
-  bus: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
-  capacity_mw: NullableNumber({ minimum: 0 }),
+  network_id: NetworkRef,
+  bus: Bus,
+  capacity_mw: Capacity,
   metadata: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'merged into the stored metadata; a key set to null is removed' })),
-  last_seen_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+  last_seen_at: SeenAt,
   heartbeat: Type.Optional(Type.Boolean({ description: 'true: last_seen_at = now' })),
 }, { additionalProperties: false });
 
