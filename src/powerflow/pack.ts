@@ -198,16 +198,17 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
       if (ty === 'slack' && firstBareSlack[isl]! < 0) firstBareSlack[isl] = i;
     }
   }
+  const orphanOf = new Int32Array(nIsl).fill(-1); // island -> index in orphans
   const orphans: number[][] = [];
   for (let s = 0; s < nIsl; s++) {
     if (hasRef[s]) continue;
     if (firstPv[s]! >= 0) types[firstPv[s]!] = TYPE_REF;
     else if (firstBareSlack[s]! >= 0) { types[firstBareSlack[s]!] = TYPE_REF; sourceSlack[firstBareSlack[s]!] = 1; }
-    else orphans.push([]);
-    if (firstPv[s]! < 0 && firstBareSlack[s]! < 0) {
-      const list = orphans[orphans.length - 1]!;
-      for (let i = 0; i < nb; i++) if (island[i] === s) list.push(buses[busOrder[i]!]!.id);
-    }
+    else { orphanOf[s] = orphans.length; orphans.push([]); }
+  }
+  if (orphans.length > 0) for (let i = 0; i < nb; i++) {
+    const o = orphanOf[island[i]!]!;
+    if (o >= 0) orphans[o]!.push(buses[busOrder[i]!]!.id);
   }
   if (orphans.length > 0) {
     if (orphans.length === nIsl) {
