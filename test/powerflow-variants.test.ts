@@ -352,6 +352,8 @@ test('cancel: aborting a running solve stops it between iterations; the worker s
     });
     assert.equal(res.status, 'cancelled');
     assert.ok(seen >= 3);
+    assert.ok(res.iterations >= 3, 'the last reported iteration');
+    assert.ok(Number.isFinite(res.mismatch), 'and its mismatch');
     assert.ok(performance.now() - abortedAt < 500, 'resolves at once');
     assert.equal(res.buses.length, 0);
     // the worker stopped at its next iteration and is reused (same thread, cache intact)

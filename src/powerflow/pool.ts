@@ -15,7 +15,8 @@
 //   one that does not stop within STOP_GRACE_MS is aborted through Piscina,
 //   which terminates (and replaces) its thread;
 // - hooks.onProgress gets one report per iteration, all of them before the
-//   promise resolves.
+//   promise resolves; a timed-out / cancelled outcome then carries the last
+//   reported iteration and mismatch (else 0 and NaN) and no bus / branch results.
 // The network is packed into one Float64Array that is transferred (not copied)
 // to the worker; the result comes back the same way.
 import { availableParallelism } from 'node:os';
@@ -115,6 +116,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       let portDone = channel === undefined;
       let timer: NodeJS.Timeout | undefined;
       let grace: NodeJS.Timeout | undefined;
+      let lastIteration = 0, lastMismatch = NaN; // known when progress is reported
 
       const cleanup = () => {
         if (timer) clearTimeout(timer);
@@ -149,7 +151,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
         if (settled) return;
         Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
         const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
-        settle(() => resolve(emptyOutcome(status, o, { message, duration_ms: performance.now() - t0 })));
+        settle(() => resolve(emptyOutcome(status, o, {
+          message, duration_ms: performance.now() - t0, iterations: lastIteration, mismatch: lastMismatch,
+        })));
         if (Atomics.load(stop, 1) === 0) ac.abort(); // still queued: withdraw it
         else {
           grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); // stuck inside one step: end the thread
@@ -163,7 +167,10 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (channel) {
         channel.port1.on('message', (m: { type: string; iteration?: number; mismatch?: number }) => {
           if (m.type === 'progress') {
-            if (!settled) onProgress!({ iteration: m.iteration!, maxIterations: o.maxIterations, mismatch: m.mismatch! });
+            if (settled) return;
+            lastIteration = m.iteration!;
+            lastMismatch = m.mismatch!;
+            onProgress!({ iteration: m.iteration!, maxIterations: o.maxIterations, mismatch: m.mismatch! });
           } else if (m.type === 'done') {
             portDone = true;
             deliver();
