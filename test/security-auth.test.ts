@@ -322,6 +322,18 @@ for (const mode of MODES) {
       assert.equal(rows[0].payload.audit_id, e1.id);
     });
 
+    it('refuses changes with 403 AUDIT_REQUIRED while the audit trail cannot be written', async () => {
+      const st = sec(app.services);
+      st.auditFailing = true;
+      const r = await call('POST', '/api/v1/networks', admin, tiny('unaudited'));
+      assert.equal(r.statusCode, 403);
+      assert.equal(json(r).error.code, 'AUDIT_REQUIRED');
+      assert.equal((await call('GET', '/api/v1/networks', admin)).statusCode, 200, 'reads go on');
+      // the refusal's own audit entry was written, so the store works again
+      assert.equal(st.auditFailing, false);
+      assert.equal((await call('POST', '/api/v1/networks', admin, tiny('audited-again'))).statusCode, 201);
+    });
+
     it('keeps the audit trail append-only: SQL UPDATE/DELETE/TRUNCATE refused, no endpoint edits it, purge removes only expired entries', async () => {
       const db = app.services.db;
       const { rows } = await db.query<{ id: string }>('SELECT id FROM audit_log ORDER BY seq LIMIT 1');

@@ -110,7 +110,10 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     if (!tx) await publishEvents(s.bus, [ev]).catch(() => {});
     return a;
   } catch (err) {
-    if (st) st.auditFailing = true;
+    // Only a store that cannot take writes (connection, resources, shutdown) stops mutations;
+    // a malformed entry from a caller's bug does not.
+    const code = String((err as { code?: unknown }).code ?? '');
+    if (st && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
     throw err;
   }
 }
