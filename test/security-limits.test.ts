@@ -99,6 +99,10 @@ for (const mode of MODES) {
       for (let i = 0; i < 30; i++) await call('POST', '/api/v1/auth/token', {}, {}, '10.0.0.10');
       const t = await call('POST', '/api/v1/auth/token', {}, { username: 'admin', password: app.config.adminPassword }, '10.0.0.10');
       assert429(t, 'ip');
+      // made-up API keys are counted against the address before any database lookup
+      const fake = (i: number) => ({ 'x-api-key': `gok_${String(i).padStart(43, 'x')}` });
+      for (let i = 0; i < 5; i++) assert.equal((await call('GET', '/api/v1/networks', fake(i), undefined, '10.0.0.11')).statusCode, 401);
+      assert429(await call('GET', '/api/v1/networks', fake(99), undefined, '10.0.0.11'), 'ip');
       // a request refused at L1 is audited as denied
       const audit = json(await call('GET', '/api/v1/audit?result=denied&page_size=100', admin, undefined, '10.7.7.7')).data;
       assert.ok(audit.some((e: { status: number; ip: string }) => e.status === 429 && e.ip === '10.0.0.1'));

@@ -68,3 +68,9 @@ export async function lookupApiKey(st: SecurityState, key: string): Promise<ApiK
   st.apiKeyCache.set(hash, { rec, until: now + (rec ? HIT_MS : MISS_MS) });
   return rec ?? undefined;
 }
+
+/** Whether a lookup of this key would be answered from the cache (no database query). */
+export function apiKeyCached(st: SecurityState, key: string): boolean {
+  const hit = st.apiKeyCache.get(hashKey(key));
+  return hit !== undefined && hit.until > Date.now();
+}

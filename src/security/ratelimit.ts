@@ -187,6 +187,8 @@ export interface RateLimitRequest {
   endpoint?: EndpointKey;
   /** null/undefined: not authenticated, only L1 applies. */
   caller?: Caller | null;
+  /** L1 was already taken for this request (a separate step before an expensive authentication). */
+  skipIp?: boolean;
 }
 
 export interface RateLimitDecision {
@@ -219,8 +221,9 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   const ip = normalizeIp(r.ip);
   const specs: Spec[] = [];
   const ipB = L.ip[r.ipClass];
-  specs.push({ layer: 'ip', key: `rl:ip:${r.ipClass}:${ip}`, perMs: perMinute(ipB), burst: ipB.burst, debt: 0, maxWaitMs: 0, limit: ipB.rate, window: 60 });
+  if (!r.skipIp) specs.push({ layer: 'ip', key: `rl:ip:${r.ipClass}:${ip}`, perMs: perMinute(ipB), burst: ipB.burst, debt: 0, maxWaitMs: 0, limit: ipB.rate, window: 60 });
   const c = r.caller;
+  if (specs.length === 0 && !c) return { allowed: true, headers: {}, waitMs: 0 };
   let tenantIdx = -1;
   let tenantLimit = 0;
   if (c) {

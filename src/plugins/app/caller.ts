@@ -14,6 +14,7 @@ import { anonymousCaller, authenticate, identifiedBy, unauthenticatedAdmin, type
 import { checkRateLimits, classifyRoute } from '../../security/ratelimit.js';
 import { recordAudit } from '../../security/audit.js';
 import { normalizeIp } from '../../security/ip.js';
+import { apiKeyCached } from '../../security/apikeys.js';
 import type { EndpointKey, IpClass } from '../../security/settings.js';
 
 /** What a handler may tell the audit entry of its request (login: who tried; create: which resource). */
@@ -110,7 +111,25 @@ export default fp(async (app: FastifyInstance) => {
     if (st.isBlocked(ip)) throw new AppError('IP_BLOCKED', `requests from ${ip} are blocked`, { ip });
     const cfg = req.routeOptions.config ?? {};
     const permission = cfg.permission;
+    const ck = `${req.method} ${req.routeOptions.url ?? ''}`;
+    let cls = classes.get(ck);
+    if (!cls) {
+      cls = classifyRoute(req.method, req.routeOptions.url, !permission);
+      if (cfg.rateLimit?.ipClass) cls = { ...cls, ipClass: cfg.rateLimit.ipClass };
+      if (cfg.rateLimit?.endpoint) cls = { ...cls, endpoint: cfg.rateLimit.endpoint };
+      if (req.routeOptions.url) classes.set(ck, cls);
+    }
     let authError: AppError | undefined;
+    // An API key that is not cached costs a database query: take the address's L1 token
+    // first, so a flood of made-up keys is stopped before it reaches the database.
+    let ipTaken = false;
+    const presentedKey = req.headers['x-api-key'];
+    if (permission && !authOff && typeof presentedKey === 'string' && !req.headers.authorization && !apiKeyCached(st, presentedKey)) {
+      const pre = await checkRateLimits(s, { ip, ipClass: cls.ipClass });
+      for (const k in pre.headers) reply.header(k, pre.headers[k]);
+      if (!pre.allowed) throw pre.error!;
+      ipTaken = true;
+    }
     if (permission) {
       if (authOff) req.caller = unauthenticatedAdmin(s, req.id, ip, ua);
       else {
@@ -142,15 +161,7 @@ export default fp(async (app: FastifyInstance) => {
         }
       }
     }
-    const ck = `${req.method} ${req.routeOptions.url ?? ''}`;
-    let cls = classes.get(ck);
-    if (!cls) {
-      cls = classifyRoute(req.method, req.routeOptions.url, !permission);
-      if (cfg.rateLimit?.ipClass) cls = { ...cls, ipClass: cfg.rateLimit.ipClass };
-      if (cfg.rateLimit?.endpoint) cls = { ...cls, endpoint: cfg.rateLimit.endpoint };
-      if (req.routeOptions.url) classes.set(ck, cls);
-    }
-    const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null });
+    const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null, skipIp: ipTaken });
     for (const k in rl.headers) reply.header(k, rl.headers[k]);
     if (!rl.allowed) {
       if (!cfg.rateLimitBypass) throw rl.error!;
