@@ -8,6 +8,7 @@ import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+import { checkAgentQuota } from '../security/quotas.js';
 
 export type AgentStatus = 'idle' | 'running' | 'paused' | 'error' | 'stopped';
 export const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'running', 'paused', 'error', 'stopped'];
@@ -37,7 +38,6 @@ export const OPERATION_TARGET: Readonly<Record<AgentOperation, AgentStatus>> = {
 /** States in which an agent takes work commands (docs/agents.md "Which commands in which state"). */
 export const ACCEPTS_WORK: ReadonlySet<AgentStatus> = new Set<AgentStatus>(['idle', 'running']);
 
-export const DEFAULT_AGENT_QUOTA = 100;
 export const MAX_ACTIONS_PER_MINUTE = 600; // 10 commands per second (SPEC 8.1) make more meaningless
 
 export interface AgentRow {
@@ -137,15 +137,11 @@ async function checkNetwork(q: Queryable, caller: Caller, networkId: string | nu
   }
 }
 
-/** Agent count quota (tenants.quotas.agent_count, default 100); the tenant row lock serialises concurrent creations. */
-async function checkQuota(q: Queryable, tenantId: string): Promise<void> {
-  const { rows } = await q.query<{ quotas: Record<string, number> | null; n: number }>(
-    `SELECT t.quotas, (SELECT count(*)::int FROM agents WHERE tenant_id = t.id) AS n FROM tenants t WHERE t.id = $1 FOR UPDATE OF t`, [tenantId]);
-  if (!rows[0]) return;
-  const limit = Number(rows[0].quotas?.agent_count ?? DEFAULT_AGENT_QUOTA);
-  if (rows[0].n >= limit) {
-    throw new AppError('CONFLICT', `tenant ${tenantId} already has ${rows[0].n} agents, its quota; delete one or ask an admin to raise agent_count`, { quota: 'agent_count', limit, usage: rows[0].n });
-  }
+/** Agent count quota (quota agent_count, default 100; src/security/quotas.ts); the tenant row lock
+ *  serialises concurrent creations so two cannot both take the last place. */
+async function checkQuota(s: Services, q: Queryable, tenantId: string): Promise<void> {
+  await q.query('SELECT id FROM tenants WHERE id = $1 FOR UPDATE', [tenantId]);
+  await checkAgentQuota(s, q, tenantId);
 }
 
 /** The agent event of SPEC 6.1: agent_id, old_status, new_status (+ name, reason, timestamp). */
@@ -163,7 +159,7 @@ export async function createAgent(s: Services, caller: Caller, input: AgentInput
   checkFields(input, true);
   const out = await s.db.transaction(async (tx) => {
     await checkNetwork(tx, caller, input.network_id);
-    await checkQuota(tx, caller.tenantId);
+    await checkQuota(s, tx, caller.tenantId);
     const id = newId('agent');
     const start = input.auto_start === true;
     const { rows } = await tx.query<AgentRow>(

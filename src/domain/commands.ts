@@ -300,6 +300,7 @@ const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 
 type Admission =
   | { kind: 'prompt'; answer: CommandAnswer }
+  | { kind: 'refused'; error: AppError }
   | { kind: 'run'; agent: AgentRow; action: ActionRow; slot: 'held' | 'none' | 'wait' };
 
 interface Checked {
@@ -398,8 +399,9 @@ async function admit(s: Services, caller: Caller, agentId: string, c: Checked, r
       if (!conf || conf.tenant_id !== caller.tenantId || conf.agent_id !== agentId) throw refuse('unknown', `params.confirmation_token is not a token this agent issued; send the command without it to get one`);
       if (conf.used_at) throw refuse('used', 'params.confirmation_token was already used (tokens are one-time); send the command without it to get a new one');
       if (conf.expired) {
+        // Committed (not thrown inside the transaction): the prompt's action shows as expired.
         await tx.query(`UPDATE agent_actions SET status = 'expired', completed_at = clock_timestamp() WHERE command_id = $1 AND status = 'confirmation_required'`, [conf.command_id]);
-        throw refuse('expired', 'params.confirmation_token has expired; send the command without it to get a new one');
+        return { kind: 'refused', error: refuse('expired', 'params.confirmation_token has expired; send the command without it to get a new one') };
       }
       if (conf.command !== c.command || conf.params_hash !== sha256(canonical(c.params))) {
         throw refuse('mismatch', `params.confirmation_token was issued for a different command or different params; a token confirms exactly the request that returned it`);
@@ -527,8 +529,9 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
     },
     remaining: () => Math.max(1, deadline - Date.now()),
   };
-  const heldSlot = a.slot !== 'none';
-  if (heldSlot) running.set(a.agent.id, { commandId: a.action.command_id, controller });
+  // Registered once the slot is held, so emergency_shutdown finds the command that really runs.
+  const register = () => running.set(a.agent.id, { commandId: a.action.command_id, controller });
+  if (a.slot === 'held') register();
   let output: Record<string, unknown> | null = null;
   let error: AppError | undefined;
   try {
@@ -536,6 +539,7 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
       const { rows } = await s.db.query<{ status: string }>('SELECT status FROM agent_actions WHERE command_id = $1', [a.action.command_id]);
       throw rows[0]?.status === 'cancelled' ? abortError(ctx, 'shutdown') : abortError(ctx, 'timeout');
     }
+    if (a.slot === 'wait') register();
     ctx.checkpoint();
     output = await HANDLERS[a.action.command as CommandName](ctx);
   } catch (e) {
@@ -548,7 +552,7 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
     }
   } finally {
     clearTimeout(timer);
-    if (heldSlot && running.get(a.agent.id)?.commandId === a.action.command_id) running.delete(a.agent.id);
+    if (running.get(a.agent.id)?.commandId === a.action.command_id) running.delete(a.agent.id);
   }
   const duration = Date.now() - started;
   const status = error ? errorStatus(error) : 'completed';
@@ -631,6 +635,7 @@ export async function executeCommand(s: Services, caller: Caller, agentId: strin
     }
   }
   const a = await admit(s, caller, agentId, c, rawParams);
+  if (a.kind === 'refused') throw a.error;
   if (a.kind === 'prompt') {
     const auditId = await auditCommand(s, caller, { agent_id: agentId, command_id: a.answer.result.command_id, command: c.command, params: c.params, priority: c.priority }, 'confirmation_required', undefined, null);
     if (auditId) {
@@ -724,7 +729,14 @@ async function statusCommand(ctx: Ctx): Promise<Record<string, unknown>> {
   return {
     agent: agentView(agent), network, ...(networkError ? { network_error: networkError } : {}),
     busy: slotTaken(agent), busy_command_id: slotTaken(agent) ? agent.busy_command_id : null,
-    last_actions: rows.map(actionView), constraint_checked: false,
+    // Summaries only: a full result would nest earlier status results (and grow with every call).
+    last_actions: rows.map((r) => {
+      const { result: _r, actor: _a, ...rest } = actionView(r);
+      void _r;
+      void _a;
+      return { ...rest, error: r.error ? { code: r.error.code, message: r.error.message } : null };
+    }),
+    constraint_checked: false,
   };
 }
 

@@ -15,6 +15,7 @@ const tags = ['agents'];
 const Params = IdParams('agent');
 const checkAgentIn = TypeCompiler.Compile(AgentIn);
 const checkCommandIn = TypeCompiler.Compile(CommandIn);
+const checkReason = TypeCompiler.Compile(ReasonIn);
 
 /** Judges one batch entry with the schema of the single endpoint. */
 function entry<T>(checker: { Check(x: unknown): boolean; Errors(x: unknown): { First(): { path: string; message: string } | undefined } }, x: unknown, what: string): T {
@@ -95,9 +96,14 @@ export default async function agentRoutes(fastify: FastifyInstance) {
       config: { permission: 'command' },
       schema: {
         summary: { pause: 'Pause a running agent', resume: 'Resume a paused agent (also starts an idle one, recovers one in error)', start: 'Start an idle or stopped agent (additive)', stop: 'Stop an agent (additive)' }[op],
-        tags, params: Params, body: Type.Optional(ReasonIn), response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 409) },
+        // The body ({reason}) is optional, so it is checked here rather than by a body schema.
+        tags, params: Params, response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 409) },
       },
-    }, async (req, reply) => reply.ok(await agents.changeAgentStatus(s, req.caller, req.params.id, op, req.body?.reason)));
+    }, async (req, reply) => {
+      const body = req.body ?? {};
+      if (!checkReason.Check(body)) entry(checkReason, body, 'body');
+      return reply.ok(await agents.changeAgentStatus(s, req.caller, req.params.id, op, (body as { reason?: string }).reason));
+    });
   }
 
   app.post('/:id/command', {
