@@ -193,7 +193,7 @@ per batch); queries through \`queryTimeseries\` (\`date_bin\` + aggregate in SQL
 \`generate_series\`). Load: ${SERIES} series × ${PER_SERIES.toLocaleString('en')} points (one per second), ${(SERIES * PER_SERIES / 1e6).toFixed(0)} M points in all,
 written in batches of 10,000 (100 seconds of every series). Targets: > 200,000 points/s, < 200 ms per one-day 1-minute query.
 Last run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} CPU(s), ${cpus()[0]?.model ?? ''}, PostgreSQL on the same machine;
-load average at the start ${LOAD_AT_START} (other work on the machine shares its cores; numbers on an idle machine are higher).
+load average at the start ${LOAD_AT_START} (other work was running on the same two cores during the run).
 
 ${table}
 `;
