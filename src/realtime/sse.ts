@@ -66,8 +66,25 @@ function plainText(e: LiveEvent): string {
   return `${e.topic} ${e.kind} ${JSON.stringify(e.payload)}`;
 }
 
-// Every stream of a format writes the same bytes for one event: build them once.
+// Every stream of a format writes the same bytes for one event: build them once,
+// as the bytes of one HTTP/1.1 chunk (or raw, for a close-delimited HTTP/1.0 body),
+// so fanning an event out to N streams is N socket writes of one shared Buffer.
 const frames = new WeakMap<LiveEvent, { json?: string; plain?: string }>();
+const chunks = new WeakMap<LiveEvent, Partial<Record<`${SseFormat}${0 | 1}`, Buffer>>>();
+
+export function encodeChunk(text: string, chunked: boolean): Buffer {
+  if (!chunked) return Buffer.from(text);
+  const body = Buffer.from(text);
+  return Buffer.concat([Buffer.from(`${body.length.toString(16)}\r\n`), body, CRLF]);
+}
+const CRLF = Buffer.from('\r\n');
+
+function eventChunk(e: LiveEvent, format: SseFormat, maxPayload: number, chunked: boolean): Buffer {
+  let c = chunks.get(e);
+  if (!c) chunks.set(e, (c = {}));
+  const key = `${format}${chunked ? 1 : 0}` as const;
+  return (c[key] ??= encodeChunk(eventFrame(e, format, maxPayload), chunked));
+}
 
 export function eventFrame(e: LiveEvent, format: SseFormat, maxPayload: number): string {
   let c = frames.get(e);
@@ -132,6 +149,8 @@ export class SseStream {
   private readonly started = Date.now();
   private timers: NodeJS.Timeout[] = [];
   private idleTimer?: NodeJS.Timeout;
+  private chunked = true;
+  private socket?: import('node:net').Socket;
   private unsubscribe?: () => void;
 
   constructor(
@@ -153,8 +172,12 @@ export class SseStream {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    this.res.socket?.setNoDelay(true);
-    this.res.socket?.setKeepAlive(true, 30_000);
+    // Headers out now; from here on the stream writes its (chunk-framed) bytes to the socket itself.
+    this.res.flushHeaders();
+    this.chunked = (this.res as unknown as { chunkedEncoding?: boolean }).chunkedEncoding === true;
+    this.socket = this.res.socket ?? undefined;
+    this.socket?.setNoDelay(true);
+    this.socket?.setKeepAlive(true, 30_000);
     this.write(`retry: ${o.cfg.sseRetryMs}\n\n`);
     this.write(controlFrame('system', 'system.connected', {
       type: 'connected', connection_id: o.connectionId, retry_ms: o.cfg.sseRetryMs, keepalive_ms: o.cfg.sseKeepaliveMs,
@@ -192,7 +215,7 @@ export class SseStream {
         this.replayed!.add(e.seq!);
         after = e.seq!;
         this.replayCount++;
-        if (!this.write(eventFrame(e, o.format, o.cfg.sseMaxPayloadBytes))) await this.drained();
+        if (!this.writeBuf(eventChunk(e, o.format, o.cfg.sseMaxPayloadBytes, this.chunked))) await this.drained();
       }
       if (rows.length < REPLAY_PAGE || this.ended) return;
     }
@@ -214,28 +237,35 @@ export class SseStream {
     if (until && Date.parse(e.timestamp) >= until.getTime()) return;
     this.delivered++;
     this.lastActivity = Date.now();
-    this.write(eventFrame(e, this.o.format, this.o.cfg.sseMaxPayloadBytes));
-    if (this.res.writableLength > this.o.cfg.sseMaxBufferedBytes) {
+    this.writeBuf(eventChunk(e, this.o.format, this.o.cfg.sseMaxPayloadBytes, this.chunked));
+    if ((this.socket?.writableLength ?? 0) > this.o.cfg.sseMaxBufferedBytes) {
       // The client does not read fast enough: close; it resumes with Last-Event-ID from the log.
       this.end('slow_consumer');
     }
   }
 
-  private write(chunk: string): boolean {
-    if (this.ended || this.res.destroyed) return false;
-    return this.res.write(chunk);
+  private write(text: string): boolean {
+    return this.writeBuf(encodeChunk(text, this.chunked));
+  }
+
+  private writeBuf(buf: Buffer): boolean {
+    const sock = this.socket;
+    if (this.ended || !sock || sock.destroyed) return false;
+    return sock.write(buf);
   }
 
   private drained(): Promise<void> {
     return new Promise((resolve) => {
       if (this.ended) return resolve();
+      const sock = this.socket;
+      if (!sock) return resolve();
       const done = () => {
-        this.res.off('drain', done);
-        this.res.off('close', done);
+        sock.off('drain', done);
+        sock.off('close', done);
         resolve();
       };
-      this.res.on('drain', done);
-      this.res.on('close', done);
+      sock.on('drain', done);
+      sock.on('close', done);
     });
   }
 
