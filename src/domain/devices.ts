@@ -7,6 +7,7 @@ import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 
 export const DEVICE_TYPES = ['PV', 'WIND', 'BESS', 'EV', 'LOAD', 'TRANSFORMER', 'BREAKER'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
@@ -170,7 +171,7 @@ function statusEvent(tenantId: string, d: Device, oldStatus: DeviceStatus | null
   };
 }
 
-async function insertDevice(q: Queryable, alarms: AlarmsModule | null, caller: Caller, input: DeviceInput): Promise<{ device: Device; events: StoredEvent[] }> {
+async function insertDevice(q: Queryable, caller: Caller, input: DeviceInput): Promise<{ device: Device; events: StoredEvent[] }> {
   await checkPlacement(q, caller.tenantId, input.network_id, input.bus);
   const status = input.status ?? 'offline';
   const seen = checkSeenAt(input.last_seen_at) ?? (status === 'online' ? new Date() : null);
@@ -182,13 +183,12 @@ async function insertDevice(q: Queryable, alarms: AlarmsModule | null, caller: C
   );
   const device = view(rows[0]);
   const event = await insertEvent(q, statusEvent(caller.tenantId, device, null, 'device.created'));
-  return { device, events: [event, ...(await faultAlarm(q, alarms, caller.tenantId, device, null))] };
+  return { device, events: [event, ...(await faultAlarm(q, caller.tenantId, device, null))] };
 }
 
 export async function createDevice(s: Services, caller: Caller, input: DeviceInput): Promise<Device> {
   validateInput(input);
-  const alarms = await loadAlarms(s);
-  const { device, events } = await s.db.transaction((tx) => insertDevice(tx, alarms, caller, input));
+  const { device, events } = await s.db.transaction((tx) => insertDevice(tx, caller, input));
   await publishEvents(s.bus, events);
   return device;
 }
@@ -287,7 +287,6 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
     throw new AppError('INVALID_REQUEST', 'the update is empty; send status, name, metadata, network_id, bus, capacity_mw, last_seen_at or heartbeat');
   }
 
-  const alarms = await loadAlarms(s);
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     const oldStatus = row.status;
@@ -312,7 +311,7 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
     const device = view(rows[0]);
     const events = status === oldStatus ? [] : [
       await insertEvent(tx, statusEvent(caller.tenantId, device, oldStatus)),
-      ...(await faultAlarm(tx, alarms, caller.tenantId, device, { status: oldStatus, network_id: row.network_id })),
+      ...(await faultAlarm(tx, caller.tenantId, device, { status: oldStatus, network_id: row.network_id })),
     ];
     return { device, events };
   });
@@ -321,7 +320,6 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
 }
 
 export async function deleteDevice(s: Services, caller: Caller, id: string): Promise<void> {
-  const alarms = await loadAlarms(s);
   const events = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     await tx.query('DELETE FROM devices WHERE id = $1', [id]);
@@ -329,41 +327,21 @@ export async function deleteDevice(s: Services, caller: Caller, id: string): Pro
     const deleted = await insertEvent(tx, statusEvent(caller.tenantId, device, device.status, 'device.deleted'));
     // A deleted faulted device leaves fault: its alarm clears.
     const gone: Device = { ...device, status: 'offline', online: false };
-    return [deleted, ...(await faultAlarm(tx, alarms, caller.tenantId, gone, { status: device.status, network_id: device.network_id }))];
+    return [deleted, ...(await faultAlarm(tx, caller.tenantId, gone, { status: device.status, network_id: device.network_id }))];
   });
   await publishEvents(s.bus, events);
 }
 
 // ---- alarms: a device entering fault raises an alarm, leaving fault clears it ----
-// Done inside the device's transaction (raiseAlarmInTx / clearAlarmInTx of
-// src/domain/alarms.ts), so "status fault" and "an open device_fault alarm" never
-// disagree. The module is loaded lazily: the registry works without it.
-interface AlarmsModule {
-  raiseAlarmInTx(tx: Queryable, tenantId: string, input: Record<string, unknown>): Promise<{ events: StoredEvent[] }>;
-  clearAlarmInTx(tx: Queryable, tenantId: string, match: Record<string, unknown>, reason?: string): Promise<{ events: StoredEvent[] }>;
-}
-let alarmsModule: Promise<AlarmsModule | null> | undefined;
-const ALARMS_MODULE = './alarms.js';
-
-function loadAlarms(s: Services): Promise<AlarmsModule | null> {
-  alarmsModule ??= (import(ALARMS_MODULE) as Promise<AlarmsModule>).then(
-    (m) => (typeof m.raiseAlarmInTx === 'function' && typeof m.clearAlarmInTx === 'function' ? m : null),
-    (err) => {
-      s.log.warn({ err }, 'alarms module not available: device faults raise no alarms');
-      return null;
-    },
-  );
-  return alarmsModule;
-}
-
+// Done inside the device's transaction (raiseAlarmInTx / clearAlarmInTx of the alarms
+// domain), so "status fault" and "an open device_fault alarm" never disagree.
 export const DEVICE_FAULT_ALARM = 'device_fault';
 
 /** Raises or clears the device's fault alarm in tx when its status enters or leaves fault. */
-async function faultAlarm(tx: Queryable, alarms: AlarmsModule | null, tenantId: string, device: Device, old: { status: DeviceStatus; network_id: string | null } | null): Promise<StoredEvent[]> {
-  if (!alarms) return [];
+async function faultAlarm(tx: Queryable, tenantId: string, device: Device, old: { status: DeviceStatus; network_id: string | null } | null): Promise<StoredEvent[]> {
   const source = { type: 'device', id: device.id };
   if (device.status === 'fault' && old?.status !== 'fault') {
-    const r = await alarms.raiseAlarmInTx(tx, tenantId, {
+    const r = await raiseAlarmInTx(tx, tenantId, {
       type: DEVICE_FAULT_ALARM, severity: 'error', network_id: device.network_id, source,
       message: `device ${device.name} (${device.type}, ${device.id}) is in fault`,
       details: { device_id: device.id, name: device.name, type: device.type, old_status: old?.status ?? null, bus: device.bus },
@@ -371,7 +349,7 @@ async function faultAlarm(tx: Queryable, alarms: AlarmsModule | null, tenantId: 
     return r.events;
   }
   if (old?.status === 'fault' && device.status !== 'fault') {
-    const r = await alarms.clearAlarmInTx(tx, tenantId, { type: DEVICE_FAULT_ALARM, source, network_id: old.network_id }, `device left fault (now ${device.status})`);
+    const r = await clearAlarmInTx(tx, tenantId, { type: DEVICE_FAULT_ALARM, source, network_id: old.network_id }, `device left fault (now ${device.status})`);
     return r.events;
   }
   return [];
