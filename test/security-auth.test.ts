@@ -363,3 +363,26 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('security: production settings', () => {
+  it('refuses a missing or weak admin password in production, turns introspection off, sends helmet headers', async () => {
+    const { loadConfig } = await import('../src/config.js');
+    assert.throws(() => loadConfig({ NODE_ENV: 'production' }), /ADMIN_PASSWORD/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', ADMIN_PASSWORD: 'short' }), /weak/);
+    assert.throws(() => loadConfig({ NODE_ENV: 'production', ADMIN_PASSWORD: 'a-long-enough-password', GRIDOPS_AUTH: 'off' }), /GRIDOPS_AUTH/);
+    assert.equal(loadConfig({ NODE_ENV: 'production', ADMIN_PASSWORD: 'a-long-enough-password' }).introspection, false);
+    assert.equal(loadConfig({ NODE_ENV: 'development' }).introspection, true);
+    const app = await startTestApp('embedded', { config: { production: true, nodeEnv: 'production', adminPassword: 'a-long-enough-password' } });
+    try {
+      const r = await app.app!.inject({ method: 'GET', url: '/api/v1/health' });
+      assert.equal(r.statusCode, 200);
+      assert.ok(r.headers['strict-transport-security']);
+      assert.equal(r.headers['x-content-type-options'], 'nosniff');
+      const h = await adminHeaders(app);
+      const weak = await app.app!.inject({ method: 'POST', url: '/api/v1/admin/users', headers: h, payload: { username: 'weakling', password: 'only8chars', tenant_id: 'default', role: 'viewer' } });
+      assert.equal(weak.statusCode, 422);
+    } finally {
+      await app.close();
+    }
+  });
+});
