@@ -74,7 +74,12 @@ export function wsClient(app: TestApp, params: Record<string, unknown> | undefin
   let onClosed!: (e: { code: number; reason: string }) => void;
   const closed = new Promise<{ code: number; reason: string }>((r) => (onClosed = r));
   let onAck!: (p: Record<string, unknown> | undefined) => void;
-  const acked = new Promise<Record<string, unknown> | undefined>((r) => (onAck = r));
+  let noAck!: (e: Error) => void;
+  const acked = new Promise<Record<string, unknown> | undefined>((resolve, reject) => {
+    onAck = resolve;
+    noAck = reject;
+  });
+  acked.catch(() => {}); // awaited only by the tests that expect an acknowledgement
   const client = createClient({
     url: wsUrl(app),
     webSocketImpl: WebSocket,
@@ -87,6 +92,7 @@ export function wsClient(app: TestApp, params: Record<string, unknown> | undefin
       closed: (e) => {
         const ev = e as { code: number; reason: string };
         onClosed({ code: ev.code, reason: String(ev.reason) });
+        noAck(new Error(`connection closed before acknowledgement: ${ev.code} ${ev.reason}`));
       },
       connected: (_s, payload) => onAck(payload as Record<string, unknown> | undefined),
     },
