@@ -85,13 +85,15 @@ async function embeddedScenarios() {
   const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
   const port = 18080;
   const base = `http://127.0.0.1:${port}`;
-  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off' }, port);
+  // Authentication and all four rate-limit layers on; the limits are scaled up so that
+  // they are computed on every request but never trip under a load from one address.
+  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000' }, port);
   try {
     const h = await authHeader(base);
     const auth = Object.keys(h).length > 0;
     const id118 = await importCase(base, h, 'case118');
     for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
-    if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer)' : 'authentication not enforced');
+    if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer) + rate limits' : 'authentication not enforced');
     if (!only || only === 'get') await cannon('get', 'embedded', { url: `${base}/api/v1/networks/${id118}`, headers: h, connections: 50, duration });
     if (!only || only === 'pf-sync') {
       await cannon('pf-sync case118', 'embedded', { url: `${base}/api/v1/networks/${id118}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}', connections: 16, duration });
@@ -107,7 +109,7 @@ async function embeddedScenarios() {
       const base2 = `http://127.0.0.1:${port + 1}`;
       const h2 = await authHeader(base2).catch(() => ({}));
       for (let i = 0; i < 20; i++) await importCase(base2, h2, 'case9');
-      await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off baseline');
+      await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off, RATE_LIMITS=off baseline');
     } finally {
       await stop(server2);
       rmSync(dir2, { recursive: true, force: true });
@@ -120,7 +122,7 @@ async function asyncThroughput() {
   const prefix = `gridops-bench-${randomBytes(4).toString('hex')}`;
   const port = 18090;
   const base = `http://127.0.0.1:${port}`;
-  const env = { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: schema, GRIDOPS_REDIS_PREFIX: prefix, RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off' };
+  const env = { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: schema, GRIDOPS_REDIS_PREFIX: prefix, RATE_LIMIT_SCALE: '1000000' };
   const server = await startServer({ ...env, ROLE: 'api' }, port);
   const workers = [startWorker({ ...env, WORKERS: String(Math.max(1, availableParallelism() - 1)) })];
   const db = new pg.Client({ connectionString: PG_URL });

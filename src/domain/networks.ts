@@ -130,11 +130,13 @@ export async function listNetworks(s: Services, caller: Caller, q: NetworkListQu
   }
   const order = orderBy(q.sort, SORTABLE);
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<NetworkRow>(`${SELECT} WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM networks n WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(summary), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  // One round trip: the page and the filtered total (a window count). Only a page past
+  // the end has no row to carry the total, and then a count query answers it.
+  const { rows } = await s.db.query<NetworkRow & { total: number }>(
+    `SELECT n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy, count(*) OVER ()::int AS total
+     FROM networks n WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params);
+  const total = rows.length > 0 ? rows[0].total : (await s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM networks n WHERE ${w}`, params)).rows[0].n;
+  return { items: rows.map(summary), meta: pageMeta(p, total, rows.length) };
 }
 
 async function findRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<NetworkRow> {
