@@ -53,6 +53,8 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/', {
+    // No automatic HEAD twin: a HEAD would otherwise open a stream.
+    exposeHeadRoute: false,
     config: { permission: 'read', queryToken: true, audit: false },
     schema: {
       summary: 'Live events as Server-Sent Events (resume with Last-Event-ID)', tags: ['events'], querystring: StreamQuery,
