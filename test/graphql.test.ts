@@ -228,6 +228,13 @@ for (const mode of MODES) {
       assert.deepEqual(ok(withGens.result).network.buses[0].generators, [{ mw: 10.1 }]);
     });
 
+    it('a page of more networks than the per-process model cache holds still resolves every model', async () => {
+      for (let i = 0; i < 20; i++) ok(await q(`mutation($i: NetworkInput!) { createNetwork(input: $i) { id } }`, { i: { ...SMALL, name: `many-${i}`, tags: { batch: 'many' } } }));
+      const c = ok(await q(`{ networks(pageSize: 20, filter: { tags: [{ key: "batch", value: "many" }] }) { items { name buses { id } generators { mw } } } }`)).networks;
+      assert.equal(c.items.length, 20);
+      for (const n of c.items) assert.equal(n.buses.length, 2, n.name);
+    });
+
     it('agents: create, list, read, update, pause, resume, command, actions, delete', async () => {
       const a = ok(await q(`mutation($i: AgentInput!) { createAgent(input: $i) { id name type status networkId network { id } config tools reasoningModel maxActionsPerMinute createdAt startedAt } }`,
         { i: { name: 'dispatcher', type: 'SELF_HEALING', networkId: ids.case9, config: { horizon: 4 }, tools: ['powerflow'], autoStart: true } })).createAgent;

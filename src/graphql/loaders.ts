@@ -108,16 +108,26 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
   });
 
   const model = new BatchLoader<NetworkRef, NetworkModel | null>(async (refs) => {
-    const missing = refs.filter((r) => !cacheGet(refKey(r)));
+    const found = new Map<string, NetworkModel>();
+    const missing: NetworkRef[] = [];
+    for (const r of refs) {
+      const m = cacheGet(refKey(r));
+      if (m) found.set(refKey(r), m);
+      else missing.push(r);
+    }
     if (missing.length > 0) {
       // The refs come from tenant-scoped network rows; the join re-checks the tenant anyway.
       const { rows } = await s.db.query<{ network_id: string; version: number; model: NetworkModel }>(
         `SELECT v.network_id, v.version, v.model FROM network_versions v JOIN networks n ON n.id = v.network_id
          WHERE n.tenant_id = $1 AND (v.network_id, v.version) IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
         [tenant, missing.map((r) => r.id), missing.map((r) => r.version)]);
-      for (const r of rows) cacheSet(`${r.network_id}@${r.version}`, r.model);
+      for (const r of rows) {
+        const key = `${r.network_id}@${r.version}`;
+        found.set(key, r.model);
+        cacheSet(key, r.model);
+      }
     }
-    return refs.map((r) => cacheGet(refKey(r)) ?? null);
+    return refs.map((r) => found.get(refKey(r)) ?? null);
   }, refKey);
 
   const branchFlows = new BatchLoader<NetworkRef, Row[] | null>(async (refs) => {
