@@ -87,7 +87,9 @@ async function embeddedScenarios() {
   const base = `http://127.0.0.1:${port}`;
   // Authentication and all four rate-limit layers on; the limits are scaled up so that
   // they are computed on every request but never trip under a load from one address.
-  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000' }, port);
+  // Both list servers run in development mode with the same data, so that the only
+  // difference between 'list' and 'list-open' is the security gate.
+  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000', NODE_ENV: 'development' }, port);
   try {
     const h = await authHeader(base);
     const auth = Object.keys(h).length > 0;
@@ -108,6 +110,7 @@ async function embeddedScenarios() {
     try {
       const base2 = `http://127.0.0.1:${port + 1}`;
       const h2 = await authHeader(base2).catch(() => ({}));
+      await importCase(base2, h2, 'case118');
       for (let i = 0; i < 20; i++) await importCase(base2, h2, 'case9');
       await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off, RATE_LIMITS=off baseline');
     } finally {

@@ -36,17 +36,27 @@ export async function startGridops(config: Config, opts: { listen?: boolean; log
   const https = config.tlsCertFile && config.tlsKeyFile
     ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile), ...(config.tlsCaFile ? { ca: readFileSync(config.tlsCaFile), requestCert: true, rejectUnauthorized: false } : {}) }
     : undefined;
-  const app = await buildApp(services, https ? ({ https } as object) : {});
-  services.tasks.start();
+  let app: FastifyInstance | undefined;
   let url: string | undefined;
-  if (opts.listen !== false) url = await app.listen({ port: config.port, host: config.host });
-  else await app.ready();
+  try {
+    app = await buildApp(services, https ? ({ https } as object) : {});
+    services.tasks.start();
+    if (opts.listen !== false) url = await app.listen({ port: config.port, host: config.host });
+    else await app.ready();
+  } catch (err) {
+    // A process that cannot serve must not linger on open pools and Redis connections.
+    await app?.close().catch(() => {});
+    await worker?.close().catch(() => {});
+    await closeServices(services).catch(() => {});
+    throw err;
+  }
+  const started = app;
   return {
     services,
-    app,
+    app: started,
     url,
     async close() {
-      await app.close();
+      await started.close();
       await worker?.close();
       await closeServices(services);
     },
