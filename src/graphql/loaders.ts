@@ -10,20 +10,31 @@ import type { NetworkSummary } from '../domain/networks.js';
 import type { TaskRow } from '../domain/tasks.js';
 import { BatchLoader } from './batch.js';
 
-/** Immutable model versions are cached per process (LRU by count). */
-const MODEL_CACHE_SIZE = 16;
-const modelCache = new Map<string, NetworkModel>();
+/** Immutable model versions are cached per process: LRU bounded by entries and by
+ *  elements (buses + branches + generators + loads, ~200 bytes each). */
+const MODEL_CACHE_ENTRIES = 256;
+const MODEL_CACHE_ELEMENTS = 500_000;
+const modelCache = new Map<string, { m: NetworkModel; w: number }>();
+let cachedElements = 0;
+const weight = (m: NetworkModel) => m.buses.length + m.branches.length + m.generators.length + m.loads.length;
 function cacheGet(key: string): NetworkModel | undefined {
-  const m = modelCache.get(key);
-  if (m) {
+  const e = modelCache.get(key);
+  if (e) {
     modelCache.delete(key);
-    modelCache.set(key, m);
+    modelCache.set(key, e);
   }
-  return m;
+  return e?.m;
 }
 function cacheSet(key: string, m: NetworkModel): void {
-  modelCache.set(key, m);
-  while (modelCache.size > MODEL_CACHE_SIZE) modelCache.delete(modelCache.keys().next().value!);
+  const w = weight(m);
+  if (w > MODEL_CACHE_ELEMENTS / 4 || modelCache.has(key)) return; // very large models are read each time
+  modelCache.set(key, { m, w });
+  cachedElements += w;
+  while (modelCache.size > MODEL_CACHE_ENTRIES || cachedElements > MODEL_CACHE_ELEMENTS) {
+    const [k, e] = modelCache.entries().next().value!;
+    modelCache.delete(k);
+    cachedElements -= e.w;
+  }
 }
 
 export interface ModelIndex {
