@@ -158,7 +158,8 @@ interface TaskTrack {
 
 const KEEP_MS = 10 * 60_000;
 const MAX_TASKS = 2000;
-const MAX_MESSAGES = 10_000;
+/** max_iterations is at most 1000 (Q-limit rounds can repeat them a few times). */
+const MAX_MESSAGES = 5000;
 
 /**
  * Keeps every progress message of recent tasks (from the moment this API process
@@ -187,7 +188,7 @@ export class ProgressHub {
     if (!t) {
       t = { messages: [], finished: false, touched: Date.now(), listeners: new Set() };
       this.tasks.set(id, t);
-      if (this.tasks.size > MAX_TASKS) this.evict(true);
+      if (this.tasks.size > MAX_TASKS) this.trim();
     }
     t.touched = Date.now();
     return t;
@@ -214,10 +215,19 @@ export class ProgressHub {
     t.listeners.clear();
   }
 
-  private evict(force = false): void {
+  private evict(): void {
     const now = Date.now();
     for (const [id, t] of this.tasks) {
-      if (t.listeners.size === 0 && (now - t.touched > KEEP_MS || (force && t.finished))) this.tasks.delete(id);
+      if (t.listeners.size === 0 && now - t.touched > KEEP_MS) this.tasks.delete(id);
+    }
+  }
+
+  /** Over MAX_TASKS: forget the oldest tracked tasks nobody listens to (Map order = first seen). */
+  private trim(): void {
+    const target = Math.floor(MAX_TASKS * 0.9);
+    for (const [id, t] of this.tasks) {
+      if (this.tasks.size <= target) break;
+      if (t.listeners.size === 0) this.tasks.delete(id);
     }
   }
 

@@ -181,7 +181,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         };
         if (conn.socket.readyState !== conn.socket.OPEN) await conn.release();
         const exp = tokenExpiry(token ?? str(req.headers.authorization)?.replace(/^Bearer\s+/i, ''));
-        if (exp) {
+        if (exp && exp - Date.now() < 2 ** 31 - 1) {
           conn.expiry = setTimeout(() => conn.socket.close(CloseCode.Unauthorized, 'UNAUTHENTICATED: the access token expired; reconnect with a fresh one'), Math.max(0, exp - Date.now()));
           conn.expiry.unref();
         }
