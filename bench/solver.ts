@@ -17,7 +17,7 @@
 //            around runpf with the legacy core) and the solver-call-only time.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus, availableParallelism } from 'node:os';
+import { cpus, availableParallelism, loadavg } from 'node:os';
 import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
@@ -55,6 +55,7 @@ async function main(): Promise<void> {
     .sort((a, b) => a.size - b.size).map((x) => x.c);
   const pool = createSolverPool({ threads: 1 });
   const rows: Row[] = [];
+  const loadBefore = loadavg()[0]!;
   try {
     for (const c of cases) {
       const net = parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
@@ -91,7 +92,8 @@ async function main(): Promise<void> {
     return;
   }
   const f = (x: number | null, d = 2) => (x === null ? '-' : x.toFixed(d));
-  const machine = `${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}`;
+  const machine = `${availableParallelism()} CPUs (nproc), ${cpus()[0]?.model ?? 'unknown CPU'}, Node ${process.version}; `
+    + `1-minute load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after (other processes share the machine)`;
   const table = [
     '| case | buses | method | iter | MATPOWER iter | worker ms (median) | pool ms (median) | MATPOWER runpf ms | MATPOWER loop ms | runpf / worker |',
     '|---|---:|---|---:|---:|---:|---:|---:|---:|---:|',
