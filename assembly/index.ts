@@ -13,7 +13,7 @@
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
 // Ybus values and the numeric factors of B', B'', Bdc are also reused while the
 // branch and shunt parameters hash the same.
-import { Topology, analysisTotal, setLastTopology } from './topology';
+import { Topology, analysisTotal } from './topology';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
 import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';
@@ -104,7 +104,6 @@ export function solve(): i32 {
   const oBus = OUT_HEADER, oBr = oBus + 4 * nb, oGen = oBr + 4 * nl;
 
   const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
-  setLastTopology(topo);
   const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
   if (!(topo.yOk && topo.yHash == hash)) { // Ybus values depend only on the parameters
     makeYbus(topo, input, busOff, brOff, baseMVA);

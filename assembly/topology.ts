@@ -27,11 +27,6 @@ function analyze(lu: SparseLU, n: i32, colPtr: StaticArray<i32>, rowIdx: StaticA
   analyses++;
 }
 
-let lastTopo: Topology | null = null;
-/** The topology of the last solve (for micro-benchmarks of the parts). */
-export function lastTopology(): Topology { return changetype<Topology>(lastTopo); }
-export function setLastTopology(t: Topology): void { lastTopo = t; }
-
 /** Position of column `col` in the sorted CSR row `row`, or -1. */
 export function findInRow(ptr: StaticArray<i32>, idx: StaticArray<i32>, row: i32, col: i32): i32 {
   let lo = unchecked(ptr[row]);
