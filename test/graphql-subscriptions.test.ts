@@ -155,6 +155,17 @@ for (const mode of MODES) {
       assert.deepEqual(sb.items.map((x) => x.data!.eventStream.networkId), [inB]);
       assert.ok(sa.items.every((x) => x.data!.eventStream.networkId !== inB));
       assert.ok(sa.items.some((x) => x.data!.eventStream.networkId === inA));
+      // An admin may act in tenant B (cross_tenant) with the tenantId connection parameter.
+      const admin = connect({ token, tenantId: tenantB });
+      await admin.acked;
+      const sx = collect(admin.client, `{ networks { items { id } } }`);
+      await sx.completed;
+      assert.deepEqual(sx.items[0].data!.networks.items.map((n: { id: string }) => n.id), [inB]);
+      // The audit topic needs the audit permission.
+      const viewer = connect({ token: tokenOf(await tokenFor(app, 'viewer')) });
+      const au = collect(viewer.client, `subscription { eventStream(topic: "audit") { id } }`);
+      await au.completed;
+      assert.equal((au.items[0].errors![0].extensions as { code: string }).code, 'FORBIDDEN');
       // Another tenant's task cannot be followed either.
       const task = ok(await q(`mutation($id: ID!) { runPowerFlow(id: $id, async: true) { taskId } }`, { id: case9 })).runPowerFlow.taskId;
       const p = collect(b.client, `subscription($t: ID!) { powerFlowProgress(taskId: $t) { iteration } }`, { t: task });
@@ -278,6 +289,27 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('GraphQL subscriptions: the connection ends with its token (embedded)', () => {
+  let app: TestApp;
+  before(async () => {
+    const { loadConfig } = await import('../src/config.js');
+    const base = loadConfig({ NODE_ENV: 'test' });
+    app = await startTestApp('embedded', { listen: true, config: { security: { ...base.security, tokenTtlSeconds: 2 } } });
+  });
+  after(async () => app?.close());
+
+  it('an expired access token closes the socket with 4401', { timeout: 30_000 }, async () => {
+    const c = wsClient(app, { token: tokenOf(await adminHeaders(app)) });
+    await c.acked;
+    const t0 = Date.now();
+    const e = await c.closed;
+    assert.equal(e.code, 4401);
+    assert.match(e.reason, /^UNAUTHENTICATED: the access token expired/);
+    assert.ok(Date.now() - t0 < 4000);
+    await c.client.dispose();
+  });
+});
 
 describe('powerFlowProgress from a separate worker process (distributed: ROLE=api here, ROLE=worker child)', () => {
   let app: TestApp;
