@@ -17,7 +17,7 @@ import { makeServer, CloseCode, type Context as WsContext } from 'graphql-ws';
 import { subscribe, type ExecutionResult, type GraphQLError } from 'graphql';
 import { AppError } from '../../lib/errors.js';
 import type { Caller } from '../../domain/caller.js';
-import { acquireConnection, gate, recordAudit, fromCaller, anonymousCaller } from '../../security/index.js';
+import { acquireConnection, checkRateLimits, gate, recordAudit, fromCaller, anonymousCaller } from '../../security/index.js';
 import { normalizeIp } from '../../security/ip.js';
 import { toAppError } from './envelope.js';
 import { buildGraphqlSchema } from '../../graphql/build.js';
@@ -214,6 +214,10 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
       const request = { query, variables: payload.variables ?? undefined, operationName: payload.operationName ?? undefined };
       const prepared = engine.prepare(request, WS_OPERATIONS);
       if ('errors' in prepared) return [...prepared.errors];
+      // Each operation over the socket is one API request for the IP, tenant and user layers, as a POST would be.
+      const rl = await checkRateLimits(s, { ip: normalizeIp(conn.request.ip), ipClass: 'authenticated', caller: conn.caller });
+      if (!rl.allowed) return [toGraphQLError(rl.error)];
+      if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
       if (register) await apq.set(register, query!);
       const contextValue = createContext({
         s, caller: conn.caller ? { ...conn.caller, requestId: randomUUID() } : null, requestId: randomUUID(), traceId,
