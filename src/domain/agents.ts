@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { checkAgentQuota } from '../security/quotas.js';
 
@@ -202,11 +202,8 @@ export async function listAgents(s: Services, caller: Caller, q: AgentListQuery)
   }
   const order = orderBy(q.sort, SORTABLE);
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<AgentRow>(`SELECT * FROM agents WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agents WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(agentView), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<AgentRow>(s.db, { from: 'agents', where: w, params, order: `${order}, id ASC` }, p);
+  return { items: rows.map(agentView), meta: pageMeta(p, total, rows.length) };
 }
 
 export async function findAgentRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<AgentRow> {

@@ -9,7 +9,7 @@ import type { NetworkModel } from './network.js';
 import type { TaskRow } from './tasks.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
 import { loadVersion } from './networks.js';
@@ -448,11 +448,8 @@ export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery)
   if (to) add('raised_at <= ?', to.toISOString());
   const order = orderBy(q.sort, SORTABLE, '-raised_at');
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<AlarmRow>(`SELECT * FROM alarms WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM alarms WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(alarmView), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<AlarmRow>(s.db, { from: 'alarms', where: w, params, order: `${order}, id ASC` }, p);
+  return { items: rows.map(alarmView), meta: pageMeta(p, total, rows.length) };
 }
 
 async function findAlarmRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<AlarmRow> {

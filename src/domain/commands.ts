@@ -11,7 +11,7 @@ import type { SolveOutcome, PowerFlowMethod } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { AppError, type ErrorCode } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { getModel, getNetworkSummary, loadVersion, saveModelVersion, type NetworkSummary } from './networks.js';
 import { runPowerFlow } from './powerflow.js';
@@ -261,11 +261,8 @@ export async function listActions(s: Services, caller: Caller, agentId: string, 
   }
   const w = where.join(' AND ');
   const order = orderBy(q.sort, ACTION_SORT);
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<ActionRow>(`SELECT * FROM agent_actions WHERE ${w} ORDER BY ${order}, seq DESC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM agent_actions WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(actionView), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<ActionRow>(s.db, { from: 'agent_actions', where: w, params, order: `${order}, seq DESC` }, p);
+  return { items: rows.map(actionView), meta: pageMeta(p, total, rows.length) };
 }
 
 // ---------------------------------------------------------------------------

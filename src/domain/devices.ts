@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 
@@ -241,11 +241,8 @@ export async function listDevices(s: Services, caller: Caller, q: DeviceListQuer
   if (q.network_id !== undefined) add('network_id = ?', q.network_id);
   const order = orderBy(q.sort, SORTABLE);
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<DeviceRow>(`SELECT * FROM devices WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM devices WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(view), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<DeviceRow>(s.db, { from: 'devices', where: w, params, order: `${order}, id ASC` }, p);
+  return { items: rows.map(view), meta: pageMeta(p, total, rows.length) };
 }
 
 async function findRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<DeviceRow> {

@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { eventSeq } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './events.js';
 
@@ -95,11 +95,8 @@ export async function listEvents(s: Services, caller: Caller, q: EventListQuery)
   }
   const order = orderBy(q.sort, SORTABLE, q.after ? 'id' : '-id');
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<Parameters<typeof eventFromRow>[0]>(`SELECT * FROM events WHERE ${w} ORDER BY ${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'} LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM events WHERE ${w}`, params),
-  ]);
-  return { items: rows.map((r) => eventRecord(eventFromRow(r))), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<Parameters<typeof eventFromRow>[0]>(s.db, { from: 'events', where: w, params, order: `${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'}` }, p);
+  return { items: rows.map((r) => eventRecord(eventFromRow(r))), meta: pageMeta(p, total, rows.length) };
 }
 
 // ---------------------------------------------------------------- retention

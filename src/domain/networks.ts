@@ -4,7 +4,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './network.js';
 import { validateTopology, type ValidationIssue } from './topology.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
@@ -132,10 +132,10 @@ export async function listNetworks(s: Services, caller: Caller, q: NetworkListQu
   const w = where.join(' AND ');
   // One round trip: the page and the filtered total (a window count). Only a page past
   // the end has no row to carry the total, and then a count query answers it.
-  const { rows } = await s.db.query<NetworkRow & { total: number }>(
-    `SELECT n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy, count(*) OVER ()::int AS total
-     FROM networks n WHERE ${w} ORDER BY ${order}, id ASC LIMIT ${p.limit} OFFSET ${p.offset}`, params);
-  const total = rows.length > 0 ? rows[0].total : (await s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM networks n WHERE ${w}`, params)).rows[0].n;
+  const { rows, total } = await selectPage<NetworkRow>(s.db, {
+    from: 'networks n', where: w, params, order: `${order}, id ASC`,
+    columns: `n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy`,
+  }, p);
   return { items: rows.map(summary), meta: pageMeta(p, total, rows.length) };
 }
 

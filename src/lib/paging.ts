@@ -67,3 +67,26 @@ export function orderBy(sort: string | undefined, allowed: Record<string, string
   }
   return cols.join(', ');
 }
+
+/** Where a list query runs (the database or a transaction). */
+interface Queryable {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+}
+
+/**
+ * One page of `SELECT columns FROM from WHERE where ORDER BY order` and the filtered
+ * total in a single round trip (a window count); only a page past the end carries no
+ * row with the total, and then one counting query answers it.
+ */
+export async function selectPage<T>(db: Queryable, q: { from: string; columns?: string; where: string; params: unknown[]; order: string }, p: Paging): Promise<{ rows: T[]; total: number }> {
+  const { rows } = await db.query<T & { page_total__?: number }>(
+    `SELECT ${q.columns ?? '*'}, count(*) OVER ()::int AS page_total__ FROM ${q.from} WHERE ${q.where} ORDER BY ${q.order} LIMIT ${p.limit} OFFSET ${p.offset}`, q.params);
+  let total: number;
+  if (rows.length > 0) {
+    total = Number(rows[0].page_total__);
+    for (const r of rows) delete r.page_total__;
+  } else {
+    total = Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${q.where}`, q.params)).rows[0].n);
+  }
+  return { rows, total };
+}

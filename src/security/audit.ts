@@ -8,7 +8,7 @@ import type { Services } from '../services.js';
 import { insertEvent, publishEvents } from '../domain/events.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
-import { orderBy, pageMeta, paging } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
 import { sec } from './state.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
@@ -161,11 +161,8 @@ export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
   }
   const order = orderBy(q.sort, { timestamp: 'ts', action: 'action', actor: 'actor_id' }, '-timestamp');
   const w = where.join(' AND ');
-  const [{ rows }, count] = await Promise.all([
-    s.db.query<AuditRow>(`SELECT * FROM audit_log WHERE ${w} ORDER BY ${order}, seq DESC LIMIT ${p.limit} OFFSET ${p.offset}`, params),
-    s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM audit_log WHERE ${w}`, params),
-  ]);
-  return { items: rows.map(entry), meta: pageMeta(p, count.rows[0].n, rows.length) };
+  const { rows, total } = await selectPage<AuditRow>(s.db, { from: 'audit_log', where: w, params, order: `${order}, seq DESC` }, p);
+  return { items: rows.map(entry), meta: pageMeta(p, total, rows.length) };
 }
 
 /** The only deleter: entries older than the retention (365 days), through the trigger's controlled exception. */
