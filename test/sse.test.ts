@@ -10,6 +10,7 @@ import { MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, createTenant, createUser, loginAs, tokenFor } from './helpers/auth.js';
 import { loadRealtimeConfig, type RealtimeConfig } from '../src/realtime/settings.js';
 import { appendEvent, type NewEvent } from '../src/domain/events.js';
+import { loadSecurityConfig } from '../src/security/settings.js';
 
 type Headers = Record<string, string>;
 
@@ -554,3 +555,28 @@ describe('SSE across processes (distributed)', () => {
   });
 });
 
+
+describe('SSE connection-establishment rate (embedded)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp('embedded', {
+      listen: true,
+      config: { realtime: realtime(), security: loadSecurityConfig({ RATE_LIMITS: JSON.stringify({ ip: { sse_connect: { rate: 1, burst: 2 } } }) }, 'test') },
+    });
+  });
+  after(async () => app?.close());
+
+  it('trips the per-address SSE establishment limit (L1) with 429 before the stream starts', async () => {
+    const h = await adminHeaders(app);
+    const a = await openSse(app.url!, STREAM, h);
+    const b = await openSse(app.url!, STREAM, h);
+    const c = await openSse(app.url!, STREAM, h);
+    assert.deepEqual([a.status, b.status, c.status], [200, 200, 429]);
+    const e = JSON.parse(c.body).error;
+    assert.equal(e.code, 'RATE_LIMITED');
+    assert.equal(e.details.scope, 'ip');
+    assert.ok(c.headers['retry-after']);
+    a.close();
+    b.close();
+  });
+});

@@ -10,6 +10,7 @@ import { MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, apiKeyFor, createTenant, createUser, loginAs, tokenFor } from './helpers/auth.js';
 import { loadRealtimeConfig, type RealtimeConfig } from '../src/realtime/settings.js';
 import { appendEvent, type NewEvent } from '../src/domain/events.js';
+import { loadSecurityConfig } from '../src/security/settings.js';
 
 type Headers = Record<string, string>;
 type Msg = Record<string, any>;
@@ -382,5 +383,27 @@ describe('WebSocket across processes (distributed)', () => {
     const sixth = await connect(b.url!, { headers: h });
     assert.equal((sixth as Refused).status, 429);
     for (const x of conns) x.close();
+  });
+});
+
+describe('WebSocket connection-establishment rate (embedded)', () => {
+  let app: TestApp;
+  before(async () => {
+    app = await startTestApp('embedded', {
+      listen: true,
+      config: { realtime: realtime(), security: loadSecurityConfig({ RATE_LIMITS: JSON.stringify({ ip: { ws_connect: { rate: 1, burst: 2 } } }) }, 'test') },
+    });
+  });
+  after(async () => app?.close());
+
+  it('trips the per-address WebSocket establishment limit (L1) with 429 on the upgrade', async () => {
+    const h = await adminHeaders(app);
+    const a = await open(app.url!, { headers: h });
+    const b = await open(app.url!, { headers: {} });
+    const c = await connect(app.url!, { headers: h });
+    assert.equal((c as Refused).status, 429);
+    assert.equal((c as Refused).body.error.details.scope, 'ip');
+    a.close();
+    b.close();
   });
 });

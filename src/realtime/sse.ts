@@ -165,6 +165,7 @@ export class SseStream {
     this.unsubscribe = hub.add({ tenantId: o.caller.tenantId, deliver: (e) => this.onLive(e) });
     this.res.on('close', () => this.end('client_closed'));
     this.res.on('error', () => this.end('socket_error'));
+    if (this.res.destroyed || !this.res.socket || this.res.socket.destroyed) return this.end('client_closed'); // gone while we checked limits
     this.res.writeHead(200, {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
