@@ -507,19 +507,24 @@ describe('SSE token expiry (embedded)', () => {
 describe('SSE across processes (distributed)', () => {
   let a: TestApp;
   let b: TestApp;
+  let w: TestApp;
   let admin: Headers;
   before(async () => {
-    // a serves clients and solves nothing (ROLE=api); b takes the REST writes and solves.
+    // a serves the SSE client, b takes the REST writes (both ROLE=api: no solver),
+    // w is a solver-only worker process (ROLE=worker) on the same Redis and PostgreSQL.
     a = await startTestApp('distributed', { listen: true, config: { role: 'api', realtime: realtime() } });
-    b = await startTestApp('distributed', { listen: true, shared: { schema: a.schema!, prefix: a.prefix! }, keepData: true, config: { realtime: realtime() } });
+    const shared = { schema: a.schema!, prefix: a.prefix! };
+    b = await startTestApp('distributed', { listen: true, shared, keepData: true, config: { role: 'api', realtime: realtime() } });
+    w = await startTestApp('distributed', { shared, keepData: true, config: { role: 'worker' } });
     admin = await adminHeaders(a);
   });
   after(async () => {
+    await w?.close();
     await b?.close();
     await a?.close();
   });
 
-  it('a client on one process receives events raised through another and power-flow progress from the solving process', async () => {
+  it('a client on one API process receives events raised through another and power-flow progress from a worker process', async () => {
     const c = await openSse(a.url!, `${STREAM}?topics=topology,powerflow,task`, admin);
     assert.equal(c.status, 200);
     await c.waitFor((es) => es.some((e) => e.json?.kind === 'system.connected'), 5000, 'connected');
