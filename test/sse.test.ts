@@ -500,7 +500,10 @@ describe('SSE token expiry (embedded)', () => {
     await c.ended;
     const err = c.events.find((e) => e.type === 'system' && e.json.payload.type === 'error');
     assert.equal(err?.json.payload.code, 'SUBSCRIPTION_EXPIRED');
-    assert.ok(err?.json.payload.message);
+    // SPEC 6.1 rule 4: the data has type error, code and message.
+    assert.equal(err?.json.type, 'error');
+    assert.equal(err?.json.code, 'SUBSCRIPTION_EXPIRED');
+    assert.ok(err?.json.message);
   });
 });
 

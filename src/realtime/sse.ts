@@ -100,11 +100,15 @@ export function eventFrame(e: LiveEvent, format: SseFormat, maxPayload: number):
   return out;
 }
 
-/** A connection-level event (system, heartbeat): not stored, no id. */
+/**
+ * A connection-level event (system, heartbeat): not stored, no id. Its data is the
+ * usual record and, at the top level too, the payload's fields, so that an in-stream
+ * error's data "has type error, code and message" (SPEC 6.1 rule 4).
+ */
 function controlFrame(topic: 'system' | 'heartbeat', kind: string, payload: Record<string, unknown>, format: SseFormat): string {
   const timestamp = new Date().toISOString();
   const e: LiveEvent = { id: null, seq: null, tenant_id: '', topic, kind, payload, network_id: null, agent_id: null, severity: topic === 'system' && payload.type === 'error' ? 2 : 0, timestamp };
-  return frame(topic, null, format === 'json' ? JSON.stringify(eventView(e)) : plainText(e));
+  return frame(topic, null, format === 'json' ? JSON.stringify({ ...eventView(e), ...payload }) : plainText(e));
 }
 
 // ---------------------------------------------------------------- heartbeat responses
