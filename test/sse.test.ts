@@ -564,6 +564,21 @@ describe('SSE across processes (distributed)', () => {
 });
 
 
+describe('SSE shutdown (embedded)', () => {
+  it('announces reconnect_backoff with a spread retry and shutdown, then closes, when the process stops', async () => {
+    const app = await startTestApp('embedded', { listen: true, config: { realtime: realtime({ sseRetryMs: 1000 }) } });
+    const c = await openSse(app.url!, STREAM, await adminHeaders(app));
+    await c.waitFor((es) => es.some((e) => e.json?.kind === 'system.connected'), 5000, 'connected');
+    await app.close();
+    await c.ended;
+    const backoff = c.events.find((e) => e.json?.type === 'reconnect_backoff');
+    assert.ok(backoff, 'reconnect_backoff event');
+    assert.ok(backoff!.json.interval_ms >= 1000 && backoff!.json.interval_ms < 2000);
+    assert.equal(c.retry, backoff!.json.interval_ms, 'the retry field carries the same interval');
+    assert.ok(c.events.some((e) => e.json?.type === 'shutdown'));
+  });
+});
+
 describe('SSE connection-establishment rate (embedded)', () => {
   let app: TestApp;
   before(async () => {

@@ -329,7 +329,12 @@ export class SseStream {
   /** The process is shutting down: tell the client, which reconnects (to another process) and resumes. */
   shutdown(): void {
     if (this.ended) return;
-    this.write(controlFrame('system', 'system.shutdown', { type: 'shutdown', message: 'this server is shutting down; reconnect (with Last-Event-ID) to resume', retry_ms: this.o.cfg.sseRetryMs }, this.o.format));
+    // Spread the reconnections of all streams of this process over one more interval
+    // (SPEC 6.1 rule 4: a reconnect_backoff system event announces the new interval).
+    const interval = this.o.cfg.sseRetryMs + Math.floor(Math.random() * this.o.cfg.sseRetryMs);
+    this.write(`retry: ${interval}\n\n`);
+    this.write(controlFrame('system', 'system.reconnect_backoff', { type: 'reconnect_backoff', interval_ms: interval }, this.o.format));
+    this.write(controlFrame('system', 'system.shutdown', { type: 'shutdown', message: 'this server is shutting down; reconnect (with Last-Event-ID) to resume', retry_ms: interval }, this.o.format));
     this.end('shutdown');
   }
 
