@@ -68,7 +68,9 @@ export function queueTuning(env: NodeJS.ProcessEnv = process.env): QueueTuning {
     attempts: envInt(env, 'GRIDOPS_QUEUE_ATTEMPTS', 2, 1),
     retryDelayMs: 2_000,
     sweepMs: envInt(env, 'GRIDOPS_QUEUE_SWEEP_MS', 15_000, 100),
-    concurrencyPerThread: 2,
+    // Small solves spend most of their time in database and Redis round trips, so a
+    // worker keeps several jobs in flight per solver thread; Piscina queues the solves.
+    concurrencyPerThread: envInt(env, 'GRIDOPS_QUEUE_CONCURRENCY_PER_THREAD', 8, 1),
   };
 }
 
