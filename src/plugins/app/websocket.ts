@@ -68,6 +68,13 @@ export default fp(async (app: FastifyInstance) => {
     const first = protocols.values().next();
     return first.done ? false : first.value;
   };
+  // An upgrade request refused before @fastify/websocket's own onRequest hook ran (the
+  // security gate's 401/403/429 come first) would leave its socket open: Node has taken
+  // it away from the HTTP server, so nothing else closes it. Close it once the refusal is out.
+  app.addHook('onResponse', async (req) => {
+    const up = req.raw.headers.upgrade;
+    if (typeof up === 'string' && up.toLowerCase() === 'websocket' && !req.raw.socket.destroyed) req.raw.socket.destroy();
+  });
   if (!app.hasDecorator('websocketServer')) {
     await app.register(websocket, { options: { maxPayload: cfg.wsMaxFrameBytes, handleProtocols } });
   } else {
