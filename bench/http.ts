@@ -134,6 +134,10 @@ async function asyncThroughput() {
     const h = await authHeader(base);
     const id = await importCase(base, h, 'case118');
     await db.query(`UPDATE "${schema}".tenants SET quotas = quotas || '{"concurrent_powerflow": 1000, "api_requests_per_hour": 100000000}'::jsonb`);
+    if (!only || only === 'pf-async' || only === 'list-pg') {
+      for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
+      await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis');
+    }
     const N = Number(process.env.BENCH_TASKS ?? 3000);
     // warm-up
     for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/networks/${id}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}' });
@@ -179,7 +183,7 @@ async function asyncThroughput() {
 
 async function main() {
   if (!only || only !== 'pf-async') await embeddedScenarios();
-  if (!only || only === 'pf-async') await asyncThroughput();
+  if (!only || only === 'pf-async' || only === 'list-pg') await asyncThroughput();
   if (asJson) {
     process.stdout.write(JSON.stringify(rows) + '\n');
     return;
