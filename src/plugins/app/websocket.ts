@@ -16,6 +16,8 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../lib/errors.js';
 import { authenticate } from '../../security/index.js';
+import { unauthenticatedAdmin } from '../../security/authenticate.js';
+import type { Caller } from '../../domain/caller.js';
 import { normalizeIp } from '../../security/ip.js';
 import { realtimeHub, closeRealtimeHub } from '../../realtime/hub.js';
 import { acquireSlots, closeTokenRegistry, requestCredential } from '../../realtime/access.js';
@@ -103,8 +105,9 @@ export default fp(async (app: FastifyInstance) => {
       const token = typeof q.token === 'string' && q.token !== '' ? q.token : undefined;
       const apiKey = typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined;
       const hasCredential = Boolean(h.authorization || token || apiKey);
-      let caller;
-      try {
+      // GRIDOPS_AUTH=off (benchmark baselines): the bootstrap admin, as on the REST door.
+      let caller: Caller | undefined = s.config.security.authDisabled ? { ...unauthenticatedAdmin(s, req.id, normalizeIp(req.ip), h['user-agent']), interface: 'websocket' } : undefined;
+      if (!caller) try {
         const r = await authenticate(s, {
           authorization: h.authorization, token, apiKey, tenantHeader: typeof h['x-tenant-id'] === 'string' ? h['x-tenant-id'] : undefined,
           socket: req.raw.socket, ip: normalizeIp(req.ip), userAgent: h['user-agent'], requestId: req.id, interface: 'websocket',
