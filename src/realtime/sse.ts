@@ -41,6 +41,8 @@ export interface StreamOptions {
 export const newConnectionId = () => `sse_${randomBytes(12).toString('hex')}`;
 
 const REPLAY_PAGE = 500;
+/** How long after going live a resumed stream still drops bus copies of replayed events. */
+const LATE_DEDUP_MS = 10_000;
 const MAX_TIMER = 2 ** 31 - 1;
 
 // ---------------------------------------------------------------- framing
@@ -146,6 +148,8 @@ async function lastHeartbeatAck(s: Services, tenantId: string, connectionId: str
 export class SseStream {
   private buffer: LiveEvent[] | null = [];
   private replayed: Set<number> | null = new Set();
+  /** Sequence numbers the replay wrote, kept for LATE_DEDUP_MS after going live. */
+  private lateReplayed: Set<number> | null = null;
   private ended = false;
   private delivered = 0;
   private replayCount = 0;
@@ -205,6 +209,13 @@ export class SseStream {
     this.buffer = null;
     this.replayed = null;
     for (const e of buffered) if (e.seq === null || !seen.has(e.seq)) this.send(e);
+    // The bus copy of an event the replay read from the table can still be in flight
+    // (stored and read before its pub/sub message arrived): keep dropping those for a
+    // while after going live, so none is delivered twice.
+    if (seen.size > 0) {
+      this.lateReplayed = seen;
+      setTimeout(() => { this.lateReplayed = null; }, LATE_DEDUP_MS).unref();
+    }
     if (o.until && o.until.getTime() <= Date.now()) this.finish();
   }
 
@@ -233,6 +244,7 @@ export class SseStream {
       this.buffer.push(e);
       return;
     }
+    if (this.lateReplayed && e.seq !== null && this.lateReplayed.has(e.seq)) return;
     this.send(e);
   }
 
