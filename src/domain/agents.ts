@@ -6,7 +6,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { checkAgentQuota } from '../security/quotas.js';
 
@@ -207,9 +207,7 @@ export async function listAgents(s: Services, caller: Caller, q: AgentListQuery)
 }
 
 export async function findAgentRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<AgentRow> {
-  const { rows } = await q.query<AgentRow>(`SELECT * FROM agents WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, caller.tenantId]);
-  if (!rows[0]) throw notFound('agent', id);
-  return rows[0];
+  return findOwnedRow<AgentRow>(q, 'agents', 'agent', caller.tenantId, id, lock);
 }
 
 export async function getAgent(s: Services, caller: Caller, id: string): Promise<Agent> {

@@ -9,7 +9,7 @@ import type { NetworkModel } from './network.js';
 import type { TaskRow } from './tasks.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
 import { loadVersion } from './networks.js';
@@ -453,9 +453,7 @@ export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery)
 }
 
 async function findAlarmRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<AlarmRow> {
-  const { rows } = await q.query<AlarmRow>(`SELECT * FROM alarms WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, caller.tenantId]);
-  if (!rows[0]) throw notFound('alarm', id);
-  return rows[0];
+  return findOwnedRow<AlarmRow>(q, 'alarms', 'alarm', caller.tenantId, id, lock);
 }
 
 export async function getAlarm(s: Services, caller: Caller, id: string): Promise<Alarm> {

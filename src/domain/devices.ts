@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 
@@ -246,9 +246,7 @@ export async function listDevices(s: Services, caller: Caller, q: DeviceListQuer
 }
 
 async function findRow(q: Queryable, caller: Caller, id: string, lock = false): Promise<DeviceRow> {
-  const { rows } = await q.query<DeviceRow>(`SELECT * FROM devices WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, caller.tenantId]);
-  if (!rows[0]) throw notFound('device', id);
-  return rows[0];
+  return findOwnedRow<DeviceRow>(q, 'devices', 'device', caller.tenantId, id, lock);
 }
 
 export async function getDevice(s: Services, caller: Caller, id: string): Promise<Device> {

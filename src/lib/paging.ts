@@ -1,5 +1,5 @@
 // Pagination (page/page_size or an opaque cursor) and multi-field sort of SPEC 4.1.
-import { AppError } from './errors.js';
+import { AppError, notFound } from './errors.js';
 
 export interface PageQuery {
   page?: number;
@@ -89,4 +89,14 @@ export async function selectPage<T>(db: Queryable, q: { from: string; columns?: 
     total = Number((await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${q.from} WHERE ${q.where}`, q.params)).rows[0].n);
   }
   return { rows, total };
+}
+
+/**
+ * The row `id` of `table` when it belongs to `tenantId` (optionally locked FOR UPDATE),
+ * else NOT_FOUND: a resource of another tenant is indistinguishable from a missing one.
+ */
+export async function findOwnedRow<T>(db: Queryable, table: 'agents' | 'alarms' | 'devices', kind: string, tenantId: string, id: string, lock = false): Promise<T> {
+  const { rows } = await db.query<T>(`SELECT * FROM ${table} WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, tenantId]);
+  if (!rows[0]) throw notFound(kind, id);
+  return rows[0];
 }
