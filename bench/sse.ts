@@ -11,17 +11,15 @@
 // endpoint, connection-establishment rate limits off as for every benchmark); the
 // clients run in a forked child process (raw node:http readers), so server and
 // clients each get a core. Clocks: performance.timeOrigin + performance.now() in both.
-import { fork } from 'node:child_process';
+import { fork, type ChildProcess } from 'node:child_process';
 import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { cpus } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
-import { Redis } from 'ioredis';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { startGridops, type Running } from '../src/runtime.js';
-import { eventWire, insertEvent } from '../src/domain/events.js';
+import type { Running } from '../src/runtime.js';
+// The server side (pg, Redis, the whole service) is imported in the driver only, so the
+// client process starts in milliseconds.
+const server = () => Promise.all([import('pg'), import('ioredis'), import('pino'), import('../src/config.js'), import('../src/runtime.js'), import('../src/domain/events.js')]);
 
 const now = () => performance.timeOrigin + performance.now();
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -33,11 +31,15 @@ const arg = (name: string, dflt: string) => (args.includes(`--${name}`) ? args[a
 
 interface ClientJob { url: string; tokens: string[]; perToken: number }
 type FromClient =
+  | { kind: 'hello' }
   | { kind: 'ready'; connected: number; failed: number; connectMs: number }
   | { kind: 'result'; received: Record<string, number[]> };
 
 async function clientMain(): Promise<void> {
-  const job = await new Promise<ClientJob>((r) => process.once('message', (m) => r(m as ClientJob)));
+  // Listen first, then say so: a message sent before a listener exists would be lost.
+  const jobP = new Promise<ClientJob>((r) => process.once('message', (m) => r(m as ClientJob)));
+  process.send!({ kind: 'hello' } satisfies FromClient);
+  const job = await jobP;
   // Raw TCP clients (a hand-written GET, then a scan of the chunked body for "id: evt_…"):
   // the least client-side work per delivery, so the numbers are mostly the server's.
   const { hostname, port, pathname } = new URL(job.url + '/api/v1/events/stream');
@@ -102,7 +104,8 @@ async function clientMain(): Promise<void> {
   await new Promise<void>((r) => process.once('message', () => r()));
   process.send!({ kind: 'result', received } satisfies FromClient);
   for (const s of sockets) s.destroy();
-  setTimeout(() => process.exit(0), 100);
+  // The driver kills this process once it has the result (exiting here could overtake the
+  // delivery of the large result message).
 }
 
 // ------------------------------------------------------------------ server / driver
@@ -131,6 +134,7 @@ interface Row {
 }
 
 async function runMode(mode: 'embedded' | 'distributed', clients: number, events: number, spacingMs: number): Promise<Row> {
+  const [{ default: pg }, { Redis }, { default: pino }, { loadConfig }, { startGridops }, { eventWire, insertEvent }] = await server();
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const prefix = `bsse_${randomBytes(4).toString('hex')}`;
   const env = { NODE_ENV: 'development', LOG_LEVEL: 'warn', RATE_LIMITS: 'off', WORKERS: '1', ADMIN_PASSWORD: 'admin' };
@@ -138,8 +142,9 @@ async function runMode(mode: 'embedded' | 'distributed', clients: number, events
   const config = mode === 'embedded'
     ? { ...base, port: 0, dataDir: ':memory:' }
     : { ...base, port: 0, databaseUrl: PG_URL, redisUrl: REDIS_URL, dbSchema: schema, redisPrefix: prefix };
-  const server: Running = await startGridops(config, { listen: true, log: pino({ level: 'warn' }) });
-  const url = server.url!;
+  const gridops: Running = await startGridops(config, { listen: true, log: pino({ level: 'warn' }) });
+  const url = gridops.url!;
+  let child: ChildProcess | undefined;
   try {
     const admin = (await api(url, 'POST', '/api/v1/auth/token', { username: 'admin', password: 'admin' })).token as string;
     await api(url, 'PUT', '/api/v1/admin/tenants/default/quota', { sse_connections: clients + 100, reason: 'SSE fan-out benchmark' }, admin);
@@ -153,23 +158,35 @@ async function runMode(mode: 'embedded' | 'distributed', clients: number, events
       for (let k = 0; k < 2 && tokens.length < tokenCount; k++) tokens.push((await api(url, 'POST', '/api/v1/auth/token', { username, password: 'bench-password-1' })).token);
     }
     console.error(`${mode}: ${tokens.length} tokens ready; connecting ${clients} streams ...`);
-    const child = fork(fileURLToPath(import.meta.url), ['--client'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-    const fromChild = (kind: FromClient['kind']) => new Promise<FromClient>((r) => {
+    const proc = fork(fileURLToPath(import.meta.url), ['--client'], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = proc;
+    let childExit: ((err: Error) => void) | undefined;
+    proc.on('exit', (code) => childExit?.(new Error(`the client process exited (code ${code})`)));
+    // A phase that does not finish in 2 minutes is reported instead of hanging the run.
+    const fromChild = (kind: FromClient['kind']) => new Promise<FromClient>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${mode}: no "${kind}" from the client process within 120 s`)), 120_000);
+      childExit = (err) => {
+        clearTimeout(timer);
+        reject(err);
+      };
       const on = (m: FromClient) => {
         if (m.kind === kind) {
-          child.off('message', on);
-          r(m);
+          clearTimeout(timer);
+          proc.off('message', on);
+          resolve(m);
         }
       };
-      child.on('message', on);
+      proc.on('message', on);
     });
+    await fromChild('hello');
     const readyP = fromChild('ready');
-    child.send({ url, tokens, perToken } satisfies ClientJob);
+    proc.send({ url, tokens, perToken } satisfies ClientJob);
     const ready = (await readyP) as Extract<FromClient, { kind: 'ready' }>;
     console.error(`${mode}: ${ready.connected} streams connected in ${(ready.connectMs / 1000).toFixed(1)} s${ready.failed ? `, ${ready.failed} refused` : ''}; publishing ...`);
     await new Promise((r) => setTimeout(r, 500));
     const published = new Map<string, number>();
-    const s = server.services;
+    const s = gridops.services;
+    const watchdog = setTimeout(() => console.error(`${mode}: publishing has taken more than 60 s (after ${published.size} events)`), 60_000);
     for (let n = 0; n < events; n++) {
       const ev = await insertEvent(s.db, { tenantId: 'default', topic: 'system', kind: 'bench.tick', payload: { n, note: 'SSE fan-out benchmark event' } });
       const t = now();
@@ -177,9 +194,11 @@ async function runMode(mode: 'embedded' | 'distributed', clients: number, events
       published.set(ev.id, t);
       await new Promise((r) => setTimeout(r, spacingMs));
     }
+    clearTimeout(watchdog);
     await new Promise((r) => setTimeout(r, 1000));
+    console.error(`${mode}: published ${published.size} events; collecting ...`);
     const resultP = fromChild('result');
-    child.send('done');
+    proc.send('done');
     const { received } = (await resultP) as Extract<FromClient, { kind: 'result' }>;
     const lat: number[] = [];
     let missing = 0;
@@ -195,7 +214,11 @@ async function runMode(mode: 'embedded' | 'distributed', clients: number, events
       p50_ms: r2(pct(lat, 50)), p90_ms: r2(pct(lat, 90)), p99_ms: r2(pct(lat, 99)), max_ms: r2(lat[lat.length - 1]),
     };
   } finally {
-    await server.close();
+    console.error(`${mode}: stopping the server ...`);
+    const slow = setTimeout(() => console.error(`${mode}: the server has taken more than 60 s to stop`), 60_000);
+    child?.kill();
+    await gridops.close();
+    clearTimeout(slow);
     if (mode === 'distributed') {
       const c = new pg.Client({ connectionString: PG_URL });
       await c.connect();
