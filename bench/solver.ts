@@ -15,10 +15,11 @@
 //            transfer to the worker and back, unpacking into result objects).
 // MATPOWER:  runpf ms (`time_ms_median` of the reference JSON: Octave tic/toc
 //            around runpf with the legacy core) and the solver-call-only time.
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { writeReadmeSection } from './readme.js';
 import { join } from 'node:path';
 import { cpus, availableParallelism, loadavg } from 'node:os';
-import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
 import type { PowerFlowMethod, SolveOptions } from '../src/powerflow/types.js';
@@ -104,7 +105,6 @@ async function main(): Promise<void> {
 }
 
 function updateReadme(table: string, machine: string): void {
-  const file = join(ROOT, 'bench', 'README.md');
   const section = `## Solver
 
 \`npm run bench:solver\` (bench/solver.ts): every shared case with MATPOWER's own start point and limits
@@ -124,16 +124,8 @@ Last run: ${new Date().toISOString().slice(0, 10)}, ${machine}.
 
 ${table}
 `;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const start = text.indexOf('## Solver');
-  if (start >= 0) {
-    const after = text.indexOf('\n## ', start + 5);
-    text = text.slice(0, start) + section + (after >= 0 ? text.slice(after) : '');
-  } else {
-    text = text.replace(/\n*$/, '\n\n') + section;
-  }
-  writeFileSync(file, text);
-  log(`wrote ${file} (section "Solver")`);
+  writeReadmeSection('## Solver', section);
+  log(`wrote bench/README.md (section "Solver")`);
 }
 
 main().catch((e: unknown) => { console.error(e); process.exit(1); });

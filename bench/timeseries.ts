@@ -7,8 +7,7 @@
 //    stored points (100 series x 100,000 points = 10 M by default, 1 point/s).
 // Writes its table into bench/README.md, section "Time series".
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { writeReadmeSection } from './readme.js';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import pino from 'pino';
@@ -18,7 +17,6 @@ import { createMemoryBus } from '../src/events/bus.js';
 import { loadConfig } from '../src/config.js';
 import { systemCaller } from '../src/domain/caller.js';
 import { queryTimeseries, writeTimeseries, type PointInput } from '../src/domain/timeseries.js';
-import { ROOT } from '../src/paths.js';
 import { initSecurity, closeSecurity } from '../src/security/index.js';
 import type { Services } from '../src/services.js';
 
@@ -183,7 +181,6 @@ async function main() {
 }
 
 function writeReadme(table: string) {
-  const file = join(ROOT, 'bench', 'README.md');
   const section = `## Time series
 
 \`node dist/bench/timeseries.js\` (bench/timeseries.ts) against the machine's PostgreSQL, in a schema of
@@ -197,16 +194,8 @@ load average at the start ${LOAD_AT_START} (other work was running on the same t
 
 ${table}
 `;
-  let text = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmarks\n';
-  const start = text.indexOf('## Time series');
-  if (start >= 0) {
-    const after = text.indexOf('\n## ', start + 5);
-    text = text.slice(0, start) + section + (after >= 0 ? text.slice(after) : '');
-  } else {
-    text = text.replace(/\n*$/, '\n\n') + section;
-  }
-  writeFileSync(file, text);
-  console.log(`\nwrote ${file} (section "Time series")`);
+  writeReadmeSection('## Time series', section);
+  console.log(`\nwrote bench/README.md (section "Time series")`);
 }
 
 main().catch((e) => {
