@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.js';
 import { createMemoryBus, createRedisBus } from './events/bus.js';
 import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
+import { createListCache } from './cache/listCache.js';
 import { startEventRetention, stopEventRetention } from './domain/eventlog.js';
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -23,7 +24,17 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     const { createSolverPool } = await import('./powerflow/pool.js');
     solver = createSolverPool({ threads: config.workers });
   }
-  const services = { config, db, bus, log: logger, solver, startedAt: new Date() } as Services;
+  let warnedAt = 0;
+  const lists = createListCache({
+    maxEntries: config.listCacheEntries, maxAgeMs: config.listCacheMaxAgeMs, redisUrl: config.redisUrl, redisPrefix: config.redisPrefix,
+    onError: (err) => {
+      if (Date.now() - warnedAt < 10_000) return; // once per 10 s, not once per request
+      warnedAt = Date.now();
+      logger.warn({ err }, 'list cache: Redis did not answer; lists are read from the database until it does');
+    },
+  });
+  await lists.ready();
+  const services = { config, db, bus, log: logger, solver, lists, startedAt: new Date() } as Services;
   let transport: TaskTransport;
   if (config.redisUrl) {
     const { createBullTransport } = await import('./queue/bullmq.js');
@@ -43,5 +54,6 @@ export async function closeServices(s: Services): Promise<void> {
   await s.tasks.transport.close();
   await s.solver?.close();
   await s.bus.close();
+  await s.lists.close();
   await s.db.close();
 }

@@ -31,6 +31,9 @@ export interface Config {
   /** Body limit of the MATPOWER import endpoint; every other body is limited to 1 MB (SPEC 8.3). */
   importBodyLimit: number;
   version: string;
+  /** Pages of list endpoints kept per process (0: off) and their longest life (docs/api-conventions.md). */
+  listCacheEntries: number;
+  listCacheMaxAgeMs: number;
   /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   /** GraphQL operation timeout (SPEC 8.3: 30 s; GRAPHQL_TIMEOUT_MS). */
@@ -78,6 +81,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     logLevel: env.LOG_LEVEL ?? 'info',
     importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
     version: '0.1.0',
+    listCacheEntries: int('LIST_CACHE_ENTRIES', env.LIST_CACHE_ENTRIES, 2000),
+    listCacheMaxAgeMs: int('LIST_CACHE_MAX_AGE_MS', env.LIST_CACHE_MAX_AGE_MS, 60_000),
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
     graphqlTimeoutMs: int('GRAPHQL_TIMEOUT_MS', env.GRAPHQL_TIMEOUT_MS, 30_000),
     security: loadSecurityConfig(env, nodeEnv),

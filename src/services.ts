@@ -6,6 +6,7 @@ import type { Database } from './db/database.js';
 import type { EventBus } from './events/bus.js';
 import type { SolverPool } from './powerflow/pool.js';
 import type { TaskScheduler } from './queue/scheduler.js';
+import type { ListCache } from './cache/listCache.js';
 
 export interface Services {
   config: Config;
@@ -15,5 +16,7 @@ export interface Services {
   /** Present in processes that solve (ROLE all or worker). */
   solver?: SolverPool;
   tasks: TaskScheduler;
+  /** List pages by tenant, invalidated by every writer of their collection (src/cache/listCache.ts). */
+  lists: ListCache;
   startedAt: Date;
 }

@@ -80,6 +80,7 @@ async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: N
 export async function createNetwork(s: Services, caller: Caller, input: NetworkInput & { status?: 'draft' | 'ready' }): Promise<NetworkSummary> {
   const model = checkModel(input);
   const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, input.status ?? 'ready'));
+  await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
   return net;
 }
@@ -96,7 +97,22 @@ export interface NetworkListQuery extends PageQuery {
 
 const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', bus_count: 'bus_count', status: 'status', id: 'id' };
 
-export async function listNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
+/** The list query as a cache key: every field that shapes the page (not `tz`, which only renders it). */
+function listKey(q: NetworkListQuery): string {
+  return JSON.stringify([q.status, q.name, q.tag, q.tags, q.created_after, q.created_before, q.sort, q.page, q.page_size, q.cursor]);
+}
+
+/** Pages are cached per tenant until a network or a task's lock on one changes (src/cache/listCache.ts). */
+export function listNetworks(s: Services, caller: Caller, q: NetworkListQuery): Promise<{ items: NetworkSummary[]; meta: Record<string, unknown> }> {
+  return s.lists.read(caller.tenantId, 'networks', listKey(q), () => queryNetworks(s, caller, q));
+}
+
+/** Marks the tenants' network lists changed; every writer of networks (and of task locks) calls it after committing. */
+export function networksChanged(s: Pick<Services, 'lists'>, tenantIds: Iterable<string>): Promise<void> {
+  return s.lists.invalidate('networks', tenantIds);
+}
+
+async function queryNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
   const p = paging(q);
   const where = ['tenant_id = $1'];
   const params: unknown[] = [caller.tenantId];
@@ -190,6 +206,7 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
     const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.updated', networkId: id, payload: { network_id: id, kind: 'updated', changes: { version, status: rows[0].status }, actor: caller.actor.id } });
     return { net: summary(rows[0]), event };
   });
+  await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [result.event]);
   return result.net;
 }
@@ -205,6 +222,7 @@ export async function saveModelVersion(s: Services, caller: Caller, id: string, 
     const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: String(change.kind ?? 'network.changed'), networkId: id, payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id } });
     return { net: summary(rows[0]), event };
   });
+  await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [result.event]);
   return result.net;
 }
@@ -220,6 +238,7 @@ async function deleteInTx(tx: Queryable, caller: Caller, id: string): Promise<St
 
 export async function deleteNetwork(s: Services, caller: Caller, id: string): Promise<void> {
   const event = await s.db.transaction((tx) => deleteInTx(tx, caller, id));
+  await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
 }
 

@@ -1,5 +1,6 @@
 // RFC 3339 UTC timestamps, and their display in another zone (`tz` query parameter).
 import { AppError } from './errors.js';
+import { isDeeplyFrozen } from './immutable.js';
 
 export function isValidTimeZone(tz: string): boolean {
   try {
@@ -35,15 +36,27 @@ export function formatInZone(d: Date, tz: string): string {
   return `${parts.year}-${parts.month}-${parts.day}T${parts.hour}:${parts.minute}:${parts.second}.${parts.fractionalSecond}${off}`;
 }
 
+// The UTC rendering of an immutable value (a cached list page) is made once.
+const renderedUtc = new WeakMap<object, unknown>();
+
 /** Replaces every Date in a JSON-like value by its RFC 3339 string (UTC, or in tz). */
 export function renderDates(value: unknown, tz?: string): unknown {
+  if (!tz && value !== null && typeof value === 'object' && isDeeplyFrozen(value)) {
+    let r = renderedUtc.get(value);
+    if (r === undefined) renderedUtc.set(value, (r = renderDatesNow(value)));
+    return r;
+  }
+  return renderDatesNow(value, tz);
+}
+
+function renderDatesNow(value: unknown, tz?: string): unknown {
   if (value instanceof Date) return tz ? formatInZone(value, tz) : value.toISOString();
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const v = value[i];
       if (v !== null && typeof v === 'object') {
-        const r = renderDates(v, tz);
+        const r = renderDatesNow(v, tz);
         if (r !== v) (out ??= value.slice())[i] = r;
       }
     }
@@ -53,7 +66,7 @@ export function renderDates(value: unknown, tz?: string): unknown {
     let out: Record<string, unknown> | undefined;
     for (const [k, v] of Object.entries(value)) {
       if (v !== null && typeof v === 'object') {
-        const r = renderDates(v, tz);
+        const r = renderDatesNow(v, tz);
         if (r !== v) (out ??= { ...(value as Record<string, unknown>) })[k] = r;
       }
     }

@@ -5,7 +5,7 @@ import type { NetworkModel } from '../domain/network.js';
 import type { SolveOptions, SolveOutcome } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvent, publishEvents, type StoredEvent } from '../domain/events.js';
-import { loadVersion } from '../domain/networks.js';
+import { loadVersion, networksChanged } from '../domain/networks.js';
 import type { TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 
@@ -144,13 +144,15 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     [task.id, status, result ? JSON.stringify(result) : null, failure ? JSON.stringify(failure) : null, completedAt]);
   const final = done.rows[0];
   if (!final) return;
+  await networksChanged(s, [final.tenant_id]); // its network is no longer locked
   // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
   if (final.status === 'completed') await evaluatePowerFlowAlarms(s, final).catch((e) => s.log.error({ err: e, task: final.id }, 'alarm evaluation failed'));
-  await announceFinished(s, final);
+  await announceFinished(s, final, true);
 }
 
 /** Events and bus notices of a finished task (stored first, then published). */
-export async function announceFinished(s: Services, t: TaskRow): Promise<void> {
+export async function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {
+  if (!listsCurrent) await networksChanged(s, [t.tenant_id]);
   const events: StoredEvent[] = [];
   const rstatus = (t.result as { status?: string } | null)?.status ?? t.status;
   events.push(await insertEvent(s.db, { tenantId: t.tenant_id, topic: 'task', kind: `task.${t.status}`, networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } }));

@@ -15,6 +15,7 @@ import { AppError } from '../lib/errors.js';
 import { FINISHED, findTask, taskById, type TaskRow } from '../domain/tasks.js';
 import { insertEvent, publishEvents } from '../domain/events.js';
 import { announceFinished } from './execute.js';
+import { networksChanged } from '../domain/networks.js';
 
 const DISPATCH_LOCK = 7_310_443;
 export const DEFAULT_CONCURRENT_POWERFLOW = 100;
@@ -36,7 +37,7 @@ export class TaskScheduler {
   private unsubscribe?: () => void;
   private closed = false;
 
-  constructor(private readonly s: Pick<Services, 'db' | 'bus' | 'log'> & Partial<Services>, readonly transport: TaskTransport) {}
+  constructor(private readonly s: Pick<Services, 'db' | 'bus' | 'log' | 'lists'> & Partial<Services>, readonly transport: TaskTransport) {}
 
   start(pollMs = 1000): void {
     // Any process's finished task frees a slot: dispatch again and wake waiters.
@@ -88,7 +89,11 @@ export class TaskScheduler {
       do {
         this.again = false;
         const picked = await this.dispatchOnce();
-        if (picked.length > 0) await this.transport.send(picked);
+        if (picked.length > 0) {
+          // Their networks are locked now: lists must show it.
+          await networksChanged(this.s, picked.map((t) => t.tenant_id));
+          await this.transport.send(picked);
+        }
       } while (this.again && !this.closed);
     } catch (e) {
       this.s.log.error({ err: e }, 'task dispatch failed; retrying on the next pass');

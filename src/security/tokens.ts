@@ -100,8 +100,26 @@ function kidOfToken(token: string): string | undefined {
 
 let lastKeyReload = 0;
 
+// Tokens whose signature was verified, by their exact text: a client sends the same token
+// on every request until it expires, and an RS256 check (or even fast-jwt's own cache, which
+// hashes the token each time) costs more than the rest of a cached list request. An entry
+// counts only while its key is still in the ring (rotation) and the token has not expired;
+// revocation is checked on every request below, hit or not.
+const verified = new Map<string, { claims: AccessClaims; kid: string; verify: Verify }>();
+const VERIFIED_MAX = 10_000;
+
+function verifiedBefore(st: SecurityState, token: string): AccessClaims | undefined {
+  const v = verified.get(token);
+  if (!v) return undefined;
+  if (st.tokens.byKid.get(v.kid) === v.verify && v.claims.exp * 1000 > Date.now()) return v.claims;
+  verified.delete(token);
+  return undefined;
+}
+
 /** Verifies signature, issuer, expiry and revocation; throws 401 UNAUTHORIZED or TOKEN_EXPIRED. */
 export function verifyAccessToken(st: SecurityState, token: string): AccessClaims {
+  const known = verifiedBefore(st, token);
+  if (known) return checkRevocation(st, known);
   const kid = kidOfToken(token);
   const verify = kid ? st.tokens.byKid.get(kid) : undefined;
   if (!verify) {
@@ -120,6 +138,12 @@ export function verifyAccessToken(st: SecurityState, token: string): AccessClaim
     throw new AppError('UNAUTHORIZED', 'the bearer token is not valid (bad signature, claims or format)');
   }
   if (!ROLE_PERMISSIONS[claims.role]) throw new AppError('UNAUTHORIZED', 'the bearer token carries an unknown role');
+  if (verified.size >= VERIFIED_MAX) verified.delete(verified.keys().next().value!);
+  verified.set(token, { claims: Object.freeze(claims), kid: kid!, verify });
+  return checkRevocation(st, claims);
+}
+
+function checkRevocation(st: SecurityState, claims: AccessClaims): AccessClaims {
   const revoked = claims.fam ? st.revokedFamilies.get(claims.fam) : undefined;
   if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended after a refresh token was reused)');
   return claims;

@@ -2,7 +2,8 @@
 // ids, the success envelope, the error body, 404 vs 405, timestamps in UTC or `tz`.
 import fp from 'fastify-plugin';
 import FindMyWay from 'find-my-way';
-import { randomBytes } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { isDeeplyFrozen } from '../../lib/immutable.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
 import { isValidTimeZone, renderDates } from '../../lib/time.js';
@@ -16,6 +17,12 @@ declare module 'fastify' {
     /** Sends the success envelope {data, meta?, request_id, timestamp}. */
     ok(data: unknown, meta?: Record<string, unknown>, statusCode?: number): FastifyReply;
   }
+}
+
+/** 32 hex digits (a W3C trace-id); randomUUID draws from a pooled entropy buffer, randomBytes does not. */
+function traceIdNow(): string {
+  const u = randomUUID();
+  return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
 }
 
 const DOC_BASE = 'https://gridops.dev/docs/errors#';
@@ -86,6 +93,29 @@ function toAppError(err: FastifyError | AppError | Error): AppError {
   return new AppError('INTERNAL_ERROR', 'internal error; the request id identifies it in the logs');
 }
 
+// An immutable value (a cached list page) is serialized through the route's response
+// schema once per route and status; the template is split around the two values each
+// request differs in, so a cache hit costs two concatenations instead of a serialization.
+const isShared = (v: unknown): boolean => v !== null && typeof v === 'object' && isDeeplyFrozen(v);
+const REQUEST_ID_MARK = `"__request_id_${randomUUID()}__"`;
+const TIMESTAMP_MARK = `__timestamp_${randomUUID()}__`;
+interface EnvelopeTemplate { meta?: object; head: string; middle: string; tail: string }
+const templates = new WeakMap<object, Map<string, EnvelopeTemplate>>();
+
+function envelopeTemplate(reply: FastifyReply, data: object, meta?: Record<string, unknown>): EnvelopeTemplate {
+  const key = `${reply.statusCode} ${reply.request.method} ${reply.request.routeOptions.url}`;
+  let byRoute = templates.get(data);
+  if (!byRoute) templates.set(data, (byRoute = new Map()));
+  const have = byRoute.get(key);
+  if (have && have.meta === meta) return have;
+  const json = reply.serialize({ data: renderDates(data), ...(meta ? { meta } : {}), request_id: REQUEST_ID_MARK.slice(1, -1), timestamp: TIMESTAMP_MARK }) as string;
+  const i = json.lastIndexOf(REQUEST_ID_MARK);
+  const j = json.lastIndexOf(TIMESTAMP_MARK);
+  const t = { meta, head: json.slice(0, i), middle: json.slice(i + REQUEST_ID_MARK.length, j), tail: json.slice(j + TIMESTAMP_MARK.length) };
+  byRoute.set(key, t);
+  return t;
+}
+
 async function envelope(app: FastifyInstance) {
   // A second router that knows every (method, path) so an unknown method on a
   // known path answers 405 with Allow instead of 404.
@@ -111,6 +141,10 @@ async function envelope(app: FastifyInstance) {
   app.decorateReply('ok', function (this: FastifyReply, data: unknown, meta?: Record<string, unknown>, statusCode?: number) {
     const req = this.request;
     if (statusCode) this.code(statusCode);
+    if (!req.displayTz && isShared(data) && (meta === undefined || isShared(meta))) {
+      const t = envelopeTemplate(this, data as object, meta);
+      return this.type('application/json; charset=utf-8').send(t.head + JSON.stringify(req.id) + t.middle + new Date().toISOString() + t.tail);
+    }
     return this.send({
       data: renderDates(data, req.displayTz),
       ...(meta ? { meta } : {}),
@@ -121,7 +155,7 @@ async function envelope(app: FastifyInstance) {
 
   app.addHook('onRequest', async (req, reply) => {
     const given = req.headers['x-trace-id'];
-    req.traceId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : randomBytes(16).toString('hex');
+    req.traceId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : traceIdNow();
     reply.header('X-Request-Id', req.id);
     reply.header('X-Trace-Id', req.traceId);
     const tz = (req.query as Record<string, unknown> | undefined)?.tz;
