@@ -43,6 +43,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   return opts.url ? openPostgres(opts.url, opts.schema, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.schema);
 }
 
+const PREPARED_MAX = 512;
+
 async function openPostgres(url: string, schema: string, max: number): Promise<Database> {
   const s = quoteIdent(schema);
   // The schema exists before the pool's connections ask for it in their start-up options.
@@ -57,8 +59,19 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
   const pool = new pg.Pool({ connectionString: url, max, options: `-c search_path=${schema},public` });
   // An idle client that loses its server must not crash the process; the next query reports it.
   pool.on('error', () => {});
+  // Parameterised statements are prepared once per connection and reused by name: PostgreSQL
+  // then skips parsing and, after a few runs, planning (most of the server's time on the short
+  // statements of the task life cycle). The first PREPARED_MAX distinct texts are named, which
+  // bounds what each connection keeps however many list filters and sorts clients combine.
+  const names = new Map<string, string>();
+  const nameOf = (sql: string): string | undefined => {
+    let n = names.get(sql);
+    if (n === undefined && names.size < PREPARED_MAX) names.set(sql, (n = `g${names.size}`));
+    return n;
+  };
   const run = async <T>(client: pg.PoolClient | pg.Pool, sql: string, params?: unknown[]) => {
-    const r = await client.query(sql, params as unknown[]);
+    const name = params && params.length > 0 ? nameOf(sql) : undefined;
+    const r = name ? await client.query({ name, text: sql, values: params as unknown[] }) : await client.query(sql, params as unknown[]);
     return { rows: r.rows as T[], rowCount: r.rowCount ?? 0 };
   };
   const withClient = async <T>(fn: (c: pg.PoolClient) => Promise<T>) => {
