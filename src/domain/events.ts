@@ -57,6 +57,21 @@ export async function insertEvent(q: Queryable, e: NewEvent): Promise<StoredEven
   return eventFromRow(rows[0]);
 }
 
+/** Inserts several events with one statement, in the given order (their seq follows it). */
+export async function insertEvents(q: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
+  if (events.length === 0) return [];
+  if (events.length === 1) return [await insertEvent(q, events[0])];
+  const { rows } = await q.query<EventRow>(
+    `INSERT INTO events (tenant_id, topic, kind, payload, network_id, agent_id, severity)
+     SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id, x.agent_id, x.severity
+     FROM jsonb_to_recordset($1::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text, agent_id text, severity smallint)
+     ORDER BY x.ord RETURNING *`,
+    [JSON.stringify(events.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null, agent_id: e.agentId ?? null, severity: e.severity ?? null })))],
+  );
+  // seq is drawn in insertion order, which ORDER BY ord fixed.
+  return rows.map(eventFromRow).sort((a, b) => a.seq - b.seq);
+}
+
 /** Wire form shared by the bus, SSE, WebSocket and GraphQL. */
 export function eventWire(e: StoredEvent) {
   return { id: e.id, seq: e.seq, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.network_id, agent_id: e.agent_id, severity: e.severity, timestamp: e.timestamp.toISOString() };

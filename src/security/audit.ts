@@ -5,7 +5,8 @@
 import type { Actor, Caller } from '../domain/caller.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
-import { insertEvent, publishEvents } from '../domain/events.js';
+import { insertEvents, publishEvents, type NewEvent, type StoredEvent } from '../domain/events.js';
+import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
@@ -79,25 +80,64 @@ export function fromCaller(c: Caller): Pick<AuditInput, 'tenantId' | 'actor' | '
   return { tenantId: c.tenantId, actor: c.actor, requestId: c.requestId, ip: c.ip, userAgent: c.userAgent, interface: c.interface };
 }
 
+type AuditValues = unknown[];
+
+function auditValues(e: AuditInput): AuditValues {
+  const tenant = e.tenantId || e.actor.tenant || 'default';
+  return [newId('aud'), tenant, e.actor.type, cut(e.actor.id, 200), e.actor.tenant || tenant, cut(e.action, 200), cut(e.resource?.type, 100), cut(e.resource?.id, 200),
+    cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), e.interface ?? null, e.result, e.status ?? null, JSON.stringify(e.details ?? {})];
+}
+
+const COLUMNS = 'id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details';
+
+function mirror(a: AuditEntry, tenant: string): NewEvent {
+  return {
+    tenantId: tenant, topic: 'audit', kind: `audit.${a.result}`,
+    payload: { audit_id: a.id, actor: a.actor, action: a.action, resource: a.resource, result: a.result, status: a.status, request_id: a.request_id, timestamp: a.timestamp.toISOString() },
+  };
+}
+
+/** Appends entries (with their event-log mirrors) in the caller's transaction; one statement per table. */
+async function writeAudit(q: Queryable, values: AuditValues[]): Promise<{ entries: AuditEntry[]; events: StoredEvent[] }> {
+  let rows: AuditRow[];
+  if (values.length === 1) {
+    rows = (await q.query<AuditRow>(`INSERT INTO audit_log (${COLUMNS}) VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`, values[0])).rows;
+  } else {
+    // Columns as arrays (one per field), zipped by unnest: one statement for the batch.
+    const cols = Array.from({ length: 15 }, (_, i) => values.map((v) => v[i]));
+    rows = (await q.query<AuditRow>(
+      `INSERT INTO audit_log (${COLUMNS})
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[], $10::text[], $11::text[], $12::text[], $13::text[], $14::int[], $15::jsonb[])
+       RETURNING *`, cols)).rows;
+    const order = new Map(values.map((v, i) => [v[0] as string, i]));
+    rows.sort((a, b) => order.get(a.id)! - order.get(b.id)!);
+  }
+  const entries = rows.map(entry);
+  const events = await insertEvents(q, rows.map((r, i) => mirror(entries[i], r.tenant_id)));
+  return { entries, events };
+}
+
+// Entries written outside a caller's transaction are group-committed per process:
+// concurrent requests share one transaction (src/lib/batcher.ts).
+const batchers = new WeakMap<Services, Batcher<AuditValues, { entry: AuditEntry; event: StoredEvent }>>();
+
+function auditBatcher(s: Services) {
+  let b = batchers.get(s);
+  if (!b) {
+    b = createBatcher(async (values: AuditValues[]) => {
+      const { entries, events } = await s.db.transaction((q) => writeAudit(q, values));
+      return entries.map((entry, i) => ({ entry, event: events[i] }));
+    });
+    batchers.set(s, b);
+  }
+  return b;
+}
+
 /**
- * Appends an audit entry (in tx when given, else in its own transaction with the
- * event-log mirror) and publishes the mirror event after commit.
+ * Appends an audit entry (in tx when given, else group-committed with the other entries
+ * of the moment, each with its event-log mirror) and publishes the mirror after commit.
  */
 export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): Promise<AuditEntry> {
-  const tenant = e.tenantId || e.actor.tenant || 'default';
-  const write = async (q: Queryable) => {
-    const { rows } = await q.query<AuditRow>(
-      `INSERT INTO audit_log (id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details)
-       VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,$13,$14,$15) RETURNING *`,
-      [newId('aud'), tenant, e.actor.type, cut(e.actor.id, 200), e.actor.tenant || tenant, cut(e.action, 200), cut(e.resource?.type, 100), cut(e.resource?.id, 200),
-        cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), e.interface ?? null, e.result, e.status ?? null, JSON.stringify(e.details ?? {})]);
-    const a = entry(rows[0]);
-    const ev = await insertEvent(q, {
-      tenantId: tenant, topic: 'audit', kind: `audit.${a.result}`,
-      payload: { audit_id: a.id, actor: a.actor, action: a.action, resource: a.resource, result: a.result, status: a.status, request_id: a.request_id, timestamp: a.timestamp.toISOString() },
-    });
-    return { a, ev };
-  };
   let st: ReturnType<typeof sec> | undefined;
   try {
     st = sec(s);
@@ -105,9 +145,14 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     st = undefined;
   }
   try {
-    const { a, ev } = tx ? await write(tx) : await s.db.transaction(write);
+    let a: AuditEntry;
+    if (tx) a = (await writeAudit(tx, [auditValues(e)])).entries[0];
+    else {
+      const { entry: written, event } = await auditBatcher(s).add(auditValues(e));
+      a = written;
+      await publishEvents(s.bus, [event]).catch(() => {});
+    }
     if (st) st.auditFailing = false;
-    if (!tx) await publishEvents(s.bus, [ev]).catch(() => {});
     return a;
   } catch (err) {
     // Only a store that cannot take writes (connection, resources, shutdown) stops mutations;
