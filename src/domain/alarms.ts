@@ -311,7 +311,7 @@ function constraintEvent(tenantId: string, networkId: string, state: 'violated' 
  * Only converged results are judged; a result older than the newest judged one of
  * the same network is ignored. Returns the number of alarms raised and cleared.
  */
-export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, resultArg?: Record<string, unknown> | null): Promise<{ raised: number; cleared: number; skipped?: string }> {
+export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, resultArg?: Record<string, unknown> | null, modelArg?: NetworkModel): Promise<{ raised: number; cleared: number; skipped?: string }> {
   const result = (resultArg ?? task.result) as ResultLike | null;
   if (task.status !== 'completed' || !result || result.status !== 'converged') return { raised: 0, cleared: 0, skipped: 'not converged' };
   const out = await s.db.transaction(async (tx) => {
@@ -322,7 +322,8 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
        ON CONFLICT (network_id) DO UPDATE SET task_seq = EXCLUDED.task_seq, evaluated_at = now() WHERE alarm_evaluations.task_seq < EXCLUDED.task_seq
        RETURNING network_id`, [task.network_id, task.seq]);
     if (!fresh.rows[0]) return { raised: 0, cleared: 0, skipped: 'a newer result was already judged', events: [] as StoredEvent[] };
-    const model = await loadVersion(tx, task.network_id, task.network_version);
+    // The solved version (immutable), when the caller has it already.
+    const model = modelArg ?? await loadVersion(tx, task.network_id, task.network_version);
     const conditions = powerFlowConditions(model, { ...result, task_id: task.id });
     const { rows: open } = await tx.query<AlarmRow>(
       `SELECT * FROM alarms WHERE tenant_id = $1 AND network_id = $2 AND status <> 'cleared' AND type = ANY($3::text[]) FOR UPDATE`,

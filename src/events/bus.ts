@@ -42,7 +42,8 @@ export function createMemoryBus(): EventBus {
 }
 
 export async function createRedisBus(url: string, prefix: string): Promise<EventBus> {
-  const pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
+  // Auto-pipelining: the many small PUBLISHes of a busy process (progress of every iteration) share writes.
+  const pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true, enableAutoPipelining: true });
   const sub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
   pub.on('error', () => {});
   sub.on('error', () => {});

@@ -69,8 +69,9 @@ export function queueTuning(env: NodeJS.ProcessEnv = process.env): QueueTuning {
     retryDelayMs: 2_000,
     sweepMs: envInt(env, 'GRIDOPS_QUEUE_SWEEP_MS', 15_000, 100),
     // Small solves spend most of their time in database and Redis round trips, so a
-    // worker keeps several jobs in flight per solver thread; Piscina queues the solves.
-    concurrencyPerThread: envInt(env, 'GRIDOPS_QUEUE_CONCURRENCY_PER_THREAD', 8, 1),
+    // worker keeps many jobs in flight per solver thread: Piscina queues the solves and
+    // the claims and results of the jobs in flight are group-committed (execute.ts).
+    concurrencyPerThread: envInt(env, 'GRIDOPS_QUEUE_CONCURRENCY_PER_THREAD', 64, 1),
   };
 }
 

@@ -4,7 +4,8 @@ import type { Services } from '../services.js';
 import type { NetworkModel } from '../domain/network.js';
 import type { SolveOptions, SolveOutcome } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
-import { insertEvent, publishEvents, type StoredEvent } from '../domain/events.js';
+import { insertEvents, publishEvents, type NewEvent } from '../domain/events.js';
+import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
 import type { TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
@@ -63,34 +64,37 @@ export interface TaskResultView {
 
 export async function executeTask(s: Services, taskId: string): Promise<void> {
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
-  const claimed = await s.db.query<TaskRow>(
-    `UPDATE tasks SET status = 'running', started_at = now(), attempts = attempts + 1
-     WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`, [taskId]);
-  const task = claimed.rows[0];
+  // Registered before the claim, so a cancel notice that arrives at any point after it finds
+  // the controller (a cancel that commits before the claim makes the claim find nothing).
+  const controller = new AbortController();
+  running.set(taskId, controller);
+  let task: TaskRow | undefined;
+  try {
+    task = await lifecycle(s).claims.add(taskId);
+  } finally {
+    if (!task) running.delete(taskId);
+  }
   if (!task) return; // cancelled (or finished) before it started
   const startedAt = new Date(task.started_at!);
-  const ev = await insertEvent(s.db, { tenantId: task.tenant_id, topic: 'task', kind: 'task.running', networkId: task.network_id, payload: { task_id: task.id, network_id: task.network_id, status: 'running', attempt: task.attempts } });
-  await publishEvents(s.bus, [ev]);
 
-  const controller = new AbortController();
-  running.set(task.id, controller);
-  // A cancel that landed between the claim and this registration found no
-  // controller to abort: look once more so the solve never runs for nothing.
-  const recheck = await s.db.query<{ status: string }>('SELECT status FROM tasks WHERE id = $1', [task.id]);
-  if (recheck.rows[0]?.status !== 'running') controller.abort();
   const opts = task.options as unknown as SolveOptions;
+  // Progress is stored every PROGRESS_WRITE_MS from the solve's first iteration (not from
+  // the claim: a task may wait for a solver thread): a shorter solve writes none, its
+  // iterations still reach live clients through the bus.
   let lastWrite = 0;
+  let model: NetworkModel | undefined;
   let outcome: SolveOutcome | undefined;
   let failure: { code: string; message: string; details?: Record<string, unknown> } | undefined;
   try {
-    const model = await cachedModel(s, task.network_id, task.network_version);
+    model = await cachedModel(s, task.network_id, task.network_version);
     outcome = await s.solver.solve(model, opts, {
       signal: controller.signal,
       onProgress: (p) => {
         const progress = { task_id: task.id, tenant_id: task.tenant_id, network_id: task.network_id, iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, timestamp: new Date().toISOString() };
         void s.bus.publish('progress', progress);
         const now = Date.now();
-        if (now - lastWrite >= PROGRESS_WRITE_MS) {
+        if (lastWrite === 0) lastWrite = now;
+        else if (now - lastWrite >= PROGRESS_WRITE_MS) {
           lastWrite = now;
           void s.db.query(`UPDATE tasks SET progress = $2 WHERE id = $1 AND status = 'running'`, [task.id, JSON.stringify({ iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, updated_at: progress.timestamp })]).catch(() => {});
         }
@@ -137,28 +141,82 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     status = failure ? 'failed' : 'cancelled';
   }
 
-  // A cancel that raced with completion wins: the client was told "cancelled".
-  const done = await s.db.query<TaskRow>(
-    `UPDATE tasks SET status = $2, result = $3, error = $4, completed_at = $5
-     WHERE id = $1 AND status = 'running' RETURNING *`,
-    [task.id, status, result ? JSON.stringify(result) : null, failure ? JSON.stringify(failure) : null, completedAt]);
-  const final = done.rows[0];
-  if (!final) return;
-  await networksChanged(s, [final.tenant_id]); // its network is no longer locked
-  // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
-  if (final.status === 'completed') await evaluatePowerFlowAlarms(s, final).catch((e) => s.log.error({ err: e, task: final.id }, 'alarm evaluation failed'));
-  await announceFinished(s, final, true);
+  // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
+  await lifecycle(s).finishes.add({ task, status, result, failure: failure ?? null, completedAt, model });
 }
 
+interface Finish {
+  task: TaskRow;
+  status: 'completed' | 'failed' | 'cancelled';
+  result: TaskResultView | null;
+  failure: { code: string; message: string; details?: Record<string, unknown> } | null;
+  completedAt: Date;
+  model?: NetworkModel;
+}
+
+// Columns of a task row without its result (the result is large and the caller has it).
+const TASK_COLUMNS = 'id, seq, tenant_id, network_id, network_version, kind, status, options, progress, error, attempts, created_at, started_at, completed_at';
+
+/**
+ * The task life cycle's writes, group-committed per process (src/lib/batcher.ts): the
+ * claims of the jobs that start together are one UPDATE and one event INSERT; the
+ * results that arrive together are one UPDATE, one event INSERT, one list invalidation
+ * and one alarm evaluation per network (of its newest result: an older one of the same
+ * batch would be judged "superseded" by it anyway, docs/alarms.md).
+ */
+function lifecycle(s: Services) {
+  let l = lifecycles.get(s);
+  if (l) return l;
+  const claims = createBatcher(async (ids: string[]): Promise<(TaskRow | undefined)[]> => {
+    const { rows } = await s.db.query<TaskRow>(
+      `UPDATE tasks SET status = 'running', started_at = now(), attempts = attempts + 1
+       WHERE id = ANY($1::text[]) AND status IN ('dispatched', 'running') RETURNING ${TASK_COLUMNS}`, [ids]);
+    const byId = new Map<string, TaskRow>(rows.map((r) => [r.id, { ...r, result: null }]));
+    const claimed = ids.map((id) => byId.get(id)).filter((t): t is TaskRow => t !== undefined);
+    const events = await insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } })));
+    await publishEvents(s.bus, events);
+    return ids.map((id) => byId.get(id));
+  });
+  const finishes = createBatcher(async (items: Finish[]): Promise<void[]> => {
+    const { rows } = await s.db.query<TaskRow>(
+      `UPDATE tasks t SET status = x.status, result = x.result, error = x.error, completed_at = x.completed_at
+       FROM json_to_recordset($1::json) AS x(id text, status text, result json, error jsonb, completed_at timestamptz)
+       WHERE t.id = x.id AND t.status = 'running' RETURNING ${TASK_COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')}`,
+      [JSON.stringify(items.map((f) => ({ id: f.task.id, status: f.status, result: f.result, error: f.failure, completed_at: f.completedAt.toISOString() })))]);
+    if (rows.length === 0) return items.map(() => undefined);
+    const byId = new Map(items.map((f) => [f.task.id, f]));
+    const finals = rows.map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null })).sort((a, b) => Number(a.seq) - Number(b.seq));
+    await networksChanged(s, finals.map((t) => t.tenant_id)); // their networks are no longer locked
+    // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
+    const newest = new Map<string, TaskRow>();
+    for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
+    for (const t of newest.values()) {
+      await evaluatePowerFlowAlarms(s, t, undefined, byId.get(t.id)!.model).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
+    }
+    await announceFinishedMany(s, finals, true);
+    return items.map(() => undefined);
+  });
+  l = { claims, finishes };
+  lifecycles.set(s, l);
+  return l;
+}
+const lifecycles = new WeakMap<Services, { claims: Batcher<string, TaskRow | undefined>; finishes: Batcher<Finish, void> }>();
+
 /** Events and bus notices of a finished task (stored first, then published). */
-export async function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {
-  if (!listsCurrent) await networksChanged(s, [t.tenant_id]);
-  const events: StoredEvent[] = [];
-  const rstatus = (t.result as { status?: string } | null)?.status ?? t.status;
-  events.push(await insertEvent(s.db, { tenantId: t.tenant_id, topic: 'task', kind: `task.${t.status}`, networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } }));
-  if (t.result || t.status !== 'cancelled') {
-    events.push(await insertEvent(s.db, { tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: rstatus, iterations: (t.result as { iterations?: number } | null)?.iterations ?? null } }));
+export function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {
+  return announceFinishedMany(s, [t], listsCurrent);
+}
+
+async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent = false): Promise<void> {
+  if (!listsCurrent) await networksChanged(s, tasks.map((t) => t.tenant_id));
+  const news: NewEvent[] = [];
+  for (const t of tasks) {
+    const rstatus = (t.result as { status?: string } | null)?.status ?? t.status;
+    news.push({ tenantId: t.tenant_id, topic: 'task', kind: `task.${t.status}`, networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
+    if (t.result || t.status !== 'cancelled') {
+      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: rstatus, iterations: (t.result as { iterations?: number } | null)?.iterations ?? null } });
+    }
   }
-  await publishEvents(s.bus, events);
-  await s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status });
+  await publishEvents(s.bus, await insertEvents(s.db, news));
+  for (const t of tasks) await s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status });
 }
