@@ -3,6 +3,7 @@
 //   npm run bench:http                 # all scenarios, table on stdout
 //   npm run bench:http -- --json       # JSON array on stdout
 //   npm run bench:http -- --only list  # one scenario
+// BENCH_SECONDS (10) per measurement, after BENCH_WARMUP_SECONDS (3) of the same load unmeasured.
 //
 // Scenarios (SPEC/issue targets on a 2-core machine):
 //   list        GET /api/v1/networks (authenticated)          > 5,000 req/s
@@ -33,8 +34,11 @@ const log = (...a: unknown[]) => console.error(...a);
 interface Row { scenario: string; mode: string; req_per_s: number; p50_ms: number; p99_ms: number; errors: number; note?: string }
 const rows: Row[] = [];
 
+// Extra node flags for the gridops processes, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
+const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], {
+  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/server.js')], {
     env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password', ...env },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
@@ -50,7 +54,7 @@ async function startServer(env: Record<string, string>, port: number): Promise<C
 }
 
 function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-admin-password', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+  return spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/server.js')], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-admin-password', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
 }
 
 async function stop(child: ChildProcess) {
@@ -74,7 +78,14 @@ async function importCase(base: string, h: Record<string, string>, c: string): P
   return b.data.id;
 }
 
+const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
+
 async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string) {
+  // A service that runs for days is warm: the first seconds (JIT, caches) are not measured.
+  if (warmup > 0) {
+    log(`warming up ${scenario} (${mode}) for ${warmup}s…`);
+    await autocannon({ ...opts, duration: warmup });
+  }
   log(`running ${scenario} (${mode}) for ${opts.duration}s…`);
   const r = await autocannon(opts);
   const errors = r.errors + r.non2xx;
