@@ -166,9 +166,17 @@ for (const mode of MODES) {
 
       await call('POST', '/api/v1/networks', tiny('lc-b'));
       assert.deepEqual(await names(), ['lc-a', 'lc-b']);
+      const detail = async () => json(await call('GET', `/api/v1/networks/${a.id}`)).data;
+      assert.equal((await detail()).name, 'lc-a');
+      const detailAgain = await countQueries(app, detail);
+      assert.equal(detailAgain.result.name, 'lc-a');
+      assert.equal(detailAgain.result.buses.length, 2);
+      assert.equal(detailAgain.count, 0, `a cached detail needs no SQL: ${detailAgain.sql.join(' | ')}`);
       const put = await call('PUT', `/api/v1/networks/${a.id}`, tiny('lc-a2'));
       assert.equal(put.statusCode, 200, put.body);
       assert.deepEqual(await names(), ['lc-a2', 'lc-b']);
+      assert.equal((await detail()).name, 'lc-a2');
+      assert.equal((await detail()).version, 2);
       const batch = json(await call('POST', '/api/v1/networks/batch', { networks: [tiny('lc-c'), tiny('lc-d')] })).data;
       assert.equal(batch.succeeded.length, 2);
       assert.deepEqual(await names(), ['lc-a2', 'lc-b', 'lc-c', 'lc-d']);
@@ -197,8 +205,10 @@ for (const mode of MODES) {
       assert.equal(s, 'running');
       assert.equal(await status(), 'locked');
       assert.deepEqual((json(await call('GET', '/api/v1/networks?status=locked')).data as { id: string }[]).map((n) => n.id), [net.id]);
+      assert.equal(json(await call('GET', `/api/v1/networks/${net.id}`)).data.status, 'locked');
       assert.equal((await call('DELETE', `/api/v1/tasks/${task.task_id}`)).statusCode, 200);
       assert.equal(await status(), 'ready', 'the cancel answered only after the lists were told');
+      assert.equal(json(await call('GET', `/api/v1/networks/${net.id}`)).data.status, 'ready');
       assert.deepEqual(json(await call('GET', '/api/v1/networks?status=locked')).data, []);
     });
 
@@ -237,8 +247,12 @@ describe('list cache across two API processes (distributed)', () => {
     assert.deepEqual(await list(), []); // cached in b
     const created = json(await a.app!.inject({ method: 'POST', url: '/api/v1/networks', headers: ha, payload: tiny('x-one') })).data;
     assert.deepEqual(await list(), ['x-one']);
+    const detail = async () => json(await b.app!.inject({ method: 'GET', url: `/api/v1/networks/${created.id}`, headers: hb })).data.name;
+    assert.equal(await detail(), 'x-one');
+    assert.equal(await detail(), 'x-one'); // cached in b
     await a.app!.inject({ method: 'PUT', url: `/api/v1/networks/${created.id}`, headers: ha, payload: tiny('x-two') });
     assert.deepEqual(await list(), ['x-two']);
+    assert.equal(await detail(), 'x-two');
     await a.app!.inject({ method: 'DELETE', url: `/api/v1/networks/${created.id}`, headers: ha });
     assert.deepEqual(await list(), []);
   });

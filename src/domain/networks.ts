@@ -171,7 +171,12 @@ export async function loadVersion(q: Queryable, networkId: string, version: numb
   return rows[0].model;
 }
 
-export async function getNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
+/** A network's detail, cached like list pages (same generation: any change of the tenant's networks or their locks). */
+export function getNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
+  return s.lists.read(caller.tenantId, 'networks', `detail:${id}`, () => queryNetwork(s, caller, id));
+}
+
+async function queryNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
   const row = await findRow(s.db, caller, id);
   const model = await loadVersion(s.db, id, row.version);
   return { ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads };
