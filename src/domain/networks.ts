@@ -161,6 +161,13 @@ async function findRow(q: Queryable, caller: Caller, id: string, lock = false): 
   return rows[0];
 }
 
+/** Stored status and current version, without the lock (power flows may run on a locked network). */
+export async function getNetworkState(s: Services, caller: Caller, id: string): Promise<{ status: 'draft' | 'ready' | 'archived'; version: number }> {
+  const { rows } = await s.db.query<{ status: 'draft' | 'ready' | 'archived'; version: number }>('SELECT status, version FROM networks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
+  if (!rows[0]) throw notFound('network', id);
+  return rows[0];
+}
+
 export async function getNetworkSummary(s: Services, caller: Caller, id: string): Promise<NetworkSummary> {
   return summary(await findRow(s.db, caller, id));
 }

@@ -4,7 +4,7 @@
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
-import { getNetworkSummary } from './networks.js';
+import { getNetworkState } from './networks.js';
 import { DEFAULT_SOLVE_OPTIONS, type PowerFlowMethod, type SolveOptions } from '../powerflow/types.js';
 import { taskView, type TaskRow } from './tasks.js';
 
@@ -34,7 +34,7 @@ export type PowerFlowAnswer =
   | { kind: 'result'; result: Record<string, unknown>; task: TaskRow };
 
 export async function runPowerFlow(s: Services, caller: Caller, networkId: string, req: PowerFlowRequest): Promise<PowerFlowAnswer> {
-  const net = await getNetworkSummary(s, caller, networkId);
+  const net = await getNetworkState(s, caller, networkId);
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, { network_id: networkId, status: net.status });
   if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a power flow`, { network_id: networkId, status: net.status });
   const options = solveOptions(req);
