@@ -9,6 +9,7 @@ import { withDefaults, type NetworkInput, type NetworkModel } from './network.js
 import { validateTopology, type ValidationIssue } from './topology.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { checkNetworkQuota } from '../security/quotas.js';
+import { createBatcher, type Batcher } from '../lib/batcher.js';
 
 export type NetworkStatus = 'draft' | 'ready' | 'locked' | 'archived';
 
@@ -161,11 +162,28 @@ async function findRow(q: Queryable, caller: Caller, id: string, lock = false): 
   return rows[0];
 }
 
+type NetworkState = { status: 'draft' | 'ready' | 'archived'; version: number };
+
+// Power-flow submissions arriving together read their networks with one statement.
+const stateReaders = new WeakMap<Services, Batcher<{ id: string; tenantId: string }, NetworkState | undefined>>();
+
 /** Stored status and current version, without the lock (power flows may run on a locked network). */
-export async function getNetworkState(s: Services, caller: Caller, id: string): Promise<{ status: 'draft' | 'ready' | 'archived'; version: number }> {
-  const { rows } = await s.db.query<{ status: 'draft' | 'ready' | 'archived'; version: number }>('SELECT status, version FROM networks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
-  if (!rows[0]) throw notFound('network', id);
-  return rows[0];
+export async function getNetworkState(s: Services, caller: Caller, id: string): Promise<NetworkState> {
+  let reader = stateReaders.get(s);
+  if (!reader) {
+    reader = createBatcher(async (keys) => {
+      const { rows } = await s.db.query<NetworkState & { id: string; tenant_id: string }>('SELECT id, tenant_id, status, version FROM networks WHERE id = ANY($1::text[])', [keys.map((k) => k.id)]);
+      const byId = new Map(rows.map((r) => [r.id, r]));
+      return keys.map((k) => {
+        const r = byId.get(k.id);
+        return r && r.tenant_id === k.tenantId ? { status: r.status, version: r.version } : undefined;
+      });
+    });
+    stateReaders.set(s, reader);
+  }
+  const state = await reader.add({ id, tenantId: caller.tenantId });
+  if (!state) throw notFound('network', id);
+  return state;
 }
 
 export async function getNetworkSummary(s: Services, caller: Caller, id: string): Promise<NetworkSummary> {
