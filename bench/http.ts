@@ -31,7 +31,7 @@ const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/p
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const log = (...a: unknown[]) => console.error(...a);
 
-interface Row { scenario: string; mode: string; req_per_s: number; p50_ms: number; p99_ms: number; errors: number; note?: string }
+interface Row { scenario: string; mode: string; req_per_s: number; p50_ms: number; p99_ms: number; errors: number; server_us_per_req?: number; note?: string }
 const rows: Row[] = [];
 
 // Extra node flags for the gridops processes, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
@@ -80,16 +80,32 @@ async function importCase(base: string, h: Record<string, string>, c: string): P
 
 const warmup = Number(process.env.BENCH_WARMUP_SECONDS ?? 3);
 
-async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string) {
+/** CPU time (user + system) a process has used, in microseconds (Linux /proc). */
+function cpuMicros(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = f.slice(f.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * (1e6 / 100); // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string, server?: ChildProcess) {
   // A service that runs for days is warm: the first seconds (JIT, caches) are not measured.
   if (warmup > 0) {
     log(`warming up ${scenario} (${mode}) for ${warmup}s…`);
     await autocannon({ ...opts, duration: warmup });
   }
   log(`running ${scenario} (${mode}) for ${opts.duration}s…`);
+  const cpu0 = cpuMicros(server?.pid);
   const r = await autocannon(opts);
+  const cpu1 = cpuMicros(server?.pid);
   const errors = r.errors + r.non2xx;
-  rows.push({ scenario, mode, req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors, note });
+  // The server's own CPU per request: what the load generator on the same cores costs is not in it.
+  const perReq = cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0 ? Math.round((cpu1 - cpu0) / r.requests.total) : undefined;
+  rows.push({ scenario, mode, req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors, server_us_per_req: perReq, note });
 }
 
 async function embeddedScenarios() {
@@ -106,10 +122,10 @@ async function embeddedScenarios() {
     const auth = Object.keys(h).length > 0;
     const id118 = await importCase(base, h, 'case118');
     for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
-    if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer) + rate limits' : 'authentication not enforced');
-    if (!only || only === 'get') await cannon('get', 'embedded', { url: `${base}/api/v1/networks/${id118}`, headers: h, connections: 50, duration });
+    if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer) + rate limits' : 'authentication not enforced', server);
+    if (!only || only === 'get') await cannon('get', 'embedded', { url: `${base}/api/v1/networks/${id118}`, headers: h, connections: 50, duration }, undefined, server);
     if (!only || only === 'pf-sync') {
-      await cannon('pf-sync case118', 'embedded', { url: `${base}/api/v1/networks/${id118}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}', connections: 16, duration });
+      await cannon('pf-sync case118', 'embedded', { url: `${base}/api/v1/networks/${id118}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}', connections: 16, duration }, undefined, server);
     }
   } finally {
     await stop(server);
@@ -123,7 +139,7 @@ async function embeddedScenarios() {
       const h2 = await authHeader(base2).catch(() => ({}));
       await importCase(base2, h2, 'case118');
       for (let i = 0; i < 20; i++) await importCase(base2, h2, 'case9');
-      await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off, RATE_LIMITS=off baseline');
+      await cannon('list-open', 'embedded', { url: `${base2}/api/v1/networks`, connections: 50, duration }, 'GRIDOPS_AUTH=off, RATE_LIMITS=off baseline', server2);
     } finally {
       await stop(server2);
       rmSync(dir2, { recursive: true, force: true });
@@ -147,7 +163,7 @@ async function asyncThroughput() {
     await db.query(`UPDATE "${schema}".tenants SET quotas = quotas || '{"concurrent_powerflow": 1000, "api_requests_per_hour": 100000000}'::jsonb`);
     if (!only || only === 'pf-async' || only === 'list-pg') {
       for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
-      await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis');
+      await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis', server);
     }
     const N = Number(process.env.BENCH_TASKS ?? 3000);
     // warm-up
@@ -199,10 +215,10 @@ async function main() {
     process.stdout.write(JSON.stringify(rows) + '\n');
     return;
   }
-  const header = '| scenario | mode | req/s | p50 ms | p99 ms | errors | note |';
+  const header = '| scenario | mode | req/s | p50 ms | p99 ms | errors | server CPU µs/req | note |';
   console.log(header);
-  console.log('|---|---|---:|---:|---:|---:|---|');
-  for (const r of rows) console.log(`| ${r.scenario} | ${r.mode} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.note ?? ''} |`);
+  console.log('|---|---|---:|---:|---:|---:|---:|---|');
+  for (const r of rows) console.log(`| ${r.scenario} | ${r.mode} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.server_us_per_req ?? ''} | ${r.note ?? ''} |`);
 }
 
 main().catch((e) => {

@@ -70,16 +70,28 @@ export function createMemoryStore(): BucketStore {
   return {
     async take(specs, hourKey) {
       const now = Date.now();
-      const found = specs.map((s) => {
-        const b = buckets.get(s.key);
-        return b ? Math.min(s.burst, b.t + Math.max(0, now - b.ts) * s.perMs) : s.burst;
-      });
+      // Buckets are looked up once and updated in place: this runs on every request.
+      const held: ({ t: number; ts: number; full: number } | undefined)[] = new Array(specs.length);
+      const found: number[] = new Array(specs.length);
+      for (let i = 0; i < specs.length; i++) {
+        const sp = specs[i];
+        const b = buckets.get(sp.key);
+        held[i] = b;
+        found[i] = b ? Math.min(sp.burst, b.t + Math.max(0, now - b.ts) * sp.perMs) : sp.burst;
+      }
       const d = decide(specs, found);
       if (d.failed === 0) {
-        specs.forEach((s, i) => {
-          found[i] -= 1;
-          buckets.set(s.key, { t: found[i], ts: now, full: now + (s.burst - found[i]) / s.perMs });
-        });
+        for (let i = 0; i < specs.length; i++) {
+          const sp = specs[i];
+          const t = (found[i] -= 1);
+          const full = now + (sp.burst - t) / sp.perMs;
+          const b = held[i];
+          if (b) {
+            b.t = t;
+            b.ts = now;
+            b.full = full;
+          } else buckets.set(sp.key, { t, ts: now, full });
+        }
         if (hourKey) hours.set(hourKey, (hours.get(hourKey) ?? 0) + 1);
       }
       return { ...d, tokens: found, now };
