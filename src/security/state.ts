@@ -59,8 +59,7 @@ async function doInit(s: Services): Promise<SecurityState> {
   const c = s.config;
   let redis: Redis | undefined;
   if (c.redisUrl) {
-    // Auto-pipelining: the rate-limit steps of requests arriving together share one write to Redis.
-    redis = new Redis(c.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: true, enableAutoPipelining: true });
+    redis = new Redis(c.redisUrl, { maxRetriesPerRequest: 1, lazyConnect: true, enableOfflineQueue: true });
     redis.on('error', (err) => s.log.debug({ err }, 'security redis connection error'));
     await redis.connect();
   }
