@@ -14,7 +14,9 @@ import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import type { Bucket, EndpointKey, IpClass } from './settings.js';
-import { getQuotaState } from './quotas.js';
+import { getQuotaState, type TenantQuotaState } from './quotas.js';
+import type { SecurityState } from './state.js';
+import type { RateLimitTable } from './settings.js';
 import { sec } from './state.js';
 import { normalizeIp } from './ip.js';
 
@@ -222,26 +224,40 @@ interface Spec extends BucketSpec {
 
 const perMinute = (b: Bucket) => b.rate / 60_000;
 
-/**
- * The four layers for one request of any door (REST hook, GraphQL, SSE, WebSocket).
- * Never throws for a limit: returns allowed=false with the 429 error and headers.
- */
-export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise<RateLimitDecision> {
-  const st = sec(s);
-  if (!s.config.security.rateLimitsEnabled) return { allowed: true, headers: {}, waitMs: 0 };
+interface Plan {
+  limits: RateLimitTable;
+  quota: TenantQuotaState | null;
+  scale: number;
+  specs: (Spec & { limitText: string; policyText: string })[];
+  tenantIdx: number;
+  tenantLimit: number;
+  tenantLimitText: string;
+  hourKey(hour: number): string;
+}
+
+// The buckets of a request depend only on who asks from where for what, and on the limits and
+// the tenant's quota: they are built once per (class, address, caller, endpoint) and reused,
+// with their key strings (whose hashes the engine then keeps), until the limits or quota change.
+const plans = new WeakMap<SecurityState, Map<string, Plan>>();
+const PLANS_MAX = 10_000;
+
+function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQuotaState | null): Plan {
+  const c = r.caller;
+  const id = `${r.skipIp ? '' : r.ipClass}|${ip}|${c ? `${c.tenantId}|${c.actor.tenant}|${c.actor.type}|${c.actor.id}` : ''}|${r.endpoint ?? ''}`;
+  let byId = plans.get(st);
+  if (!byId) plans.set(st, (byId = new Map()));
+  const have = byId.get(id);
+  const scale = st.s.config.security.rateLimitScale;
+  if (have && have.limits === st.limits && have.quota === q && have.scale === scale) return have;
   const L = st.limits;
-  const ip = normalizeIp(r.ip);
   const specs: Spec[] = [];
   const ipB = L.ip[r.ipClass];
   if (!r.skipIp) specs.push({ layer: 'ip', key: `rl:ip:${r.ipClass}:${ip}`, perMs: perMinute(ipB), burst: ipB.burst, debt: 0, maxWaitMs: 0, limit: ipB.rate, window: 60 });
-  const c = r.caller;
-  if (specs.length === 0 && !c) return { allowed: true, headers: {}, waitMs: 0 };
   let tenantIdx = -1;
   let tenantLimit = 0;
   if (c) {
-    const q = await getQuotaState(st, c.tenantId);
     if (q) {
-      tenantLimit = Math.max(1, Math.round(q.quotas.api_requests_per_hour * s.config.security.rateLimitScale));
+      tenantLimit = Math.max(1, Math.round(q.quotas.api_requests_per_hour * scale));
       tenantIdx = specs.length;
       specs.push({ layer: 'tenant', key: `rl:tenant:${c.tenantId}`, perMs: tenantLimit / 3_600_000, burst: Math.min(tenantLimit, L.tenantBurst ?? tenantLimit), debt: L.tenantQueueDepth, maxWaitMs: L.tenantQueueMaxWaitMs, limit: tenantLimit, window: 3600 });
     }
@@ -251,8 +267,40 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
       specs.push({ layer: 'endpoint', key: `rl:ep:${c.tenantId}:${r.endpoint}`, perMs: perMinute(e), burst: e.burst, debt: 0, maxWaitMs: 0, limit: e.rate, window: 60 });
     }
   }
+  let hourText = '';
+  let hourNum = -1;
+  const plan: Plan = {
+    limits: L, quota: q, scale, tenantIdx, tenantLimit, tenantLimitText: String(tenantLimit),
+    specs: specs.map((sp) => ({ ...sp, limitText: String(sp.limit), policyText: `${sp.limit};w=${sp.window}` })),
+    hourKey(hour) {
+      if (hour !== hourNum) {
+        hourNum = hour;
+        hourText = `usage:req:${c!.tenantId}:${hour}`;
+      }
+      return hourText;
+    },
+  };
+  if (byId.size >= PLANS_MAX) byId.clear();
+  byId.set(id, plan);
+  return plan;
+}
+
+/**
+ * The four layers for one request of any door (REST hook, GraphQL, SSE, WebSocket).
+ * Never throws for a limit: returns allowed=false with the 429 error and headers.
+ */
+export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise<RateLimitDecision> {
+  const st = sec(s);
+  if (!s.config.security.rateLimitsEnabled) return { allowed: true, headers: {}, waitMs: 0 };
+  const L = st.limits;
+  const ip = normalizeIp(r.ip);
+  const c = r.caller;
+  if (r.skipIp && !c) return { allowed: true, headers: {}, waitMs: 0 };
+  const q = c ? await getQuotaState(st, c.tenantId) : null;
+  const plan = planFor(st, r, ip, q);
+  const { specs, tenantIdx, tenantLimit } = plan;
   const hour = Math.floor(Date.now() / 3_600_000);
-  const res = await st.store.take(specs, c && tenantIdx >= 0 ? `usage:req:${c.tenantId}:${hour}` : undefined);
+  const res = await st.store.take(specs, c && tenantIdx >= 0 ? plan.hourKey(hour) : undefined);
   const headers: Record<string, string> = {};
   const resetOf = (i: number) => Math.ceil((res.now + Math.max(0, specs[i].burst - res.tokens[i]) / specs[i].perMs) / 1000);
   // The headers describe the binding layer: the refusing one, else the one with the fewest tokens left.
@@ -264,12 +312,12 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
     }
   }
   const sp = specs[show];
-  headers['X-RateLimit-Limit'] = String(sp.limit);
+  headers['X-RateLimit-Limit'] = sp.limitText;
   headers['X-RateLimit-Remaining'] = String(Math.max(0, Math.floor(res.tokens[show])));
   headers['X-RateLimit-Reset'] = String(resetOf(show));
-  headers['X-RateLimit-Policy'] = `${sp.limit};w=${sp.window}`;
+  headers['X-RateLimit-Policy'] = sp.policyText;
   if (tenantIdx >= 0) {
-    headers['X-RateLimit-Tenant-Limit'] = String(tenantLimit);
+    headers['X-RateLimit-Tenant-Limit'] = plan.tenantLimitText;
     headers['X-RateLimit-Tenant-Remaining'] = String(Math.max(0, Math.floor(res.tokens[tenantIdx])));
   }
   if (res.failed === 0) return { allowed: true, headers, waitMs: Math.ceil(res.waitMs) };
