@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { CASES_DIR } from '../src/paths.js';
 import { createListCache, type ListCache } from '../src/cache/listCache.js';
-import { MODES, REDIS_URL, startTestApp, json, uniqueName, dropDistributed, type TestApp } from './helpers/app.js';
+import { MODES, REDIS_URL, startTestApp, json, uniqueName, dropDistributed, waitForTaskStatus, type TestApp } from './helpers/app.js';
 import { adminHeaders, createTenant, tokenFor } from './helpers/auth.js';
 import { countQueries } from './graphql-helpers.js';
 
@@ -197,12 +197,7 @@ for (const mode of MODES) {
       const status = async () => (json(await call('GET', `/api/v1/networks?sort=name&name=${encodeURIComponent(net.name)}`)).data as { status: string }[])[0].status;
       assert.equal(await status(), 'ready');
       const task = json(await call('POST', `/api/v1/networks/${net.id}/powerflow`, { async: true, tolerance: 1e-15, max_iterations: 1000, flat_start: true, timeout_ms: 20000 })).data;
-      let s = '';
-      for (let i = 0; i < 300 && s !== 'running'; i++) {
-        s = json(await call('GET', `/api/v1/tasks/${task.task_id}`)).data.status;
-        if (s !== 'running') await new Promise((r) => setTimeout(r, 10));
-      }
-      assert.equal(s, 'running');
+      assert.equal(await waitForTaskStatus(app, h, task.task_id, 'running'), 'running');
       assert.equal(await status(), 'locked');
       assert.deepEqual((json(await call('GET', '/api/v1/networks?status=locked')).data as { id: string }[]).map((n) => n.id), [net.id]);
       assert.equal(json(await call('GET', `/api/v1/networks/${net.id}`)).data.status, 'locked');

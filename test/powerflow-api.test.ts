@@ -3,7 +3,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
+import { MODES, startTestApp, json, waitForTaskStatus, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 
@@ -141,12 +141,7 @@ for (const mode of MODES) {
 
     it('locks the network while a task on it runs (PUT and DELETE answer 409 NETWORK_LOCKED)', async () => {
       const d = json(await call('POST', `/api/v1/networks/${ids.case2383wp}/powerflow`, { async: true, tolerance: 1e-15, max_iterations: 1000, flat_start: true, timeout_ms: 20000 })).data;
-      let status = '';
-      for (let i = 0; i < 200 && status !== 'running'; i++) {
-        status = json(await call('GET', `/api/v1/tasks/${d.task_id}`)).data.status;
-        if (status !== 'running') await new Promise((r) => setTimeout(r, 10));
-      }
-      assert.equal(status, 'running');
+      assert.equal(await waitForTaskStatus(app, h, d.task_id, 'running', 200), 'running');
       const net = json(await call('GET', `/api/v1/networks/${ids.case2383wp}`)).data;
       assert.equal(net.status, 'locked');
       const del = await call('DELETE', `/api/v1/networks/${ids.case2383wp}`);

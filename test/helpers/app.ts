@@ -77,3 +77,14 @@ export async function dropDistributed(schema: string, prefix: string): Promise<v
 export function json<T = any>(res: { body: string }): T {
   return JSON.parse(res.body) as T;
 }
+
+/** Polls GET /api/v1/tasks/{id} every 10 ms until its status is `wanted` or `tries` run out; returns the last status seen. */
+export async function waitForTaskStatus(app: TestApp, headers: Record<string, string>, taskId: string, wanted: string, tries = 300): Promise<string> {
+  let status = '';
+  for (let i = 0; i < tries; i++) {
+    status = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}`, headers })).data.status;
+    if (status === wanted) break;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return status;
+}
