@@ -15,7 +15,7 @@
 // (defaults: this machine's PostgreSQL and Redis) with its own schema and prefix.
 import autocannon from 'autocannon';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -147,6 +147,29 @@ async function embeddedScenarios() {
   }
 }
 
+/** CPU µs used so far by each part of the distributed set-up (Linux /proc; PostgreSQL summed over its processes). */
+function componentCpu(server: ChildProcess, workers: ChildProcess[]) {
+  const sumOf = (name: string) => {
+    let total = 0;
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim().startsWith(name)) total += cpuMicros(Number(pid)) ?? 0;
+      } catch { /* exited */ }
+    }
+    return total;
+  };
+  const self = process.cpuUsage();
+  return {
+    api: cpuMicros(server.pid) ?? 0,
+    worker: workers.reduce((a, w) => a + (cpuMicros(w.pid) ?? 0), 0),
+    postgres: sumOf('postgres'),
+    redis: sumOf('redis-server'),
+    bench: self.user + self.system,
+  };
+}
+const cpuBreakdown: string[] = [];
+
 async function asyncThroughput() {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const prefix = `gridops-bench-${randomBytes(4).toString('hex')}`;
@@ -161,7 +184,7 @@ async function asyncThroughput() {
     const h = await authHeader(base);
     const id = await importCase(base, h, 'case118');
     await db.query(`UPDATE "${schema}".tenants SET quotas = quotas || '{"concurrent_powerflow": 1000, "api_requests_per_hour": 100000000}'::jsonb`);
-    if (!only || only === 'pf-async' || only === 'list-pg') {
+    if (!only || only === 'list-pg') {
       for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
       await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis', server);
     }
@@ -170,6 +193,7 @@ async function asyncThroughput() {
     for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/networks/${id}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}' });
     const { rows: [{ n: before }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status = 'completed'`);
     log(`submitting ${N} async case118 power flows…`);
+    const cpu0 = componentCpu(server, workers);
     const t0 = performance.now();
     const lat: number[] = [];
     let next = 0;
@@ -190,6 +214,9 @@ async function asyncThroughput() {
       await new Promise((r) => setTimeout(r, 20));
     }
     const tDone = performance.now();
+    const cpu1 = componentCpu(server, workers);
+    const perTask = (k: keyof typeof cpu0) => ((cpu1[k] - cpu0[k]) / N / 1000).toFixed(2);
+    cpuBreakdown.push(`pf-async CPU ms per task: api ${perTask('api')}, worker ${perTask('worker')}, postgresql ${perTask('postgres')}, redis ${perTask('redis')}, load generator ${perTask('bench')}; wall ${((tDone - t0) / N).toFixed(2)} ms per task`);
     lat.sort((a, b) => a - b);
     rows.push({ scenario: 'pf-async case118', mode: 'distributed (BullMQ, 1 worker process)', req_per_s: Math.round(N / ((tDone - t0) / 1000)), p50_ms: +lat[Math.floor(lat.length / 2)].toFixed(1), p99_ms: +lat[Math.floor(lat.length * 0.99)].toFixed(1), errors: 0, note: `${N} tasks; submit ${(N / ((tSubmitted - t0) / 1000)).toFixed(0)}/s; completed per second end to end; latency = submission` });
   } finally {
@@ -218,6 +245,7 @@ async function main() {
   const header = '| scenario | mode | req/s | p50 ms | p99 ms | errors | server CPU µs/req | note |';
   console.log(header);
   console.log('|---|---|---:|---:|---:|---:|---:|---|');
+  for (const line of cpuBreakdown) log(line);
   for (const r of rows) console.log(`| ${r.scenario} | ${r.mode} | ${r.req_per_s} | ${r.p50_ms} | ${r.p99_ms} | ${r.errors} | ${r.server_us_per_req ?? ''} | ${r.note ?? ''} |`);
 }
 

@@ -2,6 +2,7 @@
 import type { Queryable } from '../db/database.js';
 import type { Caller } from './caller.js';
 import { notFound } from '../lib/errors.js';
+import { decodeResultValues } from '../powerflow/resultValues.js';
 
 /** Internal states; 'dispatched' (handed to a solver, not started) shows as queued. */
 export type TaskState = 'queued' | 'dispatched' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -50,13 +51,35 @@ export function taskView(t: TaskRow) {
   };
 }
 
+/** A tasks row as stored (SELECT * / RETURNING *): the result's values may be in binary beside it. */
+export type StoredTaskRow = TaskRow & { result_values?: Uint8Array | null };
+
+/**
+ * The task of a stored row, its result whole: the values stored in binary
+ * (tasks.result_values, src/powerflow/resultValues.ts) rejoin the JSON header, in the
+ * order the result has always had (buses, branches and generators before losses).
+ */
+export function taskFromRow(row: StoredTaskRow): TaskRow {
+  const { result_values: values, ...task } = row;
+  if (!values || !task.result) return task;
+  const arrays = decodeResultValues(values);
+  const result: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(task.result)) {
+    if (k === 'losses') Object.assign(result, arrays);
+    result[k] = v;
+  }
+  if (!('buses' in result)) Object.assign(result, arrays);
+  task.result = result;
+  return task;
+}
+
 export async function findTask(q: Queryable, caller: Caller, id: string): Promise<TaskRow> {
-  const { rows } = await q.query<TaskRow>('SELECT * FROM tasks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
+  const { rows } = await q.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
   if (!rows[0]) throw notFound('task', id);
-  return rows[0];
+  return taskFromRow(rows[0]);
 }
 
 export async function taskById(q: Queryable, id: string): Promise<TaskRow | undefined> {
-  const { rows } = await q.query<TaskRow>('SELECT * FROM tasks WHERE id = $1', [id]);
-  return rows[0];
+  const { rows } = await q.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1', [id]);
+  return rows[0] && taskFromRow(rows[0]);
 }

@@ -7,7 +7,8 @@ import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { NetworkModel, Generator, Load } from '../domain/network.js';
 import type { NetworkSummary } from '../domain/networks.js';
-import type { TaskRow } from '../domain/tasks.js';
+import { taskFromRow, type TaskRow } from '../domain/tasks.js';
+import { decodeResultValues } from '../powerflow/resultValues.js';
 import { BatchLoader } from './batch.js';
 
 /** Immutable model versions are cached per process: LRU bounded by entries and by
@@ -142,13 +143,13 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
   }, refKey);
 
   const branchFlows = new BatchLoader<NetworkRef, Row[] | null>(async (refs) => {
-    const { rows } = await s.db.query<{ network_id: string; branches: Row[] | null }>(
-      `SELECT DISTINCT ON (network_id) network_id, result->'branches' AS branches FROM tasks
+    const { rows: stored } = await s.db.query<{ network_id: string; branches: Row[] | null; result_values: Uint8Array | null }>(
+      `SELECT DISTINCT ON (network_id) network_id, CASE WHEN result_values IS NULL THEN result->'branches' END AS branches, result_values FROM tasks
        WHERE tenant_id = $1 AND status = 'completed' AND result IS NOT NULL
          AND (network_id, network_version) IN (SELECT * FROM unnest($2::text[], $3::int[]))
        ORDER BY network_id, completed_at DESC, seq DESC`,
       [tenant, refs.map((r) => r.id), refs.map((r) => r.version)]);
-    const by = new Map(rows.map((r) => [r.network_id, r.branches]));
+    const by = new Map(stored.map((r) => [r.network_id, r.result_values ? decodeResultValues(r.result_values).branches as unknown as Row[] : r.branches]));
     return refs.map((r) => by.get(r.id) ?? null);
   }, refKey);
 
@@ -164,8 +165,8 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
         ? s.db.query<TaskRow>(`SELECT DISTINCT ON (network_id, options->>'method') * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, options->>'method', seq DESC`, [tenant, ids])
         : { rows: [] as TaskRow[] },
     ]);
-    const a = new Map(all.rows.map((t) => [t.network_id, t]));
-    const m = new Map(byMethod.rows.map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]));
+    const a = new Map(all.rows.map((t) => [t.network_id, taskFromRow(t)]));
+    const m = new Map(byMethod.rows.map((t) => taskFromRow(t)).map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]));
     return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
   }, (k) => `${k.networkId}|${k.method ?? ''}`);
 

@@ -23,7 +23,7 @@ import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Services } from '../services.js';
 import type { TaskTransport } from './scheduler.js';
-import type { TaskRow } from '../domain/tasks.js';
+import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
 import { abortLocal, announceFinished, executeTask } from './execute.js';
 
 export const QUEUE_NAME = 'powerflow';
@@ -110,12 +110,12 @@ export function jobFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'a
 
 /** Fails a task that is still dispatched or running; true when this call did it. */
 export async function failTask(s: Services, taskId: string, failure: Failure): Promise<boolean> {
-  const { rows } = await s.db.query<TaskRow>(
+  const { rows } = await s.db.query<StoredTaskRow>(
     `UPDATE tasks SET status = 'failed', completed_at = now(), error = $2
      WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`,
     [taskId, JSON.stringify(failure)]);
   if (!rows[0]) return false;
-  await announceFinished(s, rows[0]);
+  await announceFinished(s, taskFromRow(rows[0]));
   return true;
 }
 

@@ -12,7 +12,7 @@ import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
-import { FINISHED, findTask, taskById, type TaskRow } from '../domain/tasks.js';
+import { FINISHED, findTask, taskById, taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { insertEvents, publishEvents } from '../domain/events.js';
 import { createBatcher } from '../lib/batcher.js';
 import { announceFinished } from './execute.js';
@@ -155,14 +155,15 @@ export class TaskScheduler {
     if (FINISHED.includes(task.status)) {
       throw new AppError('CONFLICT', `task ${taskId} is already ${task.status}; only queued or running tasks can be cancelled`, { task_id: taskId, status: task.status });
     }
-    const { rows } = await this.s.db.query<TaskRow>(
+    const { rows } = await this.s.db.query<StoredTaskRow>(
       `UPDATE tasks SET status = 'cancelled', completed_at = now(),
          error = $2 WHERE id = $1 AND status IN ('queued', 'dispatched', 'running') RETURNING *`,
       [taskId, JSON.stringify({ code: 'CANCELLED', message: `cancelled by ${caller.actor.type} ${caller.actor.id}` })]);
     if (!rows[0]) return findTask(this.s.db, caller, taskId);
+    const cancelled = taskFromRow(rows[0]);
     if (task.status !== 'queued') await this.transport.cancel(taskId);
-    await announceFinished(this.s as Services, rows[0]);
-    return rows[0];
+    await announceFinished(this.s as Services, cancelled);
+    return cancelled;
   }
 
   /** Resolves with the finished task, or undefined after timeoutMs. */
