@@ -337,6 +337,20 @@ function endless(): { net: NetworkModel; options: Partial<SolveOptions> } {
   return { net: load(QUICK ? 'case2869pegase' : 'case13659pegase'), options: { method: 'newton_raphson', tolerance: 1e-300, maxIterations: 100000 } };
 }
 
+test('progress: a long solve reports its iterations live, each once and in order', async () => {
+  const { net, options } = endless();
+  const reports: { iteration: number; at: number }[] = [];
+  const started = performance.now();
+  const res = await pool.solve(net, { ...options, timeoutMs: 1500 }, { onProgress: (p) => reports.push({ iteration: p.iteration, at: performance.now() - started }) });
+  const ended = performance.now() - started;
+  assert.equal(res.status, 'timeout');
+  assert.ok(reports.length >= 3, `${reports.length} reports`);
+  assert.deepEqual(reports.map((r) => r.iteration), Array.from({ length: reports.length }, (_, k) => k + 1));
+  // Live: the reports are spread over the solve, not delivered together at its end.
+  assert.ok(reports[0]!.at < ended - 500, `first report at ${reports[0]!.at.toFixed(0)} ms of ${ended.toFixed(0)} ms`);
+  assert.equal(res.iterations, reports.at(-1)!.iteration, 'the outcome carries the last reported iteration');
+});
+
 test('cancel: aborting a running solve stops it between iterations; the worker stays warm', async () => {
   const one = createSolverPool({ threads: 1 });
   try {

@@ -9,59 +9,108 @@
 //                now, read by the progress hook between iterations (Atomics.load),
 //                so cancel / timeout end a running solve at its next iteration;
 //                [1] is set to 1 here when the task starts.
-//   port         optional MessagePort: receives {type:'progress', iteration,
-//                mismatch} after every iteration (numbered across Q-limit
-//                re-runs), then {type:'done'}.
+//   live         optional {channel, key}: once the solve has run LIVE_AFTER_MS, its
+//                iterations so far and every later one are posted as they happen on
+//                the BroadcastChannel named channel: {key, from, progress: [iteration,
+//                mismatch, ...]} (from = index of the first pair in the solve).
 // Result: the ABI output buffer (Float64Array, transferred), header slots
 // SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
-// QLIM_RUNS and THREAD filled in here.
-import { threadId, type MessagePort } from 'node:worker_threads';
+// QLIM_RUNS and THREAD filled in here, followed by the progress trailer:
+// every iteration's (iteration, mismatch) pair (numbered across Q-limit re-runs),
+// then the number of pairs as the buffer's last value.
+//
+// Why a trailer and not a message per iteration: most solves take a millisecond or
+// less, and a cross-thread message (a port per task, a wake-up per message) cost
+// more than the solve; only a solve long enough for anyone to watch is reported live.
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move } from 'piscina';
 import { PowerFlowEngine } from '../src/powerflow/engine.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 
+/** A solve reports live once it has run this long. */
+export const LIVE_AFTER_MS = 20;
+
 export interface SolverTask {
   input: Float64Array;
   qlim: boolean;
   stop?: Int32Array;
-  port?: MessagePort;
+  live?: { channel: string; key: number };
 }
 
 const engine = new PowerFlowEngine();
+const channels = new Map<string, BroadcastChannel>();
 
-let port: MessagePort | undefined;
+// Progress of the current solve: pairs (iteration, mismatch), reused across solves.
+let progress = new Float64Array(512);
+let pairs = 0;
+let sentLive = 0;
+let startedAt = 0;
+let live: { channel: BroadcastChannel; key: number } | undefined;
 let stop: Int32Array | undefined;
 let offset = 0;
 
+function postLive(): void {
+  live!.channel.postMessage({ key: live!.key, from: sentLive, progress: progress.slice(2 * sentLive, 2 * pairs) });
+  sentLive = pairs;
+}
+
 engine.onProgress = (iteration: number, mismatch: number): number => {
-  port?.postMessage({ type: 'progress', iteration: offset + iteration, mismatch });
+  if (2 * pairs + 2 > progress.length) {
+    const grown = new Float64Array(progress.length * 2);
+    grown.set(progress);
+    progress = grown;
+  }
+  progress[2 * pairs] = offset + iteration;
+  progress[2 * pairs + 1] = mismatch;
+  pairs++;
+  if (live && performance.now() - startedAt >= LIVE_AFTER_MS) postLive();
   return stop ? Atomics.load(stop, 0) : 0;
 };
 
+function channel(name: string): BroadcastChannel {
+  let c = channels.get(name);
+  if (!c) {
+    c = new BroadcastChannel(name);
+    c.unref();
+    channels.set(name, c);
+  }
+  return c;
+}
+
+/** out followed by the progress trailer (see the header). */
+function withProgress(out: Float64Array): Float64Array {
+  const full = new Float64Array(out.length + 2 * pairs + 1);
+  full.set(out);
+  full.set(progress.subarray(0, 2 * pairs), out.length);
+  full[full.length - 1] = pairs;
+  return full;
+}
+
 export default function solveTask(task: SolverTask): unknown {
-  port = task.port;
   stop = task.stop;
+  live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
   offset = 0;
+  pairs = 0;
+  sentLive = 0;
+  startedAt = performance.now();
   try {
     if (stop && Atomics.load(stop, 0) !== 0) {
       const out = new Float64Array(OUT.HEADER);
       out[OUT.STATUS] = STATUS.CANCELLED;
-      return move(out);
+      return move(withProgress(out));
     }
     if (stop) Atomics.store(stop, 1, 1);
-    const t0 = performance.now();
     const out = task.qlim
       ? solveWithQLimits(task.input, (inp) => engine.solve(inp), (its) => { offset = its; })
       : engine.solve(task.input);
-    out[OUT.SOLVE_MS] = performance.now() - t0;
+    out[OUT.SOLVE_MS] = performance.now() - startedAt;
     if (!task.qlim) out[OUT.QLIM_RUNS] = 1;
     out[OUT.THREAD] = threadId;
-    return move(out);
+    return move(withProgress(out));
   } finally {
-    port?.postMessage({ type: 'done' });
-    port = undefined;
+    live = undefined;
     stop = undefined;
   }
 }

@@ -17,10 +17,14 @@
 // - hooks.onProgress gets one report per iteration, all of them before the
 //   promise resolves; a timed-out / cancelled outcome then carries the last
 //   reported iteration and mismatch (else 0 and NaN) and no bus / branch results.
+//   A short solve's reports come together with its result (the output's progress
+//   trailer); a solve running longer than LIVE_AFTER_MS (workers/solver.ts) reports
+//   each iteration as it happens, over the pool's BroadcastChannel.
 // The network is packed into one Float64Array that is transferred (not copied)
 // to the worker; the result comes back the same way.
 import { availableParallelism } from 'node:os';
-import { MessageChannel } from 'node:worker_threads';
+import { BroadcastChannel } from 'node:worker_threads';
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
@@ -80,7 +84,14 @@ interface WorkerTask {
   input: Float64Array;
   qlim: boolean;
   stop: Int32Array;
-  port?: import('node:worker_threads').MessagePort;
+  live?: { channel: string; key: number };
+}
+
+/** The progress trailer of a worker's output (workers/solver.ts): its pairs, and where the ABI output ends. */
+function progressTrailer(out: Float64Array): { pairs: Float64Array; outputLength: number } {
+  const n = out[out.length - 1]!;
+  const outputLength = out.length - 1 - 2 * n;
+  return { pairs: out.subarray(outputLength, out.length - 1), outputLength };
 }
 
 export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
@@ -92,6 +103,16 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     idleTimeout: 60_000,
   });
   let closed = false;
+  // Live progress of long solves: one BroadcastChannel for the whole pool, messages routed by task key.
+  const liveName = `gridops-progress-${randomUUID()}`;
+  const liveChannel = new BroadcastChannel(liveName);
+  liveChannel.unref();
+  const liveHandlers = new Map<number, (from: number, pairs: Float64Array) => void>();
+  let nextKey = 0;
+  liveChannel.onmessage = (e: unknown) => {
+    const m = (e as { data: { key: number; from: number; progress: Float64Array } }).data;
+    liveHandlers.get(m.key)?.(m.from, m.progress);
+  };
 
   async function solve(
     network: NetworkModel,
@@ -108,20 +129,28 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     // [0] stop flag (1 cancel, 2 timeout), [1] set by the worker when the task starts
     const stop = new Int32Array(new SharedArrayBuffer(8));
     const ac = new AbortController();
-    const channel = onProgress ? new MessageChannel() : undefined;
+    const key = onProgress ? nextKey++ : -1;
 
     return new Promise<SolveOutcome>((resolve, reject) => {
       let settled = false;
-      let result: Float64Array | undefined;
-      let portDone = channel === undefined;
       let timer: NodeJS.Timeout | undefined;
       let grace: NodeJS.Timeout | undefined;
       let lastIteration = 0, lastMismatch = NaN; // known when progress is reported
+      let reported = 0; // pairs of this solve passed to onProgress (live, then the rest from the trailer)
 
+      // Pairs [from, from + n) of the solve's progress; those already reported are skipped.
+      const report = (from: number, pairs: Float64Array) => {
+        for (let i = Math.max(reported - from, 0); 2 * i < pairs.length && !settled; i++) {
+          lastIteration = pairs[2 * i]!;
+          lastMismatch = pairs[2 * i + 1]!;
+          reported = from + i + 1;
+          onProgress?.({ iteration: lastIteration, maxIterations: o.maxIterations, mismatch: lastMismatch });
+        }
+      };
       const cleanup = () => {
         if (timer) clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        channel?.port1.close();
+        if (key >= 0) liveHandlers.delete(key);
       };
       const settle = (fn: () => void) => {
         if (settled) return;
@@ -129,9 +158,11 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
         cleanup();
         fn();
       };
-      const deliver = () => {
-        if (!result || !portDone) return;
-        const out = result;
+      const deliver = (full: Float64Array) => {
+        const { pairs, outputLength } = progressTrailer(full);
+        report(0, pairs); // every iteration reaches onProgress before the result
+        if (settled) return; // onProgress cancelled it
+        const out = full.subarray(0, outputLength);
         settle(() => {
           if (out[OUT.STATUS] === STATUS.BAD_INPUT) {
             reject(new PowerFlowInputError('the solver rejected the packed network', 'VALIDATION_FAILED'));
@@ -164,29 +195,15 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
 
       timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
-      if (channel) {
-        channel.port1.on('message', (m: { type: string; iteration?: number; mismatch?: number }) => {
-          if (m.type === 'progress') {
-            if (settled) return;
-            lastIteration = m.iteration!;
-            lastMismatch = m.mismatch!;
-            onProgress!({ iteration: m.iteration!, maxIterations: o.maxIterations, mismatch: m.mismatch! });
-          } else if (m.type === 'done') {
-            portDone = true;
-            deliver();
-          }
-        });
-      }
+      if (key >= 0) liveHandlers.set(key, report);
 
       const task: WorkerTask = { input: packed.input, qlim: o.enforceQLimits && o.method !== 'dc', stop };
-      const transferList: import('node:worker_threads').TransferListItem[] = [packed.input.buffer as ArrayBuffer];
-      if (channel) { task.port = channel.port2; transferList.push(channel.port2); }
-      piscina.run(task, { transferList, signal: ac.signal }).then(
+      if (key >= 0) task.live = { channel: liveName, key };
+      piscina.run(task, { transferList: [packed.input.buffer as ArrayBuffer], signal: ac.signal }).then(
         (out) => {
           if (grace) clearTimeout(grace);
           if (settled) return;
-          result = out;
-          deliver();
+          deliver(out);
         },
         (err: unknown) => {
           if (grace) clearTimeout(grace);
@@ -203,6 +220,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (closed) return;
       closed = true;
       await piscina.close();
+      liveChannel.close();
     },
   };
 }
