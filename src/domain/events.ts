@@ -77,8 +77,9 @@ export function eventWire(e: StoredEvent) {
   return { id: e.id, seq: e.seq, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.network_id, agent_id: e.agent_id, severity: e.severity, timestamp: e.timestamp.toISOString() };
 }
 
+/** Publishes in order; all are handed to the bus at once, so they leave together (bus.ts). */
 export async function publishEvents(bus: EventBus, events: StoredEvent[]): Promise<void> {
-  for (const e of events) await bus.publish('event', eventWire(e));
+  await Promise.all(events.map((e) => bus.publish('event', eventWire(e))));
 }
 
 export async function appendEvent(db: Queryable, bus: EventBus, e: NewEvent): Promise<StoredEvent> {

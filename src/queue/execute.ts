@@ -238,5 +238,5 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
     }
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));
-  for (const t of tasks) await s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status });
+  await Promise.all(tasks.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status })));
 }
