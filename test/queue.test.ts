@@ -14,7 +14,7 @@ import { MODES, PG_URL, QUICK, REDIS_URL, json, startTestApp, type TestApp } fro
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR, ROOT } from '../src/paths.js';
 import { runningLocally } from '../src/queue/execute.js';
-import { QUEUE_NAME, type BullTransport, type JobData } from '../src/queue/bullmq.js';
+import { QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
 
 // The server entry compiled beside this test (dist/src/server.js).
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url));
@@ -474,5 +474,78 @@ describe('distributed workers (separate processes)', () => {
     [r] = await rows(app, [t2]);
     assert.equal(r.status, 'failed');
     assert.match(r.error!.message, /could not run this task: database unreachable \(attempt 2 of 2\)/);
+  });
+
+  it('a dispatch pass of many tasks shares jobs; the sweeper follows a task to its job; a worker runs them all', { timeout: 120_000 }, async () => {
+    assert.equal(children.size, 0);
+    const transport = app.services.tasks.transport as BullTransport;
+    const small = await api.importCase('case9');
+    await setQuota(app, 0);
+    const ids: string[] = [];
+    for (let i = 0; i < 40; i++) ids.push(await api.submit(small));
+    await setQuota(app, 100); // the next pass dispatches all 40 at once
+    await waitUntil('40 tasks dispatched', async () => (await rows(app, ids)).every((t) => t.status === 'dispatched'), 10_000);
+
+    const jobOf = async () => new Map((await app.services.db.query<{ id: string; job_id: string | null }>('SELECT id, job_id FROM tasks WHERE id = ANY($1)', [ids])).rows.map((r) => [r.id, r.job_id]));
+    const waiting = async () => (await queue.getJobs(['waiting'])).filter((j) => [j.data.taskId, ...(j.data.taskIds ?? [])].some((id) => id && ids.includes(id)));
+    let jobs = await waiting();
+    // Every task in exactly one job, in submission order; jobs of several tasks are named on the task.
+    assert.deepEqual(jobs.flatMap((j) => j.data.taskIds ?? [j.data.taskId!]).sort(), [...ids].sort());
+    assert.ok(jobs.length < ids.length && jobs.length >= 16, `${jobs.length} jobs for 40 tasks`);
+    const byTask = await jobOf();
+    for (const j of jobs) {
+      for (const id of j.data.taskIds ?? []) assert.equal(byTask.get(id), j.id, `task ${id} names its job`);
+      assert.deepEqual(j.data.taskIds ?? [j.data.taskId], (j.data.taskIds ?? [j.data.taskId!]).slice().sort((a, b) => ids.indexOf(a!) - ids.indexOf(b!)));
+    }
+
+    // A shared job lost before a worker took it: the sweeper re-sends its tasks, now in jobs of their own.
+    const lost = jobs.find((j) => (j.data.taskIds?.length ?? 0) > 1)!;
+    assert.equal(await queue.remove(lost.id!), 1);
+    await transport.sweep();
+    await transport.sweep();
+    jobs = await waiting();
+    for (const id of lost.data.taskIds!) {
+      assert.equal(await queue.getJobState(id), 'waiting', `task ${id} re-sent`);
+      assert.equal((await jobOf()).get(id), null, 'and no longer names the lost job');
+    }
+    assert.deepEqual(jobs.flatMap((j) => j.data.taskIds ?? [j.data.taskId!]).sort(), [...ids].sort(), 'still each task in exactly one job');
+    await transport.sweep(); // nothing more to do: no duplicates
+    assert.equal((await waiting()).length, jobs.length);
+
+    // One task of a shared job cancelled while it waits: the others run, it stays cancelled.
+    const shared = jobs.find((j) => (j.data.taskIds?.length ?? 0) > 1)!;
+    const victim = shared.data.taskIds![1]!;
+    assert.equal((await api.cancel(victim)).statusCode, 200);
+    try {
+      await startWorker();
+      const rs = await waitFinished(app, ids, 90_000);
+      for (const r of rs) {
+        if (r.id === victim) assert.equal(r.status, 'cancelled');
+        else assert.equal(r.status, 'completed', `${r.id}: ${JSON.stringify(r.error)}`);
+        assert.ok(r.attempts <= 1, `${r.id} ran ${r.attempts} times`);
+      }
+    } finally {
+      await stopWorkers();
+    }
+  });
+});
+
+describe('grouping a dispatch pass into jobs', () => {
+  const n = (k: number) => Array.from({ length: k }, (_, i) => i);
+  it('one task per job while a pass hands over 16 or fewer', () => {
+    assert.deepEqual(groupIntoJobs(n(16), 16), n(16).map((i) => [i]));
+    assert.deepEqual(groupIntoJobs([], 16), []);
+  });
+  it('more: at least 16 jobs, at most maxPerJob tasks each, order kept', () => {
+    for (const k of [17, 40, 100, 256, 1000]) {
+      const jobs = groupIntoJobs(n(k), 16);
+      assert.deepEqual(jobs.flat(), n(k), `${k}: every task once, in order`);
+      assert.ok(jobs.every((j) => j.length >= 1 && j.length <= 16), `${k}: job sizes ${jobs.map((j) => j.length)}`);
+      assert.ok(jobs.length >= Math.min(16, k), `${k}: ${jobs.length} jobs`);
+    }
+    assert.equal(groupIntoJobs(n(1000), 16).length, 63);
+  });
+  it('maxPerJob 1 keeps one job per task', () => {
+    assert.equal(groupIntoJobs(n(500), 1).length, 500);
   });
 });

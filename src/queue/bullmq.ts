@@ -3,8 +3,12 @@
 // PostgreSQL) to any number of solver processes (ROLE=all or ROLE=worker), on
 // any machine that reaches the same Redis and PostgreSQL.
 //
-// BullMQ only moves work; PostgreSQL stays the source of truth. A job is
-// {taskId} with jobId = task id, so a task is never queued twice.
+// BullMQ only moves work; PostgreSQL stays the source of truth. A job carries one
+// task, with jobId = task id, or, when a dispatch pass hands over many tasks at once,
+// several: each BullMQ job costs some sixty Redis commands through its life, more than
+// a small solve costs to run. The tasks of a job run side by side on the worker and
+// finish independently; tasks.job_id names such a job so the sweeper can follow it.
+// Either way a task is never queued twice (job ids are unique).
 //
 // Failure handling (docs/deployment.md):
 // - A worker that dies mid-solve stops renewing its job lock (lockDuration).
@@ -30,8 +34,34 @@ export const QUEUE_NAME = 'powerflow';
 const STALLED_REASON = 'job stalled more than allowable limit';
 
 export interface JobData {
-  taskId: string;
+  /** A job of one task. */
+  taskId?: string;
+  /** A job of several tasks, in dispatch order. */
+  taskIds?: string[];
   tenantId?: string;
+}
+
+/** The tasks a job carries. */
+export function jobTasks(data: JobData): string[] {
+  return data.taskIds ?? (data.taskId ? [data.taskId] : []);
+}
+
+/**
+ * Jobs for the tasks of one dispatch pass, in order: one task per job while a pass hands
+ * over few (so that several workers share them), and up to maxPerJob per job when it hands
+ * over many, keeping at least `spread` jobs per pass.
+ */
+export function groupIntoJobs<T>(tasks: T[], maxPerJob: number, spread = 16): T[][] {
+  const n = tasks.length;
+  const count = Math.min(n, Math.max(spread, Math.ceil(n / Math.max(1, maxPerJob))));
+  // count nearly equal groups: the first n % count hold one task more.
+  const jobs: T[][] = [];
+  for (let j = 0, at = 0; j < count; j++) {
+    const size = Math.floor(n / count) + (j < n % count ? 1 : 0);
+    jobs.push(tasks.slice(at, at + size));
+    at += size;
+  }
+  return jobs;
 }
 
 /** Timings of the queue; the environment may override them (docs/deployment.md). */
@@ -50,6 +80,8 @@ export interface QueueTuning {
   sweepMs: number;
   /** Jobs per worker process, as a multiple of its solver threads (I/O overlaps solves). */
   concurrencyPerThread: number;
+  /** Most tasks one job carries when a dispatch pass hands over many (1: one job per task). */
+  tasksPerJob: number;
 }
 
 function envInt(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 0): number {
@@ -72,6 +104,7 @@ export function queueTuning(env: NodeJS.ProcessEnv = process.env): QueueTuning {
     // worker keeps many jobs in flight per solver thread: Piscina queues the solves and
     // the claims and results of the jobs in flight are group-committed (execute.ts).
     concurrencyPerThread: envInt(env, 'GRIDOPS_QUEUE_CONCURRENCY_PER_THREAD', 64, 1),
+    tasksPerJob: envInt(env, 'GRIDOPS_QUEUE_TASKS_PER_JOB', 16, 1),
   };
 }
 
@@ -140,10 +173,24 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
   });
   queue.on('error', (err) => s.log.warn({ err }, 'BullMQ queue error'));
 
-  const send = async (tasks: { id: string; tenant_id: string }[]) => {
+  // resend: the tasks may name a job (job_id) that is gone; their new jobs replace it.
+  const send = async (tasks: { id: string; tenant_id: string }[], resend = false) => {
     if (tasks.length === 0) return;
+    const jobs = groupIntoJobs(tasks, tuning.tasksPerJob).map((group) => ({
+      group,
+      job: group.length === 1
+        ? { name: QUEUE_NAME, data: { taskId: group[0]!.id, tenantId: group[0]!.tenant_id } as JobData, opts: { jobId: group[0]!.id } }
+        : { name: QUEUE_NAME, data: { taskIds: group.map((t) => t.id) } as JobData, opts: { jobId: `batch_${group[0]!.id}` } },
+    }));
+    // The sweeper must find each task's job before the job can run (and finish) without it.
+    const shared = jobs.filter((j) => resend || j.group.length > 1)
+      .flatMap((j) => j.group.map((t) => [t.id, j.group.length > 1 ? j.job.opts.jobId : null] as const));
+    if (shared.length > 0) {
+      await s.db.query('UPDATE tasks SET job_id = x.job_id FROM unnest($1::text[], $2::text[]) AS x(id, job_id) WHERE tasks.id = x.id',
+        [shared.map(([id]) => id), shared.map(([, job]) => job)]);
+    }
     // One MULTI: the jobs enter the wait list in dispatch (FIFO) order.
-    await queue.addBulk(tasks.map((t) => ({ name: QUEUE_NAME, data: { taskId: t.id, tenantId: t.tenant_id }, opts: { jobId: t.id } })));
+    await queue.addBulk(jobs.map((j) => j.job));
   };
 
   // Sweeper (processes that dispatch, i.e. not ROLE=worker). A task looks
@@ -154,15 +201,18 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
   let sweeping: Promise<void> | undefined;
   let closed = false;
   const sweepOnce = async () => {
-    const { rows } = await s.db.query<{ id: string; tenant_id: string; status: string; attempts: number }>(
-      `SELECT id, tenant_id, status, attempts FROM tasks WHERE status IN ('dispatched', 'running') ORDER BY seq LIMIT 1000`);
+    const { rows } = await s.db.query<{ id: string; tenant_id: string; status: string; attempts: number; job_id: string }>(
+      `SELECT id, tenant_id, status, attempts, COALESCE(job_id, id) AS job_id FROM tasks WHERE status IN ('dispatched', 'running') ORDER BY seq LIMIT 1000`);
     const next = new Set<string>();
     const resend: { id: string; tenant_id: string }[] = [];
+    const states = new Map<string, Promise<string>>(); // a job of several tasks is looked up once per pass
     for (const t of rows) {
       if (closed) return;
-      const state = await queue.getJobState(t.id);
+      let lookup = states.get(t.job_id);
+      if (!lookup) states.set(t.job_id, lookup = queue.getJobState(t.job_id));
+      const state = await lookup;
       if (state === 'failed') {
-        const job = await queue.getJob(t.id);
+        const job = await queue.getJob(t.job_id);
         if (job && (await failTask(s, t.id, jobFailure(job, tuning, t.attempts)))) s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
         continue;
       }
@@ -187,7 +237,7 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
     }
     if (resend.length > 0) {
       s.log.warn({ tasks: resend.map((t) => t.id) }, 're-sending dispatched tasks that have no queue job');
-      await send(resend);
+      await send(resend, true);
     }
     suspects = next;
   };
@@ -204,8 +254,9 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
     queue,
     send,
     async cancel(taskId) {
-      // Whichever process runs it aborts it; a job still waiting is dropped
-      // (if a worker takes it first, executeTask sees 'cancelled' and skips it).
+      // Whichever process runs it aborts it; a job of this task alone still waiting is
+      // dropped (if a worker takes it first, or it shares a job, executeTask's claim finds
+      // the task cancelled and skips it).
       await s.bus.publish('cancel', { task_id: taskId });
       try {
         await queue.remove(taskId);
@@ -240,7 +291,13 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
   const conn = connect(s.config.redisUrl!, 'worker');
   const threads = Math.max(1, s.solver.threads ?? s.config.workers ?? 1);
   const worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
-    await executeTask(s, job.data.taskId);
+    // The tasks of a job run side by side and finish independently. A task that could not
+    // be run (database or Redis trouble) fails the job once the others have finished, so
+    // BullMQ retries it; on that run the finished tasks are skipped (their claim finds
+    // them finished) and only the others run again.
+    const outcomes = await Promise.allSettled(jobTasks(job.data).map((id) => executeTask(s, id)));
+    const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
+    if (failed) throw failed.reason;
   }, {
     connection: conn,
     prefix: s.config.redisPrefix,
@@ -259,10 +316,12 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       return;
     }
     void (async () => {
-      const { rows } = await s.db.query<{ attempts: number }>('SELECT attempts FROM tasks WHERE id = $1', [job.data.taskId]);
-      const failure = jobFailure(job, tuning, rows[0]?.attempts);
-      if (await failTask(s, job.data.taskId, failure)) s.log.error({ task: job.data.taskId, reason: job.failedReason }, failure.message);
-    })().catch((e) => s.log.error({ err: e, task: job.id }, 'could not mark the task of a failed job; the sweeper will'));
+      for (const taskId of jobTasks(job.data)) {
+        const { rows } = await s.db.query<{ attempts: number }>('SELECT attempts FROM tasks WHERE id = $1', [taskId]);
+        const failure = jobFailure(job, tuning, rows[0]?.attempts);
+        if (await failTask(s, taskId, failure)) s.log.error({ task: taskId, job: job.id, reason: job.failedReason }, failure.message);
+      }
+    })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not mark the tasks of a failed job; the sweeper will'));
   });
   // Cancel requests reach every process; the one solving the task stops it.
   const unsubscribe = s.bus.subscribe('cancel', (m: { task_id?: string }) => {
