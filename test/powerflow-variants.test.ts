@@ -11,6 +11,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/powerflow/pool.js';
 import { PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from '../src/powerflow/types.js';
 import type { NetworkModel } from '../src/domain/network.js';
+import { deepFreeze } from '../src/lib/immutable.js';
 
 const QUICK = process.env.QUICK === '1';
 const NR: Partial<SolveOptions> = { method: 'newton_raphson', maxIterations: 10, tolerance: 1e-8 };
@@ -336,6 +337,23 @@ test('a second solve on the same topology reuses the symbolic analysis', async (
 function endless(): { net: NetworkModel; options: Partial<SolveOptions> } {
   return { net: load(QUICK ? 'case2869pegase' : 'case13659pegase'), options: { method: 'newton_raphson', tolerance: 1e-300, maxIterations: 100000 } };
 }
+
+test('packing: kept for a frozen model and its options, never for a model that may change', async () => {
+  const NR = { method: 'newton_raphson' as const, maxIterations: 10 };
+  const frozen = deepFreeze(load('case30'));
+  const first = converged(await pool.solve(frozen, NR));
+  const again = converged(await pool.solve(frozen, NR));
+  assert.deepEqual(again.buses, first.buses, 'the kept packing solves the same');
+  // Options the packing reads are part of its key: a different tolerance is honoured.
+  const loose = converged(await pool.solve(frozen, { ...NR, tolerance: 1e-3 }));
+  assert.ok(loose.iterations < first.iterations, `tolerance 1e-3: ${loose.iterations} iterations, 1e-8: ${first.iterations}`);
+  // A model that is not frozen is packed on every solve: a change between solves counts.
+  const open = load('case30');
+  const before = converged(await pool.solve(open, NR));
+  open.loads[0]!.mw *= 1.5;
+  const after = converged(await pool.solve(open, NR));
+  assert.notEqual(after.buses.find((b) => b.id === open.loads[0]!.bus)!.p_load, before.buses.find((b) => b.id === open.loads[0]!.bus)!.p_load);
+});
 
 test('progress: a long solve reports its iterations live, each once and in order', async () => {
   const { net, options } = endless();

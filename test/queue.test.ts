@@ -14,7 +14,7 @@ import { MODES, PG_URL, QUICK, REDIS_URL, json, startTestApp, type TestApp } fro
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR, ROOT } from '../src/paths.js';
 import { runningLocally } from '../src/queue/execute.js';
-import { QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
+import { JOBS_PER_PASS, QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
 
 // The server entry compiled beside this test (dist/src/server.js).
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url));
@@ -491,7 +491,7 @@ describe('distributed workers (separate processes)', () => {
     let jobs = await waiting();
     // Every task in exactly one job, in submission order; jobs of several tasks are named on the task.
     assert.deepEqual(jobs.flatMap((j) => j.data.taskIds ?? [j.data.taskId!]).sort(), [...ids].sort());
-    assert.ok(jobs.length < ids.length && jobs.length >= 16, `${jobs.length} jobs for 40 tasks`);
+    assert.ok(jobs.length < ids.length && jobs.length >= JOBS_PER_PASS, `${jobs.length} jobs for 40 tasks`);
     const byTask = await jobOf();
     for (const j of jobs) {
       for (const id of j.data.taskIds ?? []) assert.equal(byTask.get(id), j.id, `task ${id} names its job`);
@@ -532,16 +532,19 @@ describe('distributed workers (separate processes)', () => {
 
 describe('grouping a dispatch pass into jobs', () => {
   const n = (k: number) => Array.from({ length: k }, (_, i) => i);
-  it('one task per job while a pass hands over 16 or fewer', () => {
-    assert.deepEqual(groupIntoJobs(n(16), 16), n(16).map((i) => [i]));
+  it('one task per job while a pass hands over JOBS_PER_PASS or fewer', () => {
+    assert.equal(JOBS_PER_PASS, 4);
+    assert.deepEqual(groupIntoJobs(n(4), 16), n(4).map((i) => [i]));
     assert.deepEqual(groupIntoJobs([], 16), []);
   });
-  it('more: at least 16 jobs, at most maxPerJob tasks each, order kept', () => {
-    for (const k of [17, 40, 100, 256, 1000]) {
+  it('more: at least JOBS_PER_PASS jobs, at most maxPerJob tasks each, nearly equal, order kept', () => {
+    assert.deepEqual(groupIntoJobs(n(10), 16).map((j) => j.length), [3, 3, 2, 2]);
+    for (const k of [5, 17, 40, 100, 256, 1000]) {
       const jobs = groupIntoJobs(n(k), 16);
       assert.deepEqual(jobs.flat(), n(k), `${k}: every task once, in order`);
       assert.ok(jobs.every((j) => j.length >= 1 && j.length <= 16), `${k}: job sizes ${jobs.map((j) => j.length)}`);
-      assert.ok(jobs.length >= Math.min(16, k), `${k}: ${jobs.length} jobs`);
+      assert.ok(jobs.length >= Math.min(JOBS_PER_PASS, k), `${k}: ${jobs.length} jobs`);
+      assert.ok(Math.max(...jobs.map((j) => j.length)) - Math.min(...jobs.map((j) => j.length)) <= 1, `${k}: sizes differ by one at most`);
     }
     assert.equal(groupIntoJobs(n(1000), 16).length, 63);
   });

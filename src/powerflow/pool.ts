@@ -30,7 +30,8 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { NetworkModel } from '../domain/network.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
-import { packNetwork } from './pack.js';
+import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
+import { isDeeplyFrozen } from '../lib/immutable.js';
 import { emptyOutcome, unpackOutcome } from './unpack.js';
 import { OUT, STATUS } from './abi.js';
 
@@ -72,6 +73,25 @@ function workerFile(): string {
   const here = import.meta.url;
   const ext = here.endsWith('.ts') ? '.ts' : '.js';
   return fileURLToPath(new URL(`../../workers/solver${ext}`, here));
+}
+
+// Packing is a pure function of the model and of the options it reads; a deep-frozen
+// model (the service's stored versions, src/queue/execute.ts) cannot change, so its
+// packing is kept and only its input buffer, which each solve transfers away, is copied.
+const packings = new WeakMap<NetworkModel, Map<string, PackedNetwork>>();
+function packFor(network: NetworkModel, o: SolveOptions): PackedNetwork {
+  if (!isDeeplyFrozen(network)) return packNetwork(network, o);
+  checkOptions(o);
+  const key = `${o.method}|${o.tolerance}|${o.maxIterations}|${o.flatStart}`;
+  let byOptions = packings.get(network);
+  if (!byOptions) packings.set(network, byOptions = new Map());
+  let p = byOptions.get(key);
+  if (!p) {
+    p = packNetwork(network, o);
+    if (byOptions.size >= 8) byOptions.delete(byOptions.keys().next().value!);
+    byOptions.set(key, p);
+  }
+  return { ...p, input: p.input.slice() };
 }
 
 function withDefaults(options: Partial<SolveOptions> | undefined): SolveOptions {
@@ -122,7 +142,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     const t0 = performance.now();
     if (closed) throw new Error('solver pool is closed');
     const o = withDefaults(options);
-    const packed = packNetwork(network, o); // throws PowerFlowInputError
+    const packed = packFor(network, o); // throws PowerFlowInputError
     const { signal, onProgress } = hooks;
     if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });
 

@@ -46,12 +46,15 @@ export function jobTasks(data: JobData): string[] {
   return data.taskIds ?? (data.taskId ? [data.taskId] : []);
 }
 
+/** A dispatch pass hands over at least this many jobs (when it has as many tasks), so a burst is shared by workers. */
+export const JOBS_PER_PASS = 4;
+
 /**
  * Jobs for the tasks of one dispatch pass, in order: one task per job while a pass hands
  * over few (so that several workers share them), and up to maxPerJob per job when it hands
  * over many, keeping at least `spread` jobs per pass.
  */
-export function groupIntoJobs<T>(tasks: T[], maxPerJob: number, spread = 16): T[][] {
+export function groupIntoJobs<T>(tasks: T[], maxPerJob: number, spread = JOBS_PER_PASS): T[][] {
   const n = tasks.length;
   const count = Math.min(n, Math.max(spread, Math.ceil(n / Math.max(1, maxPerJob))));
   // count nearly equal groups: the first n % count hold one task more.

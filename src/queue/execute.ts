@@ -10,6 +10,7 @@ import { loadVersion, networksChanged } from '../domain/networks.js';
 import type { TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
+import { deepFreeze } from '../lib/immutable.js';
 
 const PROGRESS_WRITE_MS = 200;
 
@@ -24,7 +25,8 @@ async function cachedModel(s: Services, networkId: string, version: number): Pro
     modelCache.set(key, m);
     return m;
   }
-  m = await loadVersion(s.db, networkId, version);
+  // Frozen: shared by every task of this version, and the solver pool keeps its packing.
+  m = deepFreeze(await loadVersion(s.db, networkId, version));
   modelCache.set(key, m);
   if (modelCache.size > MODEL_CACHE_SIZE) modelCache.delete(modelCache.keys().next().value!);
   return m;
