@@ -30,7 +30,7 @@ export interface StoredEvent {
   timestamp: Date;
 }
 
-interface EventRow {
+export interface EventRow {
   seq: number;
   tenant_id: string;
   topic: EventTopic;

@@ -23,6 +23,7 @@
 //   whose job failed or vanished, and re-sends 'dispatched' tasks whose job was
 //   never added (Redis was down when the dispatcher handed them over).
 import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Services } from '../services.js';
@@ -183,7 +184,8 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       group,
       job: group.length === 1
         ? { name: QUEUE_NAME, data: { taskId: group[0]!.id, tenantId: group[0]!.tenant_id } as JobData, opts: { jobId: group[0]!.id } }
-        : { name: QUEUE_NAME, data: { taskIds: group.map((t) => t.id) } as JobData, opts: { jobId: `batch_${group[0]!.id}` } },
+        // A re-sent group gets a fresh id: its old job may be gone while its id is still remembered.
+        : { name: QUEUE_NAME, data: { taskIds: group.map((t) => t.id) } as JobData, opts: { jobId: `batch_${group[0]!.id}${resend ? `_${randomBytes(4).toString('hex')}` : ''}` } },
     }));
     // The sweeper must find each task's job before the job can run (and finish) without it.
     const shared = jobs.filter((j) => resend || j.group.length > 1)

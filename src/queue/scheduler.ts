@@ -13,7 +13,7 @@ import type { SolveOptions } from '../powerflow/types.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { FINISHED, findTask, taskById, taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
-import { insertEvents, publishEvents } from '../domain/events.js';
+import { eventFromRow, publishEvents } from '../domain/events.js';
 import { createBatcher } from '../lib/batcher.js';
 import { announceFinished } from './execute.js';
 import { networksChanged } from '../domain/networks.js';
@@ -70,21 +70,30 @@ export class TaskScheduler {
     return row;
   }
 
-  // One transaction and two statements for every submission that arrives while the
-  // previous ones are being stored (src/lib/batcher.ts).
+  // One statement for every submission that arrives while the previous ones are being
+  // stored (src/lib/batcher.ts): the tasks and their task.queued events are inserted by one
+  // INSERT and a data-modifying WITH, atomic without a transaction's BEGIN and COMMIT
+  // round trips. Event seq follows task seq (submission order).
   private readonly submissions = createBatcher(async (subs: { tenantId: string; networkId: string; version: number; options: SolveOptions }[]) => {
     const ids = subs.map(() => newId('task'));
-    return this.s.db.transaction(async (tx) => {
-      const { rows } = await tx.query<TaskRow>(
-        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options)
+    const { rows } = await this.s.db.query<TaskRow & { event_seq: string; event_created_at: Date; event_payload: Record<string, unknown> }>(
+      `WITH t AS (
+         INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options)
          SELECT x.id, x.tenant_id, x.network_id, x.version, 'powerflow', 'queued', x.options
          FROM unnest($1::text[], $2::text[], $3::text[], $4::int[], $5::jsonb[]) WITH ORDINALITY AS x(id, tenant_id, network_id, version, options, ord)
-         ORDER BY x.ord RETURNING *`,
-        [ids, subs.map((t) => t.tenantId), subs.map((t) => t.networkId), subs.map((t) => t.version), subs.map((t) => JSON.stringify(t.options))]);
-      rows.sort((a, b) => Number(a.seq) - Number(b.seq)); // seq follows ord: FIFO order is submission order
-      const events = await insertEvents(tx, rows.map((r) => ({ tenantId: r.tenant_id, topic: 'task' as const, kind: 'task.queued', networkId: r.network_id, payload: { task_id: r.id, network_id: r.network_id, status: 'queued' } })));
-      return rows.map((row, i) => ({ row, event: events[i] }));
-    });
+         ORDER BY x.ord RETURNING *),
+       e AS (
+         INSERT INTO events (tenant_id, topic, kind, payload, network_id)
+         SELECT t.tenant_id, 'task', 'task.queued', jsonb_build_object('task_id', t.id, 'network_id', t.network_id, 'status', 'queued'), t.network_id
+         FROM t ORDER BY t.seq RETURNING seq, created_at, payload)
+       SELECT t.*, e.seq AS event_seq, e.created_at AS event_created_at, e.payload AS event_payload
+       FROM t JOIN e ON e.payload->>'task_id' = t.id ORDER BY t.seq`,
+      [ids, subs.map((t) => t.tenantId), subs.map((t) => t.networkId), subs.map((t) => t.version), subs.map((t) => JSON.stringify(t.options))]);
+    const byId = new Map(rows.map(({ event_seq, event_created_at, event_payload, ...task }) => [task.id, {
+      row: task as TaskRow,
+      event: eventFromRow({ seq: Number(event_seq), tenant_id: task.tenant_id, topic: 'task', kind: 'task.queued', payload: event_payload, network_id: task.network_id, agent_id: null, severity: null, created_at: event_created_at }),
+    }]));
+    return ids.map((id) => byId.get(id)!);
   });
 
   kick(): void {
