@@ -241,6 +241,17 @@ for (const mode of MODES) {
       assert.equal((await call('GET', `/api/v1/networks/${d.succeeded[0].id}`)).statusCode, 404);
     });
 
+    it('accepts DELETE with Content-Type application/json and no body; POST keeps the strict parser', async () => {
+      const id = json(await call('POST', '/api/v1/networks', tiny('doomed-json'))).data.id;
+      const res = await call('DELETE', `/api/v1/networks/${id}`, '', { 'content-type': 'application/json' });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal((await call('GET', `/api/v1/networks/${id}`)).statusCode, 404);
+      const post = await call('POST', '/api/v1/networks', '', { 'content-type': 'application/json' });
+      assert.equal(post.statusCode, 400);
+      assert.equal(json(post).error.code, 'INVALID_REQUEST');
+      assert.match(json(post).error.message, /body is empty/);
+    });
+
     it('deletes a network', async () => {
       const id = json(await call('POST', '/api/v1/networks', tiny('doomed'))).data.id;
       const res = await call('DELETE', `/api/v1/networks/${id}`);

@@ -153,6 +153,16 @@ async function envelope(app: FastifyInstance) {
     });
   });
 
+  // Many HTTP clients send `Content-Type: application/json` on every call, DELETE
+  // included, with no body; Fastify's own parser rejects that. An empty DELETE body
+  // means "no body"; every other method keeps the strict parser and its error.
+  const strictJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    if (req.method === 'DELETE' && (body as string).trim() === '') return done(null, undefined);
+    strictJson(req, body as string, done);
+  });
+
   app.addHook('onRequest', async (req, reply) => {
     const given = req.headers['x-trace-id'];
     req.traceId = typeof given === 'string' && /^[\w.:-]{1,128}$/.test(given) ? given : traceIdNow();
