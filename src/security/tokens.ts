@@ -145,7 +145,7 @@ export function verifyAccessToken(st: SecurityState, token: string): AccessClaim
 
 function checkRevocation(st: SecurityState, claims: AccessClaims): AccessClaims {
   const revoked = claims.fam ? st.revokedFamilies.get(claims.fam) : undefined;
-  if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended after a refresh token was reused)');
+  if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended: logout, refresh-token reuse or a change of the account); log in again');
   return claims;
 }
 

@@ -1,0 +1,271 @@
+// Revocation reaches open connections (#11 finding 3; docs/security.md "Revocation
+// and open connections"), with real clients: `ws` on /ws, the graphql-ws client on
+// /graphql, the eventsource package on the SSE stream. Embedded and distributed, and
+// two gridops processes sharing PostgreSQL and Redis where the revocation happens on
+// one and the connection is on the other.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+import { EventSource } from 'eventsource';
+import { MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders, apiKeyFor, createUser, login } from './helpers/auth.js';
+import { collect, wsClient } from './graphql-helpers.js';
+import { sec } from '../src/security/state.js';
+import { watchedCount } from '../src/security/revocation.js';
+
+type Headers = Record<string, string>;
+type Msg = Record<string, any>;
+
+interface WsConn {
+  ws: WebSocket;
+  messages: Msg[];
+  closed: Promise<{ code: number; reason: string }>;
+  send(m: unknown): void;
+  next(pred: (m: Msg) => boolean, what: string): Promise<Msg>;
+}
+
+function openWs(base: string, headers: Headers): Promise<WsConn> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(`${base.replace(/^http/, 'ws')}/ws`, ['gridops.v1'], { headers });
+    const messages: Msg[] = [];
+    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })));
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())));
+    ws.on('error', reject);
+    ws.on('open', () => resolve({
+      ws, messages, closed,
+      send: (m) => ws.send(JSON.stringify(m)),
+      next: (pred, what) => waitFor(what, () => messages.find(pred)),
+    }));
+  });
+}
+
+/** Polls fn until it returns something (generous bound: the machine may be busy). */
+async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = fn();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Resolves with the close event, or rejects after ms. */
+function closedWithin<T>(p: Promise<T>, what: string, ms = 15_000): Promise<T> {
+  let t: NodeJS.Timeout;
+  return Promise.race([p, new Promise<T>((_, reject) => { t = setTimeout(() => reject(new Error(`${what} was not closed within ${ms} ms`)), ms); })]).finally(() => clearTimeout(t));
+}
+
+async function rest(base: string, method: string, path: string, headers: Headers, body?: unknown) {
+  const r = await fetch(base + path, { method, headers: { ...headers, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const text = await r.text();
+  return { status: r.status, body: text ? JSON.parse(text) : undefined };
+}
+
+const familyOf = (token: string) => JSON.parse(Buffer.from(token.split('.')[1], 'base64url').toString('utf8')).fam as string;
+
+/** Logs in and uses the refresh token twice: the second use revokes the whole family (session). */
+async function reuseRefreshToken(base: string, refreshToken: string): Promise<void> {
+  const first = await rest(base, 'POST', '/api/v1/auth/refresh', {}, { refresh_token: refreshToken });
+  assert.equal(first.status, 200, JSON.stringify(first.body));
+  const again = await rest(base, 'POST', '/api/v1/auth/refresh', {}, { refresh_token: refreshToken });
+  assert.equal(again.status, 401);
+  assert.equal(again.body.error.details.reason, 'refresh_token_reused');
+}
+
+interface SseClient {
+  es: EventSource;
+  system: Msg[];
+  opened: Promise<void>;
+  errored: Promise<void>;
+}
+
+/** The eventsource package, authenticating with an X-API-Key header. */
+function openSse(base: string, headers: Headers): SseClient {
+  const es = new EventSource(`${base}/api/v1/events/stream?topics=constraint`, {
+    fetch: (input, init) => fetch(input, { ...init, headers: { ...(init?.headers as Headers), ...headers } }),
+  });
+  const system: Msg[] = [];
+  es.addEventListener('system', (e) => system.push(JSON.parse((e as MessageEvent).data)));
+  const opened = new Promise<void>((r) => { es.onopen = () => r(); });
+  const errored = new Promise<void>((r) => { es.onerror = () => r(); });
+  return { es, system, opened, errored };
+}
+
+const SMALL = {
+  name: 'revoked-net', buses: [{ id: 1, type: 'SLACK' }, { id: 2, type: 'PQ' }], branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }],
+  generators: [{ bus: 1, mw: 10 }], loads: [{ bus: 2, mw: 9 }],
+};
+const CREATE = `mutation($i: NetworkInput!) { createNetwork(input: $i) { id } }`;
+const WATCH = `subscription { networkChanged { eventId kind } }`;
+
+async function networkNamed(base: string, h: Headers, name: string): Promise<boolean> {
+  const r = await rest(base, 'GET', `/api/v1/networks?page_size=100`, h);
+  return r.body.data.some((n: { name: string }) => n.name === name);
+}
+
+for (const mode of MODES) {
+  describe(`Revocation reaches open connections (${mode})`, () => {
+    let app: TestApp;
+    let base: string;
+    let admin: Headers;
+    before(async () => {
+      app = await startTestApp(mode, { listen: true });
+      base = app.url!;
+      admin = await adminHeaders(app);
+    });
+    after(async () => app?.close());
+
+    it('refresh-token reuse closes the family\'s /ws with 4401; a command sent meanwhile gets no result; other sessions stay', async () => {
+      const u = await createUser(app, { username: `rv-ws-${mode}`, role: 'operator' });
+      const pair = await login(app, u.username, u.password);
+      const h = { authorization: `Bearer ${pair.token}` };
+      const agent = await rest(base, 'POST', '/api/v1/agents', h, { name: `rv-agent-${mode}`, type: 'dispatch' });
+      assert.equal(agent.status, 201, JSON.stringify(agent.body));
+      const c = await openWs(base, h);
+      const other = await openWs(base, { authorization: `Bearer ${(await login(app, u.username, u.password)).token}` });
+      c.send({ type: 'command', id: 'before', agent_id: agent.body.data.id, command: 'status' });
+      assert.equal((await c.next((m) => m.id === 'before', 'the first command_result')).type, 'command_result');
+
+      const reuse = reuseRefreshToken(base, pair.refresh_token);
+      c.send({ type: 'command', id: 'meanwhile', agent_id: agent.body.data.id, command: 'status' });
+      await reuse;
+      const closed = await closedWithin(c.closed, 'the revoked /ws');
+      assert.equal(closed.code, 4401);
+      assert.match(closed.reason, /^UNAUTHORIZED: the session of this connection was revoked/);
+      const err = c.messages.find((m) => m.type === 'error' && m.details?.reason === 'refresh_token_reused');
+      assert.equal(err?.code, 'UNAUTHORIZED', JSON.stringify(c.messages));
+      // The command either ran before the revocation reached the server, or was refused: never after.
+      const meanwhile = c.messages.find((m) => m.id === 'meanwhile');
+      if (meanwhile) assert.ok(meanwhile.type === 'command_result' || meanwhile.code === 'UNAUTHORIZED', JSON.stringify(meanwhile));
+      // The same user's other session is untouched.
+      other.send({ type: 'ping', id: 'p' });
+      assert.equal((await other.next((m) => m.type === 'pong', 'pong')).id, 'p');
+      other.ws.close();
+      // And the revoked token no longer opens anything.
+      const again = await rest(base, 'GET', '/api/v1/networks', h);
+      assert.equal(again.status, 401);
+    });
+
+    it('a frame that raced the notice is refused by the per-frame check (command and subscribe)', async () => {
+      const u = await createUser(app, { username: `rv-race-${mode}`, role: 'operator' });
+      const pair = await login(app, u.username, u.password);
+      const c = await openWs(base, { authorization: `Bearer ${pair.token}` });
+      // The state a notice leaves behind, without its closing of sockets (as if the frame came first).
+      sec(app.services).revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
+      c.send({ type: 'command', id: 'late', agent_id: 'agent_0000000000000000', command: 'status' });
+      const refused = await c.next((m) => m.id === 'late', 'the refusal of the late command');
+      assert.equal(refused.type, 'error');
+      assert.equal(refused.code, 'UNAUTHORIZED');
+      assert.equal((await closedWithin(c.closed, 'the /ws')).code, 4401);
+
+      const pair2 = await login(app, u.username, u.password);
+      const d = await openWs(base, { authorization: `Bearer ${pair2.token}` });
+      sec(app.services).revokedFamilies.set(familyOf(pair2.token), Date.now() + 60_000);
+      d.send({ type: 'subscribe', id: 's', topics: ['topology'] });
+      assert.equal((await d.next((m) => m.id === 's', 'the refusal of the subscription')).code, 'UNAUTHORIZED');
+      assert.equal((await closedWithin(d.closed, 'the /ws')).code, 4401);
+    });
+
+    it('deleting an API key ends its SSE stream with an in-stream error event and closes its /ws with 4401', async () => {
+      const key = await apiKeyFor(app, 'viewer', 'default', `rv-sse-${mode}`);
+      const sse = openSse(base, key.headers);
+      const ws = await openWs(base, key.headers);
+      try {
+        await sse.opened;
+        await waitFor('the connected event', () => sse.system.find((m) => m.type === 'connected'));
+        const del = await rest(base, 'DELETE', `/api/v1/admin/api-keys/${key.id}`, admin);
+        assert.equal(del.status, 200, JSON.stringify(del.body));
+        const err = await waitFor('the in-stream error', () => sse.system.find((m) => m.type === 'error'));
+        assert.equal(err.code, 'UNAUTHORIZED');
+        assert.equal(err.payload.reason, 'api_key_revoked');
+        assert.match(err.message, /API key of this connection was revoked/);
+        await sse.errored; // the stream ended (the client would reconnect, and get 401)
+        assert.equal((await closedWithin(ws.closed, 'the API key\'s /ws')).code, 4401);
+        const after = await rest(base, 'GET', '/api/v1/events/stream', key.headers);
+        assert.equal(after.status, 401);
+      } finally {
+        sse.es.close();
+        ws.ws.close();
+      }
+    });
+
+    it('graphql-ws: a revoked session closes the connection with 4401 and ends its subscriptions', async () => {
+      const u = await createUser(app, { username: `rv-gql-${mode}`, role: 'operator' });
+      const pair = await login(app, u.username, u.password);
+      const c = wsClient(app, { token: pair.token });
+      await c.acked;
+      const sub = collect(c.client, WATCH);
+      await reuseRefreshToken(base, pair.refresh_token);
+      const closed = await closedWithin(c.closed, 'the graphql-ws connection');
+      assert.equal(closed.code, 4401);
+      assert.match(closed.reason, /^UNAUTHENTICATED: the session of this connection was revoked/);
+      await sub.completed;
+      assert.ok(sub.error, 'the subscription ended with an error');
+      await c.client.dispose();
+    });
+
+    it('graphql-ws: an operation that raced the notice is refused (no mutation runs), then 4401', async () => {
+      const u = await createUser(app, { username: `rv-gql-race-${mode}`, role: 'operator' });
+      const pair = await login(app, u.username, u.password);
+      const c = wsClient(app, { token: pair.token });
+      await c.acked;
+      sec(app.services).revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
+      const name = `rv-mutation-${mode}`;
+      const m = collect(c.client, CREATE, { i: { ...SMALL, name } });
+      await m.completed;
+      const errors = m.error as { extensions?: { code: string; details?: { reason?: string } } }[];
+      assert.ok(Array.isArray(errors), `refused with GraphQL errors, got ${JSON.stringify(m.error)}`);
+      assert.equal(errors[0].extensions?.code, 'UNAUTHENTICATED');
+      assert.equal((await closedWithin(c.closed, 'the graphql-ws connection')).code, 4401);
+      assert.equal(await networkNamed(base, admin, name), false);
+      await c.client.dispose();
+    });
+
+    it('closed connections stop being watched', async () => {
+      await waitFor('no watched connections left', () => watchedCount(app.services) === 0);
+    });
+  });
+}
+
+describe('Revocation across processes (distributed: two gridops sharing PostgreSQL and Redis)', () => {
+  let a: TestApp;
+  let b: TestApp;
+  before(async () => {
+    a = await startTestApp('distributed', { listen: true });
+    b = await startTestApp('distributed', { listen: true, shared: { schema: a.schema!, prefix: a.prefix! }, keepData: true });
+  });
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('refresh-token reuse on one process closes /ws (4401) and graphql-ws (4401) on the other', async () => {
+    const u = await createUser(a, { username: 'rv-cross', role: 'operator' });
+    const pair = await login(a, u.username, u.password);
+    const c = await openWs(b.url!, { authorization: `Bearer ${pair.token}` });
+    const g = wsClient(b, { token: pair.token });
+    await g.acked;
+    await reuseRefreshToken(a.url!, pair.refresh_token);
+    assert.equal((await closedWithin(c.closed, '/ws on the other process')).code, 4401);
+    assert.equal((await closedWithin(g.closed, 'graphql-ws on the other process')).code, 4401);
+    await g.client.dispose();
+  });
+
+  it('an API key deleted through one process ends its SSE stream on the other with an error event', async () => {
+    const key = await apiKeyFor(a, 'viewer', 'default', 'rv-cross-sse');
+    const sse = openSse(b.url!, key.headers);
+    try {
+      await sse.opened;
+      await waitFor('the connected event', () => sse.system.find((m) => m.type === 'connected'));
+      const del = await rest(a.url!, 'DELETE', `/api/v1/admin/api-keys/${key.id}`, await adminHeaders(a));
+      assert.equal(del.status, 200);
+      const err = await waitFor('the in-stream error on the other process', () => sse.system.find((m) => m.type === 'error'));
+      assert.equal(err.code, 'UNAUTHORIZED');
+      assert.equal(err.payload.reason, 'api_key_revoked');
+      await sse.errored;
+    } finally {
+      sse.es.close();
+    }
+  });
+});
