@@ -222,6 +222,88 @@ for (const mode of MODES) {
       await c.client.dispose();
     });
 
+    it('logout ends the session: its /ws closes with 4401, its SSE ends with an error event; all_sessions ends the others', async () => {
+      const u = await createUser(app, { username: `rv-logout-${mode}`, role: 'viewer' });
+      const one = await login(app, u.username, u.password);
+      const two = await login(app, u.username, u.password);
+      const h1 = { authorization: `Bearer ${one.token}` };
+      const h2 = { authorization: `Bearer ${two.token}` };
+      const ws1 = await openWs(base, h1);
+      const ws2 = await openWs(base, h2);
+      const sse = openSse(base, h1);
+      try {
+        await sse.opened;
+        await waitFor('the connected event', () => sse.system.find((m) => m.type === 'connected'));
+        const out = await rest(base, 'POST', '/api/v1/auth/logout', h1);
+        assert.equal(out.status, 200, JSON.stringify(out.body));
+        assert.equal(out.body.data.sessions, 1);
+        const closed = await closedWithin(ws1.closed, 'the logged-out /ws');
+        assert.equal(closed.code, 4401);
+        assert.equal(ws1.messages.find((m) => m.type === 'error')?.details?.reason, 'logout');
+        const err = await waitFor('the in-stream error', () => sse.system.find((m) => m.type === 'error'));
+        assert.equal(err.reason, 'logout');
+        assert.equal((await rest(base, 'GET', '/api/v1/networks', h1)).status, 401);
+        assert.equal((await rest(base, 'POST', '/api/v1/auth/refresh', {}, { refresh_token: one.refresh_token })).status, 401);
+        // The other session lives on, until all_sessions.
+        ws2.send({ type: 'ping', id: 'p' });
+        await ws2.next((m) => m.type === 'pong', 'pong');
+        const all = await rest(base, 'POST', '/api/v1/auth/logout?all_sessions=true', h2);
+        assert.equal(all.status, 200);
+        assert.equal((await closedWithin(ws2.closed, 'the other session\'s /ws')).code, 4401);
+        // An API key has no session to end.
+        const key = await apiKeyFor(app, 'viewer', 'default', `rv-logout-key-${mode}`);
+        const bad = await rest(base, 'POST', '/api/v1/auth/logout', key.headers);
+        assert.equal(bad.status, 400);
+        assert.match(bad.body.error.message, /DELETE \/api\/v1\/admin\/api-keys/);
+      } finally {
+        sse.es.close();
+      }
+    });
+
+    it('admin changes to a user: a role losing permissions closes 4403, disabling and deleting close 4401', async () => {
+      const u = await createUser(app, { username: `rv-user-${mode}`, role: 'operator' });
+      const t1 = (await login(app, u.username, u.password)).token;
+      const ws = await openWs(base, { authorization: `Bearer ${t1}` });
+      const g = wsClient(app, { token: t1 });
+      await g.acked;
+      const demote = await rest(base, 'PATCH', `/api/v1/admin/users/${u.id}`, admin, { role: 'viewer' });
+      assert.equal(demote.status, 200, JSON.stringify(demote.body));
+      assert.equal(demote.body.data.role, 'viewer');
+      assert.equal((await closedWithin(ws.closed, '/ws after the role change')).code, 4403);
+      assert.equal(ws.messages.find((m) => m.type === 'error')?.code, 'FORBIDDEN');
+      const gc = await closedWithin(g.closed, 'graphql-ws after the role change');
+      assert.equal(gc.code, 4403);
+      assert.match(gc.reason, /^FORBIDDEN: the role of this account changed/);
+      await g.client.dispose();
+      assert.equal((await rest(base, 'GET', '/api/v1/networks', { authorization: `Bearer ${t1}` })).status, 401);
+
+      // A wider role does not end anything (it applies from the next login or refresh).
+      const t2 = (await login(app, u.username, u.password)).token;
+      const ws2 = await openWs(base, { authorization: `Bearer ${t2}` });
+      assert.equal((await rest(base, 'PATCH', `/api/v1/admin/users/${u.id}`, admin, { role: 'operator' })).status, 200);
+      assert.equal((await rest(base, 'GET', '/api/v1/networks', { authorization: `Bearer ${t2}` })).status, 200);
+      const disable = await rest(base, 'PATCH', `/api/v1/admin/users/${u.id}`, admin, { disabled: true });
+      assert.equal(disable.status, 200);
+      assert.equal((await closedWithin(ws2.closed, '/ws after disabling')).code, 4401);
+      assert.equal(ws2.messages.find((m) => m.type === 'error')?.details?.reason, 'user_disabled');
+      assert.equal((await rest(base, 'POST', '/api/v1/auth/token', {}, { username: u.username, password: u.password })).status, 401);
+
+      const v = await createUser(app, { username: `rv-gone-${mode}`, role: 'viewer' });
+      const t3 = (await login(app, v.username, v.password)).token;
+      const ws3 = await openWs(base, { authorization: `Bearer ${t3}` });
+      const del = await rest(base, 'DELETE', `/api/v1/admin/users/${v.id}`, admin);
+      assert.equal(del.status, 200, JSON.stringify(del.body));
+      assert.equal((await closedWithin(ws3.closed, '/ws after deleting the user')).code, 4401);
+      assert.equal(ws3.messages.find((m) => m.type === 'error')?.details?.reason, 'user_deleted');
+      assert.equal((await rest(base, 'GET', '/api/v1/networks', { authorization: `Bearer ${t3}` })).status, 401);
+      assert.equal((await rest(base, 'DELETE', `/api/v1/admin/users/${v.id}`, admin)).status, 404);
+
+      // An admin cannot lock themselves out.
+      const me = (await rest(base, 'GET', '/api/v1/admin/users', admin)).body.data.find((x: { username: string }) => x.username === app.config.adminUsername);
+      const self = await rest(base, 'PATCH', `/api/v1/admin/users/${me.id}`, admin, { disabled: true });
+      assert.equal(self.status, 409);
+    });
+
     it('closed connections stop being watched', async () => {
       await waitFor('no watched connections left', () => watchedCount(app.services) === 0);
     });
@@ -250,6 +332,26 @@ describe('Revocation across processes (distributed: two gridops sharing PostgreS
     assert.equal((await closedWithin(c.closed, '/ws on the other process')).code, 4401);
     assert.equal((await closedWithin(g.closed, 'graphql-ws on the other process')).code, 4401);
     await g.client.dispose();
+  });
+
+  it('a role change through one process closes graphql-ws on the other with 4403; a deleted user\'s token stays refused by a process started later', async () => {
+    const u = await createUser(a, { username: 'rv-cross-role', role: 'operator' });
+    const token = (await login(a, u.username, u.password)).token;
+    const g = wsClient(b, { token });
+    await g.acked;
+    assert.equal((await rest(a.url!, 'PATCH', `/api/v1/admin/users/${u.id}`, await adminHeaders(a), { role: 'auditor' })).status, 200);
+    assert.equal((await closedWithin(g.closed, 'graphql-ws on the other process')).code, 4403);
+    await g.client.dispose();
+
+    const v = await createUser(a, { username: 'rv-cross-gone', role: 'viewer' });
+    const t = (await login(a, v.username, v.password)).token;
+    assert.equal((await rest(a.url!, 'DELETE', `/api/v1/admin/users/${v.id}`, await adminHeaders(a))).status, 200);
+    const c = await startTestApp('distributed', { listen: true, shared: { schema: a.schema!, prefix: a.prefix! }, keepData: true });
+    try {
+      assert.equal((await rest(c.url!, 'GET', '/api/v1/networks', { authorization: `Bearer ${t}` })).status, 401);
+    } finally {
+      await c.close();
+    }
   });
 
   it('an API key deleted through one process ends its SSE stream on the other with an error event', async () => {

@@ -230,10 +230,13 @@ async function resync(st: SecurityState): Promise<void> {
   const reg = registry(st);
   const window = Math.ceil((RESYNC_MS * 3) / 1000);
   const until = Date.now() + (st.s.config.security.tokenTtlSeconds + 60) * 1000;
-  const { rows } = await st.s.db.query<{ family_id: string }>(
-    'SELECT DISTINCT family_id FROM refresh_tokens WHERE revoked_at > now() - make_interval(secs => $1)', [window]);
+  const { rows } = await st.s.db.query<{ family_id: string; reason: RevocationReason | null }>(
+    `SELECT family_id, max(reason) AS reason FROM (
+       SELECT family_id, NULL AS reason FROM refresh_tokens WHERE revoked_at > now() - make_interval(secs => $1)
+       UNION ALL SELECT family_id, reason FROM revoked_sessions WHERE revoked_at > now() - make_interval(secs => $1)) r
+     GROUP BY family_id`, [window]);
   for (const r of rows) {
-    if (!st.revokedFamilies.has(r.family_id)) applyNotice(st, { kind: 'family_revoked', family: r.family_id, until, reason: reg.reasons.get(r.family_id) ?? 'session_revoked' });
+    if (!st.revokedFamilies.has(r.family_id)) applyNotice(st, { kind: 'family_revoked', family: r.family_id, until, reason: r.reason ?? reg.reasons.get(r.family_id) ?? 'session_revoked' });
   }
   const hashes = [...reg.byKey.keys()];
   if (hashes.length === 0) return;
