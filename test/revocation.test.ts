@@ -354,6 +354,30 @@ describe('Revocation across processes (distributed: two gridops sharing PostgreS
     }
   });
 
+  it('a revocation whose notice was lost (written straight to the database) still ends the connections within the sweep interval', { timeout: 90_000 }, async () => {
+    const u = await createUser(a, { username: 'rv-lost', role: 'viewer' });
+    const pair = await login(a, u.username, u.password);
+    const c = await openWs(b.url!, { authorization: `Bearer ${pair.token}` });
+    const key = await apiKeyFor(a, 'viewer', 'default', 'rv-lost-key');
+    const sse = openSse(b.url!, key.headers);
+    try {
+      await sse.opened;
+      await waitFor('the connected event', () => sse.system.find((m) => m.type === 'connected'));
+      // What logout and DELETE /admin/api-keys write, without the notice (as if Redis had been away).
+      const db = a.services.db;
+      await db.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1', [familyOf(pair.token)]);
+      await db.query(`INSERT INTO revoked_sessions (family_id, user_id, tenant_id, reason) VALUES ($1, $2, 'default', 'logout')`, [familyOf(pair.token), u.id]);
+      await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [key.id]);
+      const closed = await closedWithin(c.closed, '/ws after the sweep', 60_000);
+      assert.equal(closed.code, 4401);
+      assert.equal(c.messages.find((m) => m.type === 'error')?.details?.reason, 'logout');
+      const err = await waitFor('the SSE error after the sweep', () => sse.system.find((m) => m.type === 'error'), 60_000);
+      assert.equal(err.reason, 'api_key_revoked');
+    } finally {
+      sse.es.close();
+    }
+  });
+
   it('an API key deleted through one process ends its SSE stream on the other with an error event', async () => {
     const key = await apiKeyFor(a, 'viewer', 'default', 'rv-cross-sse');
     const sse = openSse(b.url!, key.headers);
