@@ -230,6 +230,11 @@ for (const mode of MODES) {
       const h2 = { authorization: `Bearer ${two.token}` };
       const ws1 = await openWs(base, h1);
       const ws2 = await openWs(base, h2);
+      // Authenticated by its first frame instead of the upgrade.
+      const byFrame = await openWs(base, {});
+      byFrame.send({ type: 'auth', token: one.token });
+      byFrame.send({ type: 'subscribe', id: 'f', topics: ['topology'] });
+      await byFrame.next((m) => m.type === 'subscribed', 'subscribed after the auth frame');
       const sse = openSse(base, h1);
       try {
         await sse.opened;
@@ -240,6 +245,7 @@ for (const mode of MODES) {
         const closed = await closedWithin(ws1.closed, 'the logged-out /ws');
         assert.equal(closed.code, 4401);
         assert.equal(ws1.messages.find((m) => m.type === 'error')?.details?.reason, 'logout');
+        assert.equal((await closedWithin(byFrame.closed, 'the /ws authenticated by frame')).code, 4401);
         const err = await waitFor('the in-stream error', () => sse.system.find((m) => m.type === 'error'));
         assert.equal(err.reason, 'logout');
         assert.equal((await rest(base, 'GET', '/api/v1/networks', h1)).status, 401);
