@@ -40,10 +40,10 @@ function openWs(base: string, headers: Headers): Promise<WsConn> {
 }
 
 /** Polls fn until it returns something (generous bound: the machine may be busy). */
-async function waitFor<T>(what: string, fn: () => T | undefined | null | false, ms = 15_000): Promise<T> {
+async function waitFor<T>(what: string, fn: () => T | undefined | null | false | Promise<T | undefined | null | false>, ms = 15_000): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = fn();
+    const v = await fn();
     if (v) return v;
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 10));
@@ -184,6 +184,13 @@ for (const mode of MODES) {
         assert.equal((await closedWithin(ws.closed, 'the API key\'s /ws')).code, 4401);
         const after = await rest(base, 'GET', '/api/v1/events/stream', key.headers);
         assert.equal(after.status, 401);
+        // The audit trail says why both ended.
+        for (const action of ['sse.disconnect', 'ws.disconnect']) {
+          await waitFor(`${action} with the revocation reason`, async () => {
+            const r = await rest(base, 'GET', `/api/v1/audit?action=${action}&actor=${key.id}`, admin);
+            return r.body.data.some((e: { details: { reason?: string } }) => e.details.reason === 'revoked_api_key_revoked');
+          });
+        }
       } finally {
         sse.es.close();
         ws.ws.close();

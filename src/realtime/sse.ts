@@ -348,7 +348,7 @@ export class SseStream {
     if (this.ended) return;
     this.write(`retry: ${Math.max(this.o.cfg.sseRetryMs, 30_000)}\n\n`);
     this.systemError(code, message, { reason });
-    this.end('revoked');
+    this.end(`revoked_${reason}`);
   }
 
   /** The process is shutting down: tell the client, which reconnects (to another process) and resumes. */

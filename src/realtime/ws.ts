@@ -141,17 +141,18 @@ export class WsSession {
     this.send({ type: 'error', ...(isId(id) ? { id } : {}), code, message, ...(details ? { details } : {}) });
   }
 
-  private close(code: number, reason: string): void {
+  /** Closes with a code; `why` is the ws.disconnect audit reason. */
+  private close(code: number, reason: string, why = `closed_${code}`): void {
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
       this.socket.close(code, reason.slice(0, 120));
     }
-    this.cleanup(`closed_${code}`);
+    this.cleanup(why);
   }
 
   /** Error frame, then close. */
-  private fail(closeCode: number, code: string, message: string, details?: Record<string, unknown>): void {
+  private fail(closeCode: number, code: string, message: string, details?: Record<string, unknown>, why?: string): void {
     this.error(undefined, code, message, details);
-    this.close(closeCode, `${code}: ${message}`);
+    this.close(closeCode, `${code}: ${message}`, why);
   }
 
   /** Server shutdown: 1001, the client reconnects elsewhere. */
@@ -208,7 +209,7 @@ export class WsSession {
 
   private revoked(r: Revocation, id?: unknown): void {
     if (id !== undefined) this.error(id, r.code, r.message, { reason: r.reason });
-    this.fail(r.closeCode, r.code, r.message, { reason: r.reason });
+    this.fail(r.closeCode, r.code, r.message, { reason: r.reason }, `revoked_${r.reason}`);
   }
 
   private async onAuth(m: Frame): Promise<void> {
