@@ -10,12 +10,15 @@ import { AppError } from '../lib/errors.js';
 import { sec } from '../security/state.js';
 import { acquireConnection, recordAudit, fromCaller, type AuditInput } from '../security/index.js';
 import { createConnectionRegistry, type ConnKind, type ConnectionRegistry } from '../security/connections.js';
+import { revocableCredential, type RevocableCredential } from '../security/revocation.js';
 
 export interface Credential {
   /** Stable key of the credential (hash), for the per-token connection limit. */
   key: string;
   /** Epoch ms at which the credential stops being valid (JWT exp), if it expires. */
   expiresAt?: number;
+  /** What a revocation of this credential is recognised by (src/security/revocation.ts). */
+  revocable: RevocableCredential;
 }
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex').slice(0, 32);
@@ -38,14 +41,14 @@ export function requestCredential(req: FastifyRequest, caller: Caller): Credenti
   const m = typeof auth === 'string' ? /^Bearer\s+(\S+)\s*$/i.exec(auth) : null;
   const q = (req.query as Record<string, unknown> | undefined)?.token;
   const token = m?.[1] ?? (typeof q === 'string' && q !== '' ? q : undefined);
-  if (token) return { key: `tok:${sha(token)}`, expiresAt: jwtExpiry(token) };
+  if (token) return tokenCredential(token);
   const apiKey = req.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey) return { key: `key:${sha(apiKey)}` };
-  return { key: `id:${caller.actor.type}:${caller.actor.id}` };
+  if (typeof apiKey === 'string' && apiKey) return { key: `key:${sha(apiKey)}`, revocable: revocableCredential({ apiKey }) };
+  return { key: `id:${caller.actor.type}:${caller.actor.id}`, revocable: {} };
 }
 
 export function tokenCredential(token: string): Credential {
-  return { key: `tok:${sha(token)}`, expiresAt: jwtExpiry(token) };
+  return { key: `tok:${sha(token)}`, expiresAt: jwtExpiry(token), revocable: revocableCredential({ token }) };
 }
 
 export interface ConnectionLease {

@@ -338,6 +338,19 @@ export class SseStream {
     this.end('until');
   }
 
+  /**
+   * The stream's credential was revoked (src/security/revocation.ts): an in-stream error
+   * (code UNAUTHORIZED, or FORBIDDEN when only the role changed, details in reason), then
+   * the end. `retry` is raised so that an EventSource's automatic reconnection with the
+   * same credential does not hammer the 401 it will get.
+   */
+  revoked(code: string, message: string, reason: string): void {
+    if (this.ended) return;
+    this.write(`retry: ${Math.max(this.o.cfg.sseRetryMs, 30_000)}\n\n`);
+    this.systemError(code, message, { reason });
+    this.end(`revoked_${reason}`);
+  }
+
   /** The process is shutting down: tell the client, which reconnects (to another process) and resumes. */
   shutdown(): void {
     if (this.ended) return;

@@ -19,6 +19,7 @@ import { CommandIn } from '../routes/api/v1/agents/schema.js';
 import type { RealtimeHub } from './hub.js';
 import { buildFilter, matches, type EventFilter, type LiveEvent } from './filter.js';
 import { acquireSlots, auditLive, tokenCredential, type ConnectionLease, type Credential } from './access.js';
+import { checkCredential, watchCredential, type Revocation } from '../security/revocation.js';
 
 /** Close codes (docs/websocket.md). */
 export const CLOSE = {
@@ -27,8 +28,8 @@ export const CLOSE = {
   POLICY: 1008,            // message-rate abuse
   TOO_BIG: 1009,
   TRY_AGAIN: 1013,         // slow consumer
-  UNAUTHORIZED: 4401,      // no/invalid/expired credentials, auth timeout
-  FORBIDDEN: 4403,
+  UNAUTHORIZED: 4401,      // no/invalid/expired/revoked credentials, auth timeout
+  FORBIDDEN: 4403,         // permissions lost while connected (role changed)
   TOO_MANY_CONNECTIONS: 4429,
 } as const;
 
@@ -70,6 +71,7 @@ export class WsSession {
   private timers: NodeJS.Timeout[] = [];
   private authTimer?: NodeJS.Timeout;
   private expiryTimer?: NodeJS.Timeout;
+  private unwatch?: () => void;
   private closed = false;
   private alive = true;
   private chain: Promise<void> = Promise.resolve();
@@ -139,17 +141,18 @@ export class WsSession {
     this.send({ type: 'error', ...(isId(id) ? { id } : {}), code, message, ...(details ? { details } : {}) });
   }
 
-  private close(code: number, reason: string): void {
+  /** Closes with a code; `why` is the ws.disconnect audit reason. */
+  private close(code: number, reason: string, why = `closed_${code}`): void {
     if (this.socket.readyState === this.socket.OPEN || this.socket.readyState === this.socket.CONNECTING) {
       this.socket.close(code, reason.slice(0, 120));
     }
-    this.cleanup(`closed_${code}`);
+    this.cleanup(why);
   }
 
   /** Error frame, then close. */
-  private fail(closeCode: number, code: string, message: string, details?: Record<string, unknown>): void {
+  private fail(closeCode: number, code: string, message: string, details?: Record<string, unknown>, why?: string): void {
     this.error(undefined, code, message, details);
-    this.close(closeCode, `${code}: ${message}`);
+    this.close(closeCode, `${code}: ${message}`, why);
   }
 
   /** Server shutdown: 1001, the client reconnects elsewhere. */
@@ -178,6 +181,7 @@ export class WsSession {
     if (this.authTimer) clearTimeout(this.authTimer);
     this.unsubscribe = this.hub.add({ tenantId: this.caller.tenantId, deliver: (e) => this.deliver(e) });
     this.armExpiry();
+    this.watchRevocation();
     void auditLive(this.s, this.caller, {
       action: 'ws.connect', resource: { type: 'websocket', id: this.req.id }, result: 'success', status: 101,
       details: { subprotocol: this.protocol || null, concurrent: lease.concurrent },
@@ -195,6 +199,17 @@ export class WsSession {
       } else this.armExpiry();
     }, delay);
     this.expiryTimer.unref();
+  }
+
+  /** A revocation of the credential (in any API process) closes the connection at once. */
+  private watchRevocation(): void {
+    this.unwatch?.();
+    this.unwatch = this.credential ? watchCredential(this.s, this.credential.revocable, (r) => this.revoked(r)) : undefined;
+  }
+
+  private revoked(r: Revocation, id?: unknown): void {
+    if (id !== undefined) this.error(id, r.code, r.message, { reason: r.reason });
+    this.fail(r.closeCode, r.code, r.message, { reason: r.reason }, `revoked_${r.reason}`);
   }
 
   private async onAuth(m: Frame): Promise<void> {
@@ -222,6 +237,7 @@ export class WsSession {
       this.caller = { ...c, interface: 'websocket' };
       this.credential = cred;
       this.armExpiry();
+      this.watchRevocation();
       return;
     }
     let lease: ConnectionLease;
@@ -305,6 +321,10 @@ export class WsSession {
       if (['subscribe', 'unsubscribe', 'command'].includes(m.type as string)) {
         return this.error(m.id, 'UNAUTHORIZED', 'authenticate first: send {type:"auth", token} (or connect with an Authorization header or ?token=)');
       }
+    } else if ((m.type === 'command' || m.type === 'subscribe') && this.credential) {
+      // The notice closes the socket; this catches a frame that raced it (or a notice not yet arrived from Redis).
+      const r = await checkCredential(this.s, this.credential.revocable);
+      if (r) return this.revoked(r, m.id);
     }
     switch (m.type) {
       case 'subscribe':
@@ -405,6 +425,7 @@ export class WsSession {
     for (const t of this.timers) clearInterval(t);
     if (this.authTimer) clearTimeout(this.authTimer);
     if (this.expiryTimer) clearTimeout(this.expiryTimer);
+    this.unwatch?.();
     this.unsubscribe?.();
     this.subs.clear();
     const lease = this.lease;

@@ -1,13 +1,17 @@
 // Notices between the API processes of one deployment about security state that
 // each process caches: revoked refresh families (their access tokens stop working
-// at once), revoked API keys, changed tenant quotas. In-process without Redis;
+// at once, open connections using them close), revoked API keys, changed tenant quotas. In-process without Redis;
 // Redis pub/sub on <prefix>:security otherwise (own connections: the event bus
 // carries client-visible events only).
 import { EventEmitter } from 'node:events';
 import { Redis } from 'ioredis';
 
+/** Why a credential stopped working (docs/security.md "Revocation and open connections"). */
+export type RevocationReason = 'refresh_token_reused' | 'logout' | 'api_key_revoked' | 'user_disabled' | 'user_deleted' | 'role_changed' | 'session_revoked';
+
 export type SecurityNotice =
-  | { kind: 'family_revoked'; family: string; until: number }
+  | { kind: 'family_revoked'; family: string; until: number; reason?: RevocationReason }
+  | { kind: 'user_revoked'; user: string; families: string[]; until: number; reason: RevocationReason }
   | { kind: 'api_key_revoked'; hash: string }
   | { kind: 'quota_changed'; tenant: string }
   | { kind: 'keys_changed' };

@@ -32,6 +32,8 @@ export interface SecurityState {
   /** Set when an audit write failed; mutating requests get 403 AUDIT_REQUIRED until one succeeds. */
   auditFailing: boolean;
   timers: NodeJS.Timeout[];
+  /** Called after each notice is applied (src/security/revocation.ts closes open connections). */
+  noticeListeners: ((n: SecurityNotice) => void)[];
   closed: boolean;
 }
 
@@ -80,6 +82,7 @@ async function doInit(s: Services): Promise<SecurityState> {
     isBlocked: buildBlockList(c.security.blockedIps),
     auditFailing: false,
     timers: [],
+    noticeListeners: [],
     closed: false,
   };
   channel.subscribe((n) => applyNotice(st, n));
@@ -97,6 +100,9 @@ export function applyNotice(st: SecurityState, n: SecurityNotice): void {
     case 'family_revoked':
       st.revokedFamilies.set(n.family, n.until);
       break;
+    case 'user_revoked':
+      for (const f of n.families) st.revokedFamilies.set(f, n.until);
+      break;
     case 'api_key_revoked':
       st.apiKeyCache.delete(n.hash);
       break;
@@ -110,6 +116,7 @@ export function applyNotice(st: SecurityState, n: SecurityNotice): void {
       }).catch((err) => st.s.log.error({ err }, 'reloading JWT keys failed'));
       break;
   }
+  for (const fn of st.noticeListeners) fn(n);
 }
 
 /** Applies a notice here at once and tells the other processes. */

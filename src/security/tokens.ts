@@ -145,7 +145,7 @@ export function verifyAccessToken(st: SecurityState, token: string): AccessClaim
 
 function checkRevocation(st: SecurityState, claims: AccessClaims): AccessClaims {
   const revoked = claims.fam ? st.revokedFamilies.get(claims.fam) : undefined;
-  if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended after a refresh token was reused)');
+  if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended: logout, refresh-token reuse or a change of the account); log in again');
   return claims;
 }
 
@@ -212,6 +212,7 @@ export async function rotateRefreshToken(st: SecurityState, presented: string): 
     if (r.revoked_at) return { ok: false, error: new AppError('UNAUTHORIZED', 'the refresh token was revoked; log in again') };
     if (r.used_at) {
       await tx.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [r.family_id]);
+      await tx.query(`INSERT INTO revoked_sessions (family_id, user_id, tenant_id, reason) VALUES ($1, $2, $3, 'refresh_token_reused') ON CONFLICT (family_id) DO NOTHING`, [r.family_id, r.user_id, r.tenant_id]);
       return {
         ok: false,
         error: new AppError('UNAUTHORIZED', 'the refresh token was already used; its session has been revoked, log in again', { reason: 'refresh_token_reused' }),
@@ -229,7 +230,7 @@ export async function rotateRefreshToken(st: SecurityState, presented: string): 
     return { ok: true, subject, family: r.family_id, pair: { token: access(st, subject, r.family_id), refresh_token: refresh, expires_in: c.tokenTtlSeconds, refresh_expires_in: c.refreshTtlSeconds, token_type: 'Bearer', scope: r.scope } };
   });
   if (!out.ok && out.reuse) {
-    await broadcast(st, { kind: 'family_revoked', family: out.reuse.family, until: Date.now() + (st.s.config.security.tokenTtlSeconds + 60) * 1000 });
+    await broadcast(st, { kind: 'family_revoked', family: out.reuse.family, until: Date.now() + (st.s.config.security.tokenTtlSeconds + 60) * 1000, reason: 'refresh_token_reused' });
   }
   return out;
 }
@@ -237,8 +238,11 @@ export async function rotateRefreshToken(st: SecurityState, presented: string): 
 /** At start: families revoked recently enough that their access tokens may still be alive. */
 export async function loadRevokedFamilies(st: SecurityState): Promise<void> {
   const ttl = st.s.config.security.tokenTtlSeconds + 60;
+  // revoked_sessions also holds the families of deleted users (their refresh tokens are gone).
   const { rows } = await st.s.db.query<{ family_id: string; until: number }>(
     `SELECT family_id, (extract(epoch FROM max(revoked_at)) * 1000)::bigint + $1::bigint * 1000 AS until
-       FROM refresh_tokens WHERE revoked_at > now() - make_interval(secs => $1) GROUP BY family_id`, [ttl]);
+       FROM (SELECT family_id, revoked_at FROM refresh_tokens WHERE revoked_at > now() - make_interval(secs => $1)
+             UNION ALL SELECT family_id, revoked_at FROM revoked_sessions WHERE revoked_at > now() - make_interval(secs => $1)) r
+      GROUP BY family_id`, [ttl]);
   for (const r of rows) st.revokedFamilies.set(r.family_id, Number(r.until));
 }

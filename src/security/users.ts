@@ -10,6 +10,9 @@ import { hashPassword, verifyPassword } from './passwords.js';
 import { issueTokenPair, parseScope, type TokenPair, type TokenSubject } from './tokens.js';
 import { PLANS, type PlanName, writeEffectiveQuotas, tenantExists } from './quotas.js';
 import type { SecurityState } from './state.js';
+import type { Queryable } from '../db/database.js';
+import { announceRevoked, revokeFamilies } from './sessions.js';
+import type { RevocationReason } from './channel.js';
 
 export interface UserView {
   id: string;
@@ -107,4 +110,48 @@ export async function listUsers(st: SecurityState, tenantId?: string): Promise<U
   const { rows } = await st.s.db.query<UserRow>(
     `SELECT * FROM users ${tenantId ? 'WHERE tenant_id = $1' : ''} ORDER BY created_at, id`, tenantId ? [tenantId] : []);
   return rows.map(view);
+}
+
+async function lockedUser(q: Queryable, caller: Caller, id: string, what: string): Promise<UserRow> {
+  const { rows } = await q.query<UserRow>('SELECT * FROM users WHERE id = $1 FOR UPDATE', [id]);
+  const u = rows[0];
+  if (!u) throw new AppError('NOT_FOUND', `user ${id} does not exist`, { resource: 'user', id });
+  // An admin locking themselves out (or demoting themselves) is a mistake another admin should make.
+  if (caller.actor.type === 'user' && caller.actor.id === u.username) {
+    throw new AppError('CONFLICT', `you cannot ${what} your own account; ask another admin`, { resource: 'user', id });
+  }
+  return u;
+}
+
+/**
+ * PATCH /admin/users/{id}: role and/or disabled. Disabling, or a role that loses a
+ * permission, ends every session of the user at once, open connections included
+ * (close 4401 when disabled, 4403 for the role); a wider role applies from the next login or refresh.
+ */
+export async function updateUser(st: SecurityState, caller: Caller, id: string, input: { role?: RoleName; disabled?: boolean }): Promise<UserView> {
+  if (input.role !== undefined && !ROLES.includes(input.role)) throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
+  const out = await st.s.db.transaction(async (tx) => {
+    const u = await lockedUser(tx, caller, id, 'change the role or disable');
+    const role = input.role ?? u.role;
+    const disabled = input.disabled ?? u.disabled;
+    const { rows } = await tx.query<UserRow>('UPDATE users SET role = $2, disabled = $3 WHERE id = $1 RETURNING *', [id, role, disabled]);
+    const lost = ROLE_PERMISSIONS[u.role].some((p) => !ROLE_PERMISSIONS[role].includes(p));
+    const reason: RevocationReason | undefined = disabled && !u.disabled ? 'user_disabled' : lost ? 'role_changed' : undefined;
+    const families = reason ? await revokeFamilies(st, tx, { userId: id }, reason) : [];
+    return { user: view(rows[0]), reason, families };
+  });
+  if (out.reason) await announceRevoked(st, id, out.families, out.reason);
+  return out.user;
+}
+
+/** DELETE /admin/users/{id}: the user, its refresh tokens, and every session at once (open connections close with 4401). */
+export async function deleteUser(st: SecurityState, caller: Caller, id: string): Promise<UserView> {
+  const out = await st.s.db.transaction(async (tx) => {
+    const u = await lockedUser(tx, caller, id, 'delete');
+    const families = await revokeFamilies(st, tx, { userId: id }, 'user_deleted');
+    await tx.query('DELETE FROM users WHERE id = $1', [id]);
+    return { user: view(u), families };
+  });
+  await announceRevoked(st, id, out.families, 'user_deleted');
+  return out.user;
 }

@@ -28,6 +28,7 @@ import { createContext } from '../../graphql/context.js';
 import { negotiateVersion, type Negotiated } from '../../graphql/versions.js';
 import { ProgressHub } from '../../graphql/streams.js';
 import { setProgressHub } from '../../graphql/resolvers/subscriptions.js';
+import { checkCredential, revocableCredential, revocationError, watchCredential, type Revocation, type RevocableCredential } from '../../security/revocation.js';
 
 export const GRAPHQL_PATH = '/graphql';
 const HTTP_OPERATIONS = new Set(['query', 'mutation'] as const);
@@ -51,7 +52,15 @@ interface WsConn {
   version?: Negotiated;
   release?: () => Promise<void> | void;
   expiry?: NodeJS.Timeout;
+  /** The credential, checked again per operation; unwatch stops the revocation watch. */
+  revocable?: RevocableCredential;
+  unwatch?: () => void;
   window: { start: number; count: number };
+}
+
+/** A revoked credential closes the connection: 4401 (gone) or 4403 (role changed). */
+function closeRevoked(conn: WsConn, r: Revocation): void {
+  conn.socket.close(r.closeCode, limitReason(`${gqlCodeOf(r.code)}: ${r.message}`));
 }
 
 const limitReason = (s: string) => (Buffer.byteLength(s) > 120 ? `${s.slice(0, 110)}…` : s);
@@ -80,6 +89,11 @@ function tokenExpiry(token: string | undefined): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+function isUpgrade(req: FastifyRequest): boolean {
+  const up = req.headers.upgrade;
+  return req.method === 'GET' && typeof up === 'string' && up.toLowerCase() === 'websocket';
 }
 
 function str(v: unknown): string | undefined {
@@ -113,6 +127,10 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
   // GraphQL errors with HTTP 200 (SPEC 7.3), no data; denials are audited here
   // (the REST hook audits only 401/403/429 responses).
   app.setErrorHandler(async (err: FastifyError | AppError | GraphQLError, req, reply) => {
+    // A refused WebSocket upgrade (429 with Retry-After, 401, 403) is answered as on /ws,
+    // with its HTTP status by the envelope's handler: a WebSocket client reports the
+    // status; a 200 would make it fail with "Unexpected server response: 200".
+    if (isUpgrade(req)) throw err;
     const gerr = (err as GraphQLError).extensions?.code !== undefined && !(err instanceof AppError) ? (err as GraphQLError) : toGraphQLError(toAppError(err as FastifyError));
     const original = gerr.originalError;
     if (original instanceof AppError && [401, 403, 429].includes(original.statusCode)) {
@@ -172,6 +190,8 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
           socket: req.raw.socket, ip: normalizeIp(req.ip), userAgent: req.headers['user-agent'], requestId: req.id,
         });
         conn.caller = { ...caller, interface: 'graphql' };
+        conn.revocable = revocableCredential({ token, authorization: token ? undefined : req.headers.authorization, apiKey: str(params.apiKey) ?? str(req.headers['x-api-key']) });
+        conn.unwatch = watchCredential(s, conn.revocable, (r) => closeRevoked(conn, r));
         const slot = await acquireConnection(s, conn.caller, 'ws');
         let released = false;
         conn.release = () => {
@@ -201,6 +221,12 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
     onSubscribe: async (ctx, id, payload) => {
       const conn = ctx.extra;
       const traceId = randomBytes(16).toString('hex');
+      // Revoked since connection_init: refuse, then close (after the error message is out).
+      const revoked = conn.revocable && await checkCredential(s, conn.revocable);
+      if (revoked) {
+        setImmediate(() => closeRevoked(conn, revoked));
+        return [toGraphQLError(revocationError(revoked))];
+      }
       if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS) {
         return [gqlError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS} operations may run at once on one connection`, { limit: MAX_SUBSCRIPTIONS, scope: 'connection' })];
       }
@@ -236,6 +262,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
     onClose: async (ctx) => {
       const conn = ctx.extra;
       if (conn.expiry) clearTimeout(conn.expiry);
+      conn.unwatch?.();
       await conn.release?.();
       conn.release = undefined;
     },
@@ -269,7 +296,10 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         }
       }),
     }, conn);
-    socket.once('close', (code, reason) => void closed(code, String(reason)));
+    socket.once('close', (code, reason) => {
+      conn.unwatch?.(); // also when connection_init never completed (graphql-ws calls onClose only after an ack)
+      void closed(code, String(reason));
+    });
   }
 
   app.route({

@@ -5,9 +5,9 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses } from '../common/schema.js';
-import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, TenantIn, TenantOut, UserIn, UserOut, TenantId } from './schema.js';
+import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, TenantIn, TenantOut, UserIdParams, UserIn, UserOut, UserPatch, TenantId } from './schema.js';
 import { sec } from '../../../../security/state.js';
-import { createTenant, createUser, listTenants, listUsers } from '../../../../security/users.js';
+import { createTenant, createUser, deleteUser, listTenants, listUsers, updateUser } from '../../../../security/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../../../security/apikeys.js';
 import { changeQuota, getQuotaState, type PlanName } from '../../../../security/quotas.js';
 import type { RoleName } from '../../../../domain/caller.js';
@@ -48,6 +48,27 @@ export default async function adminRoutes(fastify: FastifyInstance) {
     config: admin,
     schema: { summary: 'List users', tags, querystring: Type.Object({ tenant_id: Type.Optional(TenantId) }), response: { 200: envelope(Type.Array(UserOut)), ...errorResponses(401, 403) } },
   }, async (req, reply) => reply.ok(await listUsers(st(), req.query.tenant_id)));
+
+  app.patch('/users/:id', {
+    config: admin,
+    schema: {
+      summary: 'Change a user\'s role or disable it; disabling or losing a permission ends its sessions at once, open connections included',
+      tags, params: UserIdParams, body: UserPatch, response: { 200: envelope(UserOut), ...errorResponses(400, 401, 403, 404, 409, 429) },
+    },
+  }, async (req, reply) => {
+    const u = await updateUser(st(), req.caller, req.params.id, { role: req.body.role as RoleName | undefined, disabled: req.body.disabled });
+    req.auditHints = { resource: { type: 'user', id: u.username }, details: { user_id: u.id, tenant_id: u.tenant_id, ...req.body } };
+    return reply.ok(u);
+  });
+
+  app.delete('/users/:id', {
+    config: admin,
+    schema: { summary: 'Delete a user; its sessions end at once, open connections included', tags, params: UserIdParams, response: { 200: envelope(UserOut), ...errorResponses(401, 403, 404, 409, 429) } },
+  }, async (req, reply) => {
+    const u = await deleteUser(st(), req.caller, req.params.id);
+    req.auditHints = { resource: { type: 'user', id: u.username }, details: { user_id: u.id, tenant_id: u.tenant_id } };
+    return reply.ok(u);
+  });
 
   app.post('/api-keys', {
     config: admin,

@@ -14,6 +14,11 @@ export const UserIn = Type.Object({
   tenant_id: TenantId,
   role: Role,
 }, { additionalProperties: false });
+export const UserPatch = Type.Object({
+  role: Type.Optional(Role),
+  disabled: Type.Optional(Type.Boolean({ description: 'true ends every session of the user at once, open connections included' })),
+}, { additionalProperties: false, minProperties: 1 });
+export const UserIdParams = Type.Object({ id: Type.String({ pattern: '^usr_[0-9a-f]+$' }) });
 export const UserOut = Type.Object({ id: Type.String(), username: Type.String(), tenant_id: Type.String(), role: Type.String(), disabled: Type.Boolean(), created_at: Timestamp });
 
 export const ApiKeyIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), tenant_id: TenantId, role: Role }, { additionalProperties: false });

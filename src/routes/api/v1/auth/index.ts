@@ -5,10 +5,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses } from '../common/schema.js';
-import { RefreshIn, TokenIn, TokenOut } from './schema.js';
+import { LogoutQuery, LogoutOut, RefreshIn, TokenIn, TokenOut } from './schema.js';
 import { sec } from '../../../../security/state.js';
 import { login } from '../../../../security/users.js';
 import { rotateRefreshToken } from '../../../../security/tokens.js';
+import { logout } from '../../../../security/sessions.js';
+import { revocableCredential } from '../../../../security/revocation.js';
 import { recordAudit } from '../../../../security/audit.js';
 import { AppError } from '../../../../lib/errors.js';
 
@@ -57,5 +59,22 @@ export default async function authRoutes(fastify: FastifyInstance) {
     }
     req.auditHints = { ...req.auditHints, actor: { type: 'user', id: out.subject.username, tenant: out.subject.tenant }, tenantId: out.subject.tenant, details: { family: out.family } };
     return reply.ok(out.pair);
+  });
+
+  app.post('/logout', {
+    config: { permission: 'read' },
+    schema: {
+      summary: 'End the session of this access token (or all of the user\'s sessions): its tokens stop working and its open connections close at once',
+      tags, querystring: LogoutQuery, response: { 200: envelope(LogoutOut), ...errorResponses(400, 401, 429) },
+    },
+  }, async (req, reply) => {
+    const auth = req.headers.authorization;
+    const session = req.authMethod?.startsWith('bearer') && auth ? revocableCredential({ authorization: auth }) : {};
+    if (!session.family || !session.userId) {
+      throw new AppError('INVALID_REQUEST', 'logout ends the session of a bearer token; an API key is revoked by an admin (DELETE /api/v1/admin/api-keys/{id})');
+    }
+    const out = await logout(sec(s), { userId: session.userId, family: session.family, tenant: req.caller.actor.tenant }, req.query.all_sessions === true);
+    req.auditHints = { action: 'auth.logout', resource: { type: 'refresh_family', id: session.family }, details: { all_sessions: req.query.all_sessions === true, sessions: out.sessions } };
+    return reply.ok(out);
   });
 }

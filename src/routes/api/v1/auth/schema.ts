@@ -11,6 +11,11 @@ export const RefreshIn = Type.Object({
   refresh_token: Type.String({ minLength: 1, maxLength: 512 }),
 }, { additionalProperties: false });
 
+export const LogoutQuery = Type.Object({
+  all_sessions: Type.Optional(Type.Boolean({ default: false, description: 'end every session of the user, not only the one of this token' })),
+}, { additionalProperties: false });
+export const LogoutOut = Type.Object({ sessions: Type.Integer({ description: 'sessions ended' }) });
+
 export const TokenOut = Type.Object({
   token: Type.String(),
   refresh_token: Type.String(),

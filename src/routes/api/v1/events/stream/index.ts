@@ -15,6 +15,7 @@ import { buildFilter, filterSql } from '../../../../../realtime/filter.js';
 import { realtimeHub, closeRealtimeHub } from '../../../../../realtime/hub.js';
 import { SseStream, newConnectionId, recordHeartbeatAck, type SseFormat } from '../../../../../realtime/sse.js';
 import { acquireSlots, auditLive, closeTokenRegistry, requestCredential } from '../../../../../realtime/access.js';
+import { watchCredential } from '../../../../../security/revocation.js';
 
 const StreamQuery = Type.Object({
   topics: Type.Optional(Type.String({ maxLength: 1000, description: 'comma-separated topics (at most 10); default all but audit' })),
@@ -104,6 +105,7 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
     const stream = new SseStream(s, reply.raw, {
       caller, filter, format, afterSeq, since, until, expiresAt: cred.expiresAt, connectionId, cfg,
       onEnd: (info) => {
+        unwatch();
         streams.delete(stream);
         void lease.release();
         void auditLive(s, caller, {
@@ -113,6 +115,8 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
       },
     });
     streams.add(stream);
+    // Revoked while open (logout, refresh-token reuse, API key deleted, user changed; any process): error event, end.
+    const unwatch = watchCredential(s, cred.revocable, (r) => stream.revoked(r.code, r.message, r.reason));
     const headers: Record<string, string | number | string[]> = {};
     for (const [k, v] of Object.entries(reply.getHeaders())) if (v !== undefined) headers[k] = v as string | number | string[];
     headers['x-ratelimit-concurrent'] = lease.concurrent;
