@@ -259,6 +259,10 @@ for (const mode of MODES) {
       const good = json(await app.app!.inject({ method: 'GET', url: `/api/v1/audit?page_size=1`, headers: admin }));
       const next = await app.app!.inject({ method: 'GET', url: `/api/v1/audit?page_size=1&cursor=${good.meta.next_cursor}`, headers: admin });
       assert.equal(next.statusCode, 200, 'a cursor the service issued still works');
+      // Event ids are cursors too: 16 digits beyond 2^53 would be rounded to another event.
+      const after = await app.app!.inject({ method: 'GET', url: '/api/v1/events?after=evt_9999999999999999', headers: admin });
+      assert.equal(after.statusCode, 400, after.body);
+      assert.equal(json(after).error.code, 'INVALID_FIELD');
       const far = await app.app!.inject({ method: 'GET', url: '/api/v1/networks?page=1e300', headers: admin });
       assert.ok(far.statusCode === 400 || far.statusCode === 422, far.body);
       const gqlFar = await gql(app, '{ networks(page: 2147483647, pageSize: 100) { total } }', undefined, admin);
