@@ -15,7 +15,8 @@ import { startGridops } from '../src/runtime.js';
 import { CASES_DIR } from '../src/paths.js';
 import { MatpowerParseError, parseMatpower } from '../src/matpower/reader.js';
 import { parseMatpowerOffLoop } from '../src/matpower/offLoop.js';
-import { TS_MULTI_CONCURRENCY } from '../src/domain/timeseriesBudget.js';
+import { PointGate, pointGate, TS_MULTI_CONCURRENCY } from '../src/domain/timeseriesBudget.js';
+import { AppError } from '../src/lib/errors.js';
 
 /** A gridops process whose log lines (JSON) are kept in `lines`. */
 async function startLogged(mode: Mode): Promise<{ app: TestApp; lines: string[] }> {
@@ -103,6 +104,29 @@ describe('MATPOWER reader: no regular-expression backtracking on input', () => {
   it('turns a parse error of the reader thread into the same MatpowerParseError', async () => {
     const bad = `function mpc = big\nmpc.version = '2';\n%${'x'.repeat(300_000)}\nmpc.baseMVA = 100;\nmpc.bus = [1 3 0 0 0 0 1 1 0 345 1 1.1 0.9;\n 2 1 0];\n`;
     await assert.rejects(parseMatpowerOffLoop(bad, 'big.m'), (e: unknown) => e instanceof MatpowerParseError && e.line === 6);
+  });
+});
+
+describe('time-series point gate (all queries of a process together)', () => {
+  it('lets queries in while they fit, queues the rest in order, and answers 503 after the wait', async () => {
+    const gate = new PointGate(100);
+    const a = await gate.acquire(60);
+    const order: string[] = [];
+    const b = gate.acquire(60).then((r) => { order.push('b'); return r; });
+    const c = gate.acquire(10).then((r) => { order.push('c'); return r; }); // fits, but waits behind b
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(order, []);
+    a();
+    const rb = await b;
+    const rc = await c;
+    assert.deepEqual(order, ['b', 'c']);
+    assert.equal(gate.inUse, 70);
+    await assert.rejects(gate.acquire(40, 20), (e: unknown) => e instanceof AppError && e.code === 'SERVICE_UNAVAILABLE' && e.details?.reason === 'TIMESERIES_BUSY');
+    rb();
+    rc();
+    rc(); // releasing twice gives nothing back twice
+    assert.equal(gate.inUse, 0);
+    assert.equal(gate.peak, 70);
   });
 });
 
@@ -199,6 +223,23 @@ for (const mode of MODES) {
       assert.ok(process.memoryUsage().heapUsed - heapBefore < 256 * 1024 * 1024);
       const over = await app.app!.inject({ method: 'GET', url: `/api/v1/timeseries?metric=budget.load&from=${from}&to=2026-03-02T00:00:00Z&limit=100001`, headers: viewer });
       assert.ok(over.statusCode === 400 || over.statusCode === 422, over.body);
+    });
+
+    it('REST: concurrent large queries share the process gate and all answer', async () => {
+      const saved = pointGate.capacity;
+      pointGate.capacity = 100_000;
+      pointGate.peak = 0;
+      try {
+        const url = `/api/v1/timeseries?metric=budget.load&from=${from}&to=2026-05-15T00:00:00Z&aggregation=avg&interval=1m&fill=zero&limit=60000`;
+        const rs = await Promise.all([1, 2, 3].map(() => app.app!.inject({ method: 'GET', url, headers: viewer })));
+        for (const r of rs) {
+          assert.equal(r.statusCode, 200, r.body.slice(0, 200));
+          assert.equal(json(r).data.count, 60000);
+        }
+        assert.ok(pointGate.peak <= 100_000 && pointGate.peak >= 60_000, `peak ${pointGate.peak}`);
+      } finally {
+        pointGate.capacity = saved;
+      }
     });
 
     // ------------------------------------------------------------ finding 2

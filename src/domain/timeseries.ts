@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { parseDateTime } from '../lib/time.js';
 import { consumeTimeseriesQuota, getQuotas } from '../security/quotas.js';
-import { PointBudget, TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX } from './timeseriesBudget.js';
+import { PointBudget, pointGate, TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX } from './timeseriesBudget.js';
 
 export { TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX };
 export const TS_BATCH_MAX = 10_000;
@@ -484,6 +484,15 @@ function normalise(q: TimeseriesQuery) {
 export async function queryTimeseries(s: Services, caller: Caller, query: TimeseriesQuery, budget: PointBudget = new PointBudget()): Promise<TimeseriesResult> {
   const q = normalise(query);
   budget.take(q.limit);
+  const release = await pointGate.acquire(q.limit);
+  try {
+    return await runQuery(s, caller, q);
+  } finally {
+    release();
+  }
+}
+
+async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normalise>): Promise<TimeseriesResult> {
   const { rows: series } = await s.db.query<{ id: number }>(
     'SELECT id FROM timeseries_series WHERE tenant_id = $1 AND metric = $2 AND tags @> $3::jsonb',
     [caller.tenantId, q.metric, JSON.stringify(q.tags)],

@@ -31,6 +31,67 @@ export class PointBudget {
   }
 }
 
+/** Points all running queries of this process may hold at once (about 100 MB of results). */
+export const TS_PROCESS_POINTS = 1_000_000;
+/** How long a query waits for room before 503. */
+export const TS_GATE_WAIT_MS = 10_000;
+
+/**
+ * The per-request budget bounds one request; this bounds them together: many callers
+ * each within their budget must not add up to an out-of-memory. A query holds its limit
+ * from before it runs until its points are built; queries that do not fit wait in
+ * arrival order, at most TS_GATE_WAIT_MS, then get 503 SERVICE_UNAVAILABLE.
+ */
+export class PointGate {
+  inUse = 0;
+  /** Highest inUse seen (for tests and diagnostics). */
+  peak = 0;
+  private queue: { n: number; grant: () => void }[] = [];
+
+  constructor(public capacity: number = TS_PROCESS_POINTS) {}
+
+  async acquire(n: number, waitMs: number = TS_GATE_WAIT_MS): Promise<() => void> {
+    const want = Math.min(n, this.capacity); // one query larger than the gate runs alone
+    if (this.queue.length > 0 || this.inUse + want > this.capacity) {
+      await new Promise<void>((resolve, reject) => {
+        const entry = { n: want, grant: () => { clearTimeout(timer); resolve(); } };
+        const timer = setTimeout(() => {
+          const i = this.queue.indexOf(entry);
+          if (i >= 0) this.queue.splice(i, 1);
+          this.drain(); // a large waiter leaving may let smaller ones behind it in
+          reject(new AppError('SERVICE_UNAVAILABLE', `time-series queries are at capacity on this server (${this.capacity} points in flight); retry in a few seconds`, { reason: 'TIMESERIES_BUSY', retry_after: 2 }));
+        }, waitMs);
+        this.queue.push(entry);
+      });
+    } else {
+      this.take(want);
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.inUse -= want;
+      this.drain();
+    };
+  }
+
+  private take(n: number) {
+    this.inUse += n;
+    this.peak = Math.max(this.peak, this.inUse);
+  }
+
+  private drain() {
+    while (this.queue.length > 0 && this.inUse + this.queue[0].n <= this.capacity) {
+      const next = this.queue.shift()!;
+      this.take(next.n);
+      next.grant();
+    }
+  }
+}
+
+/** The gate of this process, shared by every door. */
+export const pointGate = new PointGate();
+
 const restError = (message: string, details: Record<string, unknown>) => new AppError('PARAM_OUT_OF_RANGE', message, { field: 'limit', ...details });
 
 /** Runs fn over items with at most `width` calls in flight; results in input order. */
