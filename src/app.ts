@@ -2,7 +2,6 @@
 // (autoloaded from src/routes, one folder per resource, schemas beside them).
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import autoload from '@fastify/autoload';
-import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from './services.js';
@@ -13,16 +12,19 @@ import websocketDoor from './plugins/app/websocket.js';
 import versioning, { defaultVersionRewrite } from './plugins/app/versioning.js';
 import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
+import { logRedactPaths, logSerializers, requestIdOf } from './security/logRedaction.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
 
 export async function buildApp(services: Services, opts: FastifyServerOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
-    loggerInstance: services.log,
+    // Request logs never carry credentials: URLs with ?token= redacted, no headers (security.md).
+    loggerInstance: services.log.child({}, { serializers: logSerializers, redact: { paths: logRedactPaths, censor: '[redacted]' } }),
     bodyLimit: BODY_LIMIT,
-    requestIdHeader: 'x-request-id',
-    genReqId: () => randomUUID(),
+    // A client's X-Request-Id is used only when short and plain; genReqId decides.
+    requestIdHeader: false,
+    genReqId: requestIdOf,
     trustProxy: false,
     // Unversioned /api/... paths go to the default API version (docs/versioning.md).
     rewriteUrl: defaultVersionRewrite(services.config.versioning),

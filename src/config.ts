@@ -2,6 +2,7 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import { loadSecurityConfig, type SecurityConfig } from './security/settings.js';
+import { loadCertMap, type ClientCertMap } from './security/certMap.js';
 import { loadRealtimeConfig, loadVersioningConfig, type RealtimeConfig, type VersioningConfig } from './realtime/settings.js';
 
 export type Role = 'all' | 'api' | 'worker';
@@ -27,6 +28,8 @@ export interface Config {
   tlsCertFile?: string;
   tlsKeyFile?: string;
   tlsCaFile?: string;
+  /** Client certificate -> identity (TLS_CLIENT_MAP / TLS_CLIENT_MAP_FILE); without it no certificate authenticates. */
+  clientCertMap?: ClientCertMap;
   logLevel: string;
   /** Body limit of the MATPOWER import endpoint; every other body is limited to 1 MB (SPEC 8.3). */
   importBodyLimit: number;
@@ -78,6 +81,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     tlsCertFile: env.TLS_CERT_FILE || undefined,
     tlsKeyFile: env.TLS_KEY_FILE || undefined,
     tlsCaFile: env.TLS_CA_FILE || undefined,
+    clientCertMap: loadCertMap(env),
     logLevel: env.LOG_LEVEL ?? 'info',
     importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
     version: '0.1.0',

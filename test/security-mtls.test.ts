@@ -1,6 +1,7 @@
 // Security: HTTPS with mutual TLS, in both modes. The test makes its own CA and
-// certificates with openssl: accepted service/agent certificates, and refused
-// ones (expired, another CA, a common name that is neither agent-* nor service-*),
+// certificates with openssl: accepted service/agent certificates (identity from the
+// TLS_CLIENT_MAP configuration, by CN or fingerprint), and refused ones (expired,
+// another CA, signed by the CA but not in the mapping, whatever its O/OU say),
 // a certificate combined with a bearer token, and the expiry warning.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -11,6 +12,7 @@ import { join } from 'node:path';
 import { request } from 'node:https';
 import { MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
+import { parseCertMap } from '../src/security/certMap.js';
 
 const ssl = (dir: string, ...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
 
@@ -31,12 +33,28 @@ function makePki(dir: string) {
   leaf('soon', '/CN=service-soon', 'ca', '10');
   leaf('badcn', '/CN=user-bob', 'ca', '365');
   leaf('foreign', '/CN=service-evil', 'otherca', '365');
+  // Signed by the trusted CA, claiming admin of tenant default in its subject, but in no mapping.
+  leaf('rogue', '/CN=service-rogue/O=default/OU=admin', 'ca', '365');
+  // Mapped by fingerprint only: its subject claims admin of another tenant; the mapping says viewer.
+  leaf('pinned', '/CN=service-pinned/O=other/OU=admin', 'ca', '365');
   // An expired certificate: openssl ca lets us set the validity window in the past.
   writeFileSync(join(dir, 'index.txt'), '');
   writeFileSync(join(dir, 'serial'), '1000\n');
   writeFileSync(join(dir, 'ca.cnf'), `[ca]\ndefault_ca=test\n[test]\ndatabase=index.txt\nserial=serial\nnew_certs_dir=.\ndefault_md=sha256\npolicy=any\ncopy_extensions=none\n[any]\ncommonName=supplied\n`);
   ssl(dir, 'req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'expired.key', '-out', 'expired.csr', '-subj', '/CN=service-old');
   ssl(dir, 'ca', '-batch', '-config', 'ca.cnf', '-cert', 'ca.crt', '-keyfile', 'ca.key', '-in', 'expired.csr', '-out', 'expired.crt', '-startdate', '20200101000000Z', '-enddate', '20200201000000Z', '-notext');
+}
+
+/** The identity mapping of the test: subject O/OU are deliberately not what it says. */
+function certMap(dir: string): string {
+  const fp = ssl(dir, 'x509', '-in', 'pinned.crt', '-noout', '-fingerprint', '-sha256').toString().trim().split('=')[1];
+  return JSON.stringify({
+    'service-billing': { tenant: 'default', role: 'operator' },
+    'agent-agent_42': { tenant: 'default', role: 'operator' },
+    'service-reports': { tenant: 'default', role: 'viewer' },
+    'service-soon': { tenant: 'default', role: 'viewer' },
+    [`sha256:${fp}`]: { tenant: 'default', role: 'viewer', user: 'pinned-reports' },
+  });
 }
 
 interface Res { status: number; body: any; headers: Record<string, string | string[] | undefined> }
@@ -68,7 +86,7 @@ for (const mode of MODES) {
       makePki(dir);
       app = await startTestApp(mode, {
         listen: true,
-        config: { tlsCertFile: join(dir, 'server.crt'), tlsKeyFile: join(dir, 'server.key'), tlsCaFile: join(dir, 'ca.crt'), host: '127.0.0.1' },
+        config: { tlsCertFile: join(dir, 'server.crt'), tlsKeyFile: join(dir, 'server.key'), tlsCaFile: join(dir, 'ca.crt'), host: '127.0.0.1', clientCertMap: parseCertMap(certMap(dir)) },
       });
       assert.match(app.url!, /^https:/);
       port = Number(new URL(app.url!).port);
@@ -123,6 +141,21 @@ for (const mode of MODES) {
       // a bad certificate is refused even with a good token
       const admin = await adminHeaders(app);
       assert.equal((await get('/api/v1/networks', 'foreign', admin)).status, 401);
+    });
+
+    it('takes the identity from TLS_CLIENT_MAP only: an unmapped certificate is 401 whatever its O/OU say', async () => {
+      const rogue = await get('/api/v1/admin/tenants', 'rogue');
+      assert.equal(rogue.status, 401, JSON.stringify(rogue.body));
+      assert.equal(rogue.body.error.code, 'CERT_INVALID');
+      assert.equal(rogue.body.error.details.reason, 'CERT_NOT_MAPPED');
+      assert.match(rogue.body.error.message, /not mapped to an identity.*TLS_CLIENT_MAP/);
+      // Mapped by fingerprint to a viewer: OU=admin and O=other are ignored.
+      const read = await get('/api/v1/networks', 'pinned');
+      assert.equal(read.status, 200, JSON.stringify(read.body));
+      const write = await get('/api/v1/admin/tenants', 'pinned', { 'x-request-id': `mtls-pinned-${mode}` }, 'POST', { tenant_id: `pinned-${mode}` });
+      assert.equal(write.status, 403);
+      const audit = await get(`/api/v1/audit?request_id=mtls-pinned-${mode}`, undefined, await adminHeaders(app));
+      assert.deepEqual(audit.body.data[0].actor, { type: 'service', id: 'pinned-reports', tenant: 'default' });
     });
 
     it('combines a certificate with a bearer token: the token decides tenant and role', async () => {

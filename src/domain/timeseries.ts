@@ -7,10 +7,10 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { parseDateTime } from '../lib/time.js';
 import { consumeTimeseriesQuota, getQuotas } from '../security/quotas.js';
+import { PointBudget, pointGate, TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX } from './timeseriesBudget.js';
 
+export { TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX };
 export const TS_BATCH_MAX = 10_000;
-export const TS_QUERY_LIMIT_DEFAULT = 10_000;
-export const TS_QUERY_LIMIT_MAX = 100_000;
 const METRIC_MAX = 200;
 const TAGS_MAX = 32;
 const TAG_KEY_MAX = 64;
@@ -476,9 +476,23 @@ function normalise(q: TimeseriesQuery) {
   return { metric: q.metric, tags: parseTagFilter(q.tags), from, to, aggregation, interval, intervalSecs, fill, limit };
 }
 
-/** Points of a metric in [from, to), raw or aggregated per interval bin, with gaps filled. */
-export async function queryTimeseries(s: Services, caller: Caller, query: TimeseriesQuery): Promise<TimeseriesResult> {
+/**
+ * Points of a metric in [from, to), raw or aggregated per interval bin, with gaps filled.
+ * The query takes its limit from the request's point budget first (a fresh one by
+ * default), so no request materialises more than the budget, filled bins included.
+ */
+export async function queryTimeseries(s: Services, caller: Caller, query: TimeseriesQuery, budget: PointBudget = new PointBudget()): Promise<TimeseriesResult> {
   const q = normalise(query);
+  budget.take(q.limit);
+  const release = await pointGate.acquire(q.limit);
+  try {
+    return await runQuery(s, caller, q);
+  } finally {
+    release();
+  }
+}
+
+async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normalise>): Promise<TimeseriesResult> {
   const { rows: series } = await s.db.query<{ id: number }>(
     'SELECT id FROM timeseries_series WHERE tenant_id = $1 AND metric = $2 AND tags @> $3::jsonb',
     [caller.tenantId, q.metric, JSON.stringify(q.tags)],

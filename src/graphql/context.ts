@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import type { PointBudget } from '../domain/timeseriesBudget.js';
 
 export interface GqlContext {
   s: Services;
@@ -18,6 +19,8 @@ export interface GqlContext {
   schemaVersion: string;
   transport: 'http' | 'ws';
   request?: FastifyRequest;
+  /** Time-series points the operation may still ask for (created on first use). */
+  pointBudget?: PointBudget;
   /** Created on first use, so unauthenticated operations never build them. */
   readonly loaders: Loaders;
 }

@@ -5,7 +5,7 @@ import {
   execute, getOperationAST, getVariableValues, parse, specifiedRules, validate, GraphQLError,
   type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLSchema, type OperationDefinitionNode, type ValidationRule,
 } from 'graphql';
-import { aliasLimitRule, complexityOf, depthLimitRule, LIMITS, noIntrospectionRule } from './limits.js';
+import { aliasLimitRule, costOf, depthLimitRule, LIMITS, noIntrospectionRule } from './limits.js';
 import { gqlError } from './errors.js';
 import type { GqlContext } from './context.js';
 
@@ -105,9 +105,15 @@ export class GraphqlEngine {
       if (coerced.errors) return { errors: coerced.errors };
       variables = coerced.coerced;
     }
-    const complexity = complexityOf(this.schema, document, operation, variables);
+    const { complexity, points, longList } = costOf(this.schema, document, operation, variables);
+    if (longList) {
+      return { errors: [gqlError('QUERY_TOO_COMPLEX', `${longList.field}(${longList.argument}: ...) holds ${longList.length} entries; at most ${LIMITS.listArgument} are allowed (split the request)`, { reason: 'LIST_TOO_LONG', field: longList.field, argument: longList.argument, got: longList.length, limit: LIMITS.listArgument }, operation)] };
+    }
     if (complexity > this.maxComplexity) {
-      return { errors: [gqlError('QUERY_TOO_COMPLEX', `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies what it selects by its pageSize, or by 10)`, { complexity, limit: this.maxComplexity }, operation)] };
+      return { errors: [gqlError('QUERY_TOO_COMPLEX', `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies what it selects by its pageSize, its list argument's length, its points limit / 1000, or by 10)`, { complexity, limit: this.maxComplexity }, operation)] };
+    }
+    if (points > LIMITS.points) {
+      return { errors: [gqlError('QUERY_TOO_COMPLEX', `the operation asks for ${points} time-series points in all (the sum of the limits, 10000 each by default); at most ${LIMITS.points} per request: lower limit or split the request`, { reason: 'POINT_BUDGET', points, limit: LIMITS.points }, operation)] };
     }
     return { document, operation, variables, complexity };
   }

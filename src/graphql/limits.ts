@@ -5,7 +5,13 @@
 //
 // Complexity: every selected field costs 1; a list field multiplies the cost of
 // what is selected inside it by its expected length: `items` of a connection by
-// the connection's pageSize (default of the argument), any other list by 10.
+// the connection's pageSize (default of the argument), a list field with one
+// result per entry of a list argument (timeseriesMulti) by that argument's length,
+// time-series points by their `limit` (1 per 1,000 points, so the default 10,000
+// costs the old flat 10), any other list by 10.
+// Beyond complexity, two request-level caps computed in the same walk: a list
+// argument of such a field holds at most 20 entries, and the time-series points
+// asked for in all (sum of the limits) stay within the request's point budget.
 // Introspection fields (__schema, __type, __typename) are not counted, neither
 // for depth nor for complexity; introspection has its own switch.
 import {
@@ -14,8 +20,22 @@ import {
   type OperationDefinitionNode, type SelectionSetNode, type ValidationRule, type ValidationContext,
 } from 'graphql';
 import { gqlError } from './errors.js';
+import { limitOf, TS_MULTI_QUERIES_MAX, TS_REQUEST_POINT_BUDGET } from '../domain/timeseriesBudget.js';
 
-export const LIMITS = { depth: 7, complexity: 1000, aliases: 20, listFactor: 10 } as const;
+export const LIMITS = {
+  depth: 7, complexity: 1000, aliases: 20, listFactor: 10,
+  listArgument: TS_MULTI_QUERIES_MAX, points: TS_REQUEST_POINT_BUDGET, pointsPerCost: 1000,
+} as const;
+/** Input type of a time-series query: its `limit` prices the points list. */
+const POINT_QUERY_INPUT = 'TimeSeriesQuery';
+
+export interface Cost {
+  complexity: number;
+  /** Time-series points asked for in all. */
+  points: number;
+  /** The longest list argument of a field returning one result per entry, if above LIMITS.listArgument. */
+  longList?: { field: string; argument: string; length: number };
+}
 
 type Fragments = Map<string, FragmentDefinitionNode>;
 
@@ -88,11 +108,38 @@ export const noIntrospectionRule: ValidationRule = (context: ValidationContext) 
   },
 });
 
-/** Complexity of one operation with its coerced variables. */
-export function complexityOf(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode, variables: Record<string, unknown>): number {
+/** The list factor of a field by its arguments, or undefined (the default rules apply); notes points and long lists. */
+function argumentFactor(def: GraphQLField<unknown, unknown>, args: Record<string, unknown>, out: Cost): number | undefined {
+  let factor: number | undefined;
+  for (const a of def.args) {
+    const value = args[a.name];
+    if (value === undefined || value === null) continue;
+    const entries = Array.isArray(value) ? value : [value];
+    if (getNamedType(a.type).name === POINT_QUERY_INPUT) {
+      let units = 0;
+      for (const q of entries) {
+        const limit = limitOf((q as { limit?: unknown } | null)?.limit);
+        out.points += limit;
+        units += Math.ceil(limit / LIMITS.pointsPerCost);
+      }
+      factor = (factor ?? 0) + units;
+    } else if (Array.isArray(value) && isListType(getNullableType(def.type))) {
+      factor = Math.max(factor ?? 0, value.length);
+    }
+    if (Array.isArray(value) && isListType(getNullableType(def.type)) && value.length > LIMITS.listArgument
+      && (!out.longList || value.length > out.longList.length)) {
+      out.longList = { field: def.name, argument: a.name, length: value.length };
+    }
+  }
+  return factor;
+}
+
+/** Complexity, time-series points and over-long list arguments of one operation. */
+export function costOf(schema: GraphQLSchema, doc: DocumentNode, op: OperationDefinitionNode, variables: Record<string, unknown>): Cost {
   const fragments = fragmentsOf(doc);
   const root = op.operation === 'query' ? schema.getQueryType() : op.operation === 'mutation' ? schema.getMutationType() : schema.getSubscriptionType();
-  if (!root) return 0;
+  const out: Cost = { complexity: 0, points: 0 };
+  if (!root) return out;
 
   const cost = (sel: SelectionSetNode, parent: GraphQLObjectType, pageSize: number | undefined, visiting: Set<string>): number => {
     let total = 0;
@@ -113,6 +160,7 @@ export function complexityOf(schema: GraphQLSchema, doc: DocumentNode, op: Opera
         const inner = s.selectionSet && isObjectType(named) ? cost(s.selectionSet, named, childPageSize, visiting) : 0;
         let factor = 1;
         if (isListType(getNullableType(def.type))) factor = name === 'items' && pageSize !== undefined ? pageSize : LIMITS.listFactor;
+        factor = argumentFactor(def, args, out) ?? factor;
         total += 1 + factor * inner;
       } else if (s.kind === Kind.INLINE_FRAGMENT) {
         const t = s.typeCondition ? schema.getType(s.typeCondition.name.value) : parent;
@@ -128,5 +176,6 @@ export function complexityOf(schema: GraphQLSchema, doc: DocumentNode, op: Opera
     }
     return total;
   };
-  return cost(op.selectionSet, root, undefined, new Set());
+  out.complexity = cost(op.selectionSet, root, undefined, new Set());
+  return out;
 }

@@ -114,7 +114,7 @@ export function canonicalDecimal(v: unknown): string {
   if (typeof v === 'number') {
     if (!Number.isFinite(v)) throw new GraphQLError(`Decimal must be finite, got ${v}`);
     s = String(v);
-  } else if (typeof v === 'string' && DECIMAL.test(v.trim()) && v.length <= 400) s = v.trim();
+  } else if (typeof v === 'string' && v.length <= 400 && DECIMAL.test(v.trim())) s = v.trim(); // length first: no regex over a huge string
   else if (typeof v === 'bigint') s = v.toString();
   else throw new GraphQLError(`Decimal must be a decimal number as a string such as "1234.5678", got ${JSON.stringify(v)}`);
   const { digits, scale, negative } = parseDecimal(s);
@@ -141,7 +141,12 @@ function formatDecimal(digits: bigint, scale: number, negative: boolean): string
   let s = digits.toString();
   if (scale > 0) {
     s = s.padStart(scale + 1, '0');
-    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`.replace(/\.?0+$/, '');
+    s = `${s.slice(0, s.length - scale)}.${s.slice(s.length - scale)}`;
+    // Trailing zeros (and a bare point) dropped by a scan: /\.?0+$/ is quadratic over inner zeros.
+    let end = s.length;
+    while (s.charCodeAt(end - 1) === 48) end--;
+    if (s.charCodeAt(end - 1) === 46) end--;
+    s = s.slice(0, end);
   }
   return (negative && s !== '0' ? '-' : '') + s;
 }

@@ -9,5 +9,6 @@ export function newId(prefix: 'net' | 'task' | 'agent' | 'dev' | 'alarm' | 'cmd'
 export const eventId = (seq: number) => `evt_${String(seq).padStart(16, '0')}`;
 export function eventSeq(id: string): number | undefined {
   const m = /^evt_(\d{1,16})$/.exec(id);
-  return m ? Number(m[1]) : undefined;
+  const n = m ? Number(m[1]) : NaN;
+  return Number.isSafeInteger(n) ? n : undefined; // 16 digits may exceed 2^53: refused, not rounded
 }

@@ -29,21 +29,31 @@ export function paging(q: PageQuery, defaultSize = 20): Paging {
   }
   const page = q.page ?? 1;
   if (!Number.isInteger(page) || page < 1) throw new AppError('PARAM_OUT_OF_RANGE', `page starts at 1, got ${q.page}`, { field: 'page' });
+  if ((page - 1) * pageSize > CURSOR_OFFSET_MAX) {
+    throw new AppError('PARAM_OUT_OF_RANGE', `page ${q.page} is beyond the last position a list serves (${CURSOR_OFFSET_MAX} items); narrow the filter instead`, { field: 'page', limit: Math.floor(CURSOR_OFFSET_MAX / pageSize) + 1 });
+  }
   return { offset: (page - 1) * pageSize, limit: pageSize, page, pageSize, usingCursor: false };
 }
 
 // The cursor is opaque to clients; it carries the position in the sorted, filtered result.
+// A decoded cursor is trusted only in the exact shape issued here: {"o": n} with n a
+// safe integer in [0, CURSOR_OFFSET_MAX] (a forged {"o":1e300} once reached SQL as 1e+300).
+export const CURSOR_OFFSET_MAX = 1_000_000_000;
+
 function encodeCursor(offset: number): string {
   return Buffer.from(JSON.stringify({ o: offset })).toString('base64url');
 }
-function decodeCursor(c: string): number {
+export function decodeCursor(c: string): number {
+  let decoded: unknown;
   try {
-    const o = JSON.parse(Buffer.from(c, 'base64url').toString('utf8')).o;
-    if (Number.isInteger(o) && o >= 0) return o;
+    decoded = JSON.parse(Buffer.from(c, 'base64url').toString('utf8'));
   } catch {
-    /* fall through */
+    decoded = undefined;
   }
-  throw new AppError('INVALID_FIELD', 'cursor is not one this service issued; use next_cursor from a previous page', { field: 'cursor' });
+  const o = decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) && Object.keys(decoded).length === 1
+    ? (decoded as { o?: unknown }).o : undefined;
+  if (typeof o === 'number' && Number.isSafeInteger(o) && o >= 0 && o <= CURSOR_OFFSET_MAX) return o;
+  throw new AppError('INVALID_FIELD', 'cursor is not one this service issued; use next_cursor from a previous page (or page=1 to start over)', { field: 'cursor' });
 }
 
 export function pageMeta(p: Paging, total: number, returned: number): Record<string, unknown> {

@@ -76,6 +76,19 @@ function parseNumberToken(tok: string): number {
   }
 }
 
+/** Longest function line read (the line is sliced and trimmed several times). */
+export const FUNCTION_LINE_MAX = 1024;
+
+const isIdentifierChar = (c: number) => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+/** [A-Za-z][A-Za-z0-9_]*, by a plain scan. */
+function isIdentifier(s: string): boolean {
+  if (s.length === 0) return false;
+  const c0 = s.charCodeAt(0);
+  if (!((c0 >= 65 && c0 <= 90) || (c0 >= 97 && c0 <= 122))) return false;
+  for (let i = 1; i < s.length; i++) if (!isIdentifierChar(s.charCodeAt(i))) return false;
+  return true;
+}
+
 function quoteFound(tok: string): string {
   const t = tok.length > 40 ? `${tok.slice(0, 40)}...` : tok;
   return `'${t}'`;
@@ -221,18 +234,29 @@ class Scanner {
     const t = this.text;
     const e = t.indexOf('\n', this.pos);
     const end = e < 0 ? this.n : e;
+    // No case needs a long function line; a cap keeps every step below linear in little.
+    if (end - this.pos > FUNCTION_LINE_MAX) this.fail(line, `a function line of at most ${FUNCTION_LINE_MAX} characters (function mpc = NAME)`, `${end - this.pos} characters`);
     let rest = t.slice(this.pos, end);
     const pct = rest.indexOf('%');
     if (pct >= 0) rest = rest.slice(0, pct);
     this.pos = end;
     rest = rest.trim();
+    // Plain string steps, no regular expression with adjacent unbounded quantifiers:
+    // /^\[\s*|\s*\]$/g here once took seconds on a line of blanks (issue #11).
     const eq = rest.indexOf('=');
-    const name = (eq >= 0 ? rest.slice(eq + 1) : rest).trim().replace(/\(.*$/, '').replace(/;$/, '').trim();
-    if (!/^[A-Za-z][A-Za-z0-9_]*$/.test(name)) this.fail(line, 'function mpc = NAME with NAME an identifier', quoteFound(rest));
+    let name = (eq >= 0 ? rest.slice(eq + 1) : rest).trim();
+    const paren = name.indexOf('(');
+    if (paren >= 0) name = name.slice(0, paren);
+    if (name.endsWith(';')) name = name.slice(0, -1);
+    name = name.trim();
+    if (!isIdentifier(name)) this.fail(line, 'function mpc = NAME with NAME an identifier', quoteFound(rest));
     this.functionName = name;
     if (eq >= 0) {
-      const out = rest.slice(0, eq).trim().replace(/^function\b/, '').replace(/^\[\s*|\s*\]$/g, '').trim();
-      if (/^[A-Za-z][A-Za-z0-9_]*$/.test(out)) this.outVar = out;
+      let out = rest.slice(0, eq).trim();
+      if (out.startsWith('function') && !isIdentifierChar(out.charCodeAt(8))) out = out.slice(8).trim();
+      if (out.startsWith('[')) out = out.slice(1).trim();
+      if (out.endsWith(']')) out = out.slice(0, -1).trim();
+      if (isIdentifier(out)) this.outVar = out;
       else if (out.includes(',')) this.fail(line, 'MATPOWER case format version 2 (function mpc = NAME); version 1 files returning [baseMVA, bus, gen, ...] are not supported', quoteFound(rest));
     }
   }

@@ -11,6 +11,7 @@ import { permissionsFor, verifyAccessToken } from './tokens.js';
 import { lookupApiKey } from './apikeys.js';
 import { tenantExists } from './quotas.js';
 import { normalizeIp } from './ip.js';
+import { mappingOf } from './certMap.js';
 
 export interface AuthInput {
   /** The Authorization header value. */
@@ -48,8 +49,6 @@ export interface AuthResult {
   certWarning?: string;
 }
 
-const ROLES: readonly RoleName[] = ['admin', 'operator', 'viewer', 'auditor'];
-
 function first(v: string | string[] | undefined): string | undefined {
   return Array.isArray(v) ? v[0] : v;
 }
@@ -66,18 +65,22 @@ export async function certificateIdentity(st: SecurityState, socket: unknown): P
     if (reason === 'CERT_HAS_EXPIRED') throw new AppError('CERT_EXPIRED', `the client certificate expired on ${peer.valid_to}`, { valid_to: peer.valid_to });
     throw new AppError('CERT_INVALID', `the client certificate is not valid: ${reason}`, { reason });
   }
-  const cn = String((peer.subject as unknown as Record<string, string | string[]>)?.CN ?? '');
-  const m = /^(agent|service)-([A-Za-z0-9_.:-]{1,128})$/.exec(cn);
-  if (!m) throw new AppError('CERT_INVALID', `the client certificate's common name "${cn}" is neither agent-{id} nor service-{name}`, { cn });
+  const cn = String(first((peer.subject as unknown as Record<string, string | string[] | undefined>)?.CN) ?? '');
   if (peer.bits !== undefined && !peer.asn1Curve && peer.bits < 2048) throw new AppError('CERT_INVALID', `the client certificate's RSA key has ${peer.bits} bits; at least 2048 are required`, { bits: peer.bits });
-  const subj = peer.subject as unknown as Record<string, string | string[] | undefined>;
-  const tenant = first(subj.O) ?? 'default';
-  const ou = first(subj.OU);
-  const role: RoleName = ou && ROLES.includes(ou as RoleName) ? (ou as RoleName) : m[1] === 'agent' ? 'operator' : 'viewer';
-  if (!(await tenantExists(st, tenant))) throw new AppError('CERT_INVALID', `the client certificate names tenant "${tenant}" (subject O), which does not exist`, { tenant });
+  // Identity from configuration only: the subject's O and OU are ignored (docs/security.md).
+  const mapped = mappingOf(st.s.config.clientCertMap, cn, peer.fingerprint256);
+  if (!mapped) {
+    throw new AppError('CERT_INVALID', `the client certificate (CN "${cn}", SHA-256 ${peer.fingerprint256 ?? 'unknown'}) is signed by the trusted CA but is not mapped to an identity; an administrator must add its CN or fingerprint to TLS_CLIENT_MAP`,
+      { reason: 'CERT_NOT_MAPPED', cn, fingerprint256: peer.fingerprint256 });
+  }
+  const prefixed = /^(agent|service)-(.{1,128})$/.exec(cn);
+  const kind = mapped.kind ?? (prefixed?.[1] === 'agent' ? 'agent' : 'service');
+  const id = mapped.user ?? prefixed?.[2] ?? cn;
+  const { tenant, role } = mapped;
+  if (!(await tenantExists(st, tenant))) throw new AppError('CERT_INVALID', `the client certificate is mapped to tenant "${tenant}", which does not exist`, { tenant });
   const validTo = new Date(peer.valid_to);
   const days = Math.floor((validTo.getTime() - Date.now()) / 86_400_000);
-  return { cn, kind: m[1] as 'agent' | 'service', id: m[2], tenant, role, serial: peer.serialNumber, valid_to: validTo.toISOString(), expires_in_days: days };
+  return { cn, kind, id, tenant, role, serial: peer.serialNumber, valid_to: validTo.toISOString(), expires_in_days: days };
 }
 
 /** The token of "Bearer <token>" (scheme case-insensitive, surrounding blanks allowed); undefined otherwise. */

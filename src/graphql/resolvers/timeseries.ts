@@ -3,6 +3,8 @@ import type { TimeseriesQuery } from '../../domain/timeseries.js';
 import type { Caller } from '../../domain/caller.js';
 import type { GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
+import { gqlError } from '../errors.js';
+import { limitOf, mapBounded, PointBudget, TS_MULTI_CONCURRENCY, TS_MULTI_QUERIES_MAX } from '../../domain/timeseriesBudget.js';
 import { defined, down } from './map.js';
 
 type Args = Record<string, any>;
@@ -10,18 +12,37 @@ type Args = Record<string, any>;
 // only these two fields need it.
 const domain = () => import('../../domain/timeseries.js');
 
+const tooComplex = (message: string, details: Record<string, unknown>) => gqlError('QUERY_TOO_COMPLEX', message, details);
+
+/** The request's point budget, shared by every time-series field of the operation. */
+function budgetOf(ctx: GqlContext): PointBudget {
+  return (ctx.pointBudget ??= new PointBudget());
+}
+
 async function points(ctx: GqlContext, caller: Caller, q: Args) {
+  // Taken before the query runs (the domain then gets a budget of exactly its limit),
+  // so an over-budget request fails as QUERY_TOO_COMPLEX, not as a field validation error.
+  const limit = limitOf(q.limit);
+  budgetOf(ctx).take(limit, tooComplex);
   const r = await (await domain()).queryTimeseries(ctx.s, caller, defined({
     metric: q.metric, tags: q.tags ?? undefined, from: q.from, to: q.to, aggregation: down(q.aggregation), interval: q.interval ?? undefined,
     fill: q.fill ?? undefined, limit: q.limit ?? undefined,
-  }) as TimeseriesQuery);
+  }) as TimeseriesQuery, new PointBudget(limit));
   return r.points.map((p: { timestamp: Date; value: number | null }) => ({ metric: r.metric, timestamp: p.timestamp, value: p.value, tags: r.tags }));
 }
 
 export const timeseriesResolvers = {
   Query: {
     timeseries: query('read', (caller, a, ctx) => points(ctx, caller, a.query)),
-    timeseriesMulti: query('read', (caller, a, ctx) => Promise.all((a.queries as Args[]).map((q) => points(ctx, caller, q)))),
+    timeseriesMulti: query('read', (caller, a, ctx) => {
+      const queries = a.queries as Args[];
+      // Also refused by the cost rules before execution (limits.ts); checked here too
+      // because the resolver must not rely on the door it was called through.
+      if (queries.length > TS_MULTI_QUERIES_MAX) throw tooComplex(`timeseriesMulti takes at most ${TS_MULTI_QUERIES_MAX} queries, got ${queries.length}`, { reason: 'LIST_TOO_LONG', argument: 'queries', limit: TS_MULTI_QUERIES_MAX, got: queries.length });
+      const total = queries.reduce((n, q) => n + limitOf(q.limit), 0);
+      if (total > budgetOf(ctx).remaining) budgetOf(ctx).take(total, tooComplex); // fails whole, before any entry runs
+      return mapBounded(queries, TS_MULTI_CONCURRENCY, (q) => points(ctx, caller, q));
+    }),
   },
   Mutation: {
     writeTimeseries: mutation({ permission: 'write', resourceType: 'timeseries', resourceId: () => undefined, rate: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } }, async (caller, a, ctx) => {

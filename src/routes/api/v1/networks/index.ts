@@ -11,7 +11,8 @@ import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import type { NetworkInput } from '../../../../domain/network.js';
 import { AppError } from '../../../../lib/errors.js';
-import { parseMatpower, MatpowerParseError } from '../../../../matpower/reader.js';
+import { MatpowerParseError } from '../../../../matpower/reader.js';
+import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
 
 const tags = ['networks'];
@@ -87,7 +88,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       if (typeof req.body !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the MATPOWER case as Content-Type: text/plain');
       let model;
       try {
-        model = parseMatpower(req.body, 'body');
+        model = await parseMatpowerOffLoop(req.body, 'body');
       } catch (e) {
         if (e instanceof MatpowerParseError) throw new AppError('VALIDATION_FAILED', e.message, { line: e.line, expected: e.expected });
         throw e;
