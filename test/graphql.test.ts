@@ -272,8 +272,13 @@ for (const mode of MODES) {
       assert.equal(first.status, 'confirmation_required');
       const token = first.result.confirmation_token;
       assert.equal(typeof token, 'string');
-      const r = await q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { status } }`,
-        { id: agent, c: { command: 'switch_branch', params: { index: 0, state: 'open' }, confirmationToken: token } });
+      const confirm = (headers: Record<string, string> = {}) => q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { status } }`,
+        { id: agent, c: { command: 'switch_branch', params: { index: 0, state: 'open' }, confirmationToken: token } }, headers);
+      // four-eyes: the requester cannot confirm its own control command; a second operator can
+      const self = await confirm();
+      assert.equal(code(self), 'FORBIDDEN', JSON.stringify(self.body));
+      assert.equal(self.body.errors![0].extensions.details.reason, 'four_eyes');
+      const r = await confirm(await tokenFor(app, 'operator'));
       assert.equal(code(r), 'CONSTRAINT_VIOLATION', JSON.stringify(r.body));
       assert.equal(r.body.errors![0].extensions.details.reason, 'islanding');
     });

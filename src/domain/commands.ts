@@ -5,7 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
-import type { Caller } from './caller.js';
+import type { Actor, Caller } from './caller.js';
 import type { NetworkModel } from './network.js';
 import type { SolveOutcome, PowerFlowMethod } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
@@ -65,7 +65,7 @@ export interface CommandRequest {
   await_result?: boolean;
 }
 
-/** SPEC 2 "Command result" plus action_id and priority (additive). */
+/** SPEC 2 "Command result" plus action_id, priority, requested_by and confirmed_by (additive). */
 export interface CommandResult {
   command_id: string;
   action_id: string;
@@ -76,6 +76,10 @@ export interface CommandResult {
   result: Record<string, unknown> | null;
   duration_ms: number;
   executed_at: Date;
+  /** Who sent the command (for a control command: who asked for it). */
+  requested_by: Actor | null;
+  /** Control commands: the second person who confirmed it (four-eyes); null until then and for other commands. */
+  confirmed_by: Actor | null;
 }
 
 export interface CommandAnswer {
@@ -216,6 +220,8 @@ interface ActionRow {
   error: { code: string; message: string; details?: Record<string, unknown> } | null;
   control: boolean;
   actor: Record<string, unknown> | null;
+  requested_by: Actor | null;
+  confirmed_by: Actor | null;
   audit_id: string | null;
   duration_ms: number | null;
   created_at: Date;
@@ -227,7 +233,8 @@ interface ActionRow {
 export function actionView(r: ActionRow) {
   return {
     id: r.id, agent_id: r.agent_id, command_id: r.command_id, command: r.command, params: r.params ?? {}, priority: r.priority, status: r.status,
-    result: r.result, error: r.error, audit_id: r.audit_id, actor: r.actor, executed_at: new Date(r.executed_at),
+    result: r.result, error: r.error, audit_id: r.audit_id, actor: r.actor, requested_by: r.requested_by ?? null, confirmed_by: r.confirmed_by ?? null,
+    executed_at: new Date(r.executed_at),
     completed_at: r.completed_at ? new Date(r.completed_at) : null, duration_ms: r.duration_ms ?? 0,
   };
 }
@@ -235,7 +242,7 @@ export function actionView(r: ActionRow) {
 function commandResult(a: ActionRow, result: Record<string, unknown> | null, status = a.status): CommandResult {
   return {
     command_id: a.command_id, action_id: a.id, agent_id: a.agent_id, command: a.command, status, priority: a.priority,
-    result, duration_ms: a.duration_ms ?? 0, executed_at: new Date(a.executed_at),
+    result, duration_ms: a.duration_ms ?? 0, executed_at: new Date(a.executed_at), requested_by: a.requested_by ?? null, confirmed_by: a.confirmed_by ?? null,
   };
 }
 
@@ -382,7 +389,7 @@ async function admit(s: Services, caller: Caller, agentId: string, c: Checked, r
           httpStatus: 200,
           result: commandResult(action, {
             confirmation_required: true, confirmation_token: token, expires_at: new Date(conf.expires_at), expires_in_ms: ttl,
-            message: `${c.command} is a control command: repeat it with params.confirmation_token within ${ttl} ms to execute it`,
+            message: `${c.command} is a control command: a second operator or admin of the tenant (not you) repeats it with params.confirmation_token within ${ttl} ms to execute it`,
             confirm_with: confirmWith, constraint_checked: false, audit_id: null as string | null,
           }),
         },
@@ -403,10 +410,12 @@ async function admit(s: Services, caller: Caller, agentId: string, c: Checked, r
       if (conf.command !== c.command || conf.params_hash !== sha256(canonical(c.params))) {
         throw refuse('mismatch', `params.confirmation_token was issued for a different command or different params; a token confirms exactly the request that returned it`);
       }
+      const requester = await requesterOf(tx, conf.command_id);
+      assertSecondPerson(s, caller, requester, agentId, c.command, conf.command_id);
       await tx.query('UPDATE command_confirmations SET used_at = clock_timestamp() WHERE token_hash = $1', [sha256(c.token)]);
       const { rows } = await tx.query<ActionRow>(
-        `UPDATE agent_actions SET status = $2, priority = $3, executed_at = clock_timestamp(), actor = $4 WHERE command_id = $1 RETURNING *`,
-        [conf.command_id, 'running', c.priority, JSON.stringify({ requested_by: (await actorOf(tx, conf.command_id)), confirmed_by: caller.actor })]);
+        `UPDATE agent_actions SET status = $2, priority = $3, executed_at = clock_timestamp(), actor = $4, confirmed_by = $5 WHERE command_id = $1 RETURNING *`,
+        [conf.command_id, 'running', c.priority, JSON.stringify({ requested_by: requester, confirmed_by: caller.actor }), JSON.stringify(caller.actor)]);
       confirmed = rows[0];
     }
 
@@ -427,18 +436,30 @@ async function admit(s: Services, caller: Caller, agentId: string, c: Checked, r
 
 const priorityRank = (p: Priority) => PRIORITY_RANK[p];
 
-async function actorOf(tx: Queryable, commandId: string): Promise<unknown> {
-  const { rows } = await tx.query<{ actor: { requested_by?: unknown } | null }>('SELECT actor FROM agent_actions WHERE command_id = $1', [commandId]);
-  const a = rows[0]?.actor;
-  return a && typeof a === 'object' && 'requested_by' in a ? a.requested_by : a ?? null;
+async function requesterOf(tx: Queryable, commandId: string): Promise<Actor | null> {
+  const { rows } = await tx.query<{ requested_by: Actor | null }>('SELECT requested_by FROM agent_actions WHERE command_id = $1', [commandId]);
+  return rows[0]?.requested_by ?? null;
+}
+
+const sameActor = (a: Actor, b: Actor) => a.type === b.type && a.id === b.id && a.tenant === b.tenant;
+
+/** Four-eyes rule (SPEC 8.1 "two-factor confirmation"): a control command is confirmed by a second, different
+ *  operator or admin of the tenant (the token binds tenant and agent; the route requires the command permission).
+ *  With authentication disabled every request is the same built-in admin, so nobody could confirm: the rule is
+ *  then off (docs/agents.md). */
+function assertSecondPerson(s: Services, caller: Caller, requester: Actor | null, agentId: string, command: string, commandId: string): void {
+  if (!requester || !sameActor(requester, caller.actor) || s.config.security.authDisabled) return;
+  throw new AppError('FORBIDDEN',
+    `${command} ${commandId} was requested by ${requester.type} ${requester.id}, who cannot also confirm it: a control command needs a second, different operator or admin of tenant ${caller.tenantId} to send the confirmation_token (four-eyes rule); the token stays valid for them until it expires`,
+    { reason: 'four_eyes', field: 'params.confirmation_token', agent_id: agentId, command, command_id: commandId, requested_by: requester });
 }
 
 async function insertAction(tx: Queryable, caller: Caller, agent: AgentRow, commandId: string, c: Checked, status: string): Promise<ActionRow> {
   const { rows } = await tx.query<ActionRow>(
-    `INSERT INTO agent_actions (id, tenant_id, agent_id, command_id, command, params, priority, status, control, actor)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    `INSERT INTO agent_actions (id, tenant_id, agent_id, command_id, command, params, priority, status, control, actor, requested_by)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
     [newId('act'), caller.tenantId, agent.id, commandId, c.command, JSON.stringify(c.params), c.priority, status, CONTROL_COMMANDS.has(c.command),
-      JSON.stringify(status === 'confirmation_required' ? { requested_by: caller.actor } : caller.actor)]);
+      JSON.stringify(status === 'confirmation_required' ? { requested_by: caller.actor } : caller.actor), JSON.stringify(caller.actor)]);
   return rows[0];
 }
 
@@ -506,6 +527,13 @@ const HANDLERS: Record<CommandName, (ctx: Ctx) => Promise<Record<string, unknown
   resume: lifecycleCommand,
 };
 
+/** What a client learns of an unexpected failure: no exception text (#11 finding 9a). */
+function internalCommandError(command: string, commandId: string): AppError {
+  return new AppError('INTERNAL_ERROR',
+    `command ${command} failed with an internal error and changed nothing; the agent is now in status error. Resume it to retry; if it happens again, give an administrator the command_id ${commandId} (the service log has the cause)`,
+    { reason: 'internal_error' });
+}
+
 function errorStatus(e: AppError): string {
   if (e.code === 'GATEWAY_TIMEOUT') return 'timeout';
   if (e.code === 'CONSTRAINT_VIOLATION' || e.code === 'NETWORK_LOCKED') return 'refused';
@@ -543,8 +571,10 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
     if (e instanceof AppError) error = e;
     else if (e instanceof Abort || (e as Error)?.name === 'AbortError') error = abortError(ctx, controller.signal.aborted ? ((controller.signal.reason as Abort)?.why ?? 'timeout') : 'timeout');
     else {
-      s.log.error({ err: e, command: a.action.command_id }, 'agent command failed');
-      error = new AppError('INTERNAL_ERROR', `command ${a.action.command} failed: ${(e as Error)?.message ?? 'internal error'}`);
+      // The cause stays in the log (it may name internals: SQL, file paths, stack frames); the client,
+      // the history and the event get a stable code and a message that says what to do.
+      s.log.error({ err: e, command_id: a.action.command_id, agent_id: a.agent.id, command: a.action.command }, 'agent command failed with an internal error');
+      error = internalCommandError(a.action.command, a.action.command_id);
       ctx.agentFailure ??= `internal error in command ${a.action.command} (${a.action.command_id})`;
     }
   } finally {
@@ -585,6 +615,7 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
       payload: {
         agent_id: a.agent.id, command_id: act.command_id, action_id: act.id, command: act.command, status: act.status, priority: act.priority,
         result: act.result, error: act.error, duration_ms: act.duration_ms, executed_at: new Date(act.executed_at).toISOString(), timestamp: new Date().toISOString(),
+        requested_by: act.requested_by ?? null, confirmed_by: act.confirmed_by ?? null,
       },
     }));
     return { act, events };
@@ -797,6 +828,10 @@ async function runPowerflowCommand(ctx: Ctx): Promise<Record<string, unknown>> {
     const err = t.error ?? { code: 'INTERNAL_ERROR', message: `power flow task ${t.id} ended ${t.status}` };
     const known: ErrorCode[] = ['POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'TOPOLOGY_INVALID', 'ISLANDED_BUS', 'BUS_NOT_FOUND', 'VALIDATION_FAILED'];
     const code = (known.find((k) => k === err.code) ?? (t.status === 'cancelled' ? 'CONFLICT' : 'INTERNAL_ERROR')) as ErrorCode;
+    if (code === 'INTERNAL_ERROR') {
+      s.log.error({ task_id: t.id, task_error: err, command_id: ctx.action.command_id }, 'the power flow task of an agent command failed');
+      throw new AppError(code, `the power flow task ${t.id} of command run_powerflow failed (${t.status}); nothing was changed. Retry it; if it happens again, give an administrator the task_id`, { task_id: t.id, reason: 'internal_error' });
+    }
     throw new AppError(code, err.message, { task_id: t.id, ...(err.details ?? {}) });
   }
   const r = t.result as { status: string; method: string; iterations: number; duration_ms: number; losses: { p_mw: number; q_mvar: number }; buses: SolveOutcome['buses']; branches: SolveOutcome['branches'] };
