@@ -14,7 +14,7 @@ import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, checkRateLimits, recordAudit, fromCaller } from '../security/index.js';
 import { normalizeIp } from '../security/ip.js';
-import { executeCommand, type CommandRequest } from '../domain/commands.js';
+import { executeCommand, type CommandRequest } from '../domain/commands/index.js';
 import { agentInTenant } from '../domain/agents.js';
 import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import { CommandIn } from '../routes/api/v1/agents/schema.js';

@@ -1,6 +1,6 @@
 // Agents and their commands.
 import * as agents from '../../domain/agents.js';
-import * as commands from '../../domain/commands.js';
+import * as commands from '../../domain/commands/index.js';
 import { AgentIn, AgentUpdate, CommandIn } from '../../routes/api/v1/agents/schema.js';
 import type { GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';

@@ -8,7 +8,7 @@ import {
   ActionListQuery, ActionOut, AgentIn, AgentListQuery, AgentOut, AgentUpdate, BatchCreateIn, CommandBatchIn, CommandBatchOut, CommandIn, CommandOut, ReasonIn,
 } from './schema.js';
 import * as agents from '../../../../domain/agents.js';
-import * as commands from '../../../../domain/commands.js';
+import * as commands from '../../../../domain/commands/index.js';
 import { AppError } from '../../../../lib/errors.js';
 
 const tags = ['agents'];
