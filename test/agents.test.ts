@@ -4,15 +4,11 @@
 // accepted switches), busy agents, emergency shutdown, history, roles, tenants.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { MODES, startTestApp, testConfig, json, type TestApp } from './helpers/app.js';
+import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-import { CASES_DIR } from '../src/paths.js';
+import { agentsClient, sleep } from './helpers/agents.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 type Headers = Record<string, string>;
-type Res = { statusCode: number; body: string; headers: Record<string, unknown> };
 const mva = (f: { p_from: number; q_from: number; p_to: number; q_to: number }) => Math.max(Math.hypot(f.p_from, f.q_from), Math.hypot(f.p_to, f.q_to));
 
 for (const mode of MODES) {
@@ -20,48 +16,7 @@ for (const mode of MODES) {
     let app: TestApp;
     let h: Headers;
     let second: Headers; // another operator of the tenant: confirms control commands (four-eyes)
-    const call = async (method: string, url: string, body?: unknown, headers: Headers = {}): Promise<Res> =>
-      app.app!.inject({ method: method as 'GET', url, headers: { ...h, ...headers }, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }) });
-    const ok = async (method: string, url: string, body?: unknown, status = 200) => {
-      const r = await call(method, url, body);
-      assert.equal(r.statusCode, status, `${method} ${url}: ${r.body}`);
-      return json(r).data;
-    };
-    const err = (r: Res, status: number, code: string) => {
-      assert.equal(r.statusCode, status, r.body);
-      const e = json(r).error;
-      assert.equal(e.code, code, r.body);
-      assert.ok(e.message && e.trace_id);
-      return e;
-    };
-    const importCase = async (c: string, name?: string) => {
-      const r = await call('POST', `/api/v1/networks/import?format=matpower${name ? `&name=${name}` : ''}`, readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), { 'content-type': 'text/plain' });
-      assert.equal(r.statusCode, 201, r.body);
-      return json(r).data.id as string;
-    };
-    const agent = async (extra: Record<string, unknown> = {}) => ok('POST', '/api/v1/agents', { name: `a-${Math.random().toString(36).slice(2, 8)}`, type: 'dispatch', auto_start: true, ...extra }, 201);
-    const cmd = (id: string, body: Record<string, unknown>, headers: Headers = {}) => call('POST', `/api/v1/agents/${id}/command`, body, headers);
-    /** Both steps of a control command, the second by another operator (after the 100 ms spacing since the previous one). */
-    const confirmed = async (id: string, command: string, params: Record<string, unknown>, extra: Record<string, unknown> = {}) => {
-      const p = await cmd(id, { command, params, ...extra });
-      assert.equal(p.statusCode, 200, p.body);
-      const d = json(p).data;
-      assert.equal(d.status, 'confirmation_required', p.body);
-      await sleep(110);
-      return cmd(id, { command, params: { ...params, confirmation_token: d.result.confirmation_token }, ...extra }, second);
-    };
-    const network = (id: string) => ok('GET', `/api/v1/networks/${id}`);
-    const actions = async (id: string, q = '') => ok('GET', `/api/v1/agents/${id}/actions${q}`);
-    const waitAction = async (agentId: string, commandId: string, states: string[], ms = 20000) => {
-      const until = Date.now() + ms;
-      for (;;) {
-        const a = (await actions(agentId, '?page_size=100')).find((x: { command_id: string }) => x.command_id === commandId);
-        if (a && states.includes(a.status)) return a;
-        if (Date.now() > until) assert.fail(`command ${commandId} did not reach ${states.join('/')}: ${JSON.stringify(a)}`);
-        await sleep(25);
-      }
-    };
-    const bodyOf = (n: { buses: unknown[]; branches: unknown[]; generators: unknown[]; loads: unknown[] }, name: string, branches = n.branches) => ({ name, buses: n.buses, branches, generators: n.generators, loads: n.loads });
+    const { call, ok, err, importCase, agent, cmd, confirmed, network, actions, waitAction, bodyOf } = agentsClient(() => ({ app, h, second }));
 
     let case30: string;          // case30 as MATPOWER has it (branch 6-8 already at ~109% of rate_a 32)
     let free30: string;          // case30 with every rate_a 0 (unlimited)
@@ -397,66 +352,6 @@ for (const mode of MODES) {
       assert.equal((await confirmed(a.id, 'switch_branch', { from: 10, to: 21, state: 'closed' })).statusCode, 200);
     });
 
-    it('four-eyes: the requester cannot confirm its own control command (403); a second operator can; both are recorded', async () => {
-      const a = await agent({ network_id: free30 });
-      const before = await network(free30);
-      const p = json(await cmd(a.id, { command: 'switch_branch', params: { from: 10, to: 21, state: 'open' } })).data;
-      assert.equal(p.status, 'confirmation_required');
-      assert.equal(p.requested_by.type, 'user');
-      assert.equal(p.confirmed_by, null);
-      const params = { from: 10, to: 21, state: 'open', confirmation_token: p.result.confirmation_token };
-      await sleep(110);
-      const self = err(await cmd(a.id, { command: 'switch_branch', params }), 403, 'FORBIDDEN');
-      assert.equal(self.details.reason, 'four_eyes');
-      assert.equal(self.details.command_id, p.command_id);
-      assert.deepEqual(self.details.requested_by, p.requested_by);
-      assert.match(self.message, /second, different operator or admin/);
-      assert.equal((await network(free30)).version, before.version, 'nothing changed');
-      // a viewer of the tenant may not confirm either (no command permission)
-      err(await cmd(a.id, { command: 'switch_branch', params }, await tokenFor(app, 'viewer')), 403, 'FORBIDDEN');
-      // the token is still good for a second operator
-      const go = await cmd(a.id, { command: 'switch_branch', params }, second);
-      assert.equal(go.statusCode, 200, go.body);
-      const d = json(go).data;
-      assert.equal(d.command_id, p.command_id);
-      assert.equal(d.status, 'completed');
-      assert.deepEqual(d.requested_by, p.requested_by);
-      assert.equal(d.confirmed_by.type, 'user');
-      assert.notEqual(d.confirmed_by.id, p.requested_by.id);
-      const act = (await actions(a.id)).find((x: { command_id: string }) => x.command_id === p.command_id);
-      assert.deepEqual(act.requested_by, p.requested_by);
-      assert.deepEqual(act.confirmed_by, d.confirmed_by);
-      // an ordinary command records who sent it and no confirmer
-      const st = json(await cmd(a.id, { command: 'status' }, second)).data;
-      assert.deepEqual(st.requested_by, d.confirmed_by);
-      assert.equal(st.confirmed_by, null);
-      // the command.completed event carries both people
-      const ev = await ok('GET', `/api/v1/events?topic=agent&agent_id=${a.id}&page_size=100`);
-      const done = ev.find((x: { kind: string; payload: { command_id: string } }) => x.kind === 'command.completed' && x.payload.command_id === p.command_id);
-      assert.deepEqual([done.payload.requested_by, done.payload.confirmed_by], [p.requested_by, d.confirmed_by]);
-      await sleep(110);
-      assert.equal((await confirmed(a.id, 'switch_branch', { index: 26, state: 'closed' })).statusCode, 200);
-    });
-
-    it('answers an internal failure of a command with a stable code and a safe message (the cause stays in the log)', async () => {
-      const net = (await ok('POST', '/api/v1/networks', bodyOf(await network(free30), 'case30-broken'), 201)).id;
-      const a = await agent({ network_id: net });
-      const p = json(await cmd(a.id, { command: 'switch_branch', params: { index: 3, state: 'open' } })).data;
-      // The stored model breaks between the two steps (as a faulty migration or a disk error could do it).
-      await app.services.db.query(`UPDATE network_versions SET model = jsonb_set(model, '{branches}', 'null') WHERE network_id = $1`, [net]);
-      await sleep(110);
-      const r = await cmd(a.id, { command: 'switch_branch', params: { index: 3, state: 'open', confirmation_token: p.result.confirmation_token } }, second);
-      const e = err(r, 500, 'INTERNAL_ERROR');
-      assert.equal(e.details.reason, 'internal_error');
-      assert.equal(e.details.command_id, p.command_id);
-      assert.doesNotMatch(r.body, /Cannot read|TypeError|properties of|at [\w.]+ \(/, 'no exception text reaches the client');
-      assert.match(e.message, new RegExp(`command_id ${p.command_id}`));
-      const act = (await actions(a.id)).find((x: { command_id: string }) => x.command_id === p.command_id);
-      assert.equal(act.status, 'failed');
-      assert.equal(act.error.message, e.message);
-      assert.equal((await ok('GET', `/api/v1/agents/${a.id}`)).status, 'error');
-    });
-
     it('refuses a switch that overloads a branch with 409 CONSTRAINT_VIOLATION and leaves the network unchanged', async () => {
       const a = await agent({ network_id: tight30 });
       const before = await network(tight30);
@@ -748,78 +643,6 @@ for (const mode of MODES) {
       const mine = json(await call('POST', '/api/v1/agents', { name: 'theirs', type: 'dispatch' }, other));
       err(await call('GET', `/api/v1/agents/${mine.data.id}`), 404, 'NOT_FOUND'); // the admin acts in its own tenant...
       assert.equal((await call('GET', `/api/v1/agents/${mine.data.id}`, undefined, { 'x-tenant-id': `iso${mode.slice(0, 1)}${process.pid}` })).statusCode, 200); // ...unless it names another
-    });
-  });
-
-  describe(`agents: emergency_shutdown bypasses the REST rate limiter (${mode})`, () => {
-    let app: TestApp;
-    before(async () => {
-      const base = testConfig(mode);
-      app = await startTestApp(mode, {
-        config: { security: { ...base.security, rateLimits: { endpoint: { 'POST /agents/:id/command': { rate: 6, burst: 3 } }, ip: { authenticated: { rate: 60, burst: 40 } }, user: { rate: 60, burst: 60 } } } },
-      });
-    });
-    after(async () => app?.close());
-
-    it('answers 429 on the endpoint layer, but lets emergency_shutdown through', async () => {
-      const h = await adminHeaders(app);
-      const call = (url: string, body: object) => app.app!.inject({ method: 'POST', url, headers: h, payload: body });
-      const a = json(await call('/api/v1/agents', { name: 'limited', type: 'dispatch', auto_start: true })).data;
-      const codes: number[] = [];
-      for (let i = 0; i < 5; i++) codes.push((await call(`/api/v1/agents/${a.id}/command`, { command: 'status' })).statusCode);
-      assert.ok(codes.includes(429), codes.join(','));
-      const limited = await call(`/api/v1/agents/${a.id}/command`, { command: 'status' });
-      assert.equal(limited.statusCode, 429);
-      assert.equal(json(limited).error.details.scope, 'endpoint');
-      const s = await call(`/api/v1/agents/${a.id}/command`, { command: 'emergency_shutdown' });
-      assert.equal(s.statusCode, 200, s.body);
-      assert.equal(json(s).data.result.new_status, 'stopped');
-      assert.equal(s.headers['retry-after'], undefined);
-    });
-
-    it('refuses a flood of emergency_shutdown to an agent that does not exist: 429, no admission and no audit entry each', async () => {
-      const h = await tokenFor(app, 'operator');
-      const ghost = 'agent_ffffffffffffffffffff';
-      const statuses: number[] = [];
-      const scopes = new Set<string>();
-      for (let i = 0; i < 160; i++) {
-        const r = await app.app!.inject({ method: 'POST', url: `/api/v1/agents/${ghost}/command`, headers: h, payload: { command: 'emergency_shutdown' }, remoteAddress: '10.9.0.1' });
-        statuses.push(r.statusCode);
-        if (r.statusCode === 429) scopes.add(json(r).error.details.scope);
-      }
-      const admitted = statuses.filter((c) => c === 404).length;
-      assert.ok(statuses.every((c) => c === 404 || c === 429), statuses.join(','));
-      assert.ok(admitted <= 10, `only the endpoint burst reaches the agent lookup of the command, got ${admitted} answers 404`);
-      assert.ok(scopes.has('endpoint') && (scopes.has('ip') || scopes.has('user')), [...scopes].join(','));
-      // the REST audit of the admitted ones (failure 404): a handful, not 160
-      const admin = await adminHeaders(app);
-      const audit = json(await app.app!.inject({ method: 'GET', url: `/api/v1/audit?resource_id=${ghost}&page_size=100`, headers: admin }));
-      const failures = audit.data.filter((e: { result: string }) => e.result === 'failure').length;
-      assert.ok(failures <= 10, `${failures} failure audit entries`);
-      // GraphQL: the same rule (the endpoint layer's refusal stands for an agent that is not the caller's)
-      const gq = await app.app!.inject({
-        method: 'POST', url: '/graphql', headers: h, remoteAddress: '10.9.0.2',
-        payload: { query: 'mutation($id: ID!) { sendCommand(agentId: $id, command: {command: "emergency_shutdown"}) { status } }', variables: { id: ghost } },
-      });
-      assert.equal(json(gq).errors?.[0]?.extensions?.code, 'RATE_LIMITED', gq.body);
-    });
-
-    it('lets a real emergency pass the endpoint layer, but not the user layer', async () => {
-      const h = await tokenFor(app, 'admin');
-      const a = json(await app.app!.inject({ method: 'POST', url: '/api/v1/agents', headers: h, payload: { name: 'user-limited', type: 'dispatch', auto_start: true }, remoteAddress: '10.9.1.1' })).data;
-      // The tenant's endpoint bucket is empty (the test above); the emergency passes it.
-      const limited = await app.app!.inject({ method: 'POST', url: `/api/v1/agents/${a.id}/command`, headers: h, payload: { command: 'status' }, remoteAddress: '10.9.1.2' });
-      assert.equal(json(limited).error.details.scope, 'endpoint', limited.body);
-      const gq = await app.app!.inject({
-        method: 'POST', url: '/graphql', headers: h, remoteAddress: '10.9.1.3',
-        payload: { query: 'mutation($id: ID!) { sendCommand(agentId: $id, command: {command: "emergency_shutdown"}) { status result } }', variables: { id: a.id } },
-      });
-      assert.equal(json(gq).data?.sendCommand?.result?.new_status, 'stopped', gq.body);
-      // Empty this user's own bucket (60) from many addresses; then even an emergency waits for it.
-      for (let i = 0; i < 70; i++) await app.app!.inject({ method: 'GET', url: '/api/v1/agents?page_size=1', headers: h, remoteAddress: `10.9.2.${i}` });
-      const r = await app.app!.inject({ method: 'POST', url: `/api/v1/agents/${a.id}/command`, headers: h, payload: { command: 'emergency_shutdown' }, remoteAddress: '10.9.3.1' });
-      assert.equal(r.statusCode, 429, r.body);
-      assert.equal(json(r).error.details.scope, 'user');
     });
   });
 }
