@@ -4,7 +4,8 @@
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, startTestApp, testConfig, json, type TestApp } from './helpers/app.js';
-import { adminHeaders, tokenFor } from './helpers/auth.js';
+import WebSocket from 'ws';
+import { adminHeaders, createUser, loginAs, tokenFor } from './helpers/auth.js';
 import { agentsClient, sleep } from './helpers/agents.js';
 
 type Headers = Record<string, string>;
@@ -92,6 +93,7 @@ for (const mode of MODES) {
     before(async () => {
       const base = testConfig(mode);
       app = await startTestApp(mode, {
+        listen: true,
         config: { security: { ...base.security, rateLimits: { endpoint: { 'POST /agents/:id/command': { rate: 6, burst: 3 } }, ip: { authenticated: { rate: 60, burst: 40 } }, user: { rate: 60, burst: 60 } } } },
       });
     });
@@ -138,6 +140,40 @@ for (const mode of MODES) {
         payload: { query: 'mutation($id: ID!) { sendCommand(agentId: $id, command: {command: "emergency_shutdown"}) { status } }', variables: { id: ghost } },
       });
       assert.equal(json(gq).errors?.[0]?.extensions?.code, 'RATE_LIMITED', gq.body);
+    });
+
+    it('WebSocket command frames: the same rule (a ghost agent stays limited, a real emergency passes the endpoint layer)', async () => {
+      const u = await createUser(app, { username: `ws-op-${mode}`, role: 'operator' });
+      const h = await loginAs(app, u.username, u.password);
+      const a = json(await app.app!.inject({ method: 'POST', url: '/api/v1/agents', headers: h, payload: { name: 'ws-limited', type: 'dispatch', auto_start: true }, remoteAddress: '10.9.4.1' })).data;
+      // the tenant's endpoint bucket is empty (the flood above)
+      const limited = await app.app!.inject({ method: 'POST', url: `/api/v1/agents/${a.id}/command`, headers: h, payload: { command: 'status' }, remoteAddress: '10.9.4.2' });
+      assert.equal(json(limited).error.details.scope, 'endpoint', limited.body);
+      const socket = new WebSocket(`${app.url!.replace(/^http/, 'ws')}/ws`, ['gridops.v1'], { headers: h });
+      const answers = new Map<string, Record<string, unknown>>();
+      socket.on('message', (data) => {
+        const m = JSON.parse(String(data)) as Record<string, unknown>;
+        if (typeof m.id === 'string') answers.set(m.id, m);
+      });
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const answer = async (id: string) => {
+        const end = Date.now() + 30_000;
+        while (!answers.has(id)) {
+          if (Date.now() > end) assert.fail(`no answer to WebSocket frame ${id}`);
+          await sleep(10);
+        }
+        return answers.get(id)!;
+      };
+      try {
+        socket.send(JSON.stringify({ type: 'command', id: 'ghost', agent_id: 'agent_ffffffffffffffffffff', command: 'emergency_shutdown' }));
+        assert.equal((await answer('ghost')).code, 'RATE_LIMITED');
+        socket.send(JSON.stringify({ type: 'command', id: 'real', agent_id: a.id, command: 'emergency_shutdown' }));
+        const real = await answer('real');
+        assert.equal(real.type, 'command_result', JSON.stringify(real));
+        assert.equal((real.result as { result: { new_status: string } }).result.new_status, 'stopped');
+      } finally {
+        socket.close();
+      }
     });
 
     it('lets a real emergency pass the endpoint layer, but not the user layer', async () => {
