@@ -252,14 +252,18 @@ for (const mode of MODES) {
       assert.deepEqual(upd, { name: 'dispatcher-2', maxActionsPerMinute: 30 });
       assert.equal(ok(await q(`mutation($id: ID!) { pauseAgent(id: $id) { status } }`, { id: a.id })).pauseAgent.status, 'PAUSED');
       assert.equal(ok(await q(`mutation($id: ID!) { resumeAgent(id: $id) { status } }`, { id: a.id })).resumeAgent.status, 'RUNNING');
-      const cmd = ok(await q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { commandId agentId command status result durationMs executedAt } }`,
+      const cmd = ok(await q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { commandId agentId command status result durationMs executedAt requestedBy { type id tenant } confirmedBy { id } } }`,
         { id: a.id, c: { command: 'status', priority: 'HIGH' } })).sendCommand;
       assert.equal(cmd.agentId, a.id);
       assert.equal(cmd.command, 'status');
       assert.ok(cmd.commandId);
       assert.ok(cmd.executedAt);
-      const acts = ok(await q(`query($id: ID!) { agent(id: $id) { actions { id agentId command status executedAt } } }`, { id: a.id })).agent.actions;
+      assert.equal(cmd.requestedBy.type, 'user');
+      assert.equal(cmd.requestedBy.tenant, 'default');
+      assert.equal(cmd.confirmedBy, null);
+      const acts = ok(await q(`query($id: ID!) { agent(id: $id) { actions { id agentId command status executedAt requestedBy { id } confirmedBy { id } } } }`, { id: a.id })).agent.actions;
       assert.ok(acts.some((x: { command: string }) => x.command === 'status'));
+      assert.ok(acts.every((x: { requestedBy: { id: string } }) => x.requestedBy.id === cmd.requestedBy.id));
       assert.equal(ok(await q(`mutation($id: ID!) { deleteAgent(id: $id) }`, { id: a.id })).deleteAgent, true);
       assert.equal(code(await q(`query($id: ID!) { agent(id: $id) { id } }`, { id: a.id })), 'NOT_FOUND');
     });
@@ -272,8 +276,13 @@ for (const mode of MODES) {
       assert.equal(first.status, 'confirmation_required');
       const token = first.result.confirmation_token;
       assert.equal(typeof token, 'string');
-      const r = await q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { status } }`,
-        { id: agent, c: { command: 'switch_branch', params: { index: 0, state: 'open' }, confirmationToken: token } });
+      const confirm = (headers: Record<string, string> = {}) => q(`mutation($id: ID!, $c: CommandInput!) { sendCommand(agentId: $id, command: $c) { status } }`,
+        { id: agent, c: { command: 'switch_branch', params: { index: 0, state: 'open' }, confirmationToken: token } }, headers);
+      // four-eyes: the requester cannot confirm its own control command; a second operator can
+      const self = await confirm();
+      assert.equal(code(self), 'FORBIDDEN', JSON.stringify(self.body));
+      assert.equal(self.body.errors![0].extensions.details.reason, 'four_eyes');
+      const r = await confirm(await tokenFor(app, 'operator'));
       assert.equal(code(r), 'CONSTRAINT_VIOLATION', JSON.stringify(r.body));
       assert.equal(r.body.errors![0].extensions.details.reason, 'islanding');
     });

@@ -306,6 +306,9 @@ for (const mode of MODES) {
       assert.equal(r.result.command, 'status');
       assert.equal(r.result.agent_id, agentId);
       assert.equal(r.result.priority, 'high');
+      assert.deepEqual(r.result.requested_by, viaRest.body.data.requested_by, 'who sent it (four-eyes record)');
+      assert.equal(r.result.requested_by.type, 'user');
+      assert.equal(r.result.confirmed_by, null);
       c.send({ type: 'command', id: 'c2', agent_id: 'agent_doesnotexist', command: 'status' });
       assert.equal((await c.next((m) => m.id === 'c2')).code, 'NOT_FOUND');
       c.send({ type: 'command', id: 'c3', agent_id: agentId, command: 'fly' });

@@ -210,6 +210,12 @@ export async function findAgentRow(q: Queryable, caller: Caller, id: string, loc
   return findOwnedRow<AgentRow>(q, 'agents', 'agent', caller.tenantId, id, lock);
 }
 
+/** Whether the caller's tenant has this agent (one indexed read, no lock: the rate-limit gate's question). */
+export async function agentInTenant(q: Queryable, caller: Caller, id: string): Promise<boolean> {
+  const { rows } = await q.query('SELECT 1 FROM agents WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
+  return rows.length > 0;
+}
+
 export async function getAgent(s: Services, caller: Caller, id: string): Promise<Agent> {
   return agentView(await findAgentRow(s.db, caller, id));
 }

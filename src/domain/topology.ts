@@ -1,6 +1,7 @@
 // Checks a network model before it is stored or solved: references between
 // elements, impedances, and that every island of in-service branches has a slack.
 import type { NetworkModel } from './network.js';
+import { connectedComponents, type Components } from '../lib/graph.js';
 
 export interface ValidationIssue {
   field: string;
@@ -50,28 +51,14 @@ export function validateTopology(m: NetworkModel): ValidationIssue[] {
 
 /** Every connected component of non-isolated buses over closed branches needs a slack bus. */
 function islandIssues(m: NetworkModel, index: Map<number, number>): ValidationIssue[] {
-  const n = m.buses.length;
-  const parent = new Int32Array(n).map((_, i) => i);
-  const find = (i: number): number => {
-    while (parent[i] !== i) i = parent[i] = parent[parent[i]];
-    return i;
-  };
-  for (const br of m.branches) {
-    if (br.status !== 'closed') continue;
-    const a = index.get(br.from)!;
-    const b = index.get(br.to)!;
-    if (m.buses[a].type === 'isolated' || m.buses[b].type === 'isolated') continue;
-    const ra = find(a);
-    const rb = find(b);
-    if (ra !== rb) parent[ra] = rb;
-  }
+  const { label } = busIslands(m, index);
   const hasSlack = new Set<number>();
   m.buses.forEach((b, i) => {
-    if (b.type === 'slack') hasSlack.add(find(i));
+    if (b.type === 'slack') hasSlack.add(label[i]!);
   });
   const orphans: number[] = [];
   m.buses.forEach((b, i) => {
-    if (b.type !== 'isolated' && !hasSlack.has(find(i))) orphans.push(b.id);
+    if (b.type !== 'isolated' && !hasSlack.has(label[i]!)) orphans.push(b.id);
   });
   if (orphans.length === 0) return [];
   return [{
@@ -80,4 +67,17 @@ function islandIssues(m: NetworkModel, index: Map<number, number>): ValidationIs
     code: 'ISLANDED_BUS',
     details: { buses: orphans.slice(0, 100), count: orphans.length },
   }];
+}
+
+/** Islands of a network's buses (by position in m.buses) over closed branches; an isolated bus is an island of its own. */
+export function busIslands(m: NetworkModel, index: Map<number, number> = new Map(m.buses.map((b, i) => [b.id, i]))): Components {
+  return connectedComponents(m.buses.length, (link) => {
+    for (const br of m.branches) {
+      if (br.status !== 'closed') continue;
+      const a = index.get(br.from);
+      const b = index.get(br.to);
+      if (a === undefined || b === undefined || m.buses[a]!.type === 'isolated' || m.buses[b]!.type === 'isolated') continue;
+      link(a, b);
+    }
+  });
 }

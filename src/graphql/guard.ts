@@ -7,6 +7,7 @@ import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { checkRateLimits, recordAudit, fromCaller, anonymousCaller } from '../security/index.js';
 import { sec } from '../security/state.js';
+import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import type { EndpointKey, IpClass } from '../security/settings.js';
 import { allow, type GqlContext } from './context.js';
 
@@ -17,9 +18,12 @@ export interface RateClass {
   endpoint?: EndpointKey;
 }
 
-/** Takes the REST endpoint's tokens (its IP class and L4 bucket) for this operation. */
-export async function endpointLimit(ctx: GqlContext, caller: Caller, rc: RateClass): Promise<void> {
-  const rl = await checkRateLimits(ctx.s, { ip: caller.ip ?? ctx.request?.ip ?? 'unknown', ipClass: rc.ipClass, endpoint: rc.endpoint, caller });
+/** Takes the REST endpoint's tokens (its IP class and L4 bucket) for this operation. `bypass`: an emergency
+ *  shutdown passes a refusal of the endpoint layer once its agent is found (src/security/emergency.ts). */
+export async function endpointLimit(ctx: GqlContext, caller: Caller, rc: RateClass, bypass?: { command: unknown; agentFound: () => Promise<boolean> }): Promise<void> {
+  const ip = caller.ip ?? ctx.request?.ip ?? 'unknown';
+  let rl = await checkRateLimits(ctx.s, { ip, ipClass: rc.ipClass, endpoint: rc.endpoint, caller });
+  if (bypass && endpointBypassMayApply(rl, bypass.command)) rl = (await emergencyBypass(ctx.s, { ip, ipClass: rc.ipClass, caller }, bypass.agentFound)) ?? rl;
   if (!rl.allowed) throw rl.error!;
   if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
 }
@@ -33,8 +37,8 @@ export interface MutationSpec<R> {
   permission: Permission;
   resourceType: string;
   rate?: RateClass;
-  /** Skip the endpoint limits for this call (SPEC 8.1: emergency shutdown commands bypass rate limits). */
-  rateBypass?: (args: Args) => boolean;
+  /** SPEC 8.1: emergency shutdown commands bypass the endpoint layer, once their agent is found in the caller's tenant. */
+  rateBypass?: (args: Args, caller: Caller, ctx: GqlContext) => { command: unknown; agentFound: () => Promise<boolean> };
   /** Resource id for the audit entry (default: args.id). */
   resourceId?: (args: Args, result?: R) => string | undefined;
 }
@@ -49,7 +53,7 @@ export function mutation<R>(spec: MutationSpec<R>, fn: (caller: Caller, args: Ar
     try {
       caller = allow(ctx, spec.permission);
       if (sec(ctx.s).auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
-      if (spec.rate && !spec.rateBypass?.(args)) await endpointLimit(ctx, caller, spec.rate);
+      if (spec.rate) await endpointLimit(ctx, caller, spec.rate, spec.rateBypass?.(args, caller, ctx));
       const result = await fn(caller, args, ctx, info);
       await audit(ctx, caller, field, spec.resourceType, idOf(args, result), 'success', 200);
       return result;

@@ -374,6 +374,17 @@ type AgentAction {
   result: JSON
   executedAt: DateTime
   durationMs: Int
+  """(additive) who sent the command (for a control command: who asked for it)"""
+  requestedBy: CommandActor
+  """(additive) control commands: the second person who confirmed it (four-eyes)"""
+  confirmedBy: CommandActor
+}
+
+"""(additive) the user, service account or certificate that sent or confirmed a command"""
+type CommandActor {
+  type: String!
+  id: ID!
+  tenant: String!
 }
 
 type Agent {
@@ -433,6 +444,10 @@ type CommandResult {
   result: JSON
   durationMs: Int
   executedAt: DateTime
+  """(additive) who sent the command (for a control command: who asked for it)"""
+  requestedBy: CommandActor
+  """(additive) control commands: the second person who confirmed it (four-eyes)"""
+  confirmedBy: CommandActor
 }
 
 # ------------------------------------------------------------------ devices, time series

@@ -18,6 +18,7 @@
 //    (TOPOLOGY_INVALID), an island without a slack or pv generator (ISLANDED_BUS).
 import type { NetworkModel } from '../domain/network.js';
 import { PowerFlowInputError, POWERFLOW_METHODS, type SolveOptions } from './types.js';
+import { connectedComponents } from '../lib/graph.js';
 import {
   ABI_VERSION, IN, METHOD_CODE, TYPE_PQ, TYPE_PV, TYPE_REF, genOffsets, inputLength, inputOffsets,
 } from './abi.js';
@@ -163,24 +164,9 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   }
 
   // ---- islands (connected components over in-service branches)
-  const parent = new Int32Array(nb);
-  for (let i = 0; i < nb; i++) parent[i] = i;
-  const find = (i: number): number => {
-    while (parent[i] !== i) { parent[i] = parent[parent[i]!]!; i = parent[i]!; }
-    return i;
-  };
-  for (let l = 0; l < nl; l++) {
-    const a = find(brF[l]!), b = find(brT[l]!);
-    if (a !== b) parent[a < b ? b : a] = a < b ? a : b;
-  }
-  const island = new Int32Array(nb);
-  const islandOfRoot = new Int32Array(nb).fill(-1);
-  let nIsl = 0;
-  for (let i = 0; i < nb; i++) {
-    const r = find(i);
-    if (islandOfRoot[r]! < 0) islandOfRoot[r] = nIsl++;
-    island[i] = islandOfRoot[r]!;
-  }
+  const { label: island, count: nIsl } = connectedComponents(nb, (link) => {
+    for (let l = 0; l < nl; l++) link(brF[l]!, brT[l]!);
+  });
 
   // ---- bus types (bustypes), per island
   const types = new Int8Array(nb);

@@ -14,7 +14,9 @@ import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { authenticate, checkRateLimits, recordAudit, fromCaller } from '../security/index.js';
 import { normalizeIp } from '../security/ip.js';
-import { executeCommand, type CommandRequest } from '../domain/commands.js';
+import { executeCommand, type CommandRequest } from '../domain/commands/index.js';
+import { agentInTenant } from '../domain/agents.js';
+import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import { CommandIn } from '../routes/api/v1/agents/schema.js';
 import type { RealtimeHub } from './hub.js';
 import { buildFilter, matches, type EventFilter, type LiveEvent } from './filter.js';
@@ -400,7 +402,8 @@ export class WsSession {
       return this.error(m.id, 'INVALID_FIELD', `${field}: ${first?.message ?? 'invalid command'}`, { field });
     }
     // The rate-limit layers of POST /api/v1/agents/{id}/command (user, tenant, endpoint).
-    const rl = await checkRateLimits(this.s, { ip: this.ip, ipClass: 'authenticated', endpoint: 'POST /agents/:id/command', caller });
+    let rl = await checkRateLimits(this.s, { ip: this.ip, ipClass: 'authenticated', endpoint: 'POST /agents/:id/command', caller });
+    if (endpointBypassMayApply(rl, body.command)) rl = (await emergencyBypass(this.s, { ip: this.ip, ipClass: 'authenticated', caller }, () => agentInTenant(this.s.db, caller, agentId))) ?? rl;
     if (!rl.allowed) {
       await audit('denied', 429, 'RATE_LIMITED');
       return this.error(m.id, 'RATE_LIMITED', rl.error!.message, rl.error!.details);

@@ -1,6 +1,6 @@
 // Agents and their commands.
 import * as agents from '../../domain/agents.js';
-import * as commands from '../../domain/commands.js';
+import * as commands from '../../domain/commands/index.js';
 import { AgentIn, AgentUpdate, CommandIn } from '../../routes/api/v1/agents/schema.js';
 import type { GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
@@ -41,7 +41,7 @@ export const agentResolvers = {
     }),
     pauseAgent: mutation({ permission: 'command', resourceType: 'agent' }, async (caller, a, ctx) => toAgent(await agents.pauseAgent(ctx.s, caller, a.id))),
     resumeAgent: mutation({ permission: 'command', resourceType: 'agent' }, async (caller, a, ctx) => toAgent(await agents.resumeAgent(ctx.s, caller, a.id))),
-    sendCommand: mutation({ permission: 'command', resourceType: 'agent', resourceId: (a) => a.agentId, rate: { ipClass: 'authenticated', endpoint: 'POST /agents/:id/command' }, rateBypass: (a) => a.command?.command === 'emergency_shutdown' }, async (caller, a, ctx) => {
+    sendCommand: mutation({ permission: 'command', resourceType: 'agent', resourceId: (a) => a.agentId, rate: { ipClass: 'authenticated', endpoint: 'POST /agents/:id/command' }, rateBypass: (a, caller, ctx) => ({ command: a.command?.command, agentFound: () => agents.agentInTenant(ctx.s.db, caller, a.agentId) }) }, async (caller, a, ctx) => {
       const c = a.command ?? {};
       const params = { ...(c.params ?? {}) } as Record<string, unknown>;
       if (c.confirmationToken) params.confirmation_token = c.confirmationToken;

@@ -154,14 +154,14 @@ export function toAgent(a: Row) {
 export function toAgentAction(x: Row) {
   return {
     id: x.id, agentId: x.agent_id, command: x.command, params: x.params ?? {}, status: x.status, result: x.result ?? x.error ?? null,
-    executedAt: date(x.executed_at), durationMs: x.duration_ms ?? null,
+    executedAt: date(x.executed_at), durationMs: x.duration_ms ?? null, requestedBy: x.requested_by ?? null, confirmedBy: x.confirmed_by ?? null,
   };
 }
 
 export function toCommandResult(r: Row) {
   return {
     commandId: r.command_id, agentId: r.agent_id, command: r.command, status: r.status, result: r.result ?? null,
-    durationMs: r.duration_ms ?? null, executedAt: date(r.executed_at),
+    durationMs: r.duration_ms ?? null, executedAt: date(r.executed_at), requestedBy: r.requested_by ?? null, confirmedBy: r.confirmed_by ?? null,
   };
 }
 

@@ -11,7 +11,8 @@ import type { Actor, Caller, Permission } from '../../domain/caller.js';
 import { AppError } from '../../lib/errors.js';
 import { initSecurity, closeSecurity } from '../../security/state.js';
 import { anonymousCaller, authenticate, identifiedBy, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
-import { checkRateLimits, classifyRoute } from '../../security/ratelimit.js';
+import { checkRateLimits, classifyRoute, type RateLimitDecision } from '../../security/ratelimit.js';
+import { emergencyBypass } from '../../security/emergency.js';
 import { recordAudit } from '../../security/audit.js';
 import { normalizeIp } from '../../security/ip.js';
 import { apiKeyCached } from '../../security/apikeys.js';
@@ -42,15 +43,17 @@ declare module 'fastify' {
     audit?: false | { resourceType?: string; action?: string };
     /** Accept the access token as ?token= (SSE: browser event sources cannot set headers). */
     queryToken?: boolean;
-    /** Lets a request the rate limits refused pass anyway, decided once its body is parsed
-     *  (SPEC 8.1: emergency shutdown commands bypass rate limits; the agents' command route). */
-    rateLimitBypass?: (req: FastifyRequest) => boolean;
+    /** Lets a request the endpoint layer (L4) refused pass that layer, decided once its body is parsed
+     *  (SPEC 8.1: emergency shutdown commands bypass rate limits; the agents' command route):
+     *  `command` names the request's command, `agentFound` says whether its agent is the caller's.
+     *  The other layers are still taken (src/security/emergency.ts). */
+    rateLimitBypass?: { command: (req: FastifyRequest) => unknown; agentFound: (req: FastifyRequest) => Promise<boolean> };
   }
 }
 
 const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Refusals of routes with rateLimitBypass, held until the body is known (preValidation). */
-const deferredLimit = new WeakMap<FastifyRequest, AppError>();
+/** Endpoint-layer refusals of routes with rateLimitBypass, held until the body is known (preValidation). */
+const deferredLimit = new WeakMap<FastifyRequest, { refused: RateLimitDecision; ipClass: IpClass }>();
 
 export function requirePermission(req: FastifyRequest, p: Permission): void {
   if (!req.caller.permissions.has(p)) {
@@ -164,8 +167,9 @@ export default fp(async (app: FastifyInstance) => {
     const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null, skipIp: ipTaken });
     for (const k in rl.headers) reply.header(k, rl.headers[k]);
     if (!rl.allowed) {
-      if (!cfg.rateLimitBypass) throw rl.error!;
-      deferredLimit.set(req, rl.error!);
+      // Only an endpoint-layer refusal may be bypassed; every other layer refuses here and now.
+      if (!cfg.rateLimitBypass || rl.scope !== 'endpoint' || authError) throw rl.error!;
+      deferredLimit.set(req, { refused: rl, ipClass: cls.ipClass });
     }
     if (authError) throw authError;
     if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
@@ -178,10 +182,16 @@ export default fp(async (app: FastifyInstance) => {
   });
 
   app.addHook('preValidation', async (req: FastifyRequest, reply: FastifyReply) => {
-    const refused = deferredLimit.get(req);
-    if (!refused) return;
-    if (!req.routeOptions.config?.rateLimitBypass?.(req)) throw refused;
+    const held = deferredLimit.get(req);
+    if (!held) return;
+    const bypass = req.routeOptions.config!.rateLimitBypass!;
+    if (bypass.command(req) !== 'emergency_shutdown') throw held.refused.error!;
+    const d = await emergencyBypass(s, { ip: normalizeIp(req.ip), ipClass: held.ipClass, caller: req.caller }, () => bypass.agentFound(req));
+    if (!d) throw held.refused.error!;
+    for (const k in d.headers) reply.header(k, d.headers[k]);
+    if (!d.allowed) throw d.error!;
     reply.removeHeader('Retry-After');
+    if (d.waitMs > 0) await new Promise((r) => setTimeout(r, d.waitMs));
   });
 
   app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {

@@ -8,7 +8,7 @@ import {
   ActionListQuery, ActionOut, AgentIn, AgentListQuery, AgentOut, AgentUpdate, BatchCreateIn, CommandBatchIn, CommandBatchOut, CommandIn, CommandOut, ReasonIn,
 } from './schema.js';
 import * as agents from '../../../../domain/agents.js';
-import * as commands from '../../../../domain/commands.js';
+import * as commands from '../../../../domain/commands/index.js';
 import { AppError } from '../../../../lib/errors.js';
 
 const tags = ['agents'];
@@ -107,9 +107,16 @@ export default async function agentRoutes(fastify: FastifyInstance) {
   }
 
   app.post('/:id/command', {
-    // SPEC 8.1: emergency shutdown commands bypass rate limits (src/plugins/app/caller.ts defers the
-    // limiter's refusal until the body is parsed; the per-agent limits in the domain skip it too).
-    config: { permission: 'command', rateLimitBypass: (req) => (req.body as { command?: unknown } | undefined)?.command === 'emergency_shutdown' },
+    // SPEC 8.1: emergency shutdown commands bypass rate limits: the endpoint layer, once the agent is found
+    // in the caller's tenant (src/plugins/app/caller.ts defers the endpoint layer's refusal until the body is
+    // parsed; src/security/emergency.ts), and the per-agent limits in the domain.
+    config: {
+      permission: 'command',
+      rateLimitBypass: {
+        command: (req) => (req.body as { command?: unknown } | undefined)?.command,
+        agentFound: (req) => agents.agentInTenant(s.db, req.caller, (req.params as { id: string }).id),
+      },
+    },
     schema: {
       summary: 'Send a command to an agent (docs/agents.md lists commands, limits and the confirmation of control commands)', tags, params: Params, body: CommandIn,
       response: { 200: envelope(CommandOut), 202: envelope(CommandOut), ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503, 504) },

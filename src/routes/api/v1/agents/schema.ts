@@ -66,16 +66,21 @@ export const CommandIn = Type.Object({
 
 export const CommandBatchIn = Type.Object({ commands: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 50 }) }, { additionalProperties: false });
 
+/** Who sent or confirmed a command (the caller's actor). */
+export const CommandActor = Type.Object({ type: Type.String(), id: Type.String(), tenant: Type.String() });
+const ActorOrNull = Type.Union([CommandActor, Type.Null()]);
+
 export const CommandOut = Type.Object({
   command_id: Type.String(), action_id: Type.String(), agent_id: Type.String(), command: Type.String(), status: Type.String(), priority: Priority,
   result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]), duration_ms: Type.Integer(), executed_at: Timestamp,
+  requested_by: ActorOrNull, confirmed_by: ActorOrNull,
 });
 
 export const ActionOut = Type.Object({
   id: Type.String(), agent_id: Type.String(), command_id: Type.String(), command: Type.String(), params: Type.Record(Type.String(), Type.Unknown()),
   priority: Priority, status: Type.String(), result: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
   error: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]), audit_id: Type.Union([Type.String(), Type.Null()]),
-  actor: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]),
+  actor: Type.Union([Type.Record(Type.String(), Type.Unknown()), Type.Null()]), requested_by: ActorOrNull, confirmed_by: ActorOrNull,
   executed_at: Timestamp, completed_at: Type.Union([Timestamp, Type.Null()]), duration_ms: Type.Integer(),
 });
 
