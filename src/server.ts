@@ -7,6 +7,14 @@ async function main() {
   const running = await startGridops(config);
   const log = running.services.log;
   log.info({ url: running.url, role: config.role, store: running.services.db.engine, queue: running.services.tasks.transport.kind, threads: running.services.solver?.threads ?? 0 }, 'gridops started');
+  // A parent that spawned this process with an IPC channel (tests, benches, drills:
+  // test/helpers/process.ts) learns that it is ready, and its URL (PORT=0 picks a free
+  // port), from this message instead of polling or reading logs. The channel must not
+  // keep the process alive.
+  if (process.send) {
+    process.send({ type: 'gridops.ready', url: running.url ?? null, role: config.role, pid: process.pid });
+    process.channel?.unref();
+  }
   let stopping = false;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.on(sig, () => {

@@ -11,8 +11,39 @@ import type { TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
 import { deepFreeze } from '../lib/immutable.js';
+import { unavailableDependency } from '../lib/unavailable.js';
 
 const PROGRESS_WRITE_MS = 200;
+
+/** How long a task waits for PostgreSQL to come back before its run fails (GRIDOPS_QUEUE_OUTAGE_MS). */
+function outageWaitMs(): number {
+  const v = Number(process.env.GRIDOPS_QUEUE_OUTAGE_MS ?? 120_000);
+  return Number.isFinite(v) && v >= 0 ? v : 120_000;
+}
+
+/**
+ * Runs a database step of a task's life again while PostgreSQL is away (a restart, a
+ * failover), for up to outageWaitMs: the task waits for the database instead of failing,
+ * and a solved result is written once the database is back instead of being solved again.
+ * Every step is safe to repeat: the claim and the finish only move a row that is still
+ * dispatched or running.
+ */
+export async function rideOutOutage<T>(s: Pick<Services, 'log'>, what: string, step: () => Promise<T>): Promise<T> {
+  const end = Date.now() + outageWaitMs();
+  let delay = 100;
+  let warned = false;
+  for (;;) {
+    try {
+      return await step();
+    } catch (e) {
+      if (!unavailableDependency(e) || Date.now() + delay > end) throw e;
+      if (!warned) s.log.warn({ err: e, step: what }, 'the database is unavailable; the task waits for it');
+      warned = true;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(2 * delay, 2000);
+    }
+  }
+}
 
 // Immutable versions can be cached without invalidation.
 const modelCache = new Map<string, NetworkModel>();
@@ -26,7 +57,7 @@ async function cachedModel(s: Services, networkId: string, version: number): Pro
     return m;
   }
   // Frozen: shared by every task of this version, and the solver pool keeps its packing.
-  m = deepFreeze(await loadVersion(s.db, networkId, version));
+  m = deepFreeze(await rideOutOutage(s, 'load the network', () => loadVersion(s.db, networkId, version)));
   modelCache.set(key, m);
   if (modelCache.size > MODEL_CACHE_SIZE) modelCache.delete(modelCache.keys().next().value!);
   return m;
@@ -73,7 +104,7 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   running.set(taskId, controller);
   let task: TaskRow | undefined;
   try {
-    task = await lifecycle(s).claims.add(taskId);
+    task = await rideOutOutage(s, 'claim', () => lifecycle(s).claims.add(taskId));
   } finally {
     if (!task) running.delete(taskId);
   }
@@ -145,7 +176,8 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   }
 
   // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
-  await lifecycle(s).finishes.add({ task, status, result, failure: failure ?? null, completedAt, model });
+  const finish: Finish = { task, status, result, failure: failure ?? null, completedAt, model };
+  await rideOutOutage(s, 'store the result', () => lifecycle(s).finishes.add(finish));
 }
 
 interface Finish {
