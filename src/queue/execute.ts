@@ -208,7 +208,8 @@ function lifecycle(s: Services) {
        WHERE id = ANY($1::text[]) AND status IN ('dispatched', 'running') RETURNING ${TASK_COLUMNS}`, [ids]);
     const byId = new Map<string, TaskRow>(rows.map((r) => [r.id, { ...r, result: null }]));
     const claimed = ids.map((id) => byId.get(id)).filter((t): t is TaskRow => t !== undefined);
-    const events = await insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } })));
+    // The claim has committed: only its event is written again if the database goes away now.
+    const events = await rideOutOutage(s, 'announce the claim', () => insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } }))));
     await publishEvents(s.bus, events);
     return ids.map((id) => byId.get(id));
   });
@@ -240,14 +241,16 @@ function lifecycle(s: Services) {
     if (rows.length === 0) return items.map(() => undefined);
     const byId = new Map(items.map((f) => [f.task.id, f]));
     const finals = rows.map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null })).sort((a, b) => Number(a.seq) - Number(b.seq));
-    await networksChanged(s, finals.map((t) => t.tenant_id)); // their networks are no longer locked
+    // The results have committed: what follows is retried on its own if the database goes
+    // away now (retrying the whole finish would find the rows finished and skip their events).
+    await rideOutOutage(s, 'announce the results', () => networksChanged(s, finals.map((t) => t.tenant_id))); // their networks are no longer locked
     // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
     const newest = new Map<string, TaskRow>();
     for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
     for (const t of newest.values()) {
       await evaluatePowerFlowAlarms(s, t, undefined, byId.get(t.id)!.model).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
     }
-    await announceFinishedMany(s, finals, true);
+    await rideOutOutage(s, 'announce the results', () => announceFinishedMany(s, finals, true));
     return items.map(() => undefined);
   });
   l = { claims, finishes };

@@ -25,6 +25,15 @@ export interface GridopsProcess {
   stop(graceMs?: number): Promise<void>;
   /** SIGKILL; resolves when it has exited. */
   kill(): Promise<void>;
+  /** Its memory and event-loop delay since the previous call (over the IPC channel). */
+  stats(timeoutMs?: number): Promise<ProcessStats>;
+}
+
+export interface ProcessStats {
+  rss_mb: number;
+  heap_used_mb: number;
+  loop_delay_p99_ms: number;
+  loop_delay_max_ms: number;
 }
 
 export interface SpawnOptions {
@@ -115,6 +124,22 @@ export async function spawnGridops(env: Record<string, string>, opts: SpawnOptio
         if (proc.exitCode !== null || proc.signalCode !== null) return;
         proc.kill('SIGKILL');
         await exited;
+      },
+      stats(statsTimeoutMs = 10_000) {
+        return new Promise<ProcessStats>((resolve, reject) => {
+          const t = setTimeout(() => {
+            proc.off('message', on);
+            reject(new Error(`gridops pid ${proc.pid} did not report its stats within ${statsTimeoutMs} ms`));
+          }, statsTimeoutMs);
+          const on = (m: { type?: string } & ProcessStats) => {
+            if (m?.type !== 'gridops.stats') return;
+            clearTimeout(t);
+            proc.off('message', on);
+            resolve(m);
+          };
+          proc.on('message', on);
+          proc.send({ type: 'gridops.stats' });
+        });
       },
     };
     return handle;
