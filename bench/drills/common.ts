@@ -197,6 +197,8 @@ export class PowerFlowLoad {
   private loops: Promise<void>[] = [];
   private i = 0;
   private pending = 0;
+  /** One 503 answer as the client saw it (body and Retry-After), for the record. */
+  sample503?: { body: unknown; retryAfter: string | null };
   /** Time of the first 202 after each mark(). */
   firstAcceptedAfterMark?: number;
   private markedAt?: number;
@@ -224,6 +226,7 @@ export class PowerFlowLoad {
         this.accepted.push(r.body.data.task_id);
         if (this.markedAt !== undefined && this.firstAcceptedAfterMark === undefined) this.firstAcceptedAfterMark = Date.now();
       }
+      if (r.status === 503) this.sample503 ??= { body: r.body, retryAfter: r.headers.get('retry-after') };
       if (r.status === 503 || r.status === 0) {
         await sleep(100); // the store is away: do not spin
       }

@@ -64,12 +64,15 @@ function body(r: Rng, keys: string[]): Buffer {
   return Buffer.from(text);
 }
 
+/** Percent-encodes every byte (encodeURIComponent throws on a lone surrogate). */
+const pct = (s: string) => [...Buffer.from(s)].map((b) => '%' + b.toString(16).padStart(2, '0')).join('');
+
 function queryString(r: Rng, names: string[]): string {
   const parts: string[] = [];
   for (let i = r.int(5); i > 0; i--) {
     const k = r.chance(0.8) && names.length ? r.pick(names) : r.pick(['x', 'page[]', 'a.b', '__proto__', '']);
-    const v = r.pick([...STRINGS.map((s) => encodeURIComponent(s.slice(0, 2000))), ...HUGE_NUMBER_TEXT, '%ZZ', '%C0%AF', '%FF%FE', '%', '-1', '0', '1e99', encodeURIComponent('{"o":1e300}'), Buffer.from('{"o":1e300}').toString('base64url')]);
-    parts.push(`${encodeURIComponent(k)}=${v}`);
+    const v = r.pick([...STRINGS.map((s) => pct(s.slice(0, 2000))), ...HUGE_NUMBER_TEXT, '%ZZ', '%C0%AF', '%FF%FE', '%', '-1', '0', '1e99', encodeURIComponent('{"o":1e300}'), Buffer.from('{"o":1e300}').toString('base64url')]);
+    parts.push(`${pct(k)}=${v}`);
   }
   return parts.length ? '?' + parts.join('&') : '';
 }
@@ -108,16 +111,29 @@ function operations(doc: { paths: Record<string, Record<string, { parameters?: {
 
 interface Outcome { status: number; internal: boolean }
 
-function request(base: string, method: string, path: string, h: Record<string, string>, payload?: Buffer, timeoutMs = 20_000, firstChunkOnly = false): Promise<Outcome> {
+/**
+ * One HTTP request. A connection reset before any answer is retried once on a fresh
+ * connection: a kept-alive socket that the server closed after its previous answer (as it
+ * does after refusing a body) is the client's race, not the server's failure. A request
+ * still unanswered after timeoutMs is a hang (status 0).
+ */
+async function request(base: string, method: string, path: string, h: Record<string, string>, payload?: Buffer, timeoutMs = 20_000, firstChunkOnly = false): Promise<Outcome> {
+  const first = await requestOnce(base, method, path, h, payload, timeoutMs, firstChunkOnly, keepAlive);
+  if (first.status !== -2) return first;
+  const again = await requestOnce(base, method, path, h, payload, timeoutMs, firstChunkOnly, false);
+  return again.status === -2 ? { status: 0, internal: false } : again;
+}
+
+function requestOnce(base: string, method: string, path: string, h: Record<string, string>, payload: Buffer | undefined, timeoutMs: number, firstChunkOnly: boolean, agent: http.Agent | false): Promise<Outcome> {
   return new Promise((resolve) => {
     let req: http.ClientRequest;
     try {
-      req = http.request(base + path, { method, headers: { ...h, ...(payload ? { 'content-length': String(payload.length) } : {}) }, agent: keepAlive });
+      req = http.request(base + path, { method, headers: { ...h, ...(payload ? { 'content-length': String(payload.length) } : {}) }, agent });
     } catch {
       return resolve({ status: -1, internal: false }); // the client refused to send it (not the server's doing)
     }
     const timer = setTimeout(() => { req.destroy(); resolve({ status: 0, internal: false }); }, timeoutMs);
-    req.on('error', () => { clearTimeout(timer); resolve({ status: 0, internal: false }); });
+    req.on('error', () => { clearTimeout(timer); resolve({ status: -2, internal: false }); });
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => {
@@ -249,7 +265,7 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
       } else if (door === 'graphql') {
         const vars = value(r, 1, ['id', 'm', 'f', 't', 'i', 'fmt', 'c', 'p']);
         const doc = gqlDocument(r);
-        if (r.chance(0.2)) note(await request(base, 'GET', `/graphql?query=${encodeURIComponent(doc.slice(0, 4000))}&variables=${r.pick(['%7B', encodeURIComponent(JSON.stringify(vars)), '%ZZ'])}`, headers(r, token)), `GET ${doc.slice(0, 80)}`);
+        if (r.chance(0.2)) note(await request(base, 'GET', `/graphql?query=${pct(doc.slice(0, 4000))}&variables=${r.pick(['%7B', pct(JSON.stringify(vars) ?? ''), '%ZZ'])}`, headers(r, token)), `GET ${doc.slice(0, 80)}`);
         else note(await request(base, 'POST', '/graphql', { ...headers(r, token), 'content-type': 'application/json' }, r.chance(0.85) ? Buffer.from(JSON.stringify({ query: doc, variables: vars, operationName: r.chance(0.2) ? 'x' : undefined })) : body(r, ['query', 'variables', 'extensions'])), doc.slice(0, 80));
       } else if (door === 'ws' || door === 'graphql-ws') {
         const frames = Array.from({ length: 1 + r.int(8) }, (): string | Buffer => {

@@ -98,7 +98,7 @@ function restartDrill(name: string, which: 'redis' | 'postgres') {
     const alive = d.alive();
     const r = row(name, load, l, recoveredS, {
       outage_s: opts.outageMs / 1000, accepted_during_outage: acceptedDuringOutage, reads_during_outage: reads.summary(), reads_no_answer: reads.noAnswer,
-      api_alive: alive.api, workers_alive: alive.workers
+      api_alive: alive.api, workers_alive: alive.workers, sample_503: load.sample503,
     });
     r.http_5xx += reads.unexpected5xx + reads.noAnswer;
     return r;

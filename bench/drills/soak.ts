@@ -26,13 +26,16 @@ export async function soakDrill(stores: Stores, opts: { seconds: number; sse?: n
     // Listeners that stay connected; an unexpected end is an error, and they reconnect.
     const sse = () => {
       if (stopped) return;
-      const req = http.get(`${d.url}/api/v1/events/stream?topics=task,powerflow,timeseries&token=${token}`, (res) => {
-        if (res.statusCode !== 200) liveErrors++;
-        res.on('data', (c: Buffer) => { sseEvents += c.toString().split('\nid:').length - 1; });
-        res.on('end', () => { if (!stopped) { liveErrors++; setTimeout(sse, 200); } });
+      const req = http.get(`${d.url}/api/v1/events/stream?topics=task,powerflow&token=${token}`, (res) => {
+        if (res.statusCode !== 200) {
+          liveErrors++;
+          if (liveErrors === 1) log(`soak: SSE answered ${res.statusCode}`);
+        }
+        res.on('data', (c: Buffer) => { sseEvents += c.toString().match(/^id: /gm)?.length ?? 0; });
+        res.on('end', () => { if (!stopped) { liveErrors++; setTimeout(sse, 1000); } });
         res.on('error', () => {});
       });
-      req.on('error', () => { if (!stopped) { liveErrors++; setTimeout(sse, 200); } });
+      req.on('error', () => { if (!stopped) { liveErrors++; setTimeout(sse, 1000); } });
       closers.push(() => req.destroy());
     };
     const ws = () => {
@@ -44,7 +47,7 @@ export async function soakDrill(stores: Stores, opts: { seconds: number; sse?: n
         if (t.includes('"type":"error"')) liveErrors++;
         else if (t.includes('"type":"event"')) wsEvents++;
       });
-      s.on('close', () => { if (!stopped) { liveErrors++; setTimeout(ws, 200); } });
+      s.on('close', () => { if (!stopped) { liveErrors++; setTimeout(ws, 1000); } });
       s.on('error', () => {});
       closers.push(() => s.terminate());
     };
