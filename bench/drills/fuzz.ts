@@ -135,11 +135,14 @@ function requestOnce(base: string, method: string, path: string, h: Record<strin
     const timer = setTimeout(() => { req.destroy(); resolve({ status: 0, internal: false }); }, timeoutMs);
     req.on('error', () => { clearTimeout(timer); resolve({ status: -2, internal: false }); });
     req.on('response', (res) => {
+      // An event stream that opened is an answer (the SSE door reached through its REST path).
+      if (firstChunkOnly || String(res.headers['content-type'] ?? '').startsWith('text/event-stream')) {
+        clearTimeout(timer);
+        req.destroy();
+        return resolve({ status: res.statusCode ?? 0, internal: false });
+      }
       const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => {
-        chunks.push(c);
-        if (firstChunkOnly) { clearTimeout(timer); req.destroy(); resolve({ status: res.statusCode ?? 0, internal: false }); }
-      });
+      res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => {
         clearTimeout(timer);
         const text = Buffer.concat(chunks).toString();

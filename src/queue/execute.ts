@@ -7,7 +7,7 @@ import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvents, publishEvents, type NewEvent } from '../domain/events.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
-import type { TaskRow } from '../domain/tasks.js';
+import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
 import { deepFreeze } from '../lib/immutable.js';
@@ -108,7 +108,12 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   } finally {
     if (!task) running.delete(taskId);
   }
-  if (!task) return; // cancelled (or finished) before it started
+  if (!task) {
+    // Cancelled or finished before this run. A run that finished it but died (kill -9)
+    // between storing the result and storing its events is completed here.
+    await rideOutOutage(s, 'complete an unannounced finish', () => announceIfUnannounced(s, taskId));
+    return;
+  }
   const startedAt = new Date(task.started_at!);
 
   const opts = task.options as unknown as SolveOptions;
@@ -276,4 +281,21 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));
   await Promise.all(tasks.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status })));
+}
+
+/**
+ * A finished task whose task.completed / task.failed event was never stored: its run stored
+ * the result, then died before the events (their writes are not one transaction, so that
+ * alarms are judged before the announcement). Found when the job is run again after the
+ * death; the finish is announced now. A finish of the last 2 s is left alone: its own run
+ * may still be announcing it.
+ */
+async function announceIfUnannounced(s: Services, taskId: string): Promise<void> {
+  const { rows } = await s.db.query<StoredTaskRow>(
+    `SELECT t.* FROM tasks t WHERE t.id = $1 AND t.status IN ('completed', 'failed') AND t.completed_at < now() - interval '2 seconds'
+       AND NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = t.tenant_id AND e.topic = 'task' AND e.created_at >= t.completed_at - interval '5 minutes'
+                         AND e.kind = 'task.' || t.status AND e.payload->>'task_id' = t.id)`, [taskId]);
+  if (!rows[0]) return;
+  s.log.warn({ task: taskId }, 'announcing a finish whose run stopped before storing its events');
+  await announceFinished(s, taskFromRow(rows[0]));
 }
