@@ -142,8 +142,8 @@ describe('reliability drills (short)', () => {
     assert.ok(r.recovered_s !== null && r.recovered_s < 30, `recovered in ${r.recovered_s} s`);
   });
 
-  it('soak (20 s): mixed load with SSE and WebSocket listeners; no errors, no growth beyond a generous bound', { timeout: 180_000 }, async (t) => {
-    const r = await soakDrill(stores(), { seconds: 20, sse: 2, ws: 2 });
+  it('soak (15 s): mixed load with SSE and WebSocket listeners; no errors, no growth beyond a generous bound', { timeout: 180_000 }, async (t) => {
+    const r = await soakDrill(stores(), { seconds: 15, sse: 2, ws: 2 });
     t.diagnostic(JSON.stringify(r));
     assertClean(r);
     const d = r.details as Record<string, number>;
@@ -156,8 +156,8 @@ describe('reliability drills (short)', () => {
 });
 
 describe('fuzz drill (short)', () => {
-  it('800 malformed requests through every door (seed 7): no 5xx, no exit, RSS bounded', { timeout: 240_000 }, async (t) => {
-    const r = await fuzzDrill({ requests: 800, seed: 7 });
+  it('600 malformed requests through every door (seed 7): no 5xx, no exit, RSS bounded', { timeout: 240_000 }, async (t) => {
+    const r = await fuzzDrill({ requests: 600, seed: 7 });
     t.diagnostic(JSON.stringify(r));
     const d = r.details as Record<string, number>;
     assert.equal(d.process_exits, 0, JSON.stringify(r));
