@@ -153,17 +153,27 @@ describe('reliability drills (short)', () => {
     assert.ok(d.worker_rss_end_mb < d.worker_rss_start_mb * 1.5 + 150, `worker RSS ${d.worker_rss_start_mb} → ${d.worker_rss_end_mb} MB`);
     assert.ok(d.p99_end_ms < Math.max(5 * d.p99_start_ms, 1500), `p99 ${d.p99_start_ms} → ${d.p99_end_ms} ms`);
   });
+
+  it('fuzz, distributed (300 requests, seed 11: an API process and a worker on PostgreSQL and Redis): no 5xx, no exit', { timeout: 180_000 }, async (t) => {
+    const r = await fuzzDrill({ requests: 300, seed: 11, stores: { databaseUrl: postgres.url, redisUrl: redis.url } });
+    t.diagnostic(JSON.stringify(r));
+    assertFuzzClean(r);
+  });
 });
 
-describe('fuzz drill (short)', () => {
+describe('fuzz drill (short, embedded)', () => {
   it('600 malformed requests through every door (seed 7): no 5xx, no exit, RSS bounded', { timeout: 240_000 }, async (t) => {
     const r = await fuzzDrill({ requests: 600, seed: 7 });
     t.diagnostic(JSON.stringify(r));
-    const d = r.details as Record<string, number>;
-    assert.equal(d.process_exits, 0, JSON.stringify(r));
-    assert.equal(r.http_5xx, 0, `5xx or INTERNAL_ERROR: ${JSON.stringify(r.details.findings)}`);
-    assert.equal(d.no_answer, 0, `requests without an answer: ${JSON.stringify(r.details.findings)}`);
-    assert.equal(d.health_after, 200);
-    assert.ok(d.rss_max_mb < d.rss_start_mb + 512, `RSS ${d.rss_start_mb} → max ${d.rss_max_mb} MB`);
+    assertFuzzClean(r);
   });
 });
+
+function assertFuzzClean(r: DrillResult): void {
+  const d = r.details as Record<string, number>;
+  assert.equal(d.process_exits, 0, JSON.stringify(r));
+  assert.equal(r.http_5xx, 0, `5xx or INTERNAL_ERROR: ${JSON.stringify(r.details.findings)}`);
+  assert.equal(d.no_answer, 0, `requests without an answer: ${JSON.stringify(r.details.findings)}`);
+  assert.equal(d.health_after, 200);
+  assert.ok(d.rss_max_mb < d.rss_start_mb + 512, `RSS ${d.rss_start_mb} → max ${d.rss_max_mb} MB`);
+}

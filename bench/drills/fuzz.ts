@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import WebSocket from 'ws';
 import { CASES_DIR } from '../../src/paths.js';
 import { spawnGridops, type GridopsProcess } from '../../test/helpers/process.js';
-import { ADMIN_PASSWORD, log, type DrillResult } from './common.js';
+import { ADMIN_PASSWORD, Deployment, log, type DrillResult } from './common.js';
 
 /** mulberry32: small, fast, reproducible. */
 export function rng(seed: number) {
@@ -213,17 +213,25 @@ function matpowerVariant(r: Rng, source: string): Buffer {
   return Buffer.from(t);
 }
 
-export async function fuzzDrill(opts: { requests: number; seed: number; concurrency?: number }): Promise<DrillResult> {
+/** Embedded by default (one process on PGlite); with `stores`, an API process and a worker on that PostgreSQL and Redis. */
+export async function fuzzDrill(opts: { requests: number; seed: number; concurrency?: number; stores?: { databaseUrl: string; redisUrl: string } }): Promise<DrillResult> {
   const r = rng(opts.seed);
   keepAlive = new http.Agent({ keepAlive: true, maxSockets: 16 });
   const dir = mkdtempSync(join(tmpdir(), 'gridops-drill-fuzz-'));
   let server: GridopsProcess | undefined;
+  let deployment: Deployment | undefined;
   const statuses = new Map<number, number>();
   const byDoor = new Map<string, number>();
   const findings: string[] = [];
   let internal = 0, noAnswer = 0, refused = 0, rssStart = 0, rssMax = 0;
   try {
-    server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000' }, { echo: !!process.env.DRILL_ECHO });
+    if (opts.stores) {
+      deployment = new Deployment(opts.stores, { LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error' });
+      await deployment.start(1);
+      server = deployment.api;
+    } else {
+      server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000' }, { echo: !!process.env.DRILL_ECHO });
+    }
     const base = server.url!;
     const wsBase = base.replace(/^http/, 'ws');
     const login = JSON.parse((await (await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })).text()));
@@ -310,12 +318,13 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     const health = await request(base, 'GET', '/api/v1/health', {});
     const exited = server.proc.exitCode !== null || server.proc.signalCode !== null;
     return {
-      drill: 'fuzz', submitted: sent, completed: sent - noAnswer, lost: 0, duplicated: 0, http_5xx: internal, recovered_s: null,
+      drill: opts.stores ? 'fuzz (distributed)' : 'fuzz', submitted: sent, completed: sent - noAnswer, lost: 0, duplicated: 0, http_5xx: internal, recovered_s: null,
       details: { seed: opts.seed, process_exits: exited ? 1 : 0, no_answer: noAnswer, refused_by_client: refused, rss_start_mb: Math.round(rssStart), rss_max_mb: Math.round(rssMax), rss_end_mb: Math.round(rss()), health_after: health.status,
         by_door: Object.fromEntries(byDoor), statuses: Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])), findings, log_tail: exited ? server.log.slice(-20) : undefined },
     };
   } finally {
-    await server?.stop(10_000).catch(() => {});
+    if (deployment) await deployment.destroy();
+    else await server?.stop(10_000).catch(() => {});
     keepAlive.destroy();
     rmSync(dir, { recursive: true, force: true });
   }
