@@ -13,12 +13,12 @@
 //   gql-nested     POST /graphql { networks { items { id buses { id type } generators { mw } } } } (models through the batch loader)
 // Rounds alternate REST and GraphQL so both see the same machine load.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CASES_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR } from '../src/paths.js';
+import { spawnGridops } from '../test/helpers/process.js';
 
 const asJson = process.argv.includes('--json');
 const duration = Number(process.env.BENCH_SECONDS ?? 10);
@@ -29,32 +29,11 @@ const log = (...a: unknown[]) => console.error(...a);
 interface Row { scenario: string; round: number; req_per_s: number; p50_ms: number; p99_ms: number; errors: number }
 const rows: Row[] = [];
 
-async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 300; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/api/v1/health`)).ok) return child;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('server did not start');
-}
-
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => { child.once('exit', r); setTimeout(r, 5000); });
-}
-
 async function main() {
   const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-gql-'));
-  const port = 18180;
-  const base = `http://127.0.0.1:${port}`;
-  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000' }, port);
+  // Ready when it says so (test/helpers/process.ts); PORT=0 picks a free port.
+  const server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password' }, { inheritEnv: true, keepLines: 0, echo: true });
+  const base = server.url!;
   try {
     const login = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) });
     const token = ((await login.json()) as { data: { token: string } }).data.token;
@@ -88,7 +67,7 @@ async function main() {
       }
     }
   } finally {
-    await stop(server);
+    await server.stop(5000);
     rmSync(dir, { recursive: true, force: true });
   }
   const best = (s: string) => Math.max(...rows.filter((r) => r.scenario === s).map((r) => r.req_per_s));

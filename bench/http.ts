@@ -14,14 +14,14 @@
 // Embedded scenarios use PGlite in a temp dir; pf-async uses DATABASE_URL/REDIS_URL
 // (defaults: this machine's PostgreSQL and Redis) with its own schema and prefix.
 import autocannon from 'autocannon';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir, availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { CASES_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR } from '../src/paths.js';
+import { spawnGridops, type GridopsProcess } from '../test/helpers/process.js';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -37,31 +37,17 @@ const rows: Row[] = [];
 // Extra node flags for the gridops processes, e.g. BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof".
 const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
-async function startServer(env: Record<string, string>, port: number): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/server.js')], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password', ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  for (let i = 0; i < 300; i++) {
-    try {
-      const r = await fetch(`http://127.0.0.1:${port}/api/v1/health`);
-      if (r.ok) return child;
-    } catch { /* not up yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  child.kill('SIGKILL');
-  throw new Error('server did not start');
+// gridops children, ready when they say so (test/helpers/process.ts); PORT=0 picks a free port.
+const benchEnv = { LOG_LEVEL: 'warn', NODE_ENV: 'production', ADMIN_PASSWORD: 'bench-admin-password' };
+async function startServer(env: Record<string, string>): Promise<GridopsProcess> {
+  return spawnGridops({ ...benchEnv, PORT: '0', HOST: '127.0.0.1', ...env }, { inheritEnv: true, nodeArgs, keepLines: 0, echo: true });
 }
 
-function startWorker(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/server.js')], { env: { ...process.env, ROLE: 'worker', LOG_LEVEL: 'warn', ADMIN_PASSWORD: 'bench-admin-password', NODE_ENV: 'production', ...env }, stdio: ['ignore', 'ignore', 'inherit'] });
+function startWorker(env: Record<string, string>): Promise<GridopsProcess> {
+  return spawnGridops({ ...benchEnv, ROLE: 'worker', ...env }, { inheritEnv: true, nodeArgs, keepLines: 0, echo: true });
 }
 
-async function stop(child: ChildProcess) {
-  if (child.exitCode !== null) return;
-  child.kill('SIGTERM');
-  await new Promise((r) => { child.once('exit', r); setTimeout(r, 5000); });
-}
+const stop = (p: GridopsProcess) => p.stop(5000);
 
 async function authHeader(base: string): Promise<Record<string, string>> {
   const r = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: 'bench-admin-password' }) });
@@ -92,7 +78,7 @@ function cpuMicros(pid: number | undefined): number | undefined {
   }
 }
 
-async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string, server?: ChildProcess) {
+async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string, server?: GridopsProcess) {
   // A service that runs for days is warm: the first seconds (JIT, caches) are not measured.
   if (warmup > 0) {
     log(`warming up ${scenario} (${mode}) for ${warmup}s…`);
@@ -110,13 +96,13 @@ async function cannon(scenario: string, mode: string, opts: autocannon.Options, 
 
 async function embeddedScenarios() {
   const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
-  const port = 18080;
-  const base = `http://127.0.0.1:${port}`;
+
   // Authentication and all four rate-limit layers on; the limits are scaled up so that
   // they are computed on every request but never trip under a load from one address.
   // Both list servers run in development mode with the same data, so that the only
   // difference between 'list' and 'list-open' is the security gate.
-  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000', NODE_ENV: 'development' }, port);
+  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000', NODE_ENV: 'development' });
+  const base = server.url!;
   try {
     const h = await authHeader(base);
     const auth = Object.keys(h).length > 0;
@@ -133,9 +119,9 @@ async function embeddedScenarios() {
   }
   if (!only || only === 'list-open') {
     const dir2 = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
-    const server2 = await startServer({ DATA_DIR: dir2, DATABASE_URL: '', REDIS_URL: '', GRIDOPS_AUTH: 'off', RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off', NODE_ENV: 'development' }, port + 1);
+    const server2 = await startServer({ DATA_DIR: dir2, DATABASE_URL: '', REDIS_URL: '', GRIDOPS_AUTH: 'off', RATE_LIMITS: 'off', GRIDOPS_RATE_LIMITS: 'off', NODE_ENV: 'development' });
     try {
-      const base2 = `http://127.0.0.1:${port + 1}`;
+      const base2 = server2.url!;
       const h2 = await authHeader(base2).catch(() => ({}));
       await importCase(base2, h2, 'case118');
       for (let i = 0; i < 20; i++) await importCase(base2, h2, 'case9');
@@ -148,7 +134,7 @@ async function embeddedScenarios() {
 }
 
 /** CPU µs used so far by each part of the distributed set-up (Linux /proc; PostgreSQL summed over its processes). */
-function componentCpu(server: ChildProcess, workers: ChildProcess[]) {
+function componentCpu(server: GridopsProcess, workers: GridopsProcess[]) {
   const sumOf = (name: string) => {
     let total = 0;
     for (const pid of readdirSync('/proc')) {
@@ -173,11 +159,10 @@ const cpuBreakdown: string[] = [];
 async function asyncThroughput() {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const prefix = `gridops-bench-${randomBytes(4).toString('hex')}`;
-  const port = 18090;
-  const base = `http://127.0.0.1:${port}`;
   const env = { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: schema, GRIDOPS_REDIS_PREFIX: prefix, RATE_LIMIT_SCALE: '1000000' };
-  const server = await startServer({ ...env, ROLE: 'api' }, port);
-  const workers = [startWorker({ ...env, WORKERS: String(Math.max(1, availableParallelism() - 1)) })];
+  const server = await startServer({ ...env, ROLE: 'api' });
+  const base = server.url!;
+  const workers = [await startWorker({ ...env, WORKERS: String(Math.max(1, availableParallelism() - 1)) })];
   const db = new pg.Client({ connectionString: PG_URL });
   await db.connect();
   try {

@@ -18,7 +18,15 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   if (!config.databaseUrl && !inMemory) mkdirSync(config.dataDir, { recursive: true });
   const db = await openDatabase({ url: config.databaseUrl, schema: config.dbSchema, dataDir: config.databaseUrl || inMemory ? undefined : config.dataDir });
   await migrate(db);
-  const bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisPrefix) : createMemoryBus();
+  let droppedAt = 0;
+  let dropped = 0;
+  const bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisPrefix, (err, n) => {
+    dropped += n;
+    if (Date.now() - droppedAt < 10_000) return; // once per 10 s, not once per message
+    droppedAt = Date.now();
+    logger.warn({ err, dropped }, 'event bus: Redis did not take live messages; they are stored, clients catch up from the event log');
+    dropped = 0;
+  }) : createMemoryBus();
   let solver: Services['solver'];
   if (config.role !== 'api') {
     const { createSolverPool } = await import('./powerflow/pool.js');

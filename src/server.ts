@@ -1,4 +1,5 @@
 // Process entry: `npm start` (ROLE=all), ROLE=api, or `npm run worker` (ROLE=worker).
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from './config.js';
 import { startGridops } from './runtime.js';
 
@@ -7,6 +8,23 @@ async function main() {
   const running = await startGridops(config);
   const log = running.services.log;
   log.info({ url: running.url, role: config.role, store: running.services.db.engine, queue: running.services.tasks.transport.kind, threads: running.services.solver?.threads ?? 0 }, 'gridops started');
+  // A parent that spawned this process with an IPC channel (tests, benches, drills:
+  // test/helpers/process.ts) learns that it is ready, and its URL (PORT=0 picks a free
+  // port), from this message instead of polling or reading logs. The channel must not
+  // keep the process alive.
+  if (process.send) {
+    process.send({ type: 'gridops.ready', url: running.url ?? null, role: config.role, pid: process.pid });
+    // The drills' soak asks for memory and event-loop delay since its previous question.
+    const delay = monitorEventLoopDelay({ resolution: 10 });
+    delay.enable();
+    process.on('message', (m: { type?: string }) => {
+      if (m?.type !== 'gridops.stats') return;
+      const mem = process.memoryUsage();
+      process.send?.({ type: 'gridops.stats', rss_mb: mem.rss / 2 ** 20, heap_used_mb: mem.heapUsed / 2 ** 20, loop_delay_p99_ms: delay.percentile(99) / 1e6, loop_delay_max_ms: delay.max / 1e6 });
+      delay.reset();
+    });
+    process.channel?.unref(); // after the listener, which would ref it again
+  }
   let stopping = false;
   for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     process.on(sig, () => {

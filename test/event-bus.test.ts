@@ -59,12 +59,14 @@ describe('Redis event bus', () => {
     assert.equal(rawMessages.filter((m) => m.channel === 'progress').length, 2);
   });
 
-  it('a publish that cannot reach Redis rejects for the caller who waits and never crashes the process', async () => {
-    const lonely = await createRedisBus(REDIS_URL, prefix);
+  it('a publish that cannot reach Redis is dropped and reported at once, never rejected (the write it follows has committed) and never crashes the process', async () => {
+    const drops: number[] = [];
+    const lonely = await createRedisBus(REDIS_URL, prefix, (_err, n) => drops.push(n));
     await lonely.close();
     const unawaited = lonely.publish('progress', { n: 1 }); // fire and forget, as progress is published
     void unawaited;
-    await assert.rejects(lonely.publish('event', { n: 2 }));
+    await lonely.publish('event', { n: 2 }); // resolves: events are stored, live fan-out is best effort (docs/reliability.md)
     await new Promise((r) => setTimeout(r, 20)); // an unhandled rejection would fail the test run here
+    assert.deepEqual(drops, [1, 1]);
   });
 });

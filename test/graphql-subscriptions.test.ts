@@ -5,13 +5,13 @@
 // a separate worker process (distributed) or by the API process (embedded).
 import { describe, it as test, before, after, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnGridops, type GridopsProcess } from './helpers/process.js';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MODES, PG_URL, REDIS_URL, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-import { CASES_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR } from '../src/paths.js';
 import { appendEvent } from '../src/domain/events.js';
 import { raiseAlarm } from '../src/domain/alarms.js';
 import { collect, gql, ok, sleep, wsClient, type WsClient } from './graphql-helpers.js';
@@ -314,45 +314,23 @@ describe('GraphQL subscriptions: the connection ends with its token (embedded)',
 describe('powerFlowProgress from a separate worker process (distributed: ROLE=api here, ROLE=worker child)', () => {
   let app: TestApp;
   let h: Record<string, string>;
-  let worker: ChildProcess | undefined;
+  let worker: GridopsProcess | undefined;
   let dataDir: string;
-  const log: string[] = [];
   const clients: WsClient[] = [];
 
   before(async () => {
     app = await startTestApp('distributed', { listen: true, config: { role: 'api' } });
     h = await adminHeaders(app);
     dataDir = mkdtempSync(join(tmpdir(), 'gridops-gql-worker-'));
-    worker = spawn(process.execPath, [join(ROOT, 'dist/src/server.js')], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '', NODE_ENV: 'test', ROLE: 'worker', DATABASE_URL: PG_URL, REDIS_URL,
-        GRIDOPS_DB_SCHEMA: app.schema!, GRIDOPS_REDIS_PREFIX: app.prefix!, WORKERS: '1', DATA_DIR: dataDir, LOG_LEVEL: 'info',
-        ...(process.env.GRIDOPS_SHARED ? { GRIDOPS_SHARED: process.env.GRIDOPS_SHARED } : {}),
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    worker = await spawnGridops({
+      NODE_ENV: 'test', ROLE: 'worker', DATABASE_URL: PG_URL, REDIS_URL,
+      GRIDOPS_DB_SCHEMA: app.schema!, GRIDOPS_REDIS_PREFIX: app.prefix!, WORKERS: '1', DATA_DIR: dataDir, LOG_LEVEL: 'info',
     });
-    const started = new Promise<void>((resolve, reject) => {
-      const onData = (d: Buffer) => {
-        for (const line of d.toString().split('\n')) {
-          if (!line) continue;
-          log.push(line);
-          if (line.includes('"gridops started"')) resolve();
-        }
-      };
-      worker!.stdout!.on('data', onData);
-      worker!.stderr!.on('data', onData);
-      worker!.once('exit', (code) => reject(new Error(`worker exited (${code}):\n${log.join('\n')}`)));
-    });
-    await Promise.race([started, sleep(30_000).then(() => { throw new Error(`worker did not start:\n${log.join('\n')}`); })]);
   });
 
   after(async () => {
     for (const c of clients) await c.client.dispose();
-    if (worker && worker.exitCode === null) {
-      worker.kill('SIGTERM');
-      await Promise.race([new Promise((r) => worker!.once('exit', r)), sleep(15_000).then(() => worker!.kill('SIGKILL'))]);
-    }
+    await worker?.stop(15_000);
     await app?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
@@ -376,7 +354,7 @@ describe('powerFlowProgress from a separate worker process (distributed: ROLE=ap
       assert.deepEqual(its.map((p) => p.iteration), Array.from({ length: done.iterations }, (_, k) => k + 1));
       assert.equal(done.status, 'CONVERGED');
     }
-    assert.ok(log.some((l) => l.includes('"gridops started"')));
+    assert.ok(worker!.log.some((l) => l.includes('"gridops started"')));
   });
 
   it('a subscriber waiting before the solve starts receives the iterations live, as the worker solves them', { timeout: 180_000 }, async () => {

@@ -3,21 +3,18 @@
 // processes (several sharing one queue; one killed in the middle of a solve).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker as BullWorker } from 'bullmq';
 import { Redis } from 'ioredis';
+import { spawnGridops, type GridopsProcess as Worker } from './helpers/process.js';
 import { MODES, PG_URL, QUICK, REDIS_URL, json, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
-import { CASES_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR } from '../src/paths.js';
 import { runningLocally } from '../src/queue/execute.js';
 import { JOBS_PER_PASS, QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
 
-// The server entry compiled beside this test (dist/src/server.js).
-const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function waitUntil<T>(what: string, f: () => Promise<T | undefined | false | null>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
@@ -254,68 +251,21 @@ describe('distributed workers (separate processes)', () => {
   const killAll = () => {
     for (const c of children) c.proc.kill('SIGKILL');
   };
-  process.once('exit', killAll);
 
-  interface Worker {
-    proc: ChildProcess;
-    name: string;
-    log: string[];
-    exited: Promise<number | null>;
-  }
-
+  /** A ROLE=worker child on the test's schema and prefix, ready (test/helpers/process.ts). */
   async function startWorker(env: Record<string, string> = {}): Promise<Worker> {
-    const proc = spawn(process.execPath, [SERVER], {
-      cwd: ROOT,
-      env: {
-        PATH: process.env.PATH ?? '',
-        NODE_ENV: 'test',
-        ROLE: 'worker',
-        DATABASE_URL: PG_URL,
-        REDIS_URL,
-        GRIDOPS_DB_SCHEMA: app.schema!,
-        GRIDOPS_REDIS_PREFIX: app.prefix!,
-        WORKERS: '1',
-        DATA_DIR: dataDir,
-        LOG_LEVEL: 'info',
-        ...env,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const w = await spawnGridops({
+      NODE_ENV: 'test', ROLE: 'worker', DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: app.schema!, GRIDOPS_REDIS_PREFIX: app.prefix!,
+      WORKERS: '1', DATA_DIR: dataDir, LOG_LEVEL: 'info', ...env,
     });
-    const w: Worker = {
-      proc,
-      name: `${hostname()}:${proc.pid}`,
-      log: [],
-      exited: new Promise((r) => proc.once('exit', (code) => r(code))),
-    };
     children.add(w);
     void w.exited.then(() => children.delete(w));
-    let ready!: () => void;
-    const started = new Promise<void>((r) => (ready = r));
-    const onData = (d: Buffer) => {
-      for (const line of d.toString().split('\n')) {
-        if (!line) continue;
-        w.log.push(line);
-        if (line.includes('"gridops started"')) ready();
-      }
-    };
-    proc.stdout!.on('data', onData);
-    proc.stderr!.on('data', onData);
-    await Promise.race([
-      started,
-      w.exited.then((code) => {
-        throw new Error(`worker exited (${code}) before starting:\n${w.log.join('\n')}`);
-      }),
-      sleep(30_000).then(() => {
-        throw new Error(`worker did not start within 30 s:\n${w.log.join('\n')}`);
-      }),
-    ]);
     return w;
   }
 
   async function stopWorkers(): Promise<void> {
     for (const c of [...children]) {
-      c.proc.kill('SIGTERM');
-      await Promise.race([c.exited, sleep(15_000).then(() => c.proc.kill('SIGKILL'))]);
+      await c.stop(15_000);
     }
   }
 
@@ -334,9 +284,8 @@ describe('distributed workers (separate processes)', () => {
       if (by.done) continue; // solved before we could kill it: try again
       const victim = workers.find((w) => w.name === by.name);
       assert.ok(victim, `task taken by ${by.name}, not one of ${workers.map((w) => w.name).join(', ')}`);
-      victim.proc.kill('SIGKILL');
       const killedAt = Date.now();
-      await victim.exited;
+      await victim.kill();
       const [r] = await rows(app, [task]);
       if (r.status === 'completed' && r.attempts === 1) continue; // finished in the same instant
       return { task, victim, survivor: workers.find((w) => w !== victim)!, killedAt };

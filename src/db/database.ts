@@ -4,6 +4,7 @@
 import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { unavailableDependency } from '../lib/unavailable.js';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -76,10 +77,21 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
   };
   const withClient = async <T>(fn: (c: pg.PoolClient) => Promise<T>) => {
     const c = await pool.connect();
+    // A checked-out client whose server goes away (a restart) emits 'error' between two
+    // statements; with no listener that event would end the process. It is noted instead,
+    // the transaction's next statement fails, and the client is destroyed on release rather
+    // than handed out again.
+    let broken: Error | undefined;
+    const onError = (err: Error) => { broken ??= err; };
+    c.on('error', onError);
     try {
       return await fn(c);
+    } catch (e) {
+      if (unavailableDependency(e)) broken ??= e as Error;
+      throw e;
     } finally {
-      c.release();
+      c.off('error', onError);
+      c.release(broken);
     }
   };
   const db: Database = {

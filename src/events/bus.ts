@@ -41,7 +41,14 @@ export function createMemoryBus(): EventBus {
   };
 }
 
-export async function createRedisBus(url: string, prefix: string): Promise<EventBus> {
+/**
+ * Fan-out through Redis is best effort: what it carries is either stored already (events,
+ * task rows) or advisory (progress, wake-ups), so while Redis is away a publish is dropped
+ * at once (reported through onDropped) instead of failing a write that has committed.
+ * Subscriptions are renewed by ioredis when Redis returns; live clients catch up from the
+ * event log (docs/reliability.md).
+ */
+export async function createRedisBus(url: string, prefix: string, onDropped: (err: unknown, messages: number) => void = () => {}): Promise<EventBus> {
   // Auto-pipelining: the PUBLISHes of one flush (below) share a write.
   const pub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true, enableAutoPipelining: true });
   const sub = new Redis(url, { maxRetriesPerRequest: 2, lazyConnect: true });
@@ -80,14 +87,22 @@ export async function createRedisBus(url: string, prefix: string): Promise<Event
   // socket write and one delivery per run instead of one per message is what keeps
   // Redis and the subscribers cheap (bench/README.md). Order is kept exactly: runs are
   // cut wherever the channel changes.
-  type Run = { channel: BusChannel; messages: string[]; done: Promise<void>; resolve: () => void; reject: (e: unknown) => void };
+  type Run = { channel: BusChannel; messages: string[]; done: Promise<void>; resolve: () => void };
   let runs: Run[] = [];
   const flush = () => {
     const out = runs;
     runs = [];
     for (const r of out) {
+      if (pub.status !== 'ready') {
+        onDropped(new Error(`Redis is ${pub.status}`), r.messages.length);
+        r.resolve();
+        continue;
+      }
       const body = r.messages.length === 1 ? r.messages[0]! : `[${r.messages.join(',')}]`;
-      pub.publish(name(r.channel), body).then(() => r.resolve(), r.reject);
+      pub.publish(name(r.channel), body).then(() => r.resolve(), (err) => {
+        onDropped(err, r.messages.length);
+        r.resolve();
+      });
     }
   };
   return {
@@ -97,10 +112,9 @@ export async function createRedisBus(url: string, prefix: string): Promise<Event
       let run = runs[runs.length - 1];
       if (!run || run.channel !== channel) {
         if (runs.length === 0) setImmediate(flush);
-        let resolve!: () => void, reject!: (e: unknown) => void;
-        const done = new Promise<void>((res, rej) => { resolve = res; reject = rej; });
-        done.catch(() => {}); // fire-and-forget publishers (progress) must not crash the process; awaiting ones still see it
-        run = { channel, messages: [], done, resolve, reject };
+        let resolve!: () => void;
+        const done = new Promise<void>((res) => { resolve = res; });
+        run = { channel, messages: [], done, resolve };
         runs.push(run);
       }
       run.messages.push(text);
@@ -115,6 +129,7 @@ export async function createRedisBus(url: string, prefix: string): Promise<Event
       return ensure(channel);
     },
     async ping() {
+      if (pub.status !== 'ready') return false;
       try {
         return (await pub.ping()) === 'PONG';
       } catch {

@@ -2,6 +2,7 @@
 // details}. Domain errors (AppError, REST codes of 7.2) are mapped onto the
 // GraphQL code set; the original code stays in details.reason.
 import { GraphQLError, type ASTNode, type GraphQLFormattedError } from 'graphql';
+import { serviceUnavailable, unavailableDependency } from '../lib/unavailable.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, type ErrorCode } from '../lib/errors.js';
 
@@ -86,6 +87,12 @@ export function formatError(err: GraphQLError, o: FormatOptions): GraphQLFormatt
   } else if (typeof err.extensions?.code === 'string') {
     code = gqlCodeOf(err.extensions.code);
     details = (err.extensions.details as Record<string, unknown>) ?? {};
+  } else if (original && !(original instanceof GraphQLError) && unavailableDependency(original)) {
+    // PostgreSQL or Redis away: SPEC 7.3 has no 503 code; the reason says it and the client may retry.
+    const e = serviceUnavailable(unavailableDependency(original)!);
+    code = 'INTERNAL_ERROR';
+    message = e.message;
+    details = { ...e.details, reason: e.code };
   } else if (original && !(original instanceof GraphQLError)) {
     // Uncaught core error: log it, tell the client only that it happened.
     o.log?.error({ err: original, path: err.path }, 'graphql resolver failed');

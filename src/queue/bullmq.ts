@@ -269,7 +269,9 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
         // locked by a worker: the cancel notice stops it
       }
     },
+    available: () => conn.status === 'ready',
     async ping() {
+      if (conn.status !== 'ready') return false;
       try {
         return (await conn.ping()) === 'PONG';
       } catch {

@@ -7,12 +7,43 @@ import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvents, publishEvents, type NewEvent } from '../domain/events.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
-import type { TaskRow } from '../domain/tasks.js';
+import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
 import { deepFreeze } from '../lib/immutable.js';
+import { unavailableDependency } from '../lib/unavailable.js';
 
 const PROGRESS_WRITE_MS = 200;
+
+/** How long a task waits for PostgreSQL to come back before its run fails (GRIDOPS_QUEUE_OUTAGE_MS). */
+function outageWaitMs(): number {
+  const v = Number(process.env.GRIDOPS_QUEUE_OUTAGE_MS ?? 120_000);
+  return Number.isFinite(v) && v >= 0 ? v : 120_000;
+}
+
+/**
+ * Runs a database step of a task's life again while PostgreSQL is away (a restart, a
+ * failover), for up to outageWaitMs: the task waits for the database instead of failing,
+ * and a solved result is written once the database is back instead of being solved again.
+ * Every step is safe to repeat: the claim and the finish only move a row that is still
+ * dispatched or running.
+ */
+export async function rideOutOutage<T>(s: Pick<Services, 'log'>, what: string, step: () => Promise<T>): Promise<T> {
+  const end = Date.now() + outageWaitMs();
+  let delay = 100;
+  let warned = false;
+  for (;;) {
+    try {
+      return await step();
+    } catch (e) {
+      if (!unavailableDependency(e) || Date.now() + delay > end) throw e;
+      if (!warned) s.log.warn({ err: e, step: what }, 'the database is unavailable; the task waits for it');
+      warned = true;
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(2 * delay, 2000);
+    }
+  }
+}
 
 // Immutable versions can be cached without invalidation.
 const modelCache = new Map<string, NetworkModel>();
@@ -26,7 +57,7 @@ async function cachedModel(s: Services, networkId: string, version: number): Pro
     return m;
   }
   // Frozen: shared by every task of this version, and the solver pool keeps its packing.
-  m = deepFreeze(await loadVersion(s.db, networkId, version));
+  m = deepFreeze(await rideOutOutage(s, 'load the network', () => loadVersion(s.db, networkId, version)));
   modelCache.set(key, m);
   if (modelCache.size > MODEL_CACHE_SIZE) modelCache.delete(modelCache.keys().next().value!);
   return m;
@@ -73,11 +104,16 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   running.set(taskId, controller);
   let task: TaskRow | undefined;
   try {
-    task = await lifecycle(s).claims.add(taskId);
+    task = await rideOutOutage(s, 'claim', () => lifecycle(s).claims.add(taskId));
   } finally {
     if (!task) running.delete(taskId);
   }
-  if (!task) return; // cancelled (or finished) before it started
+  if (!task) {
+    // Cancelled or finished before this run. A run that finished it but died (kill -9)
+    // between storing the result and storing its events is completed here.
+    await rideOutOutage(s, 'complete an unannounced finish', () => announceIfUnannounced(s, taskId));
+    return;
+  }
   const startedAt = new Date(task.started_at!);
 
   const opts = task.options as unknown as SolveOptions;
@@ -145,7 +181,8 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   }
 
   // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
-  await lifecycle(s).finishes.add({ task, status, result, failure: failure ?? null, completedAt, model });
+  const finish: Finish = { task, status, result, failure: failure ?? null, completedAt, model };
+  await rideOutOutage(s, 'store the result', () => lifecycle(s).finishes.add(finish));
 }
 
 interface Finish {
@@ -176,7 +213,8 @@ function lifecycle(s: Services) {
        WHERE id = ANY($1::text[]) AND status IN ('dispatched', 'running') RETURNING ${TASK_COLUMNS}`, [ids]);
     const byId = new Map<string, TaskRow>(rows.map((r) => [r.id, { ...r, result: null }]));
     const claimed = ids.map((id) => byId.get(id)).filter((t): t is TaskRow => t !== undefined);
-    const events = await insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } })));
+    // The claim has committed: only its event is written again if the database goes away now.
+    const events = await rideOutOutage(s, 'announce the claim', () => insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } }))));
     await publishEvents(s.bus, events);
     return ids.map((id) => byId.get(id));
   });
@@ -208,14 +246,16 @@ function lifecycle(s: Services) {
     if (rows.length === 0) return items.map(() => undefined);
     const byId = new Map(items.map((f) => [f.task.id, f]));
     const finals = rows.map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null })).sort((a, b) => Number(a.seq) - Number(b.seq));
-    await networksChanged(s, finals.map((t) => t.tenant_id)); // their networks are no longer locked
+    // The results have committed: what follows is retried on its own if the database goes
+    // away now (retrying the whole finish would find the rows finished and skip their events).
+    await rideOutOutage(s, 'announce the results', () => networksChanged(s, finals.map((t) => t.tenant_id))); // their networks are no longer locked
     // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
     const newest = new Map<string, TaskRow>();
     for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
     for (const t of newest.values()) {
       await evaluatePowerFlowAlarms(s, t, undefined, byId.get(t.id)!.model).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
     }
-    await announceFinishedMany(s, finals, true);
+    await rideOutOutage(s, 'announce the results', () => announceFinishedMany(s, finals, true));
     return items.map(() => undefined);
   });
   l = { claims, finishes };
@@ -241,4 +281,21 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));
   await Promise.all(tasks.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status })));
+}
+
+/**
+ * A finished task whose task.completed / task.failed event was never stored: its run stored
+ * the result, then died before the events (their writes are not one transaction, so that
+ * alarms are judged before the announcement). Found when the job is run again after the
+ * death; the finish is announced now. A finish of the last 2 s is left alone: its own run
+ * may still be announcing it.
+ */
+async function announceIfUnannounced(s: Services, taskId: string): Promise<void> {
+  const { rows } = await s.db.query<StoredTaskRow>(
+    `SELECT t.* FROM tasks t WHERE t.id = $1 AND t.status IN ('completed', 'failed') AND t.completed_at < now() - interval '2 seconds'
+       AND NOT EXISTS (SELECT 1 FROM events e WHERE e.tenant_id = t.tenant_id AND e.topic = 'task' AND e.created_at >= t.completed_at - interval '5 minutes'
+                         AND e.kind = 'task.' || t.status AND e.payload->>'task_id' = t.id)`, [taskId]);
+  if (!rows[0]) return;
+  s.log.warn({ task: taskId }, 'announcing a finish whose run stopped before storing its events');
+  await announceFinished(s, taskFromRow(rows[0]));
 }

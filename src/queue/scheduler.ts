@@ -12,6 +12,7 @@ import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
+import { serviceUnavailable } from '../lib/unavailable.js';
 import { FINISHED, findTask, taskById, taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { eventFromRow, publishEvents } from '../domain/events.js';
 import { createBatcher } from '../lib/batcher.js';
@@ -29,6 +30,8 @@ export interface TaskTransport {
   /** Stop a dispatched/running task wherever it runs. */
   cancel(taskId: string): Promise<void>;
   ping(): Promise<boolean>;
+  /** False while the transport cannot take work (Redis away): submissions answer 503 instead of piling up. */
+  available?(): boolean;
   close(): Promise<void>;
 }
 
@@ -64,6 +67,8 @@ export class TaskScheduler {
 
   /** Stores a queued task (group-committed with the submissions of the moment) and dispatches. */
   async submit(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow> {
+    // Refused before anything is stored, so a client told 503 has no task it does not know of.
+    if (this.transport.available && !this.transport.available()) throw serviceUnavailable('redis', 'accepting the power flow (nothing was stored)');
     const { row, event } = await this.submissions.add({ tenantId: caller.tenantId, networkId, version, options });
     await publishEvents(this.s.bus, [event]);
     this.kick();

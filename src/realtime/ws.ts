@@ -7,6 +7,7 @@
 // through executeCommand(), the function behind POST /api/v1/agents/{id}/command,
 // after the same permission check and rate-limit layers as that REST endpoint.
 import type { WebSocket, RawData } from 'ws';
+import { serviceUnavailable, unavailableDependency } from '../lib/unavailable.js';
 import type { FastifyRequest } from 'fastify';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Services } from '../services.js';
@@ -305,7 +306,8 @@ export class WsSession {
     try {
       await this.handle(m);
     } catch (err) {
-      const ae = err instanceof AppError ? err : undefined;
+      const dep = unavailableDependency(err);
+      const ae = err instanceof AppError ? err : dep ? serviceUnavailable(dep) : undefined;
       if (!ae) this.s.log.error({ err }, 'WebSocket message failed');
       this.error(m.id, ae?.code ?? 'INTERNAL_ERROR', ae?.message ?? 'internal error', ae?.details);
     }
@@ -337,6 +339,11 @@ export class WsSession {
         // Not awaited: a long command must not hold up pings and subscriptions; its
         // command_result carries its id.
         void this.onCommand(m).catch((err) => {
+          const dep = unavailableDependency(err);
+          if (dep) {
+            const e = serviceUnavailable(dep);
+            return this.error(m.id, e.code, e.message, e.details);
+          }
           this.s.log.error({ err }, 'WebSocket command failed');
           this.error(m.id, 'INTERNAL_ERROR', 'internal error');
         });

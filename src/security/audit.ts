@@ -3,6 +3,7 @@
 // and TRUNCATE (migration 002); purgeAudit() is the only deleter and may remove
 // only entries past the 365-day retention.
 import type { Actor, Caller } from '../domain/caller.js';
+import { unavailableDependency } from '../lib/unavailable.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import { insertEvents, publishEvents, type NewEvent, type StoredEvent } from '../domain/events.js';
@@ -155,10 +156,12 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     if (st) st.auditFailing = false;
     return a;
   } catch (err) {
-    // Only a store that cannot take writes (connection, resources, shutdown) stops mutations;
-    // a malformed entry from a caller's bug does not.
+    // Only a store that cannot take writes (resources, system errors) stops mutations;
+    // a malformed entry from a caller's bug does not, and neither does a database that is
+    // away altogether (a restart): every mutation fails on it with 503 anyway, and a flag
+    // left set would refuse changes with 403 after it is back (docs/reliability.md).
     const code = String((err as { code?: unknown }).code ?? '');
-    if (st && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
+    if (st && !unavailableDependency(err) && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
     throw err;
   }
 }

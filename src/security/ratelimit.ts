@@ -170,6 +170,8 @@ export function createRedisStore(redis: Redis, prefix: string, log: Logger): Buc
       if (hourKey) keys.push(`${prefix}:${hourKey}`);
       const args: (string | number)[] = [specs.length];
       for (const s of specs) args.push(s.perMs, s.burst, s.debt, s.maxWaitMs);
+      // Redis away: this process's buckets at once, not after a reconnect attempt per request.
+      if (redis.status !== 'ready') return local.take(specs, hourKey);
       try {
         const r = await cmd.gridopsTake(keys.length, ...keys, ...args);
         return { failed: Number(r[0]), waitMs: Number(r[1]), now: Number(r[2]), tokens: r.slice(3).map(Number) };
@@ -182,6 +184,7 @@ export function createRedisStore(redis: Redis, prefix: string, log: Logger): Buc
       }
     },
     async hourCount(tenant, hour) {
+      if (redis.status !== 'ready') return local.hourCount(tenant, hour);
       try {
         return Number((await redis.get(`${prefix}:usage:req:${tenant}:${hour}`)) ?? 0);
       } catch {

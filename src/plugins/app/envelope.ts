@@ -7,6 +7,7 @@ import { isDeeplyFrozen } from '../../lib/immutable.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
 import { isValidTimeZone, renderDates } from '../../lib/time.js';
+import { RETRY_AFTER_S, serviceUnavailable, unavailableDependency } from '../../lib/unavailable.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -90,6 +91,9 @@ function toAppError(err: FastifyError | AppError | Error): AppError {
     const code = (Object.keys(ERROR_STATUS) as ErrorCode[]).find((c) => ERROR_STATUS[c] === fe.statusCode) ?? 'INVALID_REQUEST';
     return new AppError(code, err.message);
   }
+  // PostgreSQL or Redis away (restarting, unreachable): 503, the client may retry.
+  const dep = unavailableDependency(err);
+  if (dep) return serviceUnavailable(dep);
   return new AppError('INTERNAL_ERROR', 'internal error; the request id identifies it in the logs');
 }
 
@@ -177,9 +181,11 @@ async function envelope(app: FastifyInstance) {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const e = toAppError(err);
-    if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
+    if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ code: e.code, reason: (err as Error).message }, e.message);
+    else if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
     else req.log.info({ code: e.code, msg: e.message }, 'request rejected');
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
+    if (e.code === 'SERVICE_UNAVAILABLE') reply.header('Retry-After', String(e.details?.retry_after_s ?? RETRY_AFTER_S));
     reply.code(e.statusCode).send(errorBody(req, e.code, e.message, e.details));
   });
 
