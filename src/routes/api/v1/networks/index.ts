@@ -10,7 +10,7 @@ import {
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { submitStudy } from '../../../../domain/studies.js';
-import { StudyIn, StudySubmitted } from '../studies/schema.js';
+import { StudyIn, StudySubmitted, studyValidator } from '../studies/schema.js';
 import type { NetworkInput } from '../../../../domain/network.js';
 import { AppError } from '../../../../lib/errors.js';
 import { parseMatpower, MatpowerParseError } from '../../../../matpower/reader.js';
@@ -148,6 +148,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.post('/:id/studies', {
     config: { permission: 'compute' },
+    validatorCompiler: studyValidator,
     schema: {
       summary: 'Submit a study (contingency analysis or scenario sweep); poll /studies/{id}', tags: ['studies'], params: Params, body: StudyIn,
       response: { 202: envelope(StudySubmitted), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },

@@ -1,7 +1,10 @@
 // TypeBox schemas of studies (CONTRACT "Studies"); the request body is the engine's own
 // StudyRequestSchema (src/studies/types.ts), so every door checks the same thing.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { PageQuery, Timestamp } from '../common/schema.js';
+import { checkStudyRequest } from '../../../../studies/index.js';
+import { AppError } from '../../../../lib/errors.js';
 
 export { StudyRequestSchema as StudyIn } from '../../../../studies/index.js';
 
@@ -60,3 +63,28 @@ const Filters = {
 };
 export const CaseQuery = Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false });
 export const CsvQuery = Type.Object({ ...Filters, tz: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });
+
+/**
+ * The POST body is judged by TypeBox (checkStudyRequest: the first error, naming its field)
+ * rather than Ajv: Ajv's union errors name the first alternative only ("must be string"
+ * for a list of contingencies), and its type coercion could rewrite a list into a string.
+ * Other parts of the route (its path id) are judged by TypeBox too.
+ */
+export function studyValidator({ httpPart, schema }: { httpPart?: string; schema: unknown }) {
+  if (httpPart === 'body') {
+    return (data: unknown) => {
+      try {
+        return { value: checkStudyRequest(data) };
+      } catch (error) {
+        return { error: error as Error };
+      }
+    };
+  }
+  const check = TypeCompiler.Compile(schema as TSchema);
+  return (data: unknown) => {
+    if (check.Check(data)) return { value: data };
+    const e = check.Errors(data).First();
+    const field = e?.path.replace(/^\//, '') || httpPart || 'request';
+    return { error: new AppError('INVALID_FIELD', `${httpPart ?? 'request'} field "${field}": ${e?.message ?? 'invalid'}`, { field, location: httpPart }) };
+  };
+}
