@@ -3,75 +3,14 @@
 // paging / filters / sort, CSV, cancel, and the endpoint's rate limit.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-import { CASES_DIR } from '../src/paths.js';
-import { loadVersion } from '../src/domain/networks.js';
-import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyRequest } from '../src/studies/index.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { engineRows, studyClient } from './helpers/studies.js';
+import type { StudyRequest } from '../src/studies/index.js';
 import { loadSecurityConfig } from '../src/security/settings.js';
 import { classifyRoute } from '../src/security/ratelimit.js';
 
-type H = Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export function studyClient(app: TestApp, headers: () => Promise<H>) {
-  const call = async (method: string, url: string, body?: unknown, extra: H = {}) =>
-    app.app!.inject({ method: method as 'GET', url, headers: { ...(await headers()), ...extra }, ...(body === undefined ? {} : { payload: body as string }) });
-  return {
-    call,
-    async importCase(name: string): Promise<string> {
-      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), { 'content-type': 'text/plain' });
-      assert.equal(r.statusCode, 201, r.body);
-      return json(r).data.id as string;
-    },
-    async submit(networkId: string, body: unknown): Promise<{ study_id: string; task_id: string }> {
-      const r = await call('POST', `/api/v1/networks/${networkId}/studies`, body);
-      assert.equal(r.statusCode, 202, r.body);
-      return json(r).data;
-    },
-    async study(id: string) {
-      const r = await call('GET', `/api/v1/studies/${id}`);
-      assert.equal(r.statusCode, 200, r.body);
-      return json(r).data;
-    },
-    /** Polls until the study is in one of `states` (generous bound: the machine is shared). */
-    async waitFor(id: string, states: string[] = ['completed', 'failed', 'cancelled'], ms = 180_000) {
-      const end = Date.now() + ms;
-      for (;;) {
-        const st = await this.study(id);
-        if (states.includes(st.status)) return st;
-        if (Date.now() > end) throw new Error(`study ${id} still ${st.status} after ${ms} ms (${JSON.stringify(st.progress)})`);
-        await sleep(50);
-      }
-    },
-    /** Every case row, page by page (page_size 100). */
-    async allCases(id: string, query = ''): Promise<StudyCaseRow[]> {
-      const rows: StudyCaseRow[] = [];
-      for (let page = 1; ; page++) {
-        const r = await call('GET', `/api/v1/studies/${id}/cases?page=${page}&page_size=100${query}`);
-        assert.equal(r.statusCode, 200, r.body);
-        const b = json(r);
-        rows.push(...b.data);
-        if (page >= b.meta.total_pages) return rows;
-      }
-    },
-  };
-}
-
-/** The engine's rows of a study, computed directly (one chunk, its own pool): what REST must give back. */
-export async function engineRows(app: TestApp, networkId: string, request: StudyRequest): Promise<StudyCaseRow[]> {
-  const model = await loadVersion(app.services.db, networkId, 1);
-  const plan = planStudy(model, request);
-  const pool = createSolverPool({ threads: 1 });
-  try {
-    return studyChunkRows(plan, await solveStudyChunk(pool, model, plan, 0, plan.caseCount));
-  } finally {
-    await pool.close();
-  }
-}
 
 const N1: StudyRequest = { kind: 'contingency', contingencies: 'n-1-branches' };
 
@@ -253,7 +192,7 @@ for (const mode of MODES) {
       const big = await api.importCase('case2383wp');
       // Small chunks, so the study is caught midway on any machine.
       app.services.config.studyChunkCases = 8;
-      let sub;
+      let sub: { study_id: string; task_id: string };
       try {
         sub = await api.submit(big, N1);
       } finally {
