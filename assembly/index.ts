@@ -6,7 +6,11 @@
 //   outputPtr() / outputLength()  where to read the f64 output
 //   analysisCount()               symbolic LU analyses done so far (cache check)
 //   cacheSize() / clearCache()
-// and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop).
+//   studyInputPtr(len) / studySolve()   a study chunk (study.ts, layouts in studyLayout.ts) on the
+//                                 network in the input buffer; results at studyRecordsPtr(),
+//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
+// and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
+// calls it with iteration -1 and the number of cases done after every case.
 // Memory may grow inside inputPtr() and solve(): re-create views afterwards.
 //
 // Topologies (bus count + in-service branch ends + bus types) are cached, most

@@ -128,7 +128,7 @@ function topologyWithTypes(base: Topology, input: StaticArray<f64>, busOff: i32,
   for (let i = 0; i < nb; i++) unchecked(ty[i] = types[i]);
   const topo = new Topology(nb, base.nl, base.f, base.t, ty);
   makeYbus(topo, input, busOff, brOff, baseMVA);
-  if (typed.length >= 16) typed.shift();
+  if (typed.length >= 4) typed.shift(); // each holds a Jacobian LU: keep few
   typed.push(topo);
   return topo;
 }
