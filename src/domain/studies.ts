@@ -11,9 +11,9 @@ import { pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { getModel, getNetworkState } from './networks.js';
 import { FINISHED, publicStatus, type TaskRow, type TaskState } from './tasks.js';
 import { getQuotas } from '../security/quotas.js';
-import { planStudy, type StudyCaseRow, type StudyRequest } from '../studies/index.js';
+import { planStudy, studyCsvHeader, studyCsvLines, type StudyCaseRow, type StudyRequest } from '../studies/index.js';
 import {
-  CASE_COLUMNS, CASE_FROM, CASE_STATUSES, VIOLATION_BITS, caseRow, chunkSize, csvLine, CSV_HEADER, shapeOf, studyCounts,
+  CASE_COLUMNS, CASE_FROM, CASE_STATUSES, VIOLATION_BITS, caseRow, chunkSize, shapeOf, studyCounts,
   type StoredCase, type StudyCounts, type StudyRow,
 } from './studyCases.js';
 
@@ -222,16 +222,14 @@ export async function studyCasesCsv(s: Services, caller: Caller, id: string, q: 
   const monitor = shapeOf(st).monitor;
   const byIndex = !q.sort || order === 'c.case_index ASC';
   async function* lines(): AsyncGenerator<string> {
-    yield CSV_HEADER.join(',') + '\n';
+    yield studyCsvHeader(); // the CLI's columns (src/studies/csv.ts)
     let after = -1;
     for (let offset = 0; ; offset += CSV_BATCH) {
       // In case order the next batch starts after the last index (keyset); other orders page by offset.
       const where = byIndex ? `${f.where} AND c.case_index > ${after}` : f.where;
       const { rows } = await s.db.query<StoredCase>(
         `SELECT ${CASE_COLUMNS} FROM ${CASE_FROM} WHERE ${where} ORDER BY ${order} LIMIT ${CSV_BATCH}${byIndex ? '' : ` OFFSET ${offset}`}`, f.params);
-      let chunk = '';
-      for (const r of rows) chunk += csvLine(caseRow(r, monitor));
-      if (chunk) yield chunk;
+      if (rows.length > 0) yield studyCsvLines(rows.map((r) => caseRow(r, monitor)));
       if (rows.length < CSV_BATCH) return;
       after = rows[rows.length - 1]!.case_index;
     }

@@ -228,31 +228,3 @@ export async function studyCounts(q: Queryable, studyId: string): Promise<StudyC
     with_violations: r.with_violations!,
   };
 }
-
-// ------------------------------------------------------------------ CSV
-
-/** CSV columns (docs/studies.md): one line per case; lists inside a cell are ';'-separated. */
-export const CSV_HEADER = [
-  'case_id', 'scenario', 'contingency_id', 'outage_branches', 'outage_generators', 'status', 'reason', 'iterations',
-  'max_loading_percent', 'max_loading_branch', 'min_v', 'min_v_bus', 'max_v', 'max_v_bus',
-  'violation_count', 'branch_overloads', 'low_voltages', 'high_voltages', 'violations',
-  'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw',
-];
-
-function cell(v: unknown): string {
-  if (v === null || v === undefined) return '';
-  const s = String(v);
-  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
-}
-
-/** One CSV line (with its newline) of a case row. */
-export function csvLine(r: StudyCaseRow): string {
-  const count = (t: StudyViolationType) => r.violations.filter((v) => v.type === t).length;
-  return [
-    r.case_id, r.scenario, r.contingency?.id, r.contingency?.branches.join(';'), r.contingency?.generators.join(';'), r.status, r.reason, r.iterations,
-    r.max_loading_percent, r.max_loading_branch, r.min_v, r.min_v_bus, r.max_v, r.max_v_bus,
-    r.violations.length, count('branch_overload'), count('low_voltage'), count('high_voltage'),
-    r.violations.map((v) => `${v.type}:${v.element}:${v.value}:${v.limit}`).join(';'),
-    r.islanded?.buses.join(';'), r.islanded?.load_mw, r.islanded?.generation_mw,
-  ].map(cell).join(',') + '\n';
-}
