@@ -188,6 +188,39 @@ for (const mode of MODES) {
       assert.equal((await operator.call('POST', `/api/v1/networks/${net30}/studies`, { kind: 'contingency', contingencies: 'n-1-generators' })).statusCode, 202);
     });
 
+    it('quota: a study is one task against concurrent_powerflow, however many chunks run at once', { timeout: 240_000 }, async () => {
+      const tenant = `studies-cp-${mode}`;
+      const admin = await adminHeaders(app);
+      const created = await app.app!.inject({ method: 'POST', url: '/api/v1/admin/tenants', headers: admin, payload: { tenant_id: tenant, plan: 'pro' } });
+      assert.ok([201, 409].includes(created.statusCode), created.body);
+      const q = await app.app!.inject({ method: 'PUT', url: `/api/v1/admin/tenants/${tenant}/quota`, headers: admin, payload: { concurrent_powerflow: 1, reason: 'studies test' } });
+      assert.equal(q.statusCode, 200, q.body);
+      const op = studyClient(app, () => tokenFor(app, 'operator', tenant));
+      const net = await op.importCase('case118');
+      app.services.config.studyChunkCases = 2; // 120 chunks in flight on every solver thread
+      let sub: { study_id: string; task_id: string };
+      try {
+        sub = await op.submit(net, { kind: 'contingency', contingencies: 'n-1' });
+      } finally {
+        app.services.config.studyChunkCases = 0;
+      }
+      const pf = json(await op.call('POST', `/api/v1/networks/${net}/powerflow`, { async: true }));
+      const running = await op.waitFor(sub.study_id, ['running', 'completed', 'failed', 'cancelled']);
+      const usage = json(await op.call('GET', '/api/v1/tenant/quota')).data.usage.concurrent_powerflow;
+      const done = await op.waitFor(sub.study_id);
+      assert.equal(done.status, 'completed');
+      if (running.status === 'running') assert.equal(usage, 1, 'the running study holds one slot');
+      const end = Date.now() + 120_000;
+      let pfAfter: { status: string; started_at: string };
+      do {
+        pfAfter = json(await op.call('GET', `/api/v1/tasks/${pf.data.task_id}`)).data;
+        if (pfAfter.status === 'completed') break;
+        await new Promise((r) => setTimeout(r, 50));
+      } while (Date.now() < end);
+      assert.equal(pfAfter.status, 'completed');
+      assert.ok(new Date(pfAfter.started_at) >= new Date(done.timings.completed_at), 'the power flow started when the study had finished');
+    });
+
     it('cancel: DELETE stops every chunk; finished cases stay readable; a finished study answers 409', { timeout: 240_000 }, async () => {
       const big = await api.importCase('case2383wp');
       // Small chunks, so the study is caught midway on any machine.
