@@ -375,6 +375,11 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
   const tuning = queueTuning();
   const conn = connect(s.config.redisUrl!, 'worker');
   const threads = Math.max(1, s.solver.threads ?? s.config.workers ?? 1);
+  // Both queues' workers: the same lock and stalled-check timings (docs/deployment.md).
+  const workerOptions = (connection: Redis, concurrency: number) => ({
+    connection, concurrency, prefix: s.config.redisPrefix, name: `${hostname()}:${process.pid}`,
+    lockDuration: tuning.lockDurationMs, stalledInterval: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount,
+  });
   const worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
     // The tasks of a job run side by side and finish independently. A task that could not
     // be run (database or Redis trouble) fails the job once the others have finished, so
@@ -383,15 +388,7 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
     const outcomes = await Promise.allSettled(jobTasks(job.data).map((id) => executeTask(s, id)));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
-  }, {
-    connection: conn,
-    prefix: s.config.redisPrefix,
-    name: `${hostname()}:${process.pid}`,
-    concurrency: threads * tuning.concurrencyPerThread,
-    lockDuration: tuning.lockDurationMs,
-    stalledInterval: tuning.stalledIntervalMs,
-    maxStalledCount: tuning.maxStalledCount,
-  });
+  }, workerOptions(conn, threads * tuning.concurrencyPerThread));
   worker.on('error', (err) => s.log.warn({ err }, 'BullMQ worker error'));
   worker.on('stalled', (jobId) => s.log.warn({ task: jobId }, 'the worker running this task stopped; its job goes back to the queue'));
   worker.on('failed', (job, err) => {
@@ -413,15 +410,7 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
   const studyConn = connect(s.config.redisUrl!, 'worker');
   const studyWorker = new Worker<StudyJobData>(STUDY_QUEUE_NAME, async (job) => {
     await executeStudyChunk(s, job.data.studyId, job.data.chunk);
-  }, {
-    connection: studyConn,
-    prefix: s.config.redisPrefix,
-    name: `${hostname()}:${process.pid}`,
-    concurrency: threads + 1,
-    lockDuration: tuning.lockDurationMs,
-    stalledInterval: tuning.stalledIntervalMs,
-    maxStalledCount: tuning.maxStalledCount,
-  });
+  }, workerOptions(studyConn, threads + 1));
   studyWorker.on('error', (err) => s.log.warn({ err }, 'BullMQ study worker error'));
   studyWorker.on('stalled', (jobId) => s.log.warn({ job: jobId }, 'the worker running this study chunk stopped; its job goes back to the queue'));
   studyWorker.on('failed', (job, err) => {
