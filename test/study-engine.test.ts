@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/powerflow/pool.js';
 import { AppError } from '../src/lib/errors.js';
 import {
   planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest,
@@ -192,4 +192,24 @@ test('bad requests are 400 INVALID_FIELD naming the field and the fix', () => {
   open.branches[4]!.status = 'open';
   assert.throws(() => planStudy(open, { kind: 'contingency', contingencies: [{ branches: [4] }] }), /branch 4 is already out of service/);
   assert.equal(planStudy(open, { kind: 'contingency' }).caseCount, 40, 'n-1 shorthands skip elements already out');
+});
+
+test('branch outages reuse the cached pattern and symbolic analysis, and leave the Ybus exactly as they found it', async () => {
+  const one = createSolverPool({ threads: 1 });
+  try {
+    const net = load('case118');
+    const before = await one.solve(net, { maxIterations: 10 });
+    const analysesBefore = solveDiagnostics(before)!.analyses;
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', max_iterations: 10 });
+    const chunk = await solveStudyChunk(one, net, plan, 0, plan.caseCount);
+    assert.equal(chunk.end, plan.caseCount);
+    const after = await one.solve(net, { maxIterations: 10 });
+    assert.equal(solveDiagnostics(after)!.analyses, analysesBefore, '186 outages, no new symbolic analysis');
+    // bit for bit: the study restored the shared topology's Ybus values
+    assert.deepEqual(after.buses, before.buses);
+    assert.deepEqual(after.branches, before.branches);
+    assert.equal(after.iterations, before.iterations);
+  } finally {
+    await one.close();
+  }
 });
