@@ -213,3 +213,24 @@ test('branch outages reuse the cached pattern and symbolic analysis, and leave t
     await one.close();
   }
 });
+
+test('a generator outage equals a power flow of the model without it, warm from the base (set point of the generator left)', async () => {
+  const net = load('case30');
+  // a second generator at bus 2, listed last, with its own set point: it holds bus 2's voltage in the base
+  net.generators.push({ ...net.generators[1]!, mw: 20, vg: 1.03 });
+  const last = net.generators.length - 1;
+  const plan = planStudy(net, { kind: 'contingency', contingencies: [{ generators: [last] }, { generators: [1, last] }], monitor: { buses: 'all' } });
+  const [keeps, loses] = await rows(net, plan);
+  const base = await pool.solve(net, { maxIterations: 50 });
+  for (const [row, out] of [[keeps!, [last]], [loses!, [1, last]]] as const) {
+    const changed: NetworkModel = structuredClone(net);
+    for (const g of out) changed.generators[g]!.in_service = false;
+    changed.buses.forEach((b, k) => { b.v = base.buses[k]!.v; b.theta = base.buses[k]!.theta; });
+    const pf = await pool.solve(changed, { maxIterations: 50 });
+    assert.equal(row.status, 'converged');
+    assert.equal(row.iterations, pf.iterations, `${row.case_id} iterations`);
+    for (const b of row.monitored!.buses) near(b.v, pf.buses.find((x) => x.id === b.id)!.v, 1e-9, `${row.case_id} v of bus ${b.id}`);
+  }
+  near(keeps!.monitored!.buses.find((b) => b.id === 2)!.v, net.generators[1]!.vg, 1e-12, 'bus 2 held at the remaining generator\'s set point');
+  assert.notEqual(loses!.monitored!.buses.find((b) => b.id === 2)!.v, net.generators[1]!.vg, 'bus 2 is pq without generators');
+});
