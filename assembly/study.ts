@@ -270,6 +270,7 @@ function solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaO
   monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
   for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]); }
   schedule(topo, input, genOff, ng, baseMVA);
+  topo.resetJacobianPivoting(); // every case from the analysed state: rows independent of history and chunking
   const st = newtonpf(topo, tol, maxIt);
   if (r >= 0) {
     clearRecord(r);
@@ -350,6 +351,7 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
       }
     }
     schedule(topo, input, genOff, ng, baseMVA);
+    topo.resetJacobianPivoting();
     code = newtonpf(topo, tol, maxIt);
     unchecked(records[r + REC_ITER] = <f64>nrIterations);
     if (code == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
