@@ -170,7 +170,7 @@ export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray
   const nMonBr = <i32>s[SIN_NMONBR], nMonBus = <i32>s[SIN_NMONBUS];
   const nScen = <i32>s[SIN_NSCEN], nOut = <i32>s[SIN_NOUT], nCorr = <i32>s[SIN_NCORR];
   const rateOff = SIN_HEADER, vminOff = rateOff + nl, vmaxOff = vminOff + nb;
-  const monBrOff = vmaxOff + nb, monBusOff = monBrOff + nMonBr;
+  const vgOff = vmaxOff + nb, monBrOff = vgOff + ng, monBusOff = monBrOff + nMonBr;
   const caseOff = monBusOff + nMonBus, outOff = caseOff + CASE_FIELDS * nCases;
   const scenOff = outOff + nOut, corrOff = scenOff + SCEN_FIELDS * nScen, sgenOff = corrOff + 3 * nCorr;
   const monSize = 5 * nMonBr + 2 * nMonBus;
@@ -270,6 +270,7 @@ function solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaO
   monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
   for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]); }
   schedule(topo, input, genOff, ng, baseMVA);
+  topo.resetJacobianPivoting(); // every case from the analysed state: rows independent of history and chunking
   const st = newtonpf(topo, tol, maxIt);
   if (r >= 0) {
     clearRecord(r);
@@ -293,7 +294,8 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
   busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, baseComponents: i32,
   r: i32, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64, monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): i32 {
   const nb = base.nb, nl = base.nl;
-  const outOff = SIN_HEADER + nl + 2 * nb + nMonBr + nMonBus + CASE_FIELDS * <i32>s[SIN_NCASES] + o0;
+  const vgOff = SIN_HEADER + nl + 2 * nb;
+  const outOff = vgOff + ng + nMonBr + nMonBus + CASE_FIELDS * <i32>s[SIN_NCASES] + o0;
   for (let k = 0; k < nBr; k++) unchecked(brOut[<i32>s[outOff + k]] = 1);
   for (let k = 0; k < nGen; k++) unchecked(genOut[<i32>s[outOff + nBr + k]] = 1);
   let code = STATUS_CONVERGED;
@@ -340,7 +342,16 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
     for (let k = 0; k < nBr; k++) nSaved = removeBranch(topo, <i32>s[outOff + k], nSaved);
     const wVm = fromScenario ? scenVm : baseVm, wVa = fromScenario ? scenVa : baseVa;
     for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = wVm[i]); unchecked(topo.va[i] = wVa[i]); }
+    // a voltage-controlled bus that keeps generators: the set point of the last one listed (MATPOWER's V0(gbus) = Vg)
+    for (let k = 0; k < nGen; k++) {
+      const bus = <i32>unchecked(input[genOff + <i32>s[outOff + nBr + k]]);
+      if (unchecked(gensAt[bus]) == 0 || unchecked(types[bus]) == 1) continue;
+      for (let g = ng - 1; g >= 0; g--) {
+        if (<i32>unchecked(input[genOff + g]) == bus && unchecked(genOut[g]) == 0) { unchecked(topo.vm[bus] = s[vgOff + g]); break; }
+      }
+    }
     schedule(topo, input, genOff, ng, baseMVA);
+    topo.resetJacobianPivoting();
     code = newtonpf(topo, tol, maxIt);
     unchecked(records[r + REC_ITER] = <f64>nrIterations);
     if (code == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);

@@ -5,6 +5,7 @@
 // Study input (f64[]): header[SIN_HEADER]
 //   rateA[nl]                       MVA per in-service branch (internal order), 0 = no rating
 //   vmin[nb], vmax[nb]              per internal bus
+//   vg[ng]                          voltage set point per in-service generator (internal order)
 //   monBranch[nMonBr]               internal branch index, -1 = not in the solve
 //   monBus[nMonBus]                 internal bus index, -1 = isolated
 //   cases[CASE_FIELDS * nCases]     scenario slot (-1 none), outage start, branch count, generator count

@@ -5,8 +5,9 @@
 //  - voltage extremes over the solved buses (first bus wins a tie, as MATPOWER's min / max)
 //    and every bus with vm < vmin or vm > vmax (strict, as the reference);
 //  - the monitored branches' flows and buses' voltages.
-// Violations go to a growable buffer; it grows (rarely) between cases, never inside a solve.
+// Flows: branchFlow.ts (pfsoln's formulas). Violations go to a growable buffer; it grows (rarely) between cases, never inside a solve.
 import { Topology } from './topology';
+import { branchFlow } from './branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
   VIOL_FIELDS, VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
@@ -30,26 +31,6 @@ function pushViolation(type: i32, element: i32, value: f64, limit: f64): void {
   unchecked(v[o + 2] = value);
   unchecked(v[o + 3] = limit);
   violationCount++;
-}
-
-/** |S|² of the from and to ends of branch l (p.u.², from topo.vr / vi). */
-// @ts-ignore: decorator
-@inline
-function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void {
-  const a = unchecked(topo.f[l]), c = unchecked(topo.t[l]);
-  const vr = topo.vr, vi = topo.vi, brY = topo.brY;
-  const o = 8 * l;
-  const far = unchecked(vr[a]), fai = unchecked(vi[a]), tr = unchecked(vr[c]), ti = unchecked(vi[c]);
-  const yffr = unchecked(brY[o]), yffi = unchecked(brY[o + 1]), yftr = unchecked(brY[o + 2]), yfti = unchecked(brY[o + 3]);
-  const ytfr = unchecked(brY[o + 4]), ytfi = unchecked(brY[o + 5]), yttr = unchecked(brY[o + 6]), ytti = unchecked(brY[o + 7]);
-  const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
-  const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
-  const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
-  const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
-  unchecked(flow[0] = far * ifr + fai * ifi);
-  unchecked(flow[1] = fai * ifr - far * ifi);
-  unchecked(flow[2] = tr * itr + ti * iti);
-  unchecked(flow[3] = ti * itr - tr * iti);
 }
 
 const flow = new StaticArray<f64>(4);

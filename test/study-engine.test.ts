@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/powerflow/pool.js';
 import { AppError } from '../src/lib/errors.js';
 import {
   planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest,
@@ -192,4 +192,67 @@ test('bad requests are 400 INVALID_FIELD naming the field and the fix', () => {
   open.branches[4]!.status = 'open';
   assert.throws(() => planStudy(open, { kind: 'contingency', contingencies: [{ branches: [4] }] }), /branch 4 is already out of service/);
   assert.equal(planStudy(open, { kind: 'contingency' }).caseCount, 40, 'n-1 shorthands skip elements already out');
+});
+
+test('branch outages reuse the cached pattern and symbolic analysis, and leave the Ybus exactly as they found it', async () => {
+  const one = createSolverPool({ threads: 1 });
+  try {
+    const net = load('case118');
+    const before = await one.solve(net, { maxIterations: 10 });
+    const analysesBefore = solveDiagnostics(before)!.analyses;
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', max_iterations: 10 });
+    const chunk = await solveStudyChunk(one, net, plan, 0, plan.caseCount);
+    assert.equal(chunk.end, plan.caseCount);
+    const after = await one.solve(net, { maxIterations: 10 });
+    assert.equal(solveDiagnostics(after)!.analyses, analysesBefore, '186 outages, no new symbolic analysis');
+    // bit for bit: the study restored the shared topology's Ybus values
+    assert.deepEqual(after.buses, before.buses);
+    assert.deepEqual(after.branches, before.branches);
+    assert.equal(after.iterations, before.iterations);
+  } finally {
+    await one.close();
+  }
+});
+
+test('a generator outage equals a power flow of the model without it, warm from the base (set point of the generator left)', async () => {
+  const net = load('case30');
+  // a second generator at bus 2, listed last, with its own set point: it holds bus 2's voltage in the base
+  net.generators.push({ ...net.generators[1]!, mw: 20, vg: 1.03 });
+  const last = net.generators.length - 1;
+  const plan = planStudy(net, { kind: 'contingency', contingencies: [{ generators: [last] }, { generators: [1, last] }], monitor: { buses: 'all' } });
+  const [keeps, loses] = await rows(net, plan);
+  const base = await pool.solve(net, { maxIterations: 50 });
+  for (const [row, out] of [[keeps!, [last]], [loses!, [1, last]]] as const) {
+    const changed: NetworkModel = structuredClone(net);
+    for (const g of out) changed.generators[g]!.in_service = false;
+    changed.buses.forEach((b, k) => { b.v = base.buses[k]!.v; b.theta = base.buses[k]!.theta; });
+    const pf = await pool.solve(changed, { maxIterations: 50 });
+    assert.equal(row.status, 'converged');
+    assert.equal(row.iterations, pf.iterations, `${row.case_id} iterations`);
+    for (const b of row.monitored!.buses) near(b.v, pf.buses.find((x) => x.id === b.id)!.v, 1e-9, `${row.case_id} v of bus ${b.id}`);
+  }
+  near(keeps!.monitored!.buses.find((b) => b.id === 2)!.v, net.generators[1]!.vg, 1e-12, 'bus 2 held at the remaining generator\'s set point');
+  assert.notEqual(loses!.monitored!.buses.find((b) => b.id === 2)!.v, net.generators[1]!.vg, 'bus 2 is pq without generators');
+});
+
+test('rows do not depend on what the solver thread solved before (a singular case makes the LU pivot)', async () => {
+  // case2383wp: branch 465's outage drives Newton into a singular Jacobian, where the sparse LU falls
+  // back to pivoting and keeps that pivot order; the engine returns to the analysed one before every case
+  const net = load('case2383wp');
+  const plan = planStudy(net, { kind: 'contingency', contingencies: [
+    { id: 'singular', branches: [465] }, ...Array.from({ length: 20 }, (_, k) => ({ branches: [600 + k] })),
+  ] });
+  const fresh = createSolverPool({ threads: 1 });
+  const used = createSolverPool({ threads: 1 });
+  try {
+    const a = studyChunkRows(plan, await solveStudyChunk(fresh, net, plan, 1, 21));
+    const first = studyChunkRows(plan, await solveStudyChunk(used, net, plan, 0, 1))[0]!;
+    assert.equal(first.status, 'diverged');
+    assert.equal(first.reason, 'singular');
+    const b = studyChunkRows(plan, await solveStudyChunk(used, net, plan, 1, 21));
+    assert.deepEqual(b, a);
+  } finally {
+    await fresh.close();
+    await used.close();
+  }
 });

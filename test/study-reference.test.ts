@@ -50,7 +50,7 @@ async function allRows(net: NetworkModel, plan: StudyPlan, chunkSize: number): P
 const near = (a: number, b: number, tol: number, what: string) => assert.ok(Math.abs(a - b) <= tol, `${what}: ${a} vs ${b} (tolerance ${tol})`);
 
 /** Compares metrics; the extreme's bus is checked unless another bus ties it within 1e-9. */
-function compareMetrics(label: string, net: NetworkModel, row: StudyCaseRow, ref: RefMetrics): void {
+function compareMetrics(label: string, row: StudyCaseRow, ref: RefMetrics): void {
   near(row.min_v!, ref.min_vm, 1e-5, `${label} min_v`);
   near(row.max_v!, ref.max_vm, 1e-5, `${label} max_v`);
   if (row.min_v_bus !== ref.min_vm_bus) near(row.min_v!, ref.min_vm, 1e-9, `${label} min_v_bus ${row.min_v_bus} vs ${ref.min_vm_bus} (only a tie may differ)`);
@@ -72,10 +72,9 @@ function compareMetrics(label: string, net: NetworkModel, row: StudyCaseRow, ref
     near(v.value, refVolts[k]!.vm, 1e-5, `${label} voltage of bus ${v.element}`);
     assert.equal(v.limit, refVolts[k]!.limit, `${label} limit of bus ${v.element}`);
   });
-  void net;
 }
 
-function compareAll(c: string, net: NetworkModel, plan: StudyPlan, rows: StudyCaseRow[], ref: Reference, what: 'branch' | 'gen'): void {
+function compareAll(c: string, net: NetworkModel, rows: StudyCaseRow[], ref: Reference, what: 'branch' | 'gen'): void {
   assert.equal(rows.length, ref.contingencies.length, `${c}: one case per in-service ${what}`);
   rows.forEach((row, k) => {
     const rc = ref.contingencies[k]!;
@@ -99,9 +98,8 @@ function compareAll(c: string, net: NetworkModel, plan: StudyPlan, rows: StudyCa
     }
     assert.equal(row.status, rc.converged ? 'converged' : 'diverged', label);
     assert.ok(Math.abs(row.iterations - rc.iterations!) <= 1, `${label} iterations ${row.iterations} vs MATPOWER ${rc.iterations}`);
-    if (rc.converged) compareMetrics(label, net, row, rc as RefMetrics);
+    if (rc.converged) compareMetrics(label, row, rc as RefMetrics);
   });
-  void plan;
 }
 
 const STUDY = { tolerance: 1e-8, max_iterations: 10 };
@@ -113,9 +111,9 @@ test('case30: N-1 of every branch matches MATPOWER (islands, iterations, extreme
   const base = await solveStudyBase(pool, net, plan);
   assert.equal(base.status, 'converged');
   assert.equal(base.iterations, ref.base.iterations);
-  compareMetrics('case30 base', net, { ...base, case_id: 'base', status: 'converged' } as StudyCaseRow, ref.base);
+  compareMetrics('case30 base', { ...base, case_id: 'base', status: 'converged' } as StudyCaseRow, ref.base);
   const rows = await allRows(net, plan, 16);
-  compareAll('case30', net, plan, rows, ref, 'branch');
+  compareAll('case30', net, rows, ref, 'branch');
   assert.deepEqual(await allRows(net, plan, plan.caseCount), rows, 'one chunk gives the same rows as many');
 });
 
@@ -124,7 +122,7 @@ test('case118: N-1 of every branch matches MATPOWER', async () => {
   const ref = reference('case118.branches.json');
   const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', ...STUDY });
   const rows = await allRows(net, plan, 50);
-  compareAll('case118', net, plan, rows, ref, 'branch');
+  compareAll('case118', net, rows, ref, 'branch');
 });
 
 test('case118: N-1 of every generator matches MATPOWER (pv -> pq, slack lost)', async () => {
@@ -132,5 +130,5 @@ test('case118: N-1 of every generator matches MATPOWER (pv -> pq, slack lost)', 
   const ref = reference('case118.gens.json');
   const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-generators', ...STUDY });
   const rows = await allRows(net, plan, 20);
-  compareAll('case118', net, plan, rows, ref, 'gen');
+  compareAll('case118', net, rows, ref, 'gen');
 });

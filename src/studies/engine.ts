@@ -22,7 +22,7 @@ interface StudyNetwork {
   branchSlot: Int32Array;   // branch position -> internal index, -1 when not in the solve
   genSlot: Int32Array;      // generator position -> internal index
   busPos: Map<number, number>; // bus id -> position
-  /** the fixed sections: rateA, vmin, vmax, monitored branches and buses */
+  /** the fixed sections: rateA, vmin, vmax, generator vg, monitored branches and buses */
   fixed: Float64Array;
 }
 
@@ -43,15 +43,18 @@ function studyNetwork(network: NetworkModel, plan: StudyPlan): StudyNetwork {
   network.buses.forEach((b, k) => busPos.set(b.id, k));
   const { nb, nl } = packed;
   const mb = plan.monitor.branches, mu = plan.monitor.buses;
-  const fixed = new Float64Array(nl + 2 * nb + mb.length + mu.length);
+  const ng = packed.ng;
+  const fixed = new Float64Array(nl + 2 * nb + ng + mb.length + mu.length);
   for (let l = 0; l < nl; l++) fixed[l] = network.branches[packed.branchOrder[l]!]!.rate_a;
   for (let i = 0; i < nb; i++) {
     const b = network.buses[packed.busOrder[i]!]!;
     fixed[nl + i] = b.vmin;
     fixed[nl + nb + i] = b.vmax;
   }
-  mb.forEach((pos, q) => { fixed[nl + 2 * nb + q] = branchSlot[pos]!; });
-  mu.forEach((id, q) => { fixed[nl + 2 * nb + mb.length + q] = packed.busIndex[busPos.get(id)!]!; });
+  for (let g = 0; g < ng; g++) fixed[nl + 2 * nb + g] = network.generators[packed.genOrder[g]!]!.vg;
+  const monOff = nl + 2 * nb + ng;
+  mb.forEach((pos, q) => { fixed[monOff + q] = branchSlot[pos]!; });
+  mu.forEach((id, q) => { fixed[monOff + mb.length + q] = packed.busIndex[busPos.get(id)!]!; });
   const sn = { packed, branchSlot, genSlot, busPos, fixed };
   studyNetworks.set(plan, { network, sn });
   return sn;

@@ -121,13 +121,8 @@ export interface StudyViolation {
 export interface MonitoredBranch { index: number; p_from: number; q_from: number; p_to: number; q_to: number; loading: number }
 export interface MonitoredBus { id: number; v: number; theta: number }
 
-/** One entry of GET /api/v1/studies/{id}/cases (CONTRACT), plus `reason` (an addition):
- *  why a case did not converge: max_iterations | not_finite | singular | slack_lost | cancelled. */
-export interface StudyCaseRow {
-  case_id: string;
-  scenario?: number;
-  contingency?: { id: string; branches: number[]; generators: number[] };
-  status: StudyCaseStatus;
+/** What every solved case reports (a case row and the base summary). */
+export interface StudyCaseMetrics {
   iterations: number;
   max_loading_percent: number | null;
   max_loading_branch: number | null;
@@ -136,25 +131,25 @@ export interface StudyCaseRow {
   max_v: number | null;
   max_v_bus: number | null;
   violations: StudyViolation[];
+  reason?: StudyCaseReason;
+}
+
+/** One entry of GET /api/v1/studies/{id}/cases (CONTRACT), plus `reason` (an addition):
+ *  why a case did not converge: max_iterations | not_finite | singular | slack_lost | cancelled. */
+export interface StudyCaseRow extends StudyCaseMetrics {
+  case_id: string;
+  scenario?: number;
+  contingency?: { id: string; branches: number[]; generators: number[] };
+  status: StudyCaseStatus;
   islanded?: { buses: number[]; load_mw: number; generation_mw: number };
   monitored?: { branches: MonitoredBranch[]; buses: MonitoredBus[] };
-  reason?: StudyCaseReason;
 }
 
 export type StudyCaseReason = 'max_iterations' | 'not_finite' | 'singular' | 'slack_lost' | 'cancelled';
 
 /** The base case (network version as stored, no outage, no scenario): the summary of GET /studies/{id}. */
-export interface StudyBaseSummary {
+export interface StudyBaseSummary extends StudyCaseMetrics {
   status: 'converged' | 'diverged';
-  iterations: number;
-  max_loading_percent: number | null;
-  max_loading_branch: number | null;
-  min_v: number | null;
-  min_v_bus: number | null;
-  max_v: number | null;
-  max_v_bus: number | null;
-  violations: StudyViolation[];
-  reason?: StudyCaseReason;
   /** ms inside the worker */
   solve_ms: number;
 }
