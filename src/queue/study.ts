@@ -74,7 +74,9 @@ async function runStudyTask(s: Services, task: TaskRow, signal: AbortSignal): Pr
       return;
     }
     await s.db.query('UPDATE studies SET base = $2 WHERE id = $1', [st.id, JSON.stringify(base)]);
-    if (base.status !== 'converged') {
+    // A contingency is judged against a solved base (PowSyBl stops there too); scenarios start
+    // like power flows of their own and do not need it.
+    if (base.status !== 'converged' && st.kind === 'contingency') {
       await failStudy(s, task.id, {
         code: 'POWERFLOW_DIVERGED',
         message: `the base case of study ${st.id} did not converge in ${base.iterations} iterations${base.reason ? ` (${base.reason})` : ''}; no case was solved: check the network with a single power flow first`,

@@ -58,9 +58,7 @@ export function studyClient(app: TestApp, headers: () => Promise<H>) {
 
 /**
  * The engine's rows of a study, computed directly on a pool of this process in chunks of
- * `chunkSize` cases (GET /studies/{id} chunks.size): what REST must give back, bit for bit.
- * (Chunk boundaries are fixed when a study is submitted; the engine's last digits may
- * depend on them, never on which worker solved a chunk.)
+ * `chunkSize` cases: what REST must give back, bit for bit.
  */
 export async function engineRows(app: TestApp, networkId: string, request: StudyRequest, chunkSize: number): Promise<StudyCaseRow[]> {
   const model = await loadVersion(app.services.db, networkId, 1);
@@ -75,18 +73,8 @@ export async function engineRows(app: TestApp, networkId: string, request: Study
   }
 }
 
-/**
- * Rows equal to the engine's: case ids, statuses, iterations, elements and violation types
- * exactly, numbers to 1e-9 relative. (Bit-for-bit identity waits for the engine: its last
- * digits depend on what the solver thread solved before; /work/notes/studies-requests.md.)
- */
+/** Rows identical to the engine's, bit for bit (whatever the workers, chunks and kills). */
 export function assertSameRows(actual: StudyCaseRow[], expected: StudyCaseRow[]): void {
-  const round = (x: unknown): unknown => {
-    if (typeof x === 'number' && !Number.isInteger(x)) return Number(x.toPrecision(10));
-    if (Array.isArray(x)) return x.map(round);
-    if (x && typeof x === 'object') return Object.fromEntries(Object.entries(x).map(([k, v]) => [k, round(v)]));
-    return x;
-  };
   assert.equal(actual.length, expected.length, 'as many rows as the engine gives');
-  assert.deepEqual(round(actual), round(expected));
+  assert.deepEqual(actual, expected);
 }
