@@ -6,7 +6,11 @@
 //   outputPtr() / outputLength()  where to read the f64 output
 //   analysisCount()               symbolic LU analyses done so far (cache check)
 //   cacheSize() / clearCache()
-// and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop).
+//   studyInputPtr(len) / studySolve()   a study chunk (study.ts, layouts in studyLayout.ts) on the
+//                                 network in the input buffer; results at studyRecordsPtr(),
+//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
+// and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
+// calls it with iteration -1 and the number of cases done after every case.
 // Memory may grow inside inputPtr() and solve(): re-create views afterwards.
 //
 // Topologies (bus count + in-service branch ends + bus types) are cached, most
@@ -20,6 +24,11 @@ import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './
 import { dcpf, dcSoln } from './dcpf';
 import { pfsoln } from './pfsoln';
 import { losses, lossP, lossQ } from './losses';
+import {
+  runStudy, violationsDone, records as studyRecords, islands as studyIslands, islandCount as studyIslandTotal,
+  monitorValues as studyMonitor,
+} from './study';
+import { violations as studyViolations } from './studyMetrics';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
@@ -85,6 +94,41 @@ function parameterHash(brOff: i32, nl: i32, busOff: i32, nb: i32, baseMVA: f64):
   return h;
 }
 
+/** The cached topology of the network in `input`, its Ybus values made for its parameters. */
+function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f64): Topology {
+  const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
+  const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
+  if (!(topo.yOk && topo.yHash == hash)) { // Ybus values depend only on the parameters
+    makeYbus(topo, input, busOff, brOff, baseMVA);
+    topo.yOk = true;
+    topo.yHash = hash;
+  }
+  return topo;
+}
+
+// ---- studies (study.ts; buffer layouts in studyLayout.ts)
+let studyIn = new StaticArray<f64>(0);
+export function studyInputPtr(len: i32): usize {
+  if (studyIn.length < len) studyIn = new StaticArray<f64>(len);
+  return changetype<usize>(studyIn);
+}
+/** Runs the study in the study buffer on the network in the input buffer (Newton-Raphson).
+ *  Returns the number of cases done, or -1 for a bad input buffer. */
+export function studySolve(): i32 {
+  const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];
+  if (<i32>input[IN_VERSION] != ABI_VERSION || nb <= 0 || nl < 0 || ng < 0) return -1;
+  const busOff = IN_HEADER, brOff = busOff + BUS_FIELDS * nb, genOff = brOff + BR_FIELDS * nl;
+  const baseMVA = input[IN_BASEMVA];
+  const topo = preparedTopology(nb, nl, busOff, brOff, baseMVA);
+  return runStudy(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT]);
+}
+export function studyRecordsPtr(): usize { return changetype<usize>(studyRecords); }
+export function studyViolationsPtr(): usize { return changetype<usize>(studyViolations); }
+export function studyViolationCount(): i32 { return violationsDone(); }
+export function studyIslandsPtr(): usize { return changetype<usize>(studyIslands); }
+export function studyIslandCount(): i32 { return studyIslandTotal; }
+export function studyMonitorPtr(): usize { return changetype<usize>(studyMonitor); }
+
 export function solve(): i32 {
   const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];
   const method = <i32>input[IN_METHOD];
@@ -103,13 +147,8 @@ export function solve(): i32 {
   }
   const oBus = OUT_HEADER, oBr = oBus + 4 * nb, oGen = oBr + 4 * nl;
 
-  const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
-  const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
-  if (!(topo.yOk && topo.yHash == hash)) { // Ybus values depend only on the parameters
-    makeYbus(topo, input, busOff, brOff, baseMVA);
-    topo.yOk = true;
-    topo.yHash = hash;
-  }
+  const topo = preparedTopology(nb, nl, busOff, brOff, baseMVA);
+  const hash = topo.yHash;
 
   // start point and scheduled injections Sbus = (Cg Sg - Sd) / baseMVA
   const vm = topo.vm, va = topo.va, pSch = topo.pSch, qSch = topo.qSch;

@@ -8,14 +8,17 @@
 //  - the first in-service generator at each ref bus takes the slack:
 //    Pg = P injection + Pd - sum(Pg of the other gens at that bus).
 import { Topology, PQ, REF } from './topology';
+import { branchFlow } from './branchFlow';
+
+const flow = new StaticArray<f64>(4);
 
 const EPS: f64 = 2.220446049250313e-16;
 
 export function pfsoln(topo: Topology, input: StaticArray<f64>, busOff: i32, genOff: i32, ng: i32,
   baseMVA: f64, out: StaticArray<f64>, oBus: i32, oBr: i32, oGen: i32): void {
   const nb = topo.nb, nl = topo.nl;
-  const f = topo.f, t = topo.t, type = topo.type;
-  const vr = topo.vr, vi = topo.vi, sr = topo.sr, si = topo.si, brY = topo.brY;
+  const type = topo.type;
+  const sr = topo.sr, si = topo.si;
   // topo.vr/vi and sr/si hold the solution and its injections (last mismatch evaluation)
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + 2 * nb + i] = sr[i] * baseMVA);
@@ -23,19 +26,11 @@ export function pfsoln(topo: Topology, input: StaticArray<f64>, busOff: i32, gen
   }
   // ---- branch flows
   for (let l = 0; l < nl; l++) {
-    const a = unchecked(f[l]), c = unchecked(t[l]);
-    const o = 8 * l;
-    const far = unchecked(vr[a]), fai = unchecked(vi[a]), tr = unchecked(vr[c]), ti = unchecked(vi[c]);
-    const yffr = unchecked(brY[o]), yffi = unchecked(brY[o + 1]), yftr = unchecked(brY[o + 2]), yfti = unchecked(brY[o + 3]);
-    const ytfr = unchecked(brY[o + 4]), ytfi = unchecked(brY[o + 5]), yttr = unchecked(brY[o + 6]), ytti = unchecked(brY[o + 7]);
-    const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
-    const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
-    const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
-    const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
-    unchecked(out[oBr + l] = (far * ifr + fai * ifi) * baseMVA);
-    unchecked(out[oBr + nl + l] = (fai * ifr - far * ifi) * baseMVA);
-    unchecked(out[oBr + 2 * nl + l] = (tr * itr + ti * iti) * baseMVA);
-    unchecked(out[oBr + 3 * nl + l] = (ti * itr - tr * iti) * baseMVA);
+    branchFlow(topo, l, flow);
+    unchecked(out[oBr + l] = flow[0] * baseMVA);
+    unchecked(out[oBr + nl + l] = flow[1] * baseMVA);
+    unchecked(out[oBr + 2 * nl + l] = flow[2] * baseMVA);
+    unchecked(out[oBr + 3 * nl + l] = flow[3] * baseMVA);
   }
 
   // ---- generators

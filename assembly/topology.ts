@@ -329,6 +329,14 @@ export class Topology {
     this.jReady = true;
   }
 
+  /** Back to the analysed pivot order if a factorisation fell back to pivoting since the analysis
+   *  (the fallback's order stays for later solves: the last digits of a result would then depend on
+   *  what this topology solved before). Studies call it before every case; a no-op otherwise. */
+  resetJacobianPivoting(): void {
+    this.prepareJacobian();
+    if (this.nJ > 0 && this.luJ.fallbacks > 0) analyze(this.luJ, this.nJ, this.jPtr, this.jIdx);
+  }
+
   /** Reduced CSC patterns for B' / Bdc (non-ref) and B'' (pq), with Ybus maps. */
   prepareB(): void {
     if (this.bReady) return;

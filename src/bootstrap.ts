@@ -9,6 +9,7 @@ import { migrate } from './db/migrate.js';
 import { createMemoryBus, createRedisBus } from './events/bus.js';
 import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
+import { registerStudyRunner } from './queue/study.js';
 import { createListCache } from './cache/listCache.js';
 import { startEventRetention, stopEventRetention } from './domain/eventlog.js';
 
@@ -52,6 +53,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     transport = createEmbeddedTransport(() => services);
   }
   services.tasks = new TaskScheduler(services, transport);
+  registerStudyRunner(); // tasks of kind 'study' (src/queue/study.ts)
   startEventRetention(services); // periodic purge of old events (docs/events.md)
   return services;
 }

@@ -1,6 +1,7 @@
 // The `gridops` command (bin/gridops.js imports this file): docs/cli.md.
 //
 //   gridops solve CASE.m [options]   solve a MATPOWER case offline with the WebAssembly core
+//   gridops study CASE.m [options]   contingency analysis offline with the study engine (cliStudy.ts)
 //   gridops serve                    the same as `npm start` (the HTTP service)
 //
 // Exit codes: 0 converged (or help), 1 usage or input error, 2 diverged / timeout / cancelled.
@@ -10,9 +11,11 @@ import { parseArgs } from 'node:util';
 import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
 import { POWERFLOW_METHODS, PowerFlowInputError, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/network.js';
+import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 
 export const USAGE = `Usage:
   gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
+  gridops study CASE.m [options]   N-1 contingency analysis of a case file (gridops study --help)
   gridops serve                    start the HTTP service (the same as npm start)
   gridops --help | --version
 
@@ -231,6 +234,26 @@ export async function main(argv: string[]): Promise<number | undefined> {
         if (cmd === 'help') { await write(process.stdout, USAGE); return EXIT.ok; }
         return await runSolve(cmd);
       }
+      case 'study': {
+        const cmd = parseStudyArgs(rest, UsageError);
+        if (cmd === 'help') { await write(process.stdout, STUDY_USAGE); return EXIT.ok; }
+        const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+        const abort = new AbortController();
+        const onSigint = () => abort.abort();
+        // a closed pipe (gridops study … | head) stops the study quietly
+        const onPipe = (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') abort.abort(); };
+        process.once('SIGINT', onSigint);
+        process.stdout.on('error', onPipe);
+        try {
+          return await runStudyCommand(cmd, network, (text) => write(process.stdout, text), abort.signal);
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code === 'EPIPE') return EXIT.ok;
+          throw e;
+        } finally {
+          process.off('SIGINT', onSigint);
+          process.stdout.off('error', onPipe);
+        }
+      }
       case 'serve':
         if (rest.length > 0) throw new UsageError(`serve takes no arguments (configure it with environment variables, docs/cli.md), got ${rest.join(' ')}`);
         try {
@@ -247,11 +270,11 @@ export async function main(argv: string[]): Promise<number | undefined> {
   } catch (e) {
     const err = e as Error;
     if (err instanceof UsageError) {
-      await write(process.stderr, `gridops: ${err.message}\n\n${USAGE}`);
+      await write(process.stderr, `gridops: ${err.message}\n\n${command === 'study' ? STUDY_USAGE : USAGE}`);
       return EXIT.error;
     }
     if (err instanceof MatpowerParseError || err instanceof PowerFlowInputError || err instanceof InputError
-      || err?.name === 'PowerFlowInputError' || err?.name === 'MatpowerParseError') {
+      || err?.name === 'PowerFlowInputError' || err?.name === 'MatpowerParseError' || err?.name === 'AppError') {
       await write(process.stderr, `gridops: ${err.message}\n`);
       return EXIT.error;
     }

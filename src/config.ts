@@ -20,6 +20,8 @@ export interface Config {
   /** Prefix of every Redis key (queues, rate limits, pub/sub channels); tests use one per run. */
   redisPrefix: string;
   workers: number;
+  /** GRIDOPS_STUDY_CHUNK_CASES: cases per study chunk; 0 (default) = chosen per study (docs/studies.md). */
+  studyChunkCases: number;
   role: Role;
   adminUsername: string;
   adminPassword?: string;
@@ -73,6 +75,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.GRIDOPS_REDIS_PREFIX ?? 'gridops',
     workers: int('WORKERS', env.WORKERS, availableParallelism()),
+    studyChunkCases: int('GRIDOPS_STUDY_CHUNK_CASES', env.GRIDOPS_STUDY_CHUNK_CASES, 0),
     role,
     adminUsername: env.ADMIN_USERNAME ?? 'admin',
     adminPassword,

@@ -187,3 +187,49 @@ test('--help prints the usage and exits 0', () => {
     assert.match(r.stdout, /Exit codes: 0 converged, 1 usage or input error, 2 diverged or timed out/);
   }
 });
+
+// ---- gridops study (src/cliStudy.ts): the study engine offline
+const N1_DIR = join(REFERENCE_DIR, '..', 'n1');
+
+test('study case30 --json prints the base and one row per in-service branch, as MATPOWER\'s N-1', () => {
+  const r = gridops(['study', join(CASES_DIR, 'case30.m'), '--json', '--threads', '2']);
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { base: { status: string; iterations: number }; cases: { case_id: string; status: string; islanded?: { buses: number[] }; max_loading_percent: number | null }[] };
+  const ref = JSON.parse(readFileSync(join(N1_DIR, 'case30.branches.json'), 'utf8')) as { contingencies: { branch: number; status: string; islands?: number[][]; max_loading_pct?: number }[] };
+  assert.equal(out.base.status, 'converged');
+  assert.equal(out.cases.length, ref.contingencies.length);
+  out.cases.forEach((c, k) => {
+    const rc = ref.contingencies[k]!;
+    assert.equal(c.case_id, `branch:${rc.branch - 1}`);
+    assert.equal(c.status, rc.status === 'islanded' ? 'islanded' : 'converged');
+    if (rc.status === 'islanded') assert.deepEqual(c.islanded!.buses, rc.islands!.flat());
+    else assert.ok(Math.abs(c.max_loading_percent! - rc.max_loading_pct!) < 1e-3);
+  });
+});
+
+test('study --csv prints a header and one line per case; the summary names islanding outages', () => {
+  const csv = gridops(['study', join(CASES_DIR, 'case118.m'), '--contingencies', 'n-1-generators', '--csv']);
+  assert.equal(csv.code, 0, csv.stderr);
+  const lines = csv.stdout.trimEnd().split('\n');
+  assert.match(lines[0]!, /^case_id,scenario,contingency_id,/);
+  assert.equal(lines.length, 1 + 54);
+  assert.ok(lines.some((l) => /^generator:29,.*,diverged,slack_lost,0,/.test(l)), 'the slack generator\'s outage is slack_lost');
+  const text = gridops(['study', join(CASES_DIR, 'case30.m')]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /41 contingencies \(n-1-branches\)/);
+  assert.match(text.stdout, /38 converged, 0 diverged, 3 islanded/);
+  assert.match(text.stdout, /branch:15 +cuts off bus 13 \(0\.0 MW load, 37\.0 MW generation\)/);
+});
+
+test('study: bad options are usage errors (exit 1, no stack)', () => {
+  for (const args of [['--contingencies', 'n-2'], ['--json', '--csv'], ['--threads', '0'], ['--loading-limit', 'x']]) {
+    const r = gridops(['study', join(CASES_DIR, 'case30.m'), ...args]);
+    assert.equal(r.code, 1, args.join(' '));
+    assert.match(r.stderr, /^gridops: /);
+    assert.match(r.stderr, /Usage: gridops study/);
+    assertNoStack(r.stderr);
+  }
+  const none = gridops(['study']);
+  assert.equal(none.code, 1);
+  assert.match(none.stderr, /study needs a case file/);
+});

@@ -13,6 +13,8 @@
 //                iterations so far and every later one are posted as they happen on
 //                the BroadcastChannel named channel: {key, from, progress: [iteration,
 //                mismatch, ...]} (from = index of the first pair in the solve).
+// Named export `study` (pool.runStudy): one study chunk in the core's loop
+// (assembly/study.ts), input + study buffer in, compact Float64Arrays out.
 // Result: the ABI output buffer (Float64Array, transferred), header slots
 // SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
 // QLIM_RUNS and THREAD filled in here, followed by the progress trailer:
@@ -24,10 +26,11 @@
 // more than the solve; only a solve long enough for anyone to watch is reported live.
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import { move } from 'piscina';
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { PowerFlowEngine } from '../src/powerflow/engine.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
+import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 
 /** A solve reports live once it has run this long. */
 export const LIVE_AFTER_MS = 20;
@@ -112,5 +115,37 @@ export default function solveTask(task: SolverTask): unknown {
   } finally {
     live = undefined;
     stop = undefined;
+  }
+}
+
+export interface StudyTask {
+  input: Float64Array;
+  study: Float64Array;
+  monitorPerCase: number;
+  /** [0] non-zero = stop, [1] set to 1 when the task starts, [2] cases done so far */
+  stop: Int32Array;
+}
+
+/** One study chunk: the progress hook publishes cases done (iteration -1) and reads the stop flag. */
+export function study(task: StudyTask): unknown {
+  const t0 = performance.now();
+  const flags = task.stop;
+  Atomics.store(flags, 1, 1);
+  const hook = engine.onProgress;
+  engine.onProgress = (iteration: number, value: number): number => {
+    if (iteration === -1) Atomics.store(flags, 2, value);
+    return Atomics.load(flags, 0);
+  };
+  try {
+    if (Atomics.load(flags, 0) !== 0) {
+      const empty = new Float64Array(0);
+      return { done: 0, records: empty, violations: empty, islands: empty, monitor: empty, solveMs: 0 } satisfies StudyWorkerResult;
+    }
+    const run = engine.runStudy(task.input, task.study, REC.FIELDS, VIOL_FIELDS, task.monitorPerCase);
+    const result: StudyWorkerResult = { ...run, solveMs: performance.now() - t0 };
+    const buffers = [run.records.buffer, run.violations.buffer, run.islands.buffer, run.monitor.buffer];
+    return move({ [transferableSymbol]: buffers, [valueSymbol]: result } as never); // the four buffers are transferred
+  } finally {
+    engine.onProgress = hook;
   }
 }

@@ -1,6 +1,8 @@
 // The executable schema: SDL (schema.ts) + scalars + resolvers of every module.
 import { buildSchema, isObjectType, isScalarType, type GraphQLFieldResolver, type GraphQLSchema } from 'graphql';
 import { typeDefs } from './schema.js';
+import { studyTypeDefs } from './schemaStudies.js';
+import { studyResolvers } from './resolvers/studies.js';
 import { scalars } from './scalars.js';
 import { networkResolvers } from './resolvers/networks.js';
 import { powerFlowResolvers } from './resolvers/powerflow.js';
@@ -15,11 +17,11 @@ type FieldDef = GraphQLFieldResolver<unknown, unknown> | { subscribe: GraphQLFie
 type ResolverMap = Record<string, Record<string, FieldDef>>;
 
 const modules: ResolverMap[] = [
-  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers,
+  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers,
 ] as unknown as ResolverMap[];
 
 export function buildGraphqlSchema(): GraphQLSchema {
-  const schema = buildSchema(typeDefs);
+  const schema = buildSchema(typeDefs + studyTypeDefs);
   for (const [name, impl] of Object.entries(scalars)) {
     const t = schema.getType(name);
     if (!isScalarType(t)) throw new Error(`scalar ${name} missing from the SDL`);

@@ -1,7 +1,7 @@
 // Resource ids with their type prefix (SPEC section 1): net_, agent_, dev_, evt_, task_ ...
 import { randomBytes } from 'node:crypto';
 
-export function newId(prefix: 'net' | 'task' | 'agent' | 'dev' | 'alarm' | 'cmd' | 'act' | 'aud' | 'key' | 'usr' | 'rt'): string {
+export function newId(prefix: 'net' | 'task' | 'agent' | 'dev' | 'alarm' | 'cmd' | 'act' | 'aud' | 'key' | 'usr' | 'rt' | 'study'): string {
   return `${prefix}_${randomBytes(10).toString('hex')}`;
 }
 

@@ -22,6 +22,23 @@ interface CoreExports {
   clearCache(): void;
   abiVersion(): number;
   solve(): number;
+  studyInputPtr(len: number): number;
+  studySolve(): number;
+  studyRecordsPtr(): number;
+  studyViolationsPtr(): number;
+  studyViolationCount(): number;
+  studyIslandsPtr(): number;
+  studyIslandCount(): number;
+  studyMonitorPtr(): number;
+}
+
+/** Raw result of runStudy (layouts: assembly/studyLayout.ts). */
+export interface StudyRun {
+  done: number;
+  records: Float64Array;
+  violations: Float64Array;
+  islands: Float64Array;
+  monitor: Float64Array;
 }
 
 let compiled: object | undefined;
@@ -64,6 +81,30 @@ export class PowerFlowEngine {
       this.x.solve();
       const len = this.x.outputLength();
       return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
+  }
+
+  /** Runs a study chunk (assembly/study.ts): the network's input buffer, then the study buffer.
+   *  recordFields / violationFields / monitorPerCase size the copies taken out of wasm memory. */
+  runStudy(input: Float64Array, study: Float64Array, recordFields: number, violationFields: number, monitorPerCase: number): StudyRun {
+    try {
+      const ptr = this.x.inputPtr(input.length);
+      new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
+      const sptr = this.x.studyInputPtr(study.length);
+      new Float64Array(this.x.memory.buffer, sptr, study.length).set(study);
+      const done = this.x.studySolve();
+      const mem = this.x.memory.buffer;
+      const n = Math.max(done, 0) + 1;
+      return {
+        done,
+        records: new Float64Array(mem, this.x.studyRecordsPtr(), done < 0 ? 0 : recordFields * n).slice(),
+        violations: new Float64Array(mem, this.x.studyViolationsPtr(), violationFields * this.x.studyViolationCount()).slice(),
+        islands: new Float64Array(mem, this.x.studyIslandsPtr(), this.x.studyIslandCount()).slice(),
+        monitor: new Float64Array(mem, this.x.studyMonitorPtr(), done < 0 ? 0 : monitorPerCase * n).slice(),
+      };
     } catch (e) {
       this.x = this.instantiate();
       throw e;

@@ -34,12 +34,20 @@ import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
 import { emptyOutcome, unpackOutcome } from './unpack.js';
 import { OUT, STATUS } from './abi.js';
+import type { StudyWorkerResult } from '../studies/abi.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
+  /** One study chunk on a solver thread (src/studies/engine.ts builds the buffers). Cancelling through
+   *  hooks.signal stops it at the next Newton iteration or case: it resolves with the cases done. */
+  runStudy(input: Float64Array, study: Float64Array, monitorPerCase: number,
+    hooks?: { signal?: AbortSignal; onCasesDone?: (done: number) => void }): Promise<StudyWorkerResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
+
+/** How often a running study chunk's cases-done counter is read. */
+export const STUDY_PROGRESS_MS = 100;
 
 /** Measurements of one solve (for tests and benchmarks), see solveDiagnostics(). */
 export interface SolveDiagnostics {
@@ -233,8 +241,51 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     });
   }
 
+  async function runStudy(
+    input: Float64Array, study: Float64Array, monitorPerCase: number,
+    hooks: { signal?: AbortSignal; onCasesDone?: (done: number) => void } = {},
+  ): Promise<StudyWorkerResult> {
+    if (closed) throw new Error('solver pool is closed');
+    const empty = (): StudyWorkerResult => ({
+      done: 0, records: new Float64Array(0), violations: new Float64Array(0), islands: new Float64Array(0), monitor: new Float64Array(0), solveMs: 0,
+    });
+    const { signal, onCasesDone } = hooks;
+    if (signal?.aborted) return empty();
+    // [0] stop, [1] started, [2] cases done
+    const flags = new Int32Array(new SharedArrayBuffer(12));
+    const ac = new AbortController();
+    let reported = 0;
+    const poll = onCasesDone ? setInterval(() => {
+      const d = Atomics.load(flags, 2);
+      if (d > reported) { reported = d; onCasesDone(d); }
+    }, STUDY_PROGRESS_MS) : undefined;
+    poll?.unref();
+    let grace: NodeJS.Timeout | undefined;
+    const onAbort = () => {
+      Atomics.store(flags, 0, 1);
+      if (Atomics.load(flags, 1) === 0) ac.abort(); // still queued: withdraw it
+      else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const r = await (piscina as unknown as Piscina<unknown, unknown>).run({ input, study, monitorPerCase, stop: flags }, {
+        name: 'study', transferList: [input.buffer as ArrayBuffer, study.buffer as ArrayBuffer], signal: ac.signal,
+      }) as unknown as StudyWorkerResult;
+      if (onCasesDone && r.done > reported) onCasesDone(r.done);
+      return r;
+    } catch (e) {
+      if (ac.signal.aborted) return empty(); // withdrawn or its thread ended: nothing finished is lost but this chunk
+      throw e;
+    } finally {
+      if (poll) clearInterval(poll);
+      if (grace) clearTimeout(grace);
+      signal?.removeEventListener('abort', onAbort);
+    }
+  }
+
   return {
     solve,
+    runStudy,
     get threads() { return threads; },
     async close() {
       if (closed) return;

@@ -27,11 +27,19 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { Services } from '../services.js';
-import type { TaskTransport } from './scheduler.js';
+import type { StudyChunkJob, TaskTransport } from './scheduler.js';
 import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
 import { abortLocal, announceFinished, executeTask } from './execute.js';
+import { executeStudyChunk, failStudy, finishStudy } from './study.js';
 
 export const QUEUE_NAME = 'powerflow';
+/** Study chunks travel on a queue of their own, so a worker takes about one per solver thread. */
+export const STUDY_QUEUE_NAME = 'study';
+
+export interface StudyJobData {
+  studyId: string;
+  chunk: number;
+}
 const STALLED_REASON = 'job stalled more than allowable limit';
 
 export interface JobData {
@@ -145,6 +153,17 @@ export function jobFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'a
   };
 }
 
+/** The study error for a chunk job that failed for good. */
+export function chunkFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>, tuning: QueueTuning, studyId: string, chunk: number): Failure {
+  const f = jobFailure(job, tuning);
+  const why = f.details.reason === 'worker_stopped' ? 'the worker solving it stopped' : `the worker could not run it: ${job.failedReason ?? 'unknown error'}`;
+  return {
+    code: 'INTERNAL_ERROR',
+    message: `chunk ${chunk} of study ${studyId} failed: ${why} (attempt ${f.details.attempt} of ${f.details.max_attempts}); finished cases stay readable, submit the study again for the rest`,
+    details: { ...f.details, study_id: studyId, chunk },
+  };
+}
+
 /** Fails a task that is still dispatched or running; true when this call did it. */
 export async function failTask(s: Services, taskId: string, failure: Failure): Promise<boolean> {
   const { rows } = await s.db.query<StoredTaskRow>(
@@ -176,6 +195,26 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
     },
   });
   queue.on('error', (err) => s.log.warn({ err }, 'BullMQ queue error'));
+  const studyQueue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, {
+    connection: conn,
+    prefix: s.config.redisPrefix,
+    defaultJobOptions: {
+      attempts: tuning.attempts,
+      backoff: { type: 'fixed', delay: tuning.retryDelayMs },
+      removeOnComplete: { age: 3600, count: 1000 },
+      removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
+    },
+  });
+  studyQueue.on('error', (err) => s.log.warn({ err }, 'BullMQ study queue error'));
+
+  // Job id: <study id>_<chunk>, or a fresh one when the chunk's earlier job failed or vanished.
+  const sendStudyChunks = async (chunks: StudyChunkJob[]) => {
+    if (chunks.length === 0) return;
+    const jobs = chunks.map((c) => ({ ...c, jobId: `${c.studyId}_${c.chunk}${c.resend ? `_${randomBytes(4).toString('hex')}` : ''}` }));
+    await s.db.query('UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
+      [jobs.map((j) => j.studyId), jobs.map((j) => j.chunk), jobs.map((j) => j.jobId)]);
+    await studyQueue.addBulk(jobs.map((j) => ({ name: STUDY_QUEUE_NAME, data: { studyId: j.studyId, chunk: j.chunk }, opts: { jobId: j.jobId } })));
+  };
 
   // resend: the tasks may name a job (job_id) that is gone; their new jobs replace it.
   const send = async (tasks: { id: string; tenant_id: string }[], resend = false) => {
@@ -207,7 +246,9 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
   let closed = false;
   const sweepOnce = async () => {
     const { rows } = await s.db.query<{ id: string; tenant_id: string; status: string; attempts: number; job_id: string }>(
-      `SELECT id, tenant_id, status, attempts, COALESCE(job_id, id) AS job_id FROM tasks WHERE status IN ('dispatched', 'running') ORDER BY seq LIMIT 1000`);
+      // A running study's task job has ended once its chunks were sent; its chunks are swept below.
+      `SELECT id, tenant_id, status, attempts, COALESCE(job_id, id) AS job_id FROM tasks
+       WHERE status IN ('dispatched', 'running') AND NOT (kind = 'study' AND status = 'running') ORDER BY seq LIMIT 1000`);
     const next = new Set<string>();
     const resend: { id: string; tenant_id: string }[] = [];
     const states = new Map<string, Promise<string>>(); // a job of several tasks is looked up once per pass
@@ -245,6 +286,43 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       await send(resend, true);
     }
     suspects = next;
+    await sweepStudies();
+  };
+
+  // Running studies: a pending chunk whose job failed fails the study; one whose job is gone
+  // (two passes in a row) is sent again; a study whose chunks are all done is finished.
+  let chunkSuspects = new Set<string>();
+  const sweepStudies = async () => {
+    const { rows } = await s.db.query<{ study_id: string; task_id: string; chunk: number | null; job_id: string | null; all_done: boolean }>(
+      `SELECT st.id AS study_id, st.task_id, c.chunk, c.job_id, st.chunks_done = st.chunk_count AS all_done
+       FROM studies st JOIN tasks t ON t.id = st.task_id AND t.kind = 'study' AND t.status = 'running'
+       LEFT JOIN study_chunks c ON c.study_id = st.id AND c.status = 'pending' AND c.job_id IS NOT NULL
+       ORDER BY st.created_at, c.chunk LIMIT 5000`);
+    const next = new Set<string>();
+    const resend: StudyChunkJob[] = [];
+    for (const r of rows) {
+      if (closed) return;
+      if (r.all_done) {
+        await finishStudy(s, r.study_id);
+        continue;
+      }
+      if (r.chunk === null || !r.job_id) continue;
+      const state = await studyQueue.getJobState(r.job_id);
+      if (state === 'failed') {
+        const job = await studyQueue.getJob(r.job_id);
+        if (job) await failStudy(s, r.task_id, chunkFailure(job, tuning, r.study_id, r.chunk));
+        continue;
+      }
+      if (state !== 'unknown' && state !== 'completed') continue;
+      const key = `${r.study_id}/${r.chunk}`;
+      if (chunkSuspects.has(key)) resend.push({ studyId: r.study_id, chunk: r.chunk, resend: true });
+      else next.add(key);
+    }
+    if (resend.length > 0) {
+      s.log.warn({ chunks: resend }, 're-sending study chunks that have no queue job');
+      await sendStudyChunks(resend);
+    }
+    chunkSuspects = next;
   };
   const sweepTimer = s.config.role === 'worker' ? undefined : setInterval(() => {
     if (sweeping || closed) return;
@@ -258,6 +336,7 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
     kind: 'bullmq',
     queue,
     send,
+    sendStudyChunks,
     async cancel(taskId) {
       // Whichever process runs it aborts it; a job of this task alone still waiting is
       // dropped (if a worker takes it first, or it shares a job, executeTask's claim finds
@@ -286,6 +365,7 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       if (sweepTimer) clearInterval(sweepTimer);
       await sweeping;
       await queue.close().catch(() => {});
+      await studyQueue.close().catch(() => {});
       conn.disconnect();
     },
   };
@@ -297,6 +377,11 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
   const tuning = queueTuning();
   const conn = connect(s.config.redisUrl!, 'worker');
   const threads = Math.max(1, s.solver.threads ?? s.config.workers ?? 1);
+  // Both queues' workers: the same lock and stalled-check timings (docs/deployment.md).
+  const workerOptions = (connection: Redis, concurrency: number) => ({
+    connection, concurrency, prefix: s.config.redisPrefix, name: `${hostname()}:${process.pid}`,
+    lockDuration: tuning.lockDurationMs, stalledInterval: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount,
+  });
   const worker = new Worker<JobData>(QUEUE_NAME, async (job) => {
     // The tasks of a job run side by side and finish independently. A task that could not
     // be run (database or Redis trouble) fails the job once the others have finished, so
@@ -305,15 +390,7 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
     const outcomes = await Promise.allSettled(jobTasks(job.data).map((id) => executeTask(s, id)));
     const failed = outcomes.find((o): o is PromiseRejectedResult => o.status === 'rejected');
     if (failed) throw failed.reason;
-  }, {
-    connection: conn,
-    prefix: s.config.redisPrefix,
-    name: `${hostname()}:${process.pid}`,
-    concurrency: threads * tuning.concurrencyPerThread,
-    lockDuration: tuning.lockDurationMs,
-    stalledInterval: tuning.stalledIntervalMs,
-    maxStalledCount: tuning.maxStalledCount,
-  });
+  }, workerOptions(conn, threads * tuning.concurrencyPerThread));
   worker.on('error', (err) => s.log.warn({ err }, 'BullMQ worker error'));
   worker.on('stalled', (jobId) => s.log.warn({ task: jobId }, 'the worker running this task stopped; its job goes back to the queue'));
   worker.on('failed', (job, err) => {
@@ -330,11 +407,30 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       }
     })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not mark the tasks of a failed job; the sweeper will'));
   });
+  // Study chunks: about one job per solver thread (and one more, so storing a chunk's rows
+  // overlaps the next solve), so the chunks of a study spread over every worker.
+  const studyConn = connect(s.config.redisUrl!, 'worker');
+  const studyWorker = new Worker<StudyJobData>(STUDY_QUEUE_NAME, async (job) => {
+    await executeStudyChunk(s, job.data.studyId, job.data.chunk);
+  }, workerOptions(studyConn, threads + 1));
+  studyWorker.on('error', (err) => s.log.warn({ err }, 'BullMQ study worker error'));
+  studyWorker.on('stalled', (jobId) => s.log.warn({ job: jobId }, 'the worker running this study chunk stopped; its job goes back to the queue'));
+  studyWorker.on('failed', (job, err) => {
+    if (!job) return;
+    if (!job.finishedOn) {
+      s.log.warn({ job: job.id, err, attempt: job.attemptsMade }, 'study chunk job failed; it will be retried');
+      return;
+    }
+    void (async () => {
+      const { rows } = await s.db.query<{ task_id: string }>('SELECT task_id FROM studies WHERE id = $1', [job.data.studyId]);
+      if (rows[0]) await failStudy(s, rows[0].task_id, chunkFailure(job, tuning, job.data.studyId, job.data.chunk));
+    })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not fail the study of a failed chunk job; the sweeper will'));
+  });
   // Cancel requests reach every process; the one solving the task stops it.
   const unsubscribe = s.bus.subscribe('cancel', (m: { task_id?: string }) => {
     if (m?.task_id) abortLocal(m.task_id);
   });
-  await worker.waitUntilReady();
+  await Promise.all([worker.waitUntilReady(), studyWorker.waitUntilReady()]);
   s.log.info({ queue: QUEUE_NAME, prefix: s.config.redisPrefix, concurrency: worker.opts.concurrency, lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount }, 'BullMQ worker consuming');
 
   let closing: Promise<void> | undefined;
@@ -344,9 +440,10 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       closing ??= (async () => {
         // Graceful: take no new jobs, let the running ones finish (a worker
         // killed instead leaves them to the other workers' stalled checks).
-        await worker.close();
+        await Promise.all([worker.close(), studyWorker.close()]);
         unsubscribe();
         conn.disconnect();
+        studyConn.disconnect();
       })();
       return closing;
     },

@@ -48,7 +48,7 @@ export async function rideOutOutage<T>(s: Pick<Services, 'log'>, what: string, s
 // Immutable versions can be cached without invalidation.
 const modelCache = new Map<string, NetworkModel>();
 const MODEL_CACHE_SIZE = 64;
-async function cachedModel(s: Services, networkId: string, version: number): Promise<NetworkModel> {
+export async function cachedModel(s: Services, networkId: string, version: number): Promise<NetworkModel> {
   const key = `${networkId}@${version}`;
   let m = modelCache.get(key);
   if (m) {
@@ -66,11 +66,38 @@ async function cachedModel(s: Services, networkId: string, version: number): Pro
 /** Running tasks of this process, so a cancel request can stop them. */
 const running = new Map<string, AbortController>();
 
+/** Pieces of a task running here besides its own run (the chunks of a study), by task id. */
+const pieces = new Map<string, Set<AbortController>>();
+
 export function abortLocal(taskId: string): boolean {
   const c = running.get(taskId);
-  if (!c) return false;
+  const p = pieces.get(taskId);
+  for (const x of p ?? []) x.abort();
+  if (!c) return p !== undefined;
   c.abort();
   return true;
+}
+
+/** A piece of task `taskId` starts here: a cancel of the task aborts its signal until release(). */
+export function trackLocal(taskId: string): { signal: AbortSignal; release(): void } {
+  const c = new AbortController();
+  let set = pieces.get(taskId);
+  if (!set) pieces.set(taskId, (set = new Set()));
+  set.add(c);
+  return {
+    signal: c.signal,
+    release() {
+      set!.delete(c);
+      if (set!.size === 0 && pieces.get(taskId) === set) pieces.delete(taskId);
+    },
+  };
+}
+
+/** Runs a claimed task of a kind other than 'powerflow' (a study: src/queue/study.ts); registered at start. */
+export type TaskRunner = (s: Services, task: TaskRow, signal: AbortSignal) => Promise<void>;
+const runners = new Map<string, TaskRunner>();
+export function registerTaskRunner(kind: string, run: TaskRunner): void {
+  runners.set(kind, run);
 }
 
 export function runningLocally(): number {
@@ -113,6 +140,14 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     // between storing the result and storing its events is completed here.
     await rideOutOutage(s, 'complete an unannounced finish', () => announceIfUnannounced(s, taskId));
     return;
+  }
+  const runner = task.kind === 'powerflow' ? undefined : runners.get(task.kind);
+  if (runner) {
+    try {
+      return await runner(s, task, controller.signal);
+    } finally {
+      running.delete(taskId);
+    }
   }
   const startedAt = new Date(task.started_at!);
 
@@ -275,7 +310,10 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   for (const t of tasks) {
     const rstatus = (t.result as { status?: string } | null)?.status ?? t.status;
     news.push({ tenantId: t.tenant_id, topic: 'task', kind: `task.${t.status}`, networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
-    if (t.result || t.status !== 'cancelled') {
+    if (t.kind === 'study') {
+      const studyId = (t.options as { study_id?: string }).study_id;
+      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'study.finished', networkId: t.network_id, payload: { study_id: studyId, task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
+    } else if (t.result || t.status !== 'cancelled') {
       news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: rstatus, iterations: (t.result as { iterations?: number } | null)?.iterations ?? null } });
     }
   }

@@ -14,7 +14,8 @@ import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { serviceUnavailable } from '../lib/unavailable.js';
 import { FINISHED, findTask, taskById, taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
-import { eventFromRow, publishEvents } from '../domain/events.js';
+import { eventFromRow, insertEvent, publishEvents } from '../domain/events.js';
+import type { Queryable } from '../db/database.js';
 import { createBatcher } from '../lib/batcher.js';
 import { announceFinished } from './execute.js';
 import { networksChanged } from '../domain/networks.js';
@@ -27,12 +28,22 @@ export const DEFAULT_CONCURRENT_POWERFLOW = 100;
 export interface TaskTransport {
   readonly kind: 'embedded' | 'bullmq';
   send(tasks: { id: string; tenant_id: string }[]): Promise<void>;
+  /** Hands the chunks of a running study to solvers (this process's pool, or BullMQ jobs any worker takes). */
+  sendStudyChunks(chunks: StudyChunkJob[]): Promise<void>;
   /** Stop a dispatched/running task wherever it runs. */
   cancel(taskId: string): Promise<void>;
   ping(): Promise<boolean>;
   /** False while the transport cannot take work (Redis away): submissions answer 503 instead of piling up. */
   available?(): boolean;
   close(): Promise<void>;
+}
+
+/** One chunk of a study: cases [case_start, case_end) of study_id (src/queue/study.ts). */
+export interface StudyChunkJob {
+  studyId: string;
+  chunk: number;
+  /** A fresh job id (the chunk's earlier job failed or vanished). */
+  resend?: boolean;
 }
 
 export class TaskScheduler {
@@ -73,6 +84,26 @@ export class TaskScheduler {
     await publishEvents(this.s.bus, [event]);
     this.kick();
     return row;
+  }
+
+  /**
+   * Stores a queued task of another kind (a study) in one transaction with what `within`
+   * writes beside it, so no dispatcher can pick the task before its own rows exist.
+   */
+  async submitWith(caller: Caller, networkId: string, version: number, kind: string, options: Record<string, unknown>,
+    within: (tx: Queryable, task: TaskRow) => Promise<void>): Promise<TaskRow> {
+    const { task, event } = await this.s.db.transaction(async (tx) => {
+      const { rows } = await tx.query<TaskRow>(
+        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options) VALUES ($1, $2, $3, $4, $5, 'queued', $6) RETURNING *`,
+        [newId('task'), caller.tenantId, networkId, version, kind, JSON.stringify(options)]);
+      const task = rows[0]!;
+      await within(tx, task);
+      const event = await insertEvent(tx, { tenantId: task.tenant_id, topic: 'task', kind: 'task.queued', networkId, payload: { task_id: task.id, network_id: networkId, status: 'queued', kind } });
+      return { task, event };
+    });
+    await publishEvents(this.s.bus, [event]);
+    this.kick();
+    return task;
   }
 
   // One statement for every submission that arrives while the previous ones are being

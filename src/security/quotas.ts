@@ -27,11 +27,13 @@ export interface Quotas {
   timeseries_daily_points: number;
   agent_count: number;
   network_count: number;
+  /** Most cases one study may have (docs/studies.md); not one of SPEC's quotas. */
+  study_cases: number;
 }
 export type QuotaName = keyof Quotas;
-export const QUOTA_NAMES: readonly QuotaName[] = ['api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points', 'agent_count', 'network_count'];
+export const QUOTA_NAMES: readonly QuotaName[] = ['api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points', 'agent_count', 'network_count', 'study_cases'];
 
-const BASE = { concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50 };
+const BASE = { concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50, study_cases: 250_000 };
 export const PLANS = {
   free: { ...BASE, api_requests_per_hour: 1000, ws_connections: 5, sse_connections: 10, timeseries_daily_gb: 1 },
   pro: { ...BASE, api_requests_per_hour: 5000, ws_connections: 20, sse_connections: 50, timeseries_daily_gb: 10 },
@@ -252,6 +254,7 @@ export interface QuotaChange {
   timeseries_daily_points?: number;
   agent_count?: number;
   network_count?: number;
+  study_cases?: number;
   reason: string;
   expires_at?: string;
 }

@@ -352,6 +352,7 @@ const ENDPOINTS: Record<string, EndpointKey> = {
   'POST /api/v1/agents/:id/command': 'POST /agents/:id/command',
   'POST /api/v1/timeseries/batch': 'POST /timeseries/batch',
   'DELETE /api/v1/networks/:id': 'DELETE /networks/:id',
+  'POST /api/v1/networks/:id/studies': 'POST /networks/:id/studies',
 };
 
 /** L1 endpoint type and L4 endpoint of a route (method + URL pattern as Fastify registered it). */
@@ -359,7 +360,7 @@ export function classifyRoute(method: string, url: string | undefined, isPublic:
   const u = url ?? '';
   const endpoint = ENDPOINTS[`${method} ${u}`];
   if (u.startsWith('/api/v1/auth/')) return { ipClass: 'auth' };
-  if (/\/(powerflow|opf)$/.test(u)) return { ipClass: 'compute', endpoint };
+  if (/\/(powerflow|opf)$/.test(u) || (method === 'POST' && u === '/api/v1/networks/:id/studies')) return { ipClass: 'compute', endpoint };
   if (method === 'POST' && u === '/api/v1/timeseries/batch') return { ipClass: 'timeseries_write', endpoint };
   if (u === '/api/v1/events/stream') return { ipClass: 'sse_connect' };
   if (u === '/ws' || u === '/graphql' && method === 'GET') return { ipClass: isPublic ? 'ws_connect' : 'authenticated' };

@@ -12,7 +12,7 @@ export interface Bucket {
 /** L1, client IP, per endpoint type (SPEC 8.1 first table). */
 export type IpClass = 'public' | 'auth' | 'authenticated' | 'compute' | 'timeseries_write' | 'ws_connect' | 'sse_connect';
 /** L4, endpoint table (SPEC 8.1 second table), keyed "METHOD /path/pattern" below /api/v1. */
-export type EndpointKey = 'POST /networks/:id/powerflow' | 'POST /networks/:id/opf' | 'POST /networks/:id/validate' | 'POST /agents/:id/command' | 'POST /timeseries/batch' | 'DELETE /networks/:id';
+export type EndpointKey = 'POST /networks/:id/powerflow' | 'POST /networks/:id/opf' | 'POST /networks/:id/validate' | 'POST /agents/:id/command' | 'POST /timeseries/batch' | 'DELETE /networks/:id' | 'POST /networks/:id/studies';
 
 export interface RateLimitTable {
   ip: Record<IpClass, Bucket>;
@@ -45,6 +45,8 @@ export const DEFAULT_LIMITS: RateLimitTable = {
     'POST /agents/:id/command': { rate: 100, burst: 20 },
     'POST /timeseries/batch': { rate: 1000, burst: 100 },
     'DELETE /networks/:id': { rate: 10, burst: 2 },
+    // CONTRACT "Studies": a compute endpoint, endpoint layer 10 per minute, burst 2.
+    'POST /networks/:id/studies': { rate: 10, burst: 2 },
   },
   tenantQueueDepth: 100,
   tenantQueueMaxWaitMs: 30_000,

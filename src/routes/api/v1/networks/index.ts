@@ -9,6 +9,8 @@ import {
 } from './schema.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
+import { submitStudy } from '../../../../domain/studies.js';
+import { StudyIn, StudySubmitted, studyValidator } from '../studies/schema.js';
 import type { NetworkInput } from '../../../../domain/network.js';
 import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
@@ -144,4 +146,13 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     }
     return reply.ok(answer.result);
   });
+
+  app.post('/:id/studies', {
+    config: { permission: 'compute' },
+    validatorCompiler: studyValidator,
+    schema: {
+      summary: 'Submit a study (contingency analysis or scenario sweep); poll /studies/{id}', tags: ['studies'], params: Params, body: StudyIn,
+      response: { 202: envelope(StudySubmitted), ...errorResponses(400, 401, 403, 404, 409, 413, 422, 429) },
+    },
+  }, async (req, reply) => reply.ok(await submitStudy(s, req.caller, req.params.id, req.body), undefined, 202));
 }

@@ -7,6 +7,7 @@ export const QuotaViewOut = Type.Object({
   quotas: Type.Object({
     api_requests_per_hour: Type.Number(), ws_connections: Type.Number(), sse_connections: Type.Number(), concurrent_powerflow: Type.Number(),
     timeseries_daily_gb: Type.Number(), timeseries_daily_points: Type.Number(), agent_count: Type.Number(), network_count: Type.Number(),
+    study_cases: Type.Optional(Type.Number()),
   }),
   usage: Type.Object({
     api_requests_this_hour: Type.Number(), ws_connections: Type.Number(), sse_connections: Type.Number(), concurrent_powerflow: Type.Number(),

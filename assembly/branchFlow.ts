@@ -1,0 +1,24 @@
+// Branch flows from the solved voltages (MATPOWER pfsoln), p.u.:
+//   Sf = Vf conj(Yff Vf + Yft Vt),  St = Vt conj(Ytf Vf + Ytt Vt)
+// with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
+import { Topology } from './topology';
+
+/** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */
+// @ts-ignore: decorator
+@inline
+export function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void {
+  const a = unchecked(topo.f[l]), c = unchecked(topo.t[l]);
+  const vr = topo.vr, vi = topo.vi, brY = topo.brY;
+  const o = 8 * l;
+  const far = unchecked(vr[a]), fai = unchecked(vi[a]), tr = unchecked(vr[c]), ti = unchecked(vi[c]);
+  const yffr = unchecked(brY[o]), yffi = unchecked(brY[o + 1]), yftr = unchecked(brY[o + 2]), yfti = unchecked(brY[o + 3]);
+  const ytfr = unchecked(brY[o + 4]), ytfi = unchecked(brY[o + 5]), yttr = unchecked(brY[o + 6]), ytti = unchecked(brY[o + 7]);
+  const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
+  const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
+  const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
+  const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
+  unchecked(flow[0] = far * ifr + fai * ifi);
+  unchecked(flow[1] = fai * ifr - far * ifi);
+  unchecked(flow[2] = tr * itr + ti * iti);
+  unchecked(flow[3] = ti * itr - tr * iti);
+}

@@ -1,0 +1,54 @@
+// The study ABI: layout of the f64 study buffer and of the result buffers
+// (mirrored in src/studies/abi.ts; keep the two in step). The network itself is
+// the ordinary power-flow input buffer (layout.ts), written first.
+//
+// Study input (f64[]): header[SIN_HEADER]
+//   rateA[nl]                       MVA per in-service branch (internal order), 0 = no rating
+//   vmin[nb], vmax[nb]              per internal bus
+//   vg[ng]                          voltage set point per in-service generator (internal order)
+//   monBranch[nMonBr]               internal branch index, -1 = not in the solve
+//   monBus[nMonBus]                 internal bus index, -1 = isolated
+//   cases[CASE_FIELDS * nCases]     scenario slot (-1 none), outage start, branch count, generator count
+//   outages[nOut]                   internal branch indexes, then internal generator indexes, per case
+//   scen[SCEN_FIELDS * nScen]       load scale, correction start, count, generator start, count
+//   corr[3 * nCorr]                 bus, dP, dQ   (bus Pd = scale * Pd0 + dP, the same for Q)
+//   sgen[2 * nSgen]                 generator, Pg (MW)
+// Records (f64[]): REC_FIELDS per case, the base case first (record 0), then the cases.
+// Violations (f64[]): VIOL_FIELDS each, in record order; islands (f64[]): cut-off internal buses.
+// Monitored (f64[]): per case monBr × 5 (pf, qf, pt, qt, loading %) then monBus × 2 (vm, va).
+
+export const SIN_NCASES: i32 = 0;
+export const SIN_LIMIT: i32 = 1;     // loading limit, %
+export const SIN_NMONBR: i32 = 2;
+export const SIN_NMONBUS: i32 = 3;
+export const SIN_NSCEN: i32 = 4;
+export const SIN_NOUT: i32 = 5;
+export const SIN_NCORR: i32 = 6;
+export const SIN_NSGEN: i32 = 7;
+export const SIN_HEADER: i32 = 16;
+
+export const CASE_FIELDS: i32 = 4;
+export const SCEN_FIELDS: i32 = 5;
+
+export const REC_CODE: i32 = 0;
+export const REC_ITER: i32 = 1;
+export const REC_MINV: i32 = 2;
+export const REC_MINV_BUS: i32 = 3;
+export const REC_MAXV: i32 = 4;
+export const REC_MAXV_BUS: i32 = 5;
+export const REC_MAXLOAD: i32 = 6;
+export const REC_MAXLOAD_BR: i32 = 7;
+export const REC_NVIOL: i32 = 8;
+export const REC_NISL: i32 = 9;
+export const REC_ISL_LOAD: i32 = 10;
+export const REC_ISL_GEN: i32 = 11;
+export const REC_FIELDS: i32 = 12;
+
+export const VIOL_FIELDS: i32 = 4;   // type, element (internal), value, limit
+export const VIOL_OVERLOAD: i32 = 0;
+export const VIOL_LOW_V: i32 = 1;
+export const VIOL_HIGH_V: i32 = 2;
+
+// case codes (beyond the solver's STATUS_*: 0 converged, 1 max it, 2 NaN, 3 singular, 4 cancelled)
+export const CODE_ISLANDED: i32 = 10;
+export const CODE_SLACK_LOST: i32 = 11;

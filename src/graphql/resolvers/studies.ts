@@ -1,0 +1,127 @@
+// Studies over GraphQL: runStudy, cancelStudy, study(id) with its cases, and the
+// studyProgress subscription. The same domain functions as REST (src/domain/studies.ts).
+import type { Caller } from '../../domain/caller.js';
+import { cancelStudy, getStudy, listStudyCases, submitStudy, type StudyView } from '../../domain/studies.js';
+import { AppError } from '../../lib/errors.js';
+import type { StudyCaseRow, StudyRequest } from '../../studies/index.js';
+import { allow, type GqlContext } from '../context.js';
+import { mutation, query } from '../guard.js';
+import { PushIterator } from '../streams.js';
+import { connection, defined, down, normalizeEvent, up } from './map.js';
+
+type Args = Record<string, any>;
+
+const FINISHED = new Set(['completed', 'failed', 'cancelled']);
+
+function toStudy(v: StudyView) {
+  return {
+    id: v.study_id, taskId: v.task_id, networkId: v.network_id, networkVersion: v.network_version, kind: up(v.kind), status: up(v.status),
+    done: v.progress.done, total: v.progress.total, request: v.request, base: v.base,
+    counts: {
+      ...v.counts.by_status, branchOverload: v.counts.by_violation.branch_overload, lowVoltage: v.counts.by_violation.low_voltage,
+      highVoltage: v.counts.by_violation.high_voltage, withViolations: v.counts.with_violations,
+    },
+    createdAt: v.timings.created_at, startedAt: v.timings.started_at, completedAt: v.timings.completed_at, wallMs: v.timings.wall_ms, solveMs: v.timings.solve_ms,
+    error: v.error,
+  };
+}
+
+function toCase(r: StudyCaseRow) {
+  return {
+    caseId: r.case_id, scenario: r.scenario ?? null, contingency: r.contingency ?? null, status: up(r.status), reason: r.reason ?? null, iterations: r.iterations,
+    maxLoadingPercent: r.max_loading_percent, maxLoadingBranch: r.max_loading_branch, minV: r.min_v, minVBus: r.min_v_bus, maxV: r.max_v, maxVBus: r.max_v_bus,
+    violations: r.violations.map((v) => ({ ...v, type: up(v.type) })),
+    islanded: r.islanded ? { buses: r.islanded.buses, loadMw: r.islanded.load_mw, generationMw: r.islanded.generation_mw } : null,
+    monitored: r.monitored ?? null,
+  };
+}
+
+const progressOf = (v: StudyView) => ({ studyId: v.study_id, status: up(v.status), done: v.progress.done, total: v.progress.total, timestamp: new Date() });
+
+/**
+ * The study's state now, then one message per finished chunk (study.progress events from
+ * any process), then its final state; completes when the study ends. Subscribes before
+ * reading the state, and drops live messages older than it, so nothing is missed.
+ */
+async function studyProgress(ctx: GqlContext, caller: Caller, studyId: string): Promise<PushIterator<ReturnType<typeof progressOf>>> {
+  const it = new PushIterator<ReturnType<typeof progressOf>>();
+  let floor = -1; // done of the state read at subscription; null-free once known
+  let pending: Record<string, unknown>[] | null = [];
+  let chain = Promise.resolve();
+  const onEvent = (m: Record<string, unknown>) => {
+    const e = normalizeEvent(m);
+    if (e.topic !== 'powerflow' || e.payload.study_id !== studyId) return;
+    if (e.kind === 'study.progress') {
+      const done = Number(e.payload.done);
+      if (done < floor) return;
+      floor = done;
+      it.push({ studyId, status: 'RUNNING', done, total: Number(e.payload.total), timestamp: new Date(e.timestamp) });
+    } else if (e.kind === 'study.finished') {
+      // The final counts are read once the finish is stored (the event is published after it).
+      chain = chain.then(() => getStudy(ctx.s, caller, studyId)).then((v) => { it.push(progressOf(v)); it.end(); }, (err) => it.fail(err));
+    }
+  };
+  const unsubscribe = ctx.s.bus.subscribe('event', (m: Record<string, unknown>) => {
+    if (m.tenant_id !== caller.tenantId) return;
+    if (pending) pending.push(m);
+    else onEvent(m);
+  });
+  it.onClose(unsubscribe);
+  try {
+    await ctx.s.bus.ready('event');
+    const now = await getStudy(ctx.s, caller, studyId);
+    it.push(progressOf(now));
+    floor = now.progress.done;
+    if (FINISHED.has(now.status)) {
+      it.end();
+      return it;
+    }
+    const live = pending;
+    pending = null;
+    for (const m of live) onEvent(m);
+  } catch (e) {
+    await it.return();
+    throw e;
+  }
+  return it;
+}
+
+export const studyResolvers = {
+  Query: {
+    study: query('read', async (caller, a, ctx) => {
+      try {
+        return toStudy(await getStudy(ctx.s, caller, a.id));
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'NOT_FOUND') return null;
+        throw e;
+      }
+    }),
+  },
+  Mutation: {
+    runStudy: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/studies' } }, async (caller, a, ctx) => {
+      const o = a.options ?? {};
+      const request = defined({
+        kind: down(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
+        loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down(o.method), tolerance: o.tolerance ?? undefined,
+        max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined,
+      }) as unknown as StudyRequest;
+      const sub = await submitStudy(ctx.s, caller, a.id, request);
+      return toStudy(await getStudy(ctx.s, caller, sub.study_id));
+    }),
+    cancelStudy: mutation({ permission: 'compute', resourceType: 'study' }, async (caller, a, ctx) => toStudy(await cancelStudy(ctx.s, caller, a.id))),
+  },
+  Study: {
+    cases: async (st: { id: string }, a: Args, ctx: GqlContext) => {
+      const caller = allow(ctx, 'read');
+      const list = (v: string[] | null | undefined) => (v && v.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
+      const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
+      return connection(items.map(toCase), meta);
+    },
+  },
+  Subscription: {
+    studyProgress: {
+      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => studyProgress(ctx, allow(ctx, 'read'), a.studyId),
+      resolve: (m: unknown) => m,
+    },
+  },
+};

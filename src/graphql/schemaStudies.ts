@@ -1,0 +1,128 @@
+// GraphQL of studies (CONTRACT "Studies", docs/studies.md): root fields and types, kept
+// apart from schema.ts (buildGraphqlSchema joins them with `extend type`).
+export const studyTypeDefs = /* GraphQL */ `
+extend type Query {
+  """(additive) A study (docs/studies.md): status, progress, base case, counts and its cases page by page."""
+  study(id: ID!): Study
+}
+
+extend type Mutation {
+  """(additive) Queues a study of network id and returns it at once (status QUEUED); follow it with studyProgress(studyId) or study(id).
+  contingencies: "n-1-branches" | "n-1-generators" | "n-1" or a list [{id, branches, generators}]; scenarios and monitor: the REST forms (docs/studies.md)."""
+  runStudy(id: ID!, kind: StudyKind!, contingencies: JSON, scenarios: JSON, monitor: JSON, loadingLimitPercent: Float, options: StudyOptions): Study!
+  """(additive) Stops every chunk of a study; the cases finished so far stay readable."""
+  cancelStudy(id: ID!): Study!
+}
+
+extend type Subscription {
+  """(additive) A study's progress wherever its chunks run: its state now, then every chunk finished; completes when the study ends."""
+  studyProgress(studyId: ID!): StudyProgress!
+}
+
+# ------------------------------------------------------------------ studies (docs/studies.md)
+
+enum StudyKind { CONTINGENCY SCENARIOS }
+enum StudyStatus { QUEUED RUNNING COMPLETED FAILED CANCELLED }
+enum StudyCaseStatus { CONVERGED DIVERGED ISLANDED }
+enum StudyViolationType { BRANCH_OVERLOAD LOW_VOLTAGE HIGH_VOLTAGE }
+
+input StudyOptions {
+  method: PowerFlowMethod
+  tolerance: Float
+  maxIterations: Int
+  enforceQLimits: Boolean
+}
+
+type Study {
+  id: ID!
+  taskId: ID!
+  networkId: ID!
+  networkVersion: Int!
+  kind: StudyKind!
+  status: StudyStatus!
+  """cases stored so far / cases of the study"""
+  done: Int!
+  total: Int!
+  """the request as submitted (REST form)"""
+  request: JSON!
+  """the base case summary (REST form), once solved"""
+  base: JSON
+  counts: StudyCounts!
+  createdAt: DateTime!
+  startedAt: DateTime
+  completedAt: DateTime
+  wallMs: Float
+  """solver time summed over chunks, inside the workers"""
+  solveMs: Float!
+  error: JSON
+  """Filters and sort as GET /studies/{id}/cases (sort e.g. "-max_loading_percent")."""
+  cases(status: [StudyCaseStatus!], violation: [StudyViolationType!], sort: String, page: Int = 1, pageSize: Int = 20): StudyCaseConnection!
+}
+
+type StudyCounts {
+  converged: Int!
+  diverged: Int!
+  islanded: Int!
+  """cases with at least one violation of the type"""
+  branchOverload: Int!
+  lowVoltage: Int!
+  highVoltage: Int!
+  withViolations: Int!
+}
+
+type StudyCaseConnection {
+  items: [StudyCase!]!
+  total: Int!
+  page: Int!
+  pageSize: Int!
+  totalPages: Int!
+}
+
+type StudyCase {
+  caseId: String!
+  scenario: Int
+  contingency: StudyContingency
+  status: StudyCaseStatus!
+  """why a case did not converge: max_iterations, not_finite, singular, slack_lost, cancelled"""
+  reason: String
+  iterations: Int!
+  maxLoadingPercent: Float
+  maxLoadingBranch: Int
+  minV: Float
+  minVBus: Int
+  maxV: Float
+  maxVBus: Int
+  violations: [StudyViolation!]!
+  islanded: StudyIsland
+  """monitored branches and buses (REST form), when the study asked for them"""
+  monitored: JSON
+}
+
+type StudyContingency {
+  id: String!
+  branches: [Int!]!
+  generators: [Int!]!
+}
+
+type StudyViolation {
+  type: StudyViolationType!
+  """branch index (BRANCH_OVERLOAD) or bus id"""
+  element: Int!
+  value: Float!
+  limit: Float!
+}
+
+type StudyIsland {
+  buses: [Int!]!
+  loadMw: Float!
+  generationMw: Float!
+}
+
+type StudyProgress {
+  studyId: ID!
+  status: StudyStatus!
+  done: Int!
+  total: Int!
+  timestamp: DateTime!
+}
+`;

@@ -1,0 +1,166 @@
+// Running a study (docs/studies.md). A study is one task (kind 'study') on the tenant's
+// FIFO queue, so it counts once against concurrent_powerflow; whichever process runs
+// that task solves the base case and hands the study's pending chunks to solvers (this
+// process's pool when embedded, BullMQ jobs any worker takes when distributed).
+//
+// A chunk is solved from (network version, request, case range) alone: every process
+// plans the study the same way (planStudy is deterministic) and each chunk solves the
+// base case again inside its worker, so nothing passes between chunks and rows do not
+// depend on how many workers there are or which one solved what. Rows are keyed by
+// case index and inserted with ON CONFLICT DO NOTHING, so a chunk run twice (its worker
+// was killed) stores each row once. The chunk that completes a study's last pending
+// chunk finishes the study (the counter is updated under the study row's lock).
+import { hostname } from 'node:os';
+import type { Services } from '../services.js';
+import type { Queryable } from '../db/database.js';
+import type { NetworkModel } from '../domain/network.js';
+import { insertEvent, publishEvents } from '../domain/events.js';
+import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
+import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
+import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
+import { announceFinished, cachedModel, registerTaskRunner, trackLocal } from './execute.js';
+
+// The plan of a study, per process: immutable (network version + request), so cached.
+const contexts = new Map<string, Promise<{ model: NetworkModel; plan: StudyPlan }>>();
+const CONTEXTS = 16;
+function studyContext(s: Services, st: StudyRow): Promise<{ model: NetworkModel; plan: StudyPlan }> {
+  let c = contexts.get(st.id);
+  if (c) {
+    contexts.delete(st.id);
+    contexts.set(st.id, c);
+    return c;
+  }
+  c = cachedModel(s, st.network_id, st.network_version).then((model) => ({ model, plan: planStudy(model, st.request) }));
+  c.catch(() => contexts.delete(st.id));
+  contexts.set(st.id, c);
+  if (contexts.size > CONTEXTS) contexts.delete(contexts.keys().next().value!);
+  return c;
+}
+
+export async function studyByTask(q: Queryable, taskId: string): Promise<StudyRow | undefined> {
+  return (await q.query<StudyRow>('SELECT * FROM studies WHERE task_id = $1', [taskId])).rows[0];
+}
+
+const isAbort = (e: unknown) => (e as Error)?.name === 'AbortError';
+
+type Failure = { code: string; message: string; details?: Record<string, unknown> };
+
+/** Fails a study's task while it is unfinished (finished cases stay readable); true when this call did it. */
+export async function failStudy(s: Services, taskId: string, failure: Failure): Promise<boolean> {
+  const { rows } = await s.db.query<StoredTaskRow>(
+    `UPDATE tasks SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`,
+    [taskId, JSON.stringify(failure)]);
+  if (!rows[0]) return false;
+  await announceFinished(s, taskFromRow(rows[0]));
+  return true;
+}
+
+/** The run of a claimed study task: base case, then its pending chunks to the solvers. */
+async function runStudyTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
+  const st = await studyByTask(s.db, task.id);
+  if (!st) {
+    await failStudy(s, task.id, { code: 'INTERNAL_ERROR', message: `task ${task.id} names no stored study` });
+    return;
+  }
+  if (!st.base) {
+    let base;
+    try {
+      const { model, plan } = await studyContext(s, st);
+      base = await solveStudyBase(s.solver!, model, plan, { signal });
+    } catch (e) {
+      if (isAbort(e) || signal.aborted) return; // cancelled: the cancel finished the task
+      s.log.error({ err: e, study: st.id }, 'study base case failed');
+      await failStudy(s, task.id, { code: 'INTERNAL_ERROR', message: `the study engine failed on the base case: ${(e as Error).message}`, details: { study_id: st.id } });
+      return;
+    }
+    await s.db.query('UPDATE studies SET base = $2 WHERE id = $1', [st.id, JSON.stringify(base)]);
+    // A contingency is judged against a solved base (PowSyBl stops there too); scenarios start
+    // like power flows of their own and do not need it.
+    if (base.status !== 'converged' && st.kind === 'contingency') {
+      await failStudy(s, task.id, {
+        code: 'POWERFLOW_DIVERGED',
+        message: `the base case of study ${st.id} did not converge in ${base.iterations} iterations${base.reason ? ` (${base.reason})` : ''}; no case was solved: check the network with a single power flow first`,
+        details: { study_id: st.id, iterations: base.iterations, reason: base.reason ?? null },
+      });
+      return;
+    }
+  }
+  await publishProgress(s, st, st.cases_done);
+  const { rows } = await s.db.query<{ chunk: number }>(`SELECT chunk FROM study_chunks WHERE study_id = $1 AND status = 'pending' ORDER BY chunk`, [st.id]);
+  if (rows.length === 0) {
+    await finishStudy(s, st.id);
+    return;
+  }
+  await s.tasks.transport.sendStudyChunks(rows.map((r) => ({ studyId: st.id, chunk: r.chunk })));
+}
+
+async function publishProgress(s: Services, st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>, done: number, chunks?: { done: number; total: number }): Promise<void> {
+  const e = await insertEvent(s.db, {
+    tenantId: st.tenant_id, topic: 'powerflow', kind: 'study.progress', networkId: st.network_id,
+    payload: { study_id: st.id, task_id: st.task_id, network_id: st.network_id, status: 'running', done, total: st.case_count, ...(chunks ? { chunks_done: chunks.done, chunks_total: chunks.total } : {}) },
+  });
+  await publishEvents(s.bus, [e]);
+}
+
+const WORKER_NAME = `${hostname()}:${process.pid}`;
+
+/**
+ * Solves and stores one chunk of a study, wherever it runs. A chunk of a study that is no
+ * longer running (cancelled, failed) or already done is skipped. Engine errors fail the
+ * study; storage errors are thrown (BullMQ retries the job).
+ */
+export async function executeStudyChunk(s: Services, studyId: string, chunk: number): Promise<void> {
+  if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
+  const { rows } = await s.db.query<StudyRow & { task_status: string; case_start: number; case_end: number; chunk_status: string }>(
+    `UPDATE study_chunks c SET attempts = c.attempts + 1, solved_by = $3
+     FROM studies s JOIN tasks t ON t.id = s.task_id
+     WHERE c.study_id = $1 AND c.chunk = $2 AND s.id = c.study_id AND t.status = 'running' AND c.status = 'pending'
+     RETURNING s.*, t.status AS task_status, c.case_start, c.case_end, c.status AS chunk_status`, [studyId, chunk, WORKER_NAME]);
+  const st = rows[0];
+  if (!st) return;
+  const piece = trackLocal(st.task_id);
+  try {
+    let result;
+    try {
+      const { model, plan } = await studyContext(s, st);
+      result = await solveStudyChunk(s.solver, model, plan, st.case_start, st.case_end, { signal: piece.signal });
+    } catch (e) {
+      if (isAbort(e) || piece.signal.aborted) return;
+      s.log.error({ err: e, study: studyId, chunk }, 'study chunk failed in the engine');
+      await failStudy(s, st.task_id, { code: 'INTERNAL_ERROR', message: `the study engine failed on cases ${st.case_start} to ${st.case_end - 1}: ${(e as Error).message}`, details: { study_id: studyId, chunk } });
+      return;
+    }
+    const complete = !result.cancelled && result.end === st.case_end;
+    const after = await s.db.transaction(async (tx) => {
+      const inserted = await insertChunkRows(tx, studyId, shapeOf(st), result);
+      const { rows: r } = await tx.query<{ chunks_done: number; chunk_count: number; cases_done: number; newly_done: boolean }>(
+        `WITH c AS (UPDATE study_chunks SET status = 'done', solve_ms = $3, completed_at = now()
+                    WHERE study_id = $1 AND chunk = $2 AND status <> 'done' AND $5::boolean RETURNING 1)
+         UPDATE studies SET chunks_done = chunks_done + (SELECT count(*) FROM c)::int, cases_done = cases_done + $4,
+                solve_ms = solve_ms + CASE WHEN EXISTS (SELECT 1 FROM c) THEN $3 ELSE 0 END
+         WHERE id = $1 RETURNING chunks_done, chunk_count, cases_done, EXISTS (SELECT 1 FROM c) AS newly_done`,
+        [studyId, chunk, result.solveMs, inserted, complete]);
+      return r[0]!;
+    });
+    if (!complete) return; // cancelled midway: its finished cases are stored
+    if (after.newly_done) await publishProgress(s, st, after.cases_done, { done: after.chunks_done, total: after.chunk_count });
+    if (after.newly_done && after.chunks_done === after.chunk_count) await finishStudy(s, studyId);
+  } finally {
+    piece.release();
+  }
+}
+
+/** Completes a study whose chunks are all done (once: the task row must still be running). */
+export async function finishStudy(s: Services, studyId: string): Promise<void> {
+  const counts = await studyCounts(s.db, studyId);
+  const { rows } = await s.db.query<StoredTaskRow>(
+    `WITH st AS (UPDATE studies SET counts = $2 WHERE id = $1 AND chunks_done = chunk_count RETURNING task_id, case_count)
+     UPDATE tasks t SET status = 'completed', completed_at = now(), result = jsonb_build_object('study_id', $1::text, 'cases', st.case_count, 'counts', $2::jsonb)
+     FROM st WHERE t.id = st.task_id AND t.status = 'running' RETURNING t.*`, [studyId, JSON.stringify(counts)]);
+  if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
+}
+
+/** Makes executeTask run tasks of kind 'study' (called once per process at start). */
+export function registerStudyRunner(): void {
+  registerTaskRunner('study', runStudyTask);
+}

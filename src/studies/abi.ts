@@ -1,0 +1,20 @@
+// The study ABI seen from JavaScript: layouts of assembly/studyLayout.ts (keep the two in step).
+export const SIN = { NCASES: 0, LIMIT: 1, NMONBR: 2, NMONBUS: 3, NSCEN: 4, NOUT: 5, NCORR: 6, NSGEN: 7, HEADER: 16 } as const;
+export const CASE_FIELDS = 4;
+export const SCEN_FIELDS = 5;
+export const REC = {
+  CODE: 0, ITER: 1, MINV: 2, MINV_BUS: 3, MAXV: 4, MAXV_BUS: 5, MAXLOAD: 6, MAXLOAD_BR: 7,
+  NVIOL: 8, NISL: 9, ISL_LOAD: 10, ISL_GEN: 11, FIELDS: 12,
+} as const;
+export const VIOL_FIELDS = 4;
+
+/** What a worker returns for one study chunk (all transferred). */
+export interface StudyWorkerResult {
+  /** cases done (< asked when cancelled); -1 = the core rejected the input buffer */
+  done: number;
+  records: Float64Array;     // REC.FIELDS × (done + 1), the base case first
+  violations: Float64Array;  // VIOL_FIELDS each
+  islands: Float64Array;     // internal bus indexes
+  monitor: Float64Array;     // per record (base first): monitored values
+  solveMs: number;
+}

@@ -1,0 +1,34 @@
+// Study case rows as CSV (RFC 4180): one header line, then one line per row. Used by the CLI
+// (`gridops study --csv`) and meant for GET /studies/{id}/cases.csv, so both print the same columns.
+// Violations are one cell: `type:element:value:limit` joined by spaces; islanded buses by spaces.
+import type { StudyCaseRow } from './types.js';
+
+export const STUDY_CSV_COLUMNS = [
+  'case_id', 'scenario', 'contingency_id', 'contingency_branches', 'contingency_generators', 'status', 'reason', 'iterations',
+  'max_loading_percent', 'max_loading_branch', 'min_v', 'min_v_bus', 'max_v', 'max_v_bus', 'violation_count', 'violations',
+  'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw',
+] as const;
+
+function cell(v: unknown): string {
+  if (v === null || v === undefined) return '';
+  const s = String(v);
+  return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
+}
+
+export function studyCsvHeader(): string {
+  return `${STUDY_CSV_COLUMNS.join(',')}\n`;
+}
+
+/** CSV lines of rows (each ends with \n). */
+export function studyCsvLines(rows: StudyCaseRow[]): string {
+  let out = '';
+  for (const r of rows) {
+    out += [
+      r.case_id, r.scenario, r.contingency?.id, r.contingency?.branches.join(' '), r.contingency?.generators.join(' '), r.status, r.reason,
+      r.iterations, r.max_loading_percent, r.max_loading_branch, r.min_v, r.min_v_bus, r.max_v, r.max_v_bus, r.violations.length,
+      r.violations.map((v) => `${v.type}:${v.element}:${v.value}:${v.limit}`).join(' '),
+      r.islanded?.buses.join(' '), r.islanded?.load_mw, r.islanded?.generation_mw,
+    ].map(cell).join(',') + '\n';
+  }
+  return out;
+}

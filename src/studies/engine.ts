@@ -1,0 +1,259 @@
+// The study engine's entry points (see types.ts for the whole interface):
+//   solveStudyBase(pool, network, plan, hooks)                 -> StudyBaseSummary
+//   solveStudyChunk(pool, network, plan, start, end, hooks)    -> StudyChunk
+// Here: the network packed once per (model, plan) like a power flow (pack.ts), the
+// chunk's cases encoded as one Float64Array (layout: assembly/studyLayout.ts), one
+// Piscina task per chunk (typed arrays transferred both ways), and the worker's raw
+// records decoded into the StudyChunk columns with bus ids and branch positions.
+import type { NetworkModel } from '../domain/network.js';
+import type { SolverPool } from '../powerflow/pool.js';
+import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
+import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
+import { studyCaseAt } from './plan.js';
+import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
+import { caseReason } from './rows.js';
+import {
+  CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan, type StudyViolation,
+} from './types.js';
+
+/** The packed network and the index maps a plan's chunks share. */
+interface StudyNetwork {
+  packed: PackedNetwork;
+  branchSlot: Int32Array;   // branch position -> internal index, -1 when not in the solve
+  genSlot: Int32Array;      // generator position -> internal index
+  busPos: Map<number, number>; // bus id -> position
+  /** the fixed sections: rateA, vmin, vmax, generator vg, monitored branches and buses */
+  fixed: Float64Array;
+}
+
+const studyNetworks = new WeakMap<StudyPlan, { network: NetworkModel; sn: StudyNetwork }>();
+
+function studyNetwork(network: NetworkModel, plan: StudyPlan): StudyNetwork {
+  const hit = studyNetworks.get(plan);
+  if (hit && hit.network === network) return hit.sn;
+  const o: SolveOptions = {
+    ...DEFAULT_SOLVE_OPTIONS, method: 'newton_raphson', tolerance: plan.options.tolerance, maxIterations: plan.options.maxIterations,
+  };
+  const packed = packNetwork(network, o); // PowerFlowInputError for a network no power flow could solve
+  const branchSlot = new Int32Array(network.branches.length).fill(-1);
+  packed.branchOrder.forEach((pos, l) => { branchSlot[pos] = l; });
+  const genSlot = new Int32Array(network.generators.length).fill(-1);
+  packed.genOrder.forEach((pos, g) => { genSlot[pos] = g; });
+  const busPos = new Map<number, number>();
+  network.buses.forEach((b, k) => busPos.set(b.id, k));
+  const { nb, nl } = packed;
+  const mb = plan.monitor.branches, mu = plan.monitor.buses;
+  const ng = packed.ng;
+  const fixed = new Float64Array(nl + 2 * nb + ng + mb.length + mu.length);
+  for (let l = 0; l < nl; l++) fixed[l] = network.branches[packed.branchOrder[l]!]!.rate_a;
+  for (let i = 0; i < nb; i++) {
+    const b = network.buses[packed.busOrder[i]!]!;
+    fixed[nl + i] = b.vmin;
+    fixed[nl + nb + i] = b.vmax;
+  }
+  for (let g = 0; g < ng; g++) fixed[nl + 2 * nb + g] = network.generators[packed.genOrder[g]!]!.vg;
+  const monOff = nl + 2 * nb + ng;
+  mb.forEach((pos, q) => { fixed[monOff + q] = branchSlot[pos]!; });
+  mu.forEach((id, q) => { fixed[monOff + mb.length + q] = packed.busIndex[busPos.get(id)!]!; });
+  const sn = { packed, branchSlot, genSlot, busPos, fixed };
+  studyNetworks.set(plan, { network, sn });
+  return sn;
+}
+
+/** The study buffer of cases [start, end). */
+function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, start: number, end: number): Float64Array {
+  const n = end - start;
+  const { packed } = sn;
+  const slots = new Map<number, number>(); // scenario -> slot in this chunk
+  const outages: number[] = [];
+  const cases = new Float64Array(CASE_FIELDS * n);
+  for (let k = start; k < end; k++) {
+    const { scenario, contingency } = studyCaseAt(plan, k);
+    const c = CASE_FIELDS * (k - start);
+    let slot = -1;
+    if (scenario !== null) {
+      slot = slots.get(scenario) ?? -1;
+      if (slot < 0) slots.set(scenario, slot = slots.size);
+    }
+    cases[c] = slot;
+    cases[c + 1] = outages.length;
+    if (contingency !== null) {
+      const ct = plan.contingencies[contingency]!;
+      for (const b of ct.branches) outages.push(sn.branchSlot[b]!);
+      for (const g of ct.generators) outages.push(sn.genSlot[g]!);
+      cases[c + 2] = ct.branches.length;
+      cases[c + 3] = ct.generators.length;
+    }
+  }
+  // scenario slots: load scale, load corrections (bus, dP, dQ) and generator set points
+  const scen = new Float64Array(SCEN_FIELDS * slots.size);
+  const corr: number[] = [], sgen: number[] = [];
+  const sc = plan.scenarios;
+  for (const [s, slot] of slots) {
+    const scale = sc!.loadScale ? sc!.loadScale[s]! : 1;
+    const e = SCEN_FIELDS * slot;
+    scen[e] = scale;
+    scen[e + 1] = corr.length / 3;
+    for (const ld of sc!.loads) {
+      const load = network.loads[ld.index]!;
+      const bus = packed.busIndex[sn.busPos.get(load.bus)!]!;
+      const q = ld.q ? ld.q[s]! : scale * (load.mvar ?? 0);
+      corr.push(bus, ld.p[s]! - scale * load.mw, q - scale * (load.mvar ?? 0));
+    }
+    scen[e + 2] = corr.length / 3 - scen[e + 1]!;
+    scen[e + 3] = sgen.length / 2;
+    for (const g of sc!.generators) sgen.push(sn.genSlot[g.index]!, g.p[s]!);
+    scen[e + 4] = sgen.length / 2 - scen[e + 3]!;
+  }
+  const fixed = sn.fixed;
+  const buf = new Float64Array(SIN.HEADER + fixed.length + cases.length + outages.length + scen.length + corr.length + sgen.length);
+  buf[SIN.NCASES] = n;
+  buf[SIN.LIMIT] = plan.loadingLimitPercent;
+  buf[SIN.NMONBR] = plan.monitor.branches.length;
+  buf[SIN.NMONBUS] = plan.monitor.buses.length;
+  buf[SIN.NSCEN] = slots.size;
+  buf[SIN.NOUT] = outages.length;
+  buf[SIN.NCORR] = corr.length / 3;
+  buf[SIN.NSGEN] = sgen.length / 2;
+  let o = SIN.HEADER;
+  for (const part of [fixed, cases, outages, scen, corr, sgen]) {
+    buf.set(part, o);
+    o += part.length;
+  }
+  return buf;
+}
+
+function monitorPerCase(plan: StudyPlan): number {
+  return 5 * plan.monitor.branches.length + 2 * plan.monitor.buses.length;
+}
+
+async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
+  const sn = studyNetwork(network, plan);
+  const study = encodeChunk(network, plan, sn, start, end);
+  const r = await pool.runStudy(sn.packed.input.slice(), study, monitorPerCase(plan), {
+    signal: hooks.signal,
+    onCasesDone: hooks.onProgress ? (d) => hooks.onProgress!(d, end - start) : undefined,
+  });
+  if (r.done < 0) throw new Error('the power-flow core rejected the packed network (ABI mismatch)');
+  return { sn, r };
+}
+
+/** The base case of a plan (record 0 of a chunk). */
+function baseSummary(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult): StudyBaseSummary {
+  const chunk = decode(network, sn, r, 0, 0, 0, 1);
+  const code = chunk.code[0]!;
+  const s: StudyBaseSummary = {
+    status: code === CASE_CODE.CONVERGED ? 'converged' : 'diverged',
+    iterations: chunk.iterations[0]!,
+    max_loading_percent: Number.isNaN(chunk.maxLoading[0]!) ? null : chunk.maxLoading[0]!,
+    max_loading_branch: chunk.maxLoadingBranch[0]! < 0 ? null : chunk.maxLoadingBranch[0]!,
+    min_v: Number.isNaN(chunk.minV[0]!) ? null : chunk.minV[0]!,
+    min_v_bus: chunk.minVBus[0]! < 0 ? null : chunk.minVBus[0]!,
+    max_v: Number.isNaN(chunk.maxV[0]!) ? null : chunk.maxV[0]!,
+    max_v_bus: chunk.maxVBus[0]! < 0 ? null : chunk.maxVBus[0]!,
+    violations: [] as StudyViolation[],
+    solve_ms: r.solveMs,
+  };
+  const types = ['branch_overload', 'low_voltage', 'high_voltage'] as const;
+  for (let v = 0; v < chunk.violationStart[1]!; v++) {
+    s.violations.push({ type: types[chunk.violationType[v]!]!, element: chunk.violationElement[v]!, value: chunk.violationValue[v]!, limit: chunk.violationLimit[v]! });
+  }
+  const reason = caseReason(code);
+  if (reason) s.reason = reason;
+  return s;
+}
+
+/**
+ * Records [first, first + count) of a worker result (record 0 = base case) as StudyChunk
+ * columns for cases [start, start + count).
+ */
+function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, start: number, first: number,
+  violationsBefore: number, count: number): StudyChunk {
+  const { packed } = sn;
+  const busId = (i: number) => (i < 0 ? -1 : network.buses[packed.busOrder[i]!]!.id);
+  const branchPos = (l: number) => (l < 0 ? -1 : packed.branchOrder[l]!);
+  const rec = r.records;
+  const chunk: StudyChunk = {
+    start, end: start + count, cancelled: false,
+    code: new Uint8Array(count), iterations: new Uint16Array(count),
+    minV: new Float64Array(count), minVBus: new Int32Array(count), maxV: new Float64Array(count), maxVBus: new Int32Array(count),
+    maxLoading: new Float64Array(count), maxLoadingBranch: new Int32Array(count),
+    violationStart: new Uint32Array(count + 1), violationType: new Uint8Array(0), violationElement: new Int32Array(0),
+    violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
+    islandStart: new Uint32Array(count + 1), islandBuses: new Int32Array(0),
+    islandLoadMw: new Float64Array(count), islandGenerationMw: new Float64Array(count),
+    monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0),
+    solveMs: r.solveMs,
+  };
+  let nViol = 0, nIsl = 0, islandsBefore = 0;
+  for (let j = 0; j < first; j++) islandsBefore += rec[REC.FIELDS * j + REC.NISL]!;
+  for (let i = 0; i < count; i++) {
+    const o = REC.FIELDS * (first + i);
+    chunk.code[i] = rec[o + REC.CODE]!;
+    chunk.iterations[i] = rec[o + REC.ITER]!;
+    chunk.minV[i] = rec[o + REC.MINV]!;
+    chunk.minVBus[i] = busId(rec[o + REC.MINV_BUS]!);
+    chunk.maxV[i] = rec[o + REC.MAXV]!;
+    chunk.maxVBus[i] = busId(rec[o + REC.MAXV_BUS]!);
+    chunk.maxLoading[i] = rec[o + REC.MAXLOAD]!;
+    chunk.maxLoadingBranch[i] = branchPos(rec[o + REC.MAXLOAD_BR]!);
+    chunk.islandLoadMw[i] = rec[o + REC.ISL_LOAD]!;
+    chunk.islandGenerationMw[i] = rec[o + REC.ISL_GEN]!;
+    nViol += rec[o + REC.NVIOL]!;
+    nIsl += rec[o + REC.NISL]!;
+    chunk.violationStart[i + 1] = nViol;
+    chunk.islandStart[i + 1] = nIsl;
+  }
+  chunk.violationType = new Uint8Array(nViol);
+  chunk.violationElement = new Int32Array(nViol);
+  chunk.violationValue = new Float64Array(nViol);
+  chunk.violationLimit = new Float64Array(nViol);
+  for (let v = 0; v < nViol; v++) {
+    const o = VIOL_FIELDS * (violationsBefore + v);
+    const type = r.violations[o]!;
+    chunk.violationType[v] = type;
+    chunk.violationElement[v] = type === 0 ? branchPos(r.violations[o + 1]!) : busId(r.violations[o + 1]!);
+    chunk.violationValue[v] = r.violations[o + 2]!;
+    chunk.violationLimit[v] = r.violations[o + 3]!;
+  }
+  chunk.islandBuses = Int32Array.from(r.islands.subarray(islandsBefore, islandsBefore + nIsl), busId);
+  return chunk;
+}
+
+/** Solves the plan's base case (the network version as stored) on a solver thread. */
+export async function solveStudyBase(pool: SolverPool, network: NetworkModel, plan: StudyPlan,
+  hooks: { signal?: AbortSignal } = {}): Promise<StudyBaseSummary> {
+  const { sn, r } = await run(pool, network, plan, 0, 0, { signal: hooks.signal });
+  if (r.records.length === 0) {
+    return { status: 'diverged', iterations: 0, max_loading_percent: null, max_loading_branch: null, min_v: null, min_v_bus: null,
+      max_v: null, max_v_bus: null, violations: [], reason: 'cancelled', solve_ms: 0 };
+  }
+  return baseSummary(network, sn, r);
+}
+
+/** Solves cases [start, end) of the plan as one task on a solver thread (the base case again first). */
+export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  hooks: StudyChunkHooks = {}): Promise<StudyChunk> {
+  if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= plan.caseCount)) {
+    throw new RangeError(`chunk [${start}, ${end}) is not within the plan's ${plan.caseCount} cases`);
+  }
+  const { sn, r } = await run(pool, network, plan, start, end, hooks);
+  const done = Math.max(r.done, 0);
+  const baseViolations = r.records.length > 0 ? r.records[REC.NVIOL]! : 0;
+  const chunk = r.records.length === 0
+    ? decode(network, sn, { ...r, records: new Float64Array(REC.FIELDS) }, start, 1, 0, 0)
+    : decode(network, sn, r, start, 1, baseViolations, done);
+  chunk.cancelled = done < end - start;
+  const per = monitorPerCase(plan);
+  if (per > 0 && done > 0) {
+    const nb = 5 * plan.monitor.branches.length, nu = 2 * plan.monitor.buses.length;
+    chunk.monitoredBranches = new Float64Array(done * nb);
+    chunk.monitoredBuses = new Float64Array(done * nu);
+    for (let i = 0; i < done; i++) {
+      const o = per * (i + 1);
+      chunk.monitoredBranches.set(r.monitor.subarray(o, o + nb), i * nb);
+      chunk.monitoredBuses.set(r.monitor.subarray(o + nb, o + per), i * nu);
+    }
+  }
+  return chunk;
+}
