@@ -80,7 +80,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       config: { permission: 'write' },
       schema: {
         summary: 'Create a network from a MATPOWER case file (text/plain)', tags,
-        querystring: Type.Object({ format: Type.Literal('matpower'), name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+        querystring: Type.Object({ format: Type.Optional(Type.Literal('matpower', { description: 'the only import format; the default' })), name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
         response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     }, async (req, reply) => {
