@@ -8,6 +8,7 @@ import { MODES, startTestApp, json, waitForTaskStatus, type TestApp } from './he
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { code, gql, ok } from './graphql-helpers.js';
 import { CASES_DIR } from '../src/paths.js';
+import { parseMatpower } from '../src/matpower/reader.js';
 
 for (const mode of MODES) {
   describe(`tasks API (${mode})`, () => {
@@ -153,6 +154,64 @@ for (const mode of MODES) {
       assert.equal(g.items[0].kind, 'powerflow');
       assert.equal(g.items[0].options.flatStart, false);
       for (const id of [a, b]) assert.equal((await call('DELETE', `/api/v1/tasks/${id}`, undefined, op)).statusCode, 200);
+      // A cancelled task has no solved case.
+      const ex = await call('GET', `/api/v1/tasks/${a}/export?format=csv&table=buses`, undefined, op);
+      assert.equal(ex.statusCode, 409, ex.body);
+      assert.match(json(ex).error.message, /is cancelled; only a converged power flow has a solved case to export/);
+    });
+
+    it('exports the solved case as MATPOWER (savecase: VM/VA, PG/QG, PF/QF/PT/QT) that re-solves at once', async () => {
+      const res = await call('GET', `/api/v1/tasks/${done[1]}/export?format=matpower`);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['content-type']), /^text\/plain/);
+      assert.match(String(res.headers['content-disposition']), new RegExp(`filename="${done[1]}.m"`));
+      const r = json(await call('GET', `/api/v1/tasks/${done[1]}?include=result`)).data.result;
+      const solved = parseMatpower(res.body);
+      solved.buses.forEach((b, k) => {
+        assert.equal(b.v, r.buses[k].v, `bus ${b.id} VM`);
+        assert.ok(Math.abs(b.theta - r.buses[k].theta) < 1e-12, `bus ${b.id} VA`);
+      });
+      solved.generators.forEach((g, k) => assert.deepEqual([g.mw, g.mvar], [r.generators[k].p_gen, r.generators[k].q_gen]));
+      // Branch rows carry PF QF PT QT as columns 14-17.
+      const rows = res.body.slice(res.body.indexOf('mpc.branch = [')).split('\n').slice(1, 42).map((l) => l.trim().replace(/;$/, '').split('\t').map(Number));
+      assert.match(res.body, /angmax\tPf\tQf\tPt\tQt/);
+      // (+ 0: JSON has no -0, the .m file keeps it)
+      rows.forEach((row, k) => assert.deepEqual(row.slice(13).map((x) => x + 0), [r.branches[k].p_from, r.branches[k].q_from, r.branches[k].p_to, r.branches[k].q_to], `branch ${k}`));
+      // The solved case is a power-flow solution: imported again, it solves without a step.
+      const again = await app.app!.inject({ method: 'POST', url: '/api/v1/networks/import?name=case30-solved', headers: { ...h, 'content-type': 'text/plain' }, payload: res.body });
+      assert.equal(again.statusCode, 201, again.body);
+      const re = json(await call('POST', `/api/v1/networks/${json(again).data.id}/powerflow`, {})).data;
+      assert.equal(re.status, 'converged');
+      assert.ok(re.iterations <= 1, `re-solved in ${re.iterations} iterations`);
+      assert.ok(Math.abs(re.losses.p_mw - r.losses.p_mw) < 1e-6);
+    });
+
+    it('exports the result tables as CSV, and says which formats and tables exist', async () => {
+      const r = json(await call('GET', `/api/v1/tasks/${done[0]}?include=result`)).data.result;
+      let res = await call('GET', `/api/v1/tasks/${done[0]}/export?format=csv&table=branches`);
+      assert.equal(res.statusCode, 200, res.body);
+      assert.match(String(res.headers['content-type']), /^text\/csv/);
+      const lines = res.body.trim().split('\r\n');
+      assert.equal(lines[0], 'index,from,to,p_from,q_from,p_to,q_to,loading');
+      assert.equal(lines.length, 10);
+      assert.deepEqual(lines[3]!.split(',').map(Number), [2, r.branches[2].from, r.branches[2].to, r.branches[2].p_from, r.branches[2].q_from, r.branches[2].p_to, r.branches[2].q_to, r.branches[2].loading]);
+      res = await call('GET', `/api/v1/tasks/${done[0]}/export?format=csv&table=buses`);
+      assert.equal(res.body.split('\r\n')[0], 'id,v,theta,p_gen,q_gen,p_load,q_load');
+      assert.equal(Number(res.body.split('\r\n')[1]!.split(',')[1]), r.buses[0].v);
+      res = await call('GET', `/api/v1/tasks/${done[0]}/export?format=csv&table=generators`);
+      assert.equal(res.body.split('\r\n')[0], 'index,bus,p_gen,q_gen');
+
+      for (const [q, status, re] of [
+        ['', 400, /format is required: matpower or csv/],
+        ['?format=xlsx', 400, /format must be one of matpower, csv, got "xlsx"/],
+        ['?format=csv', 400, /table must be one of buses, branches, generators/],
+        ['?format=csv&table=loads', 400, /table must be one of buses, branches, generators, got "loads"/],
+      ] as const) {
+        res = await call('GET', `/api/v1/tasks/${done[0]}/export${q}`);
+        assert.equal(res.statusCode, status, `${q}: ${res.body}`);
+        assert.match(json(res).error.message, re);
+      }
+      assert.equal((await call('GET', '/api/v1/tasks/task_nothere0000/export?format=csv&table=buses')).statusCode, 404);
     });
 
     it('lists tasks in GraphQL with filters, paging, sort and the whole result on demand', async () => {

@@ -51,8 +51,12 @@ function validationError(err: FastifyError): AppError {
       const extra = String((v.params as { additionalProperty?: string }).additionalProperty ?? '');
       return new AppError('INVALID_REQUEST', `${where} has an unknown field "${[path, extra].filter(Boolean).join('.')}"`, { field: [path, extra].filter(Boolean).join('.'), location: where });
     }
+    case 'const':
     case 'enum': {
-      const allowed = (v.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      // A TypeBox union of literals fails as one `const` error per branch, then `anyOf`: name them all.
+      const allowed = v.keyword === 'enum'
+        ? (v.params as { allowedValues?: unknown[] }).allowedValues ?? []
+        : (err.validation ?? []).filter((x) => x.keyword === 'const' && x.instancePath === v.instancePath).map((x) => (x.params as { allowedValue?: unknown }).allowedValue);
       return new AppError('INVALID_FIELD', `${label} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, { field, allowed, location: where });
     }
     case 'minimum':

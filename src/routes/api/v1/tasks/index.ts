@@ -6,6 +6,7 @@ import { envelope, errorResponses, IdParams } from '../common/schema.js';
 import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from './schema.js';
 import { findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
 import { AppError } from '../../../../lib/errors.js';
+import { exportTaskResult } from '../../../../domain/resultExport.js';
 
 const tags = ['tasks'];
 const INCLUDES = ['result'];
@@ -34,6 +35,21 @@ export default async function taskRoutes(fastify: FastifyInstance) {
     const t = include.includes('result') ? await findTask(s.db, req.caller, req.params.id) : await findTaskSummary(s.db, req.caller, req.params.id);
     const view = { ...taskSummaryView(t), queue_position: await s.tasks.queuePosition(t) };
     return reply.ok(include.includes('result') ? { ...view, result: t.result } : view);
+  });
+
+  app.get('/:id/export', {
+    config: { permission: 'read' },
+    schema: {
+      summary: 'Export a converged power flow: format=matpower (the solved case, as MATPOWER savecase) or format=csv&table=buses|branches|generators', tags, params: Params,
+      querystring: Type.Object({
+        format: Type.Optional(Type.String({ maxLength: 32, description: 'matpower or csv (required)' })),
+        table: Type.Optional(Type.String({ maxLength: 32, description: 'format=csv only: buses, branches or generators' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.String({ description: 'text/plain (MATPOWER .m) or text/csv' }), ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (req, reply) => {
+    const f = await exportTaskResult(s, req.caller, req.params.id, req.query);
+    return reply.type(f.contentType).header('Content-Disposition', `attachment; filename="${f.filename}"`).send(f.body);
   });
 
   app.delete('/:id', {
