@@ -13,6 +13,10 @@ declare module 'fastify' {
     traceId: string;
     displayTz?: string;
   }
+  interface FastifyContextConfig {
+    /** What a route takes when it is not JSON: the advice of its 415 answer. */
+    mediaTypes?: string;
+  }
   interface FastifyReply {
     /** Sends the success envelope {data, meta?, request_id, timestamp}. */
     ok(data: unknown, meta?: Record<string, unknown>, statusCode?: number): FastifyReply;
@@ -72,15 +76,18 @@ function validationError(err: FastifyError): AppError {
   }
 }
 
-function toAppError(err: FastifyError | AppError | Error): AppError {
+function toAppError(err: FastifyError | AppError | Error, req?: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError;
   if (fe.validation) return validationError(fe);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'request body is larger than the 1 MB limit', { limit_bytes: 1024 * 1024 });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type; send application/json`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const sent = req?.headers['content-type'] ?? 'none';
+      const takes = req?.routeOptions.config.mediaTypes ?? 'application/json';
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type ${sent}; this endpoint takes ${takes}`, { content_type: sent });
+    }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('INVALID_REQUEST', 'the body is empty but Content-Type is application/json; send a JSON object');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -170,7 +177,7 @@ async function envelope(app: FastifyInstance) {
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const e = toAppError(err);
+    const e = toAppError(err, req);
     if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
     else req.log.info({ code: e.code, msg: e.message }, 'request rejected');
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
