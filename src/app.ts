@@ -13,6 +13,7 @@ import websocketDoor from './plugins/app/websocket.js';
 import versioning, { defaultVersionRewrite } from './plugins/app/versioning.js';
 import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
+import docsPages from './plugins/app/docsPages.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
@@ -38,6 +39,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   await app.register(websocketDoor);
   // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
   await app.register(graphql);
+  await app.register(docsPages);
   await app.register(swagger);
   await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
   return app;

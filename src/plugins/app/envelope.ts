@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeeplyFrozen } from '../../lib/immutable.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
+import { ERRORS_PAGE, errorAnchor } from '../../lib/errorCatalog.js';
 import { isValidTimeZone, renderDates } from '../../lib/time.js';
 
 declare module 'fastify' {
@@ -29,11 +30,16 @@ function traceIdNow(): string {
   return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
 }
 
-const DOC_BASE = 'https://gridops.dev/docs/errors#';
+/** The entry of the code on the errors page this service serves (/docs/errors), as the client reached it. */
+function docUrl(req: FastifyRequest, code: string): string {
+  const host = req.headers.host;
+  const page = `${ERRORS_PAGE}#${errorAnchor(code)}`;
+  return host && /^[\w.:[\]-]+$/.test(host) ? `${req.protocol}://${host}${page}` : page;
+}
 
 export function errorBody(req: FastifyRequest, code: string, message: string, details?: Record<string, unknown>) {
   return {
-    error: { code, message, ...(details && Object.keys(details).length ? { details } : {}), trace_id: req.traceId, doc_url: DOC_BASE + code.toLowerCase() },
+    error: { code, message, ...(details && Object.keys(details).length ? { details } : {}), trace_id: req.traceId, doc_url: docUrl(req, code) },
     request_id: req.id,
   };
 }
