@@ -1,12 +1,13 @@
 // The Fastify application: external plugins, the app's plugins, then routes
 // (autoloaded from src/routes, one folder per resource, schemas beside them).
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { randomUUID } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from './services.js';
 import envelope from './plugins/app/envelope.js';
+import requestLog from './plugins/app/requestLog.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
 import websocketDoor from './plugins/app/websocket.js';
@@ -24,6 +25,8 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
     bodyLimit: BODY_LIMIT,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
+    // One line per request instead, at a level by outcome (plugins/app/requestLog.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     // Unversioned /api/... paths go to the default API version (docs/versioning.md).
     rewriteUrl: defaultVersionRewrite(services.config.versioning),
@@ -32,6 +35,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   });
   await app.register(servicesPlugin, { services });
   await app.register(envelope);
+  await app.register(requestLog);
   // Disabled versions (404), removed endpoints (410) and deprecation headers, before authentication.
   await app.register(versioning);
   await app.register(caller);

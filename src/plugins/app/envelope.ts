@@ -184,8 +184,9 @@ async function envelope(app: FastifyInstance) {
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
     const e = toAppError(err, req);
-    if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
-    else req.log.info({ code: e.code, msg: e.message }, 'request rejected');
+    // The request's one log line (requestLog.ts) carries code and message; a failure also its stack here.
+    req.rejection = { code: e.code, message: e.message, scope: typeof e.details?.scope === 'string' ? e.details.scope : undefined };
+    if (e.statusCode >= 500) req.log.error({ err }, `request failed: ${e.code}: ${err.message}`);
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
     reply.code(e.statusCode).send(errorBody(req, e.code, e.message, e.details));
   });
@@ -195,8 +196,10 @@ async function envelope(app: FastifyInstance) {
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== req.method && known.find(m as 'GET', path));
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
+      req.rejection = { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not supported on ${path}` };
       return reply.code(405).send(errorBody(req, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}; allowed: ${allowed.join(', ')}`, { method: req.method, allow: allowed }));
     }
+    req.rejection = { code: 'NOT_FOUND', message: `no endpoint ${req.method} ${path}` };
     return reply.code(404).send(errorBody(req, 'NOT_FOUND', `no endpoint ${req.method} ${path}`, { path }));
   });
 }
