@@ -17,6 +17,16 @@ import { writeMatpower } from '../../../../matpower/writer.js';
 
 const tags = ['networks'];
 const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
+// The import body as documented (the route parses it itself: text, or a multipart upload).
+const IMPORT_BODY = {
+  description: 'A MATPOWER case file (.m, format version 2)',
+  required: true,
+  content: {
+    'text/plain': { schema: { type: 'string', description: 'the .m text' } },
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', description: 'the .m file' } }, required: ['file'] } },
+  },
+};
 // curl -d @file strips every newline, which turns the first % comment into the rest of the file.
 const FORM_ADVICE = 'The body has no line breaks: curl -d @file removes them; send the file with --data-binary @case9.m (or -F file=@case9.m)';
 
@@ -94,7 +104,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     await child.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10, parts: 12 } });
     child.withTypeProvider<TypeBoxTypeProvider>().post('/import', {
       bodyLimit: limit,
-      config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES },
+      config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES, openapiBody: IMPORT_BODY },
       schema: {
         summary: 'Create a network from a MATPOWER case file (.m text: text/plain, application/octet-stream or a multipart/form-data file)', tags,
         querystring: Type.Object({
