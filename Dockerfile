@@ -27,6 +27,8 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/build ./build
 COPY bin ./bin
+# Pages the service serves itself (/docs/load-testing, /docs/clients; the 429 points there).
+COPY docs ./docs
 RUN mkdir -p /app/data && chown -R node:node /app/data
 USER node
 EXPOSE 8080

@@ -1,11 +1,12 @@
 // The Fastify application: external plugins, the app's plugins, then routes
 // (autoloaded from src/routes, one folder per resource, schemas beside them).
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Services } from './services.js';
 import envelope from './plugins/app/envelope.js';
+import requestLog from './plugins/app/requestLog.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
 import websocketDoor from './plugins/app/websocket.js';
@@ -13,6 +14,7 @@ import versioning, { defaultVersionRewrite } from './plugins/app/versioning.js';
 import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
 import { logRedactPaths, logSerializers, requestIdOf } from './security/logRedaction.js';
+import docsPages from './plugins/app/docsPages.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
@@ -25,6 +27,8 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
     // A client's X-Request-Id is used only when short and plain; genReqId decides.
     requestIdHeader: false,
     genReqId: requestIdOf,
+    // One line per request instead, at a level by outcome (plugins/app/requestLog.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     trustProxy: false,
     // Unversioned /api/... paths go to the default API version (docs/versioning.md).
     rewriteUrl: defaultVersionRewrite(services.config.versioning),
@@ -33,6 +37,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   });
   await app.register(servicesPlugin, { services });
   await app.register(envelope);
+  await app.register(requestLog);
   // Disabled versions (404), removed endpoints (410) and deprecation headers, before authentication.
   await app.register(versioning);
   await app.register(caller);
@@ -40,6 +45,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   await app.register(websocketDoor);
   // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
   await app.register(graphql);
+  await app.register(docsPages);
   await app.register(swagger);
   await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
   return app;

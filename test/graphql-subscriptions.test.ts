@@ -377,7 +377,7 @@ describe('powerFlowProgress from a separate worker process (distributed: ROLE=ap
     const t = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${task.taskId}`, headers: h })).data;
     assert.ok(Date.parse(t.started_at) >= subscribedAt - 1000, 'the solve started after the subscription');
     assert.equal(t.status, 'completed');
-    assert.equal(received.length, t.result.iterations);
-    assert.deepEqual(received, Array.from({ length: t.result.iterations }, (_, k) => k + 1));
+    assert.equal(received.length, t.summary.iterations);
+    assert.deepEqual(received, Array.from({ length: t.summary.iterations }, (_, k) => k + 1));
   });
 });

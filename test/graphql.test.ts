@@ -139,7 +139,7 @@ for (const mode of MODES) {
       assert.equal(r.network.id, ids.case118);
       assert.equal(r.pollUrl, `/api/v1/tasks/${r.taskId}`);
       // The same result through REST.
-      const t = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${r.taskId}`, headers: h })).data;
+      const t = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${r.taskId}?include=result`, headers: h })).data;
       assert.equal(t.status, 'completed');
       assert.equal(t.result.buses[5].v, r.buses[5].v);
       assert.equal(t.result.losses.p_mw, r.losses.pMw);

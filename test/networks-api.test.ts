@@ -290,7 +290,7 @@ for (const mode of MODES) {
       for (const k of ['database', 'timeseries', 'eventbus', 'realtime']) assert.equal(hd.checks[k], 'ok');
       assert.equal(typeof hd.uptime_seconds, 'number');
       const doc = json(await call('GET', '/api/v1/openapi.json'));
-      assert.equal(doc.openapi, '3.0.3');
+      assert.equal(doc.openapi, '3.1.0');
       assert.ok(doc.paths['/api/v1/networks/{id}/powerflow']);
       assert.ok(doc.paths['/api/v1/tasks/{id}']);
       const page = await call('GET', '/docs/');

@@ -49,7 +49,7 @@ for (const mode of MODES) {
       assert.ok(Math.abs(r.losses.p_mw - ref.losses.p_mw) < 1e-3);
       assert.ok(r.started_at && r.completed_at);
       // stored with the task
-      const t = json(await call('GET', `/api/v1/tasks/${r.task_id}`)).data;
+      const t = json(await call('GET', `/api/v1/tasks/${r.task_id}?include=result`)).data;
       assert.equal(t.status, 'completed');
       assert.equal(t.result.buses[0].v, r.buses[0].v);
     });
@@ -106,7 +106,7 @@ for (const mode of MODES) {
         await new Promise((r) => setTimeout(r, 25));
       }
       assert.equal(t.status, 'completed');
-      assert.equal(t.result.status, 'converged');
+      assert.equal(t.summary.status, 'converged');
       assert.ok(t.started_at && t.completed_at);
       assert.equal(t.progress === null || typeof t.progress.iteration === 'number', true);
     });

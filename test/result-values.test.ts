@@ -17,7 +17,7 @@ describe('result values encoding', () => {
       { id: 1, v: 1.0600000000000001, theta: 0, p_gen: 232.39327, q_gen: -16.549, p_load: 0, q_load: 0 },
       { id: 70002, v: 0.98, theta: -0.2174927, p_gen: -0, q_gen: 1e-300, p_load: 21.7, q_load: 12.7 },
     ],
-    branches: [{ from: 1, to: 70002, p_from: 156.88, q_from: -20.4, p_to: -152.59, q_to: 27.68, loading: 1.7976931348623157e308 }],
+    branches: [{ index: 0, from: 1, to: 70002, p_from: 156.88, q_from: -20.4, p_to: -152.59, q_to: 27.68, loading: 1.7976931348623157e308 }],
     generators: [{ bus: 1, p_gen: 232.39327, q_gen: -16.549 }],
   };
 
@@ -74,7 +74,7 @@ for (const mode of MODES) {
       assert.equal('buses' in row!.result, false, 'the JSON header carries no per-element arrays');
       assert.equal(row!.result.status, 'converged');
 
-      const task = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}`, headers: h })).data;
+      const task = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${taskId}?include=result`, headers: h })).data;
       assert.deepEqual(Object.keys(task.result), ['task_id', 'network_id', 'network_version', 'status', 'method', 'iterations', 'mismatch', 'duration_ms', 'tolerance', 'buses', 'branches', 'generators', 'losses', 'started_at', 'completed_at']);
       // A solve is deterministic: the same model and options give the same bits.
       const model = await loadVersion(app.services.db, networkId, task.network_version);
@@ -89,7 +89,7 @@ for (const mode of MODES) {
       assert.equal(sub.statusCode, 200, sub.body);
       const solved = json(sub).data;
       await app.services.db.query('UPDATE tasks SET result = $2::json, result_values = NULL WHERE id = $1', [solved.task_id, JSON.stringify(solved)]);
-      const task = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${solved.task_id}`, headers: h })).data;
+      const task = json(await app.app!.inject({ method: 'GET', url: `/api/v1/tasks/${solved.task_id}?include=result`, headers: h })).data;
       assert.deepEqual(task.result, solved);
     });
   });

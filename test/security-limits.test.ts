@@ -115,9 +115,9 @@ for (const mode of MODES) {
       const fake = (i: number) => ({ 'x-api-key': `gok_${String(i).padStart(43, 'x')}` });
       for (let i = 0; i < 5; i++) assert.equal((await call('GET', '/api/v1/networks', fake(i), undefined, '10.0.0.11')).statusCode, 401);
       assert429(await call('GET', '/api/v1/networks', fake(99), undefined, '10.0.0.11'), 'ip');
-      // a request refused at L1 is audited as denied
-      const audit = json(await call('GET', '/api/v1/audit?result=denied&page_size=100', admin, undefined, '10.7.7.7')).data;
-      assert.ok(audit.some((e: { status: number; ip: string }) => e.status === 429 && e.ip === '10.0.0.1'));
+      // a request refused at L1 is audited, in aggregate (one row per minute, caller, layer and address)
+      const audit = json(await call('GET', '/api/v1/audit/rate-limited?layer=ip&page_size=100', admin, undefined, '10.7.7.7')).data;
+      assert.ok(audit.some((e: { count: number; ip: string; layer: string }) => e.layer === 'ip' && e.ip === '10.0.0.1' && e.count >= 1));
     });
 
     it('L3 user: trips across addresses with scope user', async () => {

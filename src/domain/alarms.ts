@@ -9,7 +9,7 @@ import type { NetworkModel } from './network.js';
 import type { TaskRow } from './tasks.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
 import { loadVersion } from './networks.js';
@@ -417,14 +417,6 @@ const SORTABLE = {
   cleared_at: 'cleared_at', acknowledged_at: 'acknowledged_at', last_seen_at: 'last_seen_at', id: 'id',
 };
 
-function listParam<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
-  if (value === undefined || value === '') return undefined;
-  const parts = value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
-  for (const p of parts) {
-    if (!allowed.includes(p as T)) throw new AppError('INVALID_FIELD', `${name} must be one of ${allowed.join(', ')} (comma-separated for several), got "${p}"`, { field: name, allowed });
-  }
-  return parts as T[];
-}
 
 export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery) {
   const p = paging(q);

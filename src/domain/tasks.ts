@@ -1,7 +1,9 @@
 // Task records: how a power-flow task looks to clients, and the SQL that moves it.
 import type { Queryable } from '../db/database.js';
 import type { Caller } from './caller.js';
-import { notFound } from '../lib/errors.js';
+import { AppError, notFound } from '../lib/errors.js';
+import { listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { parseDateTime } from '../lib/time.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 
 /** Internal states; 'dispatched' (handed to a solver, not started) shows as queued. */
@@ -32,6 +34,13 @@ export function publicStatus(s: TaskState): TaskStatus {
   return s === 'dispatched' ? 'queued' : s;
 }
 
+/** REST is snake_case: options are stored as the solver takes them (flatStart, timeoutMs). */
+export function optionsView(o: Record<string, unknown> | null): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(o ?? {})) out[k.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)] = v;
+  return out;
+}
+
 export function taskView(t: TaskRow) {
   return {
     task_id: t.id,
@@ -40,7 +49,7 @@ export function taskView(t: TaskRow) {
     kind: t.kind,
     status: publicStatus(t.status),
     poll_url: `/api/v1/tasks/${t.id}`,
-    options: t.options,
+    options: optionsView(t.options),
     progress: t.progress,
     result: t.result,
     error: t.error,
@@ -61,7 +70,7 @@ export type StoredTaskRow = TaskRow & { result_values?: Uint8Array | null };
  */
 export function taskFromRow(row: StoredTaskRow): TaskRow {
   const { result_values: values, ...task } = row;
-  if (!values || !task.result) return task;
+  if (!values || !task.result) return withBranchIndex(task);
   const arrays = decodeResultValues(values);
   const result: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(task.result)) {
@@ -73,6 +82,14 @@ export function taskFromRow(row: StoredTaskRow): TaskRow {
   return task;
 }
 
+/** Results stored before branches carried their index (whole JSON, before migration 007) get it on reading. */
+function withBranchIndex(t: TaskRow): TaskRow {
+  const branches = (t.result as { branches?: Record<string, unknown>[] } | null)?.branches;
+  if (!Array.isArray(branches) || branches.length === 0 || 'index' in branches[0]!) return t;
+  const indexed = branches.map((b, index) => ({ index, ...b }));
+  return { ...t, result: { ...t.result, branches: indexed } };
+}
+
 export async function findTask(q: Queryable, caller: Caller, id: string): Promise<TaskRow> {
   const { rows } = await q.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
   if (!rows[0]) throw notFound('task', id);
@@ -82,4 +99,103 @@ export async function findTask(q: Queryable, caller: Caller, id: string): Promis
 export async function taskById(q: Queryable, id: string): Promise<TaskRow | undefined> {
   const { rows } = await q.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1', [id]);
   return rows[0] && taskFromRow(rows[0]);
+}
+
+/**
+ * What a poll needs of a finished task without its per-element values: how the solve
+ * ended and how big the answer is (GET /tasks/{id}?include=result has the values).
+ */
+export interface ResultSummary {
+  status: string;
+  method: string | null;
+  iterations: number | null;
+  mismatch: number | null;
+  duration_ms: number | null;
+  tolerance: number | null;
+  losses: { p_mw: number; q_mvar: number } | null;
+  bus_count: number;
+  branch_count: number;
+  generator_count: number;
+  message?: string;
+}
+
+/** A task row read without its result values: the first 32 bytes of them (their counts) instead. */
+type SummaryRow = TaskRow & { values_head?: Uint8Array | null; queue_position?: number | null };
+
+// Every column but result_values, whose header (FORMAT, nb, nl, ng as float64) gives the counts.
+const SUMMARY_COLUMNS = `id, seq, tenant_id, network_id, network_version, kind, status, options, progress, result, error, attempts,
+  created_at, started_at, completed_at, substring(result_values FROM 1 FOR 32) AS values_head`;
+
+function resultSummary(row: SummaryRow): ResultSummary | null {
+  const r = row.result as Record<string, any> | null;
+  if (!r) return null;
+  let counts = [0, 0, 0];
+  if (row.values_head && row.values_head.byteLength >= 32) {
+    const f = new Float64Array(4);
+    new Uint8Array(f.buffer).set(row.values_head.subarray(0, 32));
+    counts = [f[1]!, f[2]!, f[3]!];
+  } else {
+    // Results stored before the binary values (migration 007) keep them in the JSON.
+    counts = [r.buses?.length ?? 0, r.branches?.length ?? 0, r.generators?.length ?? 0];
+  }
+  return {
+    status: String(r.status ?? row.status), method: r.method ?? null, iterations: r.iterations ?? null, mismatch: r.mismatch ?? null,
+    duration_ms: r.duration_ms ?? null, tolerance: r.tolerance ?? null, losses: r.losses ?? null,
+    bus_count: counts[0]!, branch_count: counts[1]!, generator_count: counts[2]!, ...(r.message ? { message: r.message } : {}),
+  };
+}
+
+/** The task as a poll or a list shows it: everything but the result's values, with a summary of them. */
+export function taskSummaryView(row: SummaryRow) {
+  const { result: _result, ...v } = taskView({ ...row, result: null });
+  return { ...v, summary: resultSummary(row), result_url: `/api/v1/tasks/${row.id}?include=result` };
+}
+
+export async function findTaskSummary(q: Queryable, caller: Caller, id: string) {
+  const { rows } = await q.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id = $1 AND tenant_id = $2`, [id, caller.tenantId]);
+  if (!rows[0]) throw notFound('task', id);
+  return rows[0];
+}
+
+export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+
+export interface TaskListQuery extends PageQuery {
+  status?: string;
+  kind?: string;
+  network_id?: string;
+  from?: string;
+  to?: string;
+}
+
+const SORTABLE = {
+  created_at: 'created_at', started_at: 'started_at', completed_at: 'completed_at', status: 'status', kind: 'kind', network_id: 'network_id',
+};
+
+/**
+ * The tenant's tasks, newest first by default: what is queued (with its place in the
+ * tenant's FIFO queue), running and finished. from/to bound created_at.
+ */
+export async function listTasks(q: Queryable, caller: Caller, query: TaskListQuery) {
+  const p = paging(query);
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [caller.tenantId];
+  const add = (sql: string, v: unknown) => {
+    params.push(v);
+    where.push(sql.replace('?', `$${params.length}`));
+  };
+  const st = listParam('status', query.status, TASK_STATUSES);
+  // 'dispatched' (handed to a solver, not started) is queued to clients.
+  if (st) add('status = ANY(?::text[])', st.includes('queued') ? [...st, 'dispatched'] : st);
+  if (query.kind) add('kind = ANY(?::text[])', query.kind.split(',').map((k) => k.trim()).filter(Boolean));
+  if (query.network_id) add('network_id = ?', query.network_id);
+  const from = query.from ? parseDateTime('from', query.from) : undefined;
+  const to = query.to ? parseDateTime('to', query.to) : undefined;
+  if (from && to && from > to) throw new AppError('INVALID_FIELD', `from (${query.from}) is after to (${query.to})`, { field: 'from' });
+  if (from) add('created_at >= ?', from.toISOString());
+  if (to) add('created_at <= ?', to.toISOString());
+  const order = orderBy(query.sort, SORTABLE, '-created_at');
+  const columns = `${SUMMARY_COLUMNS}, CASE WHEN t.status = 'queued' THEN
+    (SELECT count(*)::int FROM tasks q WHERE q.tenant_id = t.tenant_id AND q.status = 'queued' AND q.seq <= t.seq) END AS queue_position`;
+  const { rows, total } = await selectPage<SummaryRow>(q, { from: 'tasks t', columns, where: where.join(' AND '), params, order: `${order}, seq DESC` }, p);
+  return { items: rows.map((r) => ({ ...taskSummaryView(r), queue_position: r.queue_position ?? null })), meta: pageMeta(p, total, rows.length) };
 }

@@ -49,6 +49,8 @@ type Query {
   health: HealthStatus!
   """(additive) A power-flow task: poll an asynchronous runPowerFlow."""
   task(id: ID!): PowerFlowResult
+  """(additive) The tenant's tasks (REST GET /api/v1/tasks): newest first by default; status and kind may list several, comma-separated for kind. from/to bound createdAt. sort: as REST (createdAt, startedAt, completedAt, status, kind, networkId; leading - descending)."""
+  tasks(status: [TaskStatus!], kind: String, networkId: ID, from: DateTime, to: DateTime, page: Int = 1, pageSize: Int = 20, sort: String): TaskConnection!
 }
 
 type Mutation {
@@ -300,6 +302,8 @@ type BusResult {
 }
 
 type BranchResult {
+  """(additive) 0-based position in the network's branch list (parallel branches share from/to)"""
+  index: Int!
   from: Int!
   to: Int!
   pFrom: Float!
@@ -353,6 +357,57 @@ type PowerFlowResult {
   progress: PowerFlowProgress
   """(additive) why the task did not converge / failed"""
   error: TaskError
+}
+
+"""(additive) The state of a task (REST lowercase)."""
+enum TaskStatus { QUEUED RUNNING COMPLETED FAILED CANCELLED }
+
+"""(additive) How a finished solve ended, without its per-element values."""
+type TaskSummary {
+  """converged, diverged, timeout or cancelled"""
+  status: String!
+  method: PowerFlowMethod
+  iterations: Int
+  mismatch: Float64
+  durationMs: Int
+  tolerance: Float
+  losses: Losses
+  busCount: Int!
+  branchCount: Int!
+  generatorCount: Int!
+  message: String
+}
+
+"""(additive) A task of the tenant's queue: a power flow, a study, …"""
+type Task {
+  id: ID!
+  """powerflow, study, …"""
+  kind: String!
+  status: TaskStatus!
+  networkId: ID!
+  networkVersion: Int!
+  """the request options (camelCase, as PowerFlowOptions)"""
+  options: JSON!
+  """place in the tenant's FIFO queue while queued (1 = next), else null"""
+  queuePosition: Int
+  progress: PowerFlowProgress
+  error: TaskError
+  summary: TaskSummary
+  attempts: Int!
+  createdAt: DateTime!
+  startedAt: DateTime
+  completedAt: DateTime
+  pollUrl: String!
+  """the whole result of a power-flow task (reads the per-element values: ask for it only where needed)"""
+  powerFlow: PowerFlowResult
+}
+
+type TaskConnection {
+  items: [Task!]!
+  total: Int!
+  page: Int!
+  pageSize: Int!
+  totalPages: Int!
 }
 
 type PowerFlowProgress {

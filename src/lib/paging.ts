@@ -78,6 +78,16 @@ export function orderBy(sort: string | undefined, allowed: Record<string, string
   return cols.join(', ');
 }
 
+/** A filter of one value or several comma-separated ones, each among `allowed`; else INVALID_FIELD naming them. */
+export function listParam<T extends string>(name: string, value: string | undefined, allowed: readonly T[]): T[] | undefined {
+  if (value === undefined || value === '') return undefined;
+  const parts = value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
+  for (const p of parts) {
+    if (!allowed.includes(p as T)) throw new AppError('INVALID_FIELD', `${name} must be one of ${allowed.join(', ')} (comma-separated for several), got "${p}"`, { field: name, allowed });
+  }
+  return parts as T[];
+}
+
 /** Where a list query runs (the database or a transaction). */
 interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;

@@ -39,8 +39,20 @@ function oneLine(s: string): string {
   return s.replace(/[\r\n]+/g, ' ');
 }
 
-/** The network as a MATPOWER version 2 case file. */
-export function writeMatpower(network: NetworkModel): string {
+/** Branch flows of a solved case (MW, MVAr), in branch order: MATPOWER's PF, QF, PT, QT columns. */
+export interface BranchFlows {
+  p_from: number;
+  q_from: number;
+  p_to: number;
+  q_to: number;
+}
+
+/**
+ * The network as a MATPOWER version 2 case file. With `flows` (a solved case, see
+ * src/domain/resultExport.ts) the branch rows carry PF, QF, PT, QT as columns 14-17,
+ * as MATPOWER's savecase writes the result of runpf.
+ */
+export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlows[], note?: string): string {
   const fname = matlabIdentifier(network.name);
   const out: string[] = [];
   const push = (s: string) => out.push(s);
@@ -49,6 +61,7 @@ export function writeMatpower(network: NetworkModel): string {
   // H1 line: the reader takes the description from here (dropping the leading function name).
   push(`%${fname.toUpperCase()}${desc ? `  ${desc}` : ''}`);
   push('%   Written by gridops (MATPOWER case format version 2).');
+  if (note) push(`%   ${oneLine(note)}`);
   push('');
   push('%% MATPOWER Case Format : Version 2');
   push("mpc.version = '2';");
@@ -96,13 +109,16 @@ export function writeMatpower(network: NetworkModel): string {
   push('');
 
   push('%% branch data');
-  push('%\tfbus\ttbus\tr\tx\tb\trateA\trateB\trateC\tratio\tangle\tstatus\tangmin\tangmax');
+  if (flows && flows.length !== network.branches.length) throw new Error(`${flows.length} branch flows for ${network.branches.length} branches`);
+  push(`%\tfbus\ttbus\tr\tx\tb\trateA\trateB\trateC\tratio\tangle\tstatus\tangmin\tangmax${flows ? '\tPf\tQf\tPt\tQt' : ''}`);
   push('mpc.branch = [');
   const maintenance: number[] = [];
   network.branches.forEach((br, i) => {
     if (br.status === 'maintenance') maintenance.push(i + 1);
-    push(`\t${[br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_a, br.rate_a, br.ratio, br.shift * 180 / Math.PI,
-      br.status === 'closed' ? 1 : 0, -360, 360].map(num).join('\t')};`);
+    const row = [br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_a, br.rate_a, br.ratio, br.shift * 180 / Math.PI,
+      br.status === 'closed' ? 1 : 0, -360, 360];
+    if (flows) row.push(flows[i]!.p_from, flows[i]!.q_from, flows[i]!.p_to, flows[i]!.q_to);
+    push(`\t${row.map(num).join('\t')};`);
   });
   push('];');
 

@@ -3,7 +3,7 @@
 //
 //   header     FORMAT, nb, nl, ng
 //   buses      nb x (id, v, theta, p_gen, q_gen, p_load, q_load)
-//   branches   nl x (from, to, p_from, q_from, p_to, q_to, loading)
+//   branches   nl x (from, to, p_from, q_from, p_to, q_to, loading); index is the position k
 //   generators ng x (bus, p_gen, q_gen)
 //
 // Why binary: for case118 the same values as JSON are 40 kB that the worker formats
@@ -68,7 +68,7 @@ export function decodeResultValues(bytes: Uint8Array): ResultValues {
   }
   const branches: BranchResult[] = new Array(nl);
   for (let k = 0; k < nl; k++, o += BRANCH) {
-    branches[k] = { from: f[o]!, to: f[o + 1]!, p_from: f[o + 2]!, q_from: f[o + 3]!, p_to: f[o + 4]!, q_to: f[o + 5]!, loading: f[o + 6]! };
+    branches[k] = { index: k, from: f[o]!, to: f[o + 1]!, p_from: f[o + 2]!, q_from: f[o + 3]!, p_to: f[o + 4]!, q_to: f[o + 5]!, loading: f[o + 6]! };
   }
   const generators: GeneratorResult[] = new Array(ng);
   for (let k = 0; k < ng; k++, o += GEN) {

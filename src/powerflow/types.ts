@@ -42,6 +42,7 @@ export interface BusResult {
 }
 
 export interface BranchResult {
+  index: number;   // 0-based position in the network's branch list (parallel branches share from/to)
   from: number;
   to: number;
   p_from: number;  // MW

@@ -98,7 +98,7 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
     const br = net.branches[k]!;
     const l = slot[k]!;
     if (l < 0) {
-      branches[k] = { from: br.from, to: br.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 };
+      branches[k] = { index: k, from: br.from, to: br.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 };
       continue;
     }
     const pf = out[off.pf + l]!, qf = out[off.qf + l]!, pt = out[off.pt + l]!, qt = out[off.qt + l]!;
@@ -107,7 +107,7 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
       const sf = pf * pf + qf * qf, st = pt * pt + qt * qt;
       loading = (Math.sqrt(sf > st ? sf : st) / br.rate_a) * 100;
     }
-    branches[k] = { from: br.from, to: br.to, p_from: pf, q_from: qf, p_to: pt, q_to: qt, loading };
+    branches[k] = { index: k, from: br.from, to: br.to, p_from: pf, q_from: qf, p_to: pt, q_to: qt, loading };
   }
 
   base.buses = buses;

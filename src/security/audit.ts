@@ -12,6 +12,7 @@ import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
 import { sec } from './state.js';
+import { countDenial, isRateLimitDenial } from './denials.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 
@@ -139,6 +140,11 @@ function auditBatcher(s: Services) {
  * of the moment, each with its event-log mirror) and publishes the mirror after commit.
  */
 export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): Promise<AuditEntry> {
+  // Rate-limit refusals are counted into one row per minute, caller, layer and address (denials.ts).
+  if (isRateLimitDenial(e)) {
+    countDenial(s, e);
+    return aggregatedEntry(e);
+  }
   let st: ReturnType<typeof sec> | undefined;
   try {
     st = sec(s);
@@ -181,6 +187,15 @@ export interface AuditQuery {
   sort?: string;
 }
 
+/** What recordAudit answers for a refusal it counted instead of writing (no audit_log row, no event). */
+function aggregatedEntry(e: AuditInput): AuditEntry {
+  return {
+    id: '', timestamp: new Date(), actor: { type: e.actor.type, id: e.actor.id, tenant: e.actor.tenant }, action: e.action,
+    resource: { type: e.resource?.type ?? null, id: e.resource?.id ?? null }, request_id: e.requestId ?? null, ip: e.ip ?? null,
+    user_agent: e.userAgent ?? null, interface: e.interface ?? null, result: 'denied', status: e.status ?? 429, details: { ...e.details, aggregated: true },
+  };
+}
+
 /** GET /audit: the caller's tenant only; needs the audit permission (checked by the door). */
 export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
   if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
@@ -218,6 +233,7 @@ export async function purgeAudit(s: Services): Promise<number> {
   return s.db.transaction(async (tx) => {
     await tx.query(`SELECT set_config('gridops.audit_purge', 'on', true)`);
     const { rowCount } = await tx.query(`DELETE FROM audit_log WHERE ts < now() - interval '365 days'`);
+    await tx.query(`DELETE FROM audit_rate_limited WHERE minute < now() - interval '365 days'`);
     await tx.query(`SELECT set_config('gridops.audit_purge', 'off', true)`);
     return rowCount;
   });

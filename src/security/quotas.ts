@@ -50,8 +50,20 @@ export interface TemporaryQuota {
   expires_at: Date;
 }
 
+/** A live change of a tenant's rate limits (src/security/rateOverrides.ts). */
+export interface RateLimitOverride {
+  /** Multiplies every rate and burst of the tenant's requests; null: the limits are lifted. */
+  factor: number | null;
+  reason: string;
+  actor: string;
+  created_at: Date;
+  expires_at: Date;
+}
+
 export interface TenantQuotaState {
   tenant_id: string;
+  /** Active until its expires_at (checked on every request, so it ends on time). */
+  rateOverride?: RateLimitOverride;
   plan: PlanName;
   quotas: Quotas;
   base: Partial<Quotas>;
@@ -72,19 +84,23 @@ function compose(plan: string, base: Partial<Quotas>, temps: TemporaryQuota[]): 
 }
 
 async function readState(q: Queryable, tenantId: string): Promise<TenantQuotaState | null> {
-  const { rows } = await q.query<{ plan: string; base_quotas: Record<string, unknown>; temps: { id: string; quotas: Record<string, unknown>; reason: string; expires_at: string }[] | null }>(
+  const { rows } = await q.query<{ plan: string; base_quotas: Record<string, unknown>; temps: { id: string; quotas: Record<string, unknown>; reason: string; expires_at: string }[] | null; rl: { factor: number | null; reason: string; actor: string; created_at: string; expires_at: string } | null }>(
     `SELECT t.plan, t.base_quotas,
             (SELECT json_agg(json_build_object('id', o.id, 'quotas', o.quotas, 'reason', o.reason, 'expires_at', o.expires_at) ORDER BY o.created_at, o.id)
-               FROM tenant_quota_overrides o WHERE o.tenant_id = t.id AND o.expired_at IS NULL AND o.expires_at > now()) AS temps
+               FROM tenant_quota_overrides o WHERE o.tenant_id = t.id AND o.expired_at IS NULL AND o.expires_at > now()) AS temps,
+            (SELECT json_build_object('factor', r.factor, 'reason', r.reason, 'actor', r.actor, 'created_at', r.created_at, 'expires_at', r.expires_at)
+               FROM tenant_rate_limit_overrides r WHERE r.tenant_id = t.id AND r.expires_at > now()) AS rl
        FROM tenants t WHERE t.id = $1`, [tenantId]);
   const r = rows[0];
   if (!r) return null;
   const temporary = (r.temps ?? []).map((t) => ({ id: t.id, quotas: pick(t.quotas), reason: t.reason, expires_at: new Date(t.expires_at) }));
   const base = pick(r.base_quotas);
   const plan = (PLANS[r.plan as PlanName] ? r.plan : 'pro') as PlanName;
+  const rateOverride = r.rl ? { factor: r.rl.factor, reason: r.rl.reason, actor: r.rl.actor, created_at: new Date(r.rl.created_at), expires_at: new Date(r.rl.expires_at) } : undefined;
+  const expiries = [...temporary.map((t) => t.expires_at.getTime()), ...(rateOverride ? [rateOverride.expires_at.getTime()] : [])];
   return {
-    tenant_id: tenantId, plan, base, temporary, quotas: compose(plan, base, temporary),
-    nextExpiry: temporary.length ? Math.min(...temporary.map((t) => t.expires_at.getTime())) : undefined,
+    tenant_id: tenantId, plan, base, temporary, quotas: compose(plan, base, temporary), rateOverride,
+    nextExpiry: expiries.length ? Math.min(...expiries) : undefined,
   };
 }
 

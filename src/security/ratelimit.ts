@@ -22,6 +22,9 @@ import { normalizeIp } from './ip.js';
 
 export type Layer = 'ip' | 'tenant' | 'user' | 'endpoint';
 
+/** Where a refused load tester learns what to do (served by the service, docs/load-testing.md). */
+export const LOAD_TESTING_DOC = '/docs/load-testing';
+
 export interface BucketSpec {
   key: string;
   /** Tokens per millisecond. */
@@ -232,6 +235,8 @@ interface Plan {
   limits: RateLimitTable;
   quota: TenantQuotaState | null;
   scale: number;
+  /** The tenant's live override factor the buckets were built with (1: none). */
+  factor: number;
   specs: (Spec & { limitText: string; policyText: string })[];
   tenantIdx: number;
   tenantLimit: number;
@@ -245,14 +250,14 @@ interface Plan {
 const plans = new WeakMap<SecurityState, Map<string, Plan>>();
 const PLANS_MAX = 10_000;
 
-function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQuotaState | null): Plan {
+function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQuotaState | null, factor: number): Plan {
   const c = r.caller;
   const id = `${r.skipIp ? '' : r.ipClass}|${ip}|${c ? `${c.tenantId}|${c.actor.tenant}|${c.actor.type}|${c.actor.id}` : ''}|${r.endpoint ?? ''}`;
   let byId = plans.get(st);
   if (!byId) plans.set(st, (byId = new Map()));
   const have = byId.get(id);
   const scale = st.s.config.security.rateLimitScale;
-  if (have && have.limits === st.limits && have.quota === q && have.scale === scale) return have;
+  if (have && have.limits === st.limits && have.quota === q && have.scale === scale && have.factor === factor) return have;
   const L = st.limits;
   const specs: Spec[] = [];
   const ipB = L.ip[r.ipClass];
@@ -271,10 +276,22 @@ function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQu
       specs.push({ layer: 'endpoint', key: `rl:ep:${c.tenantId}:${r.endpoint}`, perMs: perMinute(e), burst: e.burst, debt: 0, maxWaitMs: 0, limit: e.rate, window: 60 });
     }
   }
+  if (factor !== 1) {
+    // Raised limits get buckets of their own (keys with the factor), full from the start: the
+    // ones a load test drained keep their state, and other tenants' requests from the same
+    // address keep using the normal address buckets.
+    for (const sp of specs) {
+      sp.key = `${sp.key}:x:${c!.tenantId}:${factor}`;
+      sp.perMs *= factor;
+      sp.burst = Math.max(1, Math.round(sp.burst * factor));
+      sp.limit = Math.max(1, Math.round(sp.limit * factor));
+    }
+    if (tenantIdx >= 0) tenantLimit = specs[tenantIdx].limit;
+  }
   let hourText = '';
   let hourNum = -1;
   const plan: Plan = {
-    limits: L, quota: q, scale, tenantIdx, tenantLimit, tenantLimitText: String(tenantLimit),
+    limits: L, quota: q, scale, factor, tenantIdx, tenantLimit, tenantLimitText: String(tenantLimit),
     specs: specs.map((sp) => ({ ...sp, limitText: String(sp.limit), policyText: `${sp.limit};w=${sp.window}` })),
     hourKey(hour) {
       if (hour !== hourNum) {
@@ -301,7 +318,10 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   const c = r.caller;
   if (r.skipIp && !c) return { allowed: true, headers: {}, waitMs: 0 };
   const q = c ? await getQuotaState(st, c.tenantId) : null;
-  const plan = planFor(st, r, ip, q);
+  // An admin's live override of the tenant's limits (docs/load-testing.md), until it expires.
+  const o = q?.rateOverride && q.rateOverride.expires_at.getTime() > Date.now() ? q.rateOverride : undefined;
+  if (o && o.factor === null) return { allowed: true, headers: { 'X-RateLimit-Override': `lifted; expires ${o.expires_at.toISOString()}` }, waitMs: 0 };
+  const plan = planFor(st, r, ip, q, o?.factor ?? 1);
   const { specs, tenantIdx, tenantLimit } = plan;
   const hour = Math.floor(Date.now() / 3_600_000);
   const res = await st.store.take(specs, c && tenantIdx >= 0 ? plan.hourKey(hour) : undefined);
@@ -316,6 +336,7 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
     }
   }
   const sp = specs[show];
+  if (o) headers['X-RateLimit-Override'] = `x${o.factor}; expires ${o.expires_at.toISOString()}`;
   headers['X-RateLimit-Limit'] = sp.limitText;
   headers['X-RateLimit-Remaining'] = String(Math.max(0, Math.floor(res.tokens[show])));
   headers['X-RateLimit-Reset'] = String(resetOf(show));
@@ -339,7 +360,7 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   const what = { ip: `client address ${ip} (${r.ipClass} endpoints)`, tenant: `tenant ${c?.tenantId} (API requests per hour; queue of ${L.tenantQueueDepth} full)`, user: `${c?.actor.type} ${c?.actor.id}`, endpoint: `endpoint ${r.endpoint}` }[sp.layer];
   return {
     allowed: false, headers, waitMs: 0, scope: sp.layer,
-    error: new AppError('RATE_LIMITED', `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s`, details),
+    error: new AppError('RATE_LIMITED', `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s. Load testing? See ${LOAD_TESTING_DOC} (an admin can raise or lift a tenant's limits for a while)`, details),
   };
 }
 

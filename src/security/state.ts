@@ -12,6 +12,7 @@ import { createMemoryStore, createRedisStore, type BucketStore } from './ratelim
 import { createConnectionRegistry, type ConnectionRegistry } from './connections.js';
 import { ensureBootstrapAdmin } from './users.js';
 import { startSweeper } from './quotas.js';
+import { flushDenials, stopDenials } from './denials.js';
 import type { ApiKeyRecord } from './apikeys.js';
 import type { TenantQuotaState } from './quotas.js';
 
@@ -134,6 +135,8 @@ export async function closeSecurity(s: Services): Promise<void> {
   if (!st || st.closed) return;
   st.closed = true;
   for (const t of st.timers) clearInterval(t);
+  stopDenials(s);
+  await flushDenials(s).catch((err) => s.log.error({ err }, 'rate-limit refusals counted at shutdown could not be written'));
   await st.conns.close();
   await st.channel.close();
   st.store.close();

@@ -125,7 +125,7 @@ export function toPowerFlowResult(t: TaskRow) {
     durationMs: r.duration_ms ?? null,
     tolerance: r.tolerance ?? o.tolerance ?? 1e-8,
     buses: ((r.buses as Row[]) ?? []).map((b) => ({ id: b.id, v: b.v, theta: b.theta, pGen: b.p_gen, qGen: b.q_gen, pLoad: b.p_load, qLoad: b.q_load })),
-    branches: ((r.branches as Row[]) ?? []).map((b) => ({ from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
+    branches: ((r.branches as Row[]) ?? []).map((b, index) => ({ index: b.index ?? index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
     generators: ((r.generators as Row[]) ?? []).map((g) => ({ bus: g.bus, pGen: g.p_gen, qGen: g.q_gen })),
     losses: r.losses ? { pMw: r.losses.p_mw, qMvar: r.losses.q_mvar } : null,
     startedAt: date(r.started_at ?? t.started_at),

@@ -1,18 +1,26 @@
 // Power flow: runPowerFlow (synchronous or queued), cancelTask, task(id).
 import { runPowerFlow } from '../../domain/powerflow.js';
-import { findTask, type TaskRow } from '../../domain/tasks.js';
+import { findTask, listTasks, taskSummaryView, type TaskRow } from '../../domain/tasks.js';
 import { AppError } from '../../lib/errors.js';
 import { PowerFlowIn } from '../../routes/api/v1/networks/schema.js';
-import type { GqlContext } from '../context.js';
+import { need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
 import { checkInput } from './networks.js';
-import { defined, down, toNetwork, toPowerFlowResult } from './map.js';
+import { connection, defined, down, toNetwork, toPowerFlowResult, up } from './map.js';
 
 type Args = Record<string, any>;
 
 export const powerFlowResolvers = {
   Query: {
     task: query('read', async (caller, a, ctx) => toPowerFlowResult(await findTask(ctx.s.db, caller, a.id))),
+    tasks: query('read', async (caller, a, ctx) => {
+      const { items, meta } = await listTasks(ctx.s.db, caller, defined({
+        status: a.status?.length ? (a.status as string[]).map((x) => x.toLowerCase()).join(',') : undefined, kind: a.kind ?? undefined, network_id: a.networkId ?? undefined,
+        from: a.from ? (a.from as Date).toISOString() : undefined, to: a.to ? (a.to as Date).toISOString() : undefined,
+        page: a.page, page_size: a.pageSize, sort: a.sort ? snakeSort(a.sort) : undefined,
+      }));
+      return connection(items.map(toTask), meta);
+    }),
   },
   Mutation: {
     runPowerFlow: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/powerflow' } }, async (caller, a, ctx) => {
@@ -40,6 +48,12 @@ export const powerFlowResolvers = {
       return true;
     }),
   },
+  Task: {
+    powerFlow: async (t: { id: string; kind: string }, _a: Args, ctx: GqlContext) => {
+      if (t.kind !== 'powerflow') return null;
+      return toPowerFlowResult(await findTask(ctx.s.db, need(ctx), t.id));
+    },
+  },
   PowerFlowResult: {
     network: async (r: { networkId: string }, _a: Args, ctx: GqlContext) => {
       const n = await ctx.loaders.network.load(r.networkId);
@@ -48,3 +62,27 @@ export const powerFlowResolvers = {
     },
   },
 };
+
+/** GraphQL sort names are camelCase (createdAt); the domain sorts by the REST names. */
+function snakeSort(sort: string): string {
+  return sort.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+}
+
+function toTask(t: ReturnType<typeof taskSummaryView> & { queue_position: number | null; raw_options?: unknown }) {
+  const m = t.summary;
+  return {
+    id: t.task_id, kind: t.kind, status: up(t.status), networkId: t.network_id, networkVersion: t.network_version,
+    options: camelKeys(t.options), queuePosition: t.queue_position, attempts: t.attempts,
+    progress: t.progress ? { taskId: t.task_id, iteration: t.progress.iteration, maxIterations: t.progress.max_iterations, mismatch: t.progress.mismatch, timestamp: t.progress.updated_at ?? t.started_at ?? t.created_at } : null,
+    error: t.error ? { code: t.error.code, message: t.error.message, details: t.error.details ?? null } : null,
+    summary: m ? {
+      status: m.status, method: m.method ? up(m.method) : null, iterations: m.iterations, mismatch: m.mismatch, durationMs: m.duration_ms, tolerance: m.tolerance,
+      losses: m.losses ? { pMw: m.losses.p_mw, qMvar: m.losses.q_mvar } : null, busCount: m.bus_count, branchCount: m.branch_count, generatorCount: m.generator_count, message: m.message ?? null,
+    } : null,
+    createdAt: t.created_at, startedAt: t.started_at, completedAt: t.completed_at, pollUrl: t.poll_url,
+  };
+}
+
+function camelKeys(o: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(o).map(([k, v]) => [k.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase()), v]));
+}

@@ -85,12 +85,13 @@ function resourceOf(req: FastifyRequest, status: number, payload: unknown): { ty
   return { type, id };
 }
 
-function errorCodeOf(payload: unknown): string | undefined {
-  if (typeof payload !== 'string' || !payload.startsWith('{"error"')) return undefined;
+function errorOf(payload: unknown): { code?: string; scope?: unknown } {
+  if (typeof payload !== 'string' || !payload.startsWith('{"error"')) return {};
   try {
-    return (JSON.parse(payload) as { error?: { code?: string } }).error?.code;
+    const e = (JSON.parse(payload) as { error?: { code?: string; details?: { scope?: unknown } } }).error;
+    return { code: e?.code, scope: e?.details?.scope };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
@@ -205,9 +206,12 @@ export default fp(async (app: FastifyInstance) => {
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
     if (cfg.audit && cfg.audit.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
-    const code = status >= 400 ? errorCodeOf(payload) : undefined;
+    const err = status >= 400 ? errorOf(payload) : {};
+    const code = err.code;
     const details: Record<string, unknown> = { method: req.method, path, status };
     if (code) details.error_code = code;
+    // The refusing layer: rate-limit refusals are audited in aggregate per layer (security/denials.ts).
+    if (code === 'RATE_LIMITED' && typeof err.scope === 'string') details.scope = err.scope;
     if (req.authMethod) details.auth_method = req.authMethod;
     if (req.clientCert) details.client_cert = req.clientCert.cn;
     if (caller.tenantId && caller.tenantId !== caller.actor.tenant) details.acting_in_tenant = caller.tenantId;

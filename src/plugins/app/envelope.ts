@@ -6,6 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { isDeeplyFrozen } from '../../lib/immutable.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
+import { ERRORS_PAGE, errorAnchor } from '../../lib/errorCatalog.js';
 import { isValidTimeZone, renderDates } from '../../lib/time.js';
 import { RETRY_AFTER_S, serviceUnavailable, unavailableDependency } from '../../lib/unavailable.js';
 
@@ -13,6 +14,10 @@ declare module 'fastify' {
   interface FastifyRequest {
     traceId: string;
     displayTz?: string;
+  }
+  interface FastifyContextConfig {
+    /** What a route takes when it is not JSON: the advice of its 415 answer. */
+    mediaTypes?: string;
   }
   interface FastifyReply {
     /** Sends the success envelope {data, meta?, request_id, timestamp}. */
@@ -26,11 +31,16 @@ function traceIdNow(): string {
   return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
 }
 
-const DOC_BASE = 'https://gridops.dev/docs/errors#';
+/** The entry of the code on the errors page this service serves (/docs/errors), as the client reached it. */
+function docUrl(req: FastifyRequest, code: string): string {
+  const host = req.headers.host;
+  const page = `${ERRORS_PAGE}#${errorAnchor(code)}`;
+  return host && /^[\w.:[\]-]+$/.test(host) ? `${req.protocol}://${host}${page}` : page;
+}
 
 export function errorBody(req: FastifyRequest, code: string, message: string, details?: Record<string, unknown>) {
   return {
-    error: { code, message, ...(details && Object.keys(details).length ? { details } : {}), trace_id: req.traceId, doc_url: DOC_BASE + code.toLowerCase() },
+    error: { code, message, ...(details && Object.keys(details).length ? { details } : {}), trace_id: req.traceId, doc_url: docUrl(req, code) },
     request_id: req.id,
   };
 }
@@ -52,8 +62,12 @@ function validationError(err: FastifyError): AppError {
       const extra = String((v.params as { additionalProperty?: string }).additionalProperty ?? '');
       return new AppError('INVALID_REQUEST', `${where} has an unknown field "${[path, extra].filter(Boolean).join('.')}"`, { field: [path, extra].filter(Boolean).join('.'), location: where });
     }
+    case 'const':
     case 'enum': {
-      const allowed = (v.params as { allowedValues?: unknown[] }).allowedValues ?? [];
+      // A TypeBox union of literals fails as one `const` error per branch, then `anyOf`: name them all.
+      const allowed = v.keyword === 'enum'
+        ? (v.params as { allowedValues?: unknown[] }).allowedValues ?? []
+        : (err.validation ?? []).filter((x) => x.keyword === 'const' && x.instancePath === v.instancePath).map((x) => (x.params as { allowedValue?: unknown }).allowedValue);
       return new AppError('INVALID_FIELD', `${label} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, { field, allowed, location: where });
     }
     case 'minimum':
@@ -69,15 +83,18 @@ function validationError(err: FastifyError): AppError {
   }
 }
 
-function toAppError(err: FastifyError | AppError | Error): AppError {
+function toAppError(err: FastifyError | AppError | Error, req?: FastifyRequest): AppError {
   if (err instanceof AppError) return err;
   const fe = err as FastifyError;
   if (fe.validation) return validationError(fe);
   switch (fe.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError('PAYLOAD_TOO_LARGE', 'request body is larger than the 1 MB limit', { limit_bytes: 1024 * 1024 });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type; send application/json`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const sent = req?.headers['content-type'] ?? 'none';
+      const takes = req?.routeOptions.config.mediaTypes ?? 'application/json';
+      return new AppError('UNSUPPORTED_MEDIA_TYPE', `unsupported Content-Type ${sent}; this endpoint takes ${takes}`, { content_type: sent });
+    }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new AppError('INVALID_REQUEST', 'the body is empty but Content-Type is application/json; send a JSON object');
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
@@ -180,10 +197,11 @@ async function envelope(app: FastifyInstance) {
   });
 
   app.setErrorHandler((err: FastifyError, req, reply) => {
-    const e = toAppError(err);
+    const e = toAppError(err, req);
+    // The request's one log line (requestLog.ts) carries code and message; a failure also its stack here.
+    req.rejection = { code: e.code, message: e.message, scope: typeof e.details?.scope === 'string' ? e.details.scope : undefined };
     if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ code: e.code, reason: (err as Error).message }, e.message);
-    else if (e.statusCode >= 500) req.log.error({ err }, 'request failed');
-    else req.log.info({ code: e.code, msg: e.message }, 'request rejected');
+    else if (e.statusCode >= 500) req.log.error({ err }, `request failed: ${e.code}: ${err.message}`);
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
     if (e.code === 'SERVICE_UNAVAILABLE') reply.header('Retry-After', String(e.details?.retry_after_s ?? RETRY_AFTER_S));
     reply.code(e.statusCode).send(errorBody(req, e.code, e.message, e.details));
@@ -194,8 +212,10 @@ async function envelope(app: FastifyInstance) {
     const allowed = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => m !== req.method && known.find(m as 'GET', path));
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
+      req.rejection = { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not supported on ${path}` };
       return reply.code(405).send(errorBody(req, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}; allowed: ${allowed.join(', ')}`, { method: req.method, allow: allowed }));
     }
+    req.rejection = { code: 'NOT_FOUND', message: `no endpoint ${req.method} ${path}` };
     return reply.code(404).send(errorBody(req, 'NOT_FOUND', `no endpoint ${req.method} ${path}`, { path }));
   });
 }

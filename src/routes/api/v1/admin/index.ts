@@ -5,7 +5,8 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses } from '../common/schema.js';
-import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, TenantIn, TenantOut, UserIdParams, UserIn, UserOut, UserPatch, TenantId } from './schema.js';
+import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, RateOverrideIn, RateOverrideOut, TenantIn, TenantOut, UserIdParams, UserIn, UserOut, UserPatch, TenantId } from './schema.js';
+import { clearRateOverride, getRateOverride, setRateOverride } from '../../../../security/rateOverrides.js';
 import { sec } from '../../../../security/state.js';
 import { createTenant, createUser, deleteUser, listTenants, listUsers, updateUser } from '../../../../security/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../../../security/apikeys.js';
@@ -104,5 +105,38 @@ export default async function adminRoutes(fastify: FastifyInstance) {
       details: { reason: req.body.reason, changed: r.changed, previous: r.previous, quotas: r.quotas, expires_at: r.expires_at?.toISOString() ?? null, override_id: r.overrideId ?? null },
     };
     return reply.ok({ tenant_id, quotas: r.quotas, previous: r.previous, changed: r.changed, reason: req.body.reason, expires_at: r.expires_at ?? null, override_id: r.overrideId ?? null });
+  });
+
+  // Live rate-limit overrides (docs/load-testing.md): every API process applies them at once.
+  const TenantParams = Type.Object({ tenant_id: TenantId });
+  app.get('/tenants/:tenant_id/rate-limits', {
+    config: admin,
+    schema: { summary: 'The tenant\'s live rate-limit override, if any', tags, params: TenantParams, response: { 200: envelope(RateOverrideOut), ...errorResponses(400, 401, 403, 404, 429) } },
+  }, async (req, reply) => reply.ok(await getRateOverride(st(), req.params.tenant_id)));
+
+  app.put('/tenants/:tenant_id/rate-limits', {
+    config: admin,
+    schema: {
+      summary: 'Raise (factor) or lift a tenant\'s rate limits until it expires (default 1 h, at most 7 days); applies at once without restart', tags,
+      params: TenantParams, body: RateOverrideIn, response: { 200: envelope(RateOverrideOut), ...errorResponses(400, 401, 403, 404, 422, 429) },
+    },
+  }, async (req, reply) => {
+    const { tenant_id } = req.params;
+    const r = await setRateOverride(st(), req.caller, tenant_id, req.body);
+    req.auditHints = {
+      resource: { type: 'tenant', id: tenant_id }, action: 'tenant.rate_limits.override',
+      details: { reason: req.body.reason, factor: r.override.factor, lifted: r.override.lifted, expires_at: r.override.expires_at?.toISOString() ?? null, previous: r.previous.active ? r.previous : null },
+    };
+    return reply.ok(r.override);
+  });
+
+  app.delete('/tenants/:tenant_id/rate-limits', {
+    config: admin,
+    schema: { summary: 'End the tenant\'s rate-limit override now', tags, params: TenantParams, response: { 200: envelope(RateOverrideOut), ...errorResponses(400, 401, 403, 404, 429) } },
+  }, async (req, reply) => {
+    const { tenant_id } = req.params;
+    const r = await clearRateOverride(st(), tenant_id);
+    req.auditHints = { resource: { type: 'tenant', id: tenant_id }, action: 'tenant.rate_limits.override_ended', details: { previous: r.previous.active ? r.previous : null } };
+    return reply.ok(r.override);
   });
 }

@@ -53,3 +53,17 @@ export const QuotaChangeOut = Type.Object({
   expires_at: Type.Union([Timestamp, Type.Null()]),
   override_id: Type.Union([Type.String(), Type.Null()]),
 });
+
+export const RateOverrideIn = Type.Object({
+  factor: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'multiplies every rate and burst of the tenant\'s requests (all four layers), e.g. 100' })),
+  lift: Type.Optional(Type.Boolean({ description: 'true: no rate limit applies to the tenant\'s requests' })),
+  expires_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, description: 'default 3600; at most 7 days' })),
+  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'instead of expires_in_seconds' })),
+  reason: Type.String({ minLength: 1, maxLength: 500, description: 'recorded in the audit trail' }),
+}, { additionalProperties: false });
+
+export const RateOverrideOut = Type.Object({
+  tenant_id: Type.String(), active: Type.Boolean(), factor: Type.Union([Type.Number(), Type.Null()]), lifted: Type.Boolean(),
+  reason: Type.Union([Type.String(), Type.Null()]), set_by: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.Union([Timestamp, Type.Null()]), expires_at: Type.Union([Timestamp, Type.Null()]),
+});

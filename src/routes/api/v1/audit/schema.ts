@@ -31,3 +31,25 @@ export const AuditOut = Type.Object({
 });
 
 export { PageMeta };
+
+export const DenialQuery = Type.Object({
+  ...PageQuery,
+  actor: Type.Optional(Type.String({ maxLength: 200, description: 'actor id' })),
+  layer: Type.Optional(Type.Union(['ip', 'tenant', 'user', 'endpoint'].map((l) => Type.Literal(l)))),
+  ip: Type.Optional(Type.String({ maxLength: 100 })),
+  from: Type.Optional(Type.String({ format: 'date-time' })),
+  to: Type.Optional(Type.String({ format: 'date-time' })),
+}, { additionalProperties: false });
+
+export const DenialOut = Type.Object({
+  minute: Timestamp,
+  actor: Type.Object({ type: Type.String(), id: Type.String() }),
+  layer: Type.String({ description: 'the refusing layer: ip, tenant, user, endpoint' }),
+  ip: Type.String(),
+  interface: Type.String(),
+  count: Type.Integer({ description: 'requests refused in this minute' }),
+  first_at: Timestamp,
+  last_at: Timestamp,
+  last_request_id: Nullable(Type.String()),
+  actions: Type.Record(Type.String(), Type.Integer(), { description: 'refused requests per action (at most 20 kept, the rest as "(other)")' }),
+});

@@ -1,7 +1,8 @@
 // /api/v1/networks: thin routes over src/domain/networks.ts and powerflow.ts.
 import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
 import {
@@ -18,6 +19,28 @@ import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
 
 const tags = ['networks'];
+const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
+// The import body as documented (the route parses it itself: text, or a multipart upload).
+const IMPORT_BODY = {
+  description: 'A MATPOWER case file (.m, format version 2)',
+  required: true,
+  content: {
+    'text/plain': { schema: { type: 'string', description: 'the .m text' } },
+    'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
+    'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', description: 'the .m file' } }, required: ['file'] } },
+  },
+};
+// curl -d @file strips every newline, which turns the first % comment into the rest of the file.
+const FORM_ADVICE = 'The body has no line breaks: curl -d @file removes them; send the file with --data-binary @case9.m (or -F file=@case9.m)';
+
+/** The one file of a multipart/form-data upload, as text (the field name does not matter). */
+async function uploadedText(req: FastifyRequest, limit: number): Promise<string> {
+  const part = await req.file();
+  if (!part) throw new AppError('INVALID_REQUEST', 'the multipart/form-data body has no file part: upload the case with curl -F file=@case9.m');
+  const buf = await part.toBuffer();
+  if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
+  return buf.toString('utf8');
+}
 const Params = IdParams('net');
 const checkNetworkIn = TypeCompiler.Compile(NetworkIn);
 
@@ -77,23 +100,33 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   // MATPOWER import takes the .m text; real cases exceed 1 MB, so this route alone
   // has a larger body limit (IMPORT_BODY_LIMIT, docs/api-conventions.md).
   app.register(async (child) => {
-    child.addContentTypeParser(['text/plain', 'application/octet-stream', 'text/x-matlab'], { parseAs: 'string', bodyLimit: s.config.importBodyLimit }, (_req, body, done) => done(null, body));
+    const limit = s.config.importBodyLimit;
+    // text/plain and octet-stream as is; curl's default (-d / --data-binary without -H) is
+    // x-www-form-urlencoded: taken as the file text too (see FORM_ADVICE for -d's damage).
+    child.addContentTypeParser(['text/plain', 'application/octet-stream', 'text/x-matlab', 'application/x-www-form-urlencoded'], { parseAs: 'string', bodyLimit: limit }, (_req, body, done) => done(null, body));
+    await child.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10, parts: 12 } });
     child.withTypeProvider<TypeBoxTypeProvider>().post('/import', {
-      bodyLimit: s.config.importBodyLimit,
-      config: { permission: 'write' },
+      bodyLimit: limit,
+      config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES, openapiBody: IMPORT_BODY },
       schema: {
-        summary: 'Create a network from a MATPOWER case file (text/plain)', tags,
-        querystring: Type.Object({ format: Type.Literal('matpower'), name: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })) }, { additionalProperties: false }),
+        summary: 'Create a network from a MATPOWER case file (.m text: text/plain, application/octet-stream or a multipart/form-data file)', tags,
+        querystring: Type.Object({
+          format: Type.Optional(Type.Literal('matpower', { description: 'the only import format; the default' })),
+          name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the network name (default: the case\'s function name)' })),
+        }, { additionalProperties: false }),
+        consumes: ['text/plain', 'application/octet-stream', 'multipart/form-data'],
         response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     }, async (req, reply) => {
-      if (typeof req.body !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'send the MATPOWER case as Content-Type: text/plain');
+      const text = req.isMultipart() ? await uploadedText(req, limit) : req.body;
+      if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the MATPOWER case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
       let model;
       try {
-        model = await parseMatpowerOffLoop(req.body, 'body');
+        model = await parseMatpowerOffLoop(text, 'body');
       } catch (e) {
-        if (e instanceof MatpowerParseError) throw new AppError('VALIDATION_FAILED', e.message, { line: e.line, expected: e.expected });
-        throw e;
+        if (!(e instanceof MatpowerParseError)) throw e;
+        const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
+        throw new AppError('VALIDATION_FAILED', form && !text.includes('\n') ? `${e.message}. ${FORM_ADVICE}` : e.message, { line: e.line, expected: e.expected });
       }
       if (req.query.name) model.name = req.query.name;
       if (model.name.length > 64) model.name = model.name.slice(0, 64);
@@ -108,7 +141,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.get('/:id/export', {
     config: { permission: 'read' },
-    schema: { summary: 'Export a network as a MATPOWER case file', tags, params: Params, querystring: Type.Object({ format: Type.Literal('matpower') }, { additionalProperties: false }), response: { 200: Type.String(), ...errorResponses(400, 401, 403, 404) } },
+    schema: { summary: 'Export a network as a MATPOWER case file', tags, params: Params, querystring: Type.Object({ format: Type.Optional(Type.Literal('matpower', { description: 'the only network format; the default' })) }, { additionalProperties: false }), response: { 200: Type.String({ description: 'text/plain: the MATPOWER .m file' }), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     const { model } = await networks.getModel(s, req.caller, req.params.id);
     return reply.type('text/plain; charset=utf-8').header('Content-Disposition', `attachment; filename="${req.params.id}.m"`).send(writeMatpower(model));

@@ -1,41 +1,62 @@
-// /api/v1/tasks/{id}: poll and cancel power-flow tasks.
+// /api/v1/tasks: list the tenant's tasks, poll and cancel one.
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses, IdParams } from '../common/schema.js';
-import { findTask, taskView } from '../../../../domain/tasks.js';
+import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from './schema.js';
+import { findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
+import { AppError } from '../../../../lib/errors.js';
+import { exportTaskResult } from '../../../../domain/resultExport.js';
 
 const tags = ['tasks'];
-const Task = Type.Object({
-  task_id: Type.String(), network_id: Type.String(), network_version: Type.Integer(), kind: Type.String(),
-  status: Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s))),
-  poll_url: Type.String(), queue_position: Type.Union([Type.Integer(), Type.Null()]),
-  options: Type.Record(Type.String(), Type.Unknown()),
-  progress: Type.Union([Type.Object({ iteration: Type.Integer(), max_iterations: Type.Integer(), mismatch: Type.Number() }, { additionalProperties: true }), Type.Null()]),
-  result: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-  error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: true }), Type.Null()]),
-  attempts: Type.Integer(),
-  created_at: Type.String(), started_at: Type.Union([Type.String(), Type.Null()]), completed_at: Type.Union([Type.String(), Type.Null()]),
-});
+const INCLUDES = ['result'];
 
 export default async function taskRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
   const Params = IdParams('task');
 
+  app.get('/', {
+    config: { permission: 'read' },
+    schema: { summary: 'List the tenant\'s tasks (filters status, kind, network_id, from, to; paging; sort, default -created_at)', tags, querystring: TaskListQuery, response: { 200: envelope(Type.Array(TaskOut)), ...errorResponses(400, 401, 403, 422) } },
+  }, async (req, reply) => {
+    const { items, meta } = await listTasks(s.db, req.caller, req.query);
+    return reply.ok(items, meta);
+  });
+
   app.get('/:id', {
     config: { permission: 'read' },
-    schema: { summary: 'Task status, progress, result or error', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(Task), ...errorResponses(401, 403, 404) } },
+    schema: { summary: 'Task status, progress, a summary of the result, or with include=result the whole result', tags, params: Params, querystring: TaskQuery, response: { 200: envelope(TaskDetailOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
-    const t = await findTask(s.db, req.caller, req.params.id);
-    return reply.ok({ ...taskView(t), queue_position: await s.tasks.queuePosition(t) });
+    const include = (req.query.include ?? '').split(',').map((x) => x.trim()).filter(Boolean);
+    const unknown = include.find((x) => !INCLUDES.includes(x));
+    if (unknown) throw new AppError('INVALID_FIELD', `include may be ${INCLUDES.join(', ')}; got "${unknown}"`, { field: 'include', allowed: INCLUDES });
+    // Without include=result the per-element values are not even read from the database.
+    const t = include.includes('result') ? await findTask(s.db, req.caller, req.params.id) : await findTaskSummary(s.db, req.caller, req.params.id);
+    const view = { ...taskSummaryView(t), queue_position: await s.tasks.queuePosition(t) };
+    return reply.ok(include.includes('result') ? { ...view, result: t.result } : view);
+  });
+
+  app.get('/:id/export', {
+    config: { permission: 'read' },
+    schema: {
+      summary: 'Export a converged power flow: format=matpower (the solved case, as MATPOWER savecase) or format=csv&table=buses|branches|generators', tags, params: Params,
+      querystring: Type.Object({
+        format: Type.Optional(Type.String({ maxLength: 32, description: 'matpower or csv (required)' })),
+        table: Type.Optional(Type.String({ maxLength: 32, description: 'format=csv only: buses, branches or generators' })),
+      }, { additionalProperties: false }),
+      response: { 200: Type.String({ description: 'text/plain (MATPOWER .m) or text/csv' }), ...errorResponses(400, 401, 403, 404, 409) },
+    },
+  }, async (req, reply) => {
+    const f = await exportTaskResult(s, req.caller, req.params.id, req.query);
+    return reply.type(f.contentType).header('Content-Disposition', `attachment; filename="${f.filename}"`).send(f.body);
   });
 
   app.delete('/:id', {
     config: { permission: 'compute' },
-    schema: { summary: 'Cancel a queued task or stop a running one', tags, params: Params, response: { 200: envelope(Task), ...errorResponses(401, 403, 404, 409) } },
+    schema: { summary: 'Cancel a queued task or stop a running one', tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) } },
   }, async (req, reply) => {
     const t = await s.tasks.cancel(req.caller, req.params.id);
-    return reply.ok({ ...taskView(t), queue_position: null });
+    return reply.ok({ ...taskSummaryView(t), queue_position: null, result: t.result });
   });
 }
