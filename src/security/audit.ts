@@ -10,7 +10,7 @@ import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
-import { sec } from './state.js';
+import { sec } from './context.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 

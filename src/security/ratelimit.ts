@@ -15,9 +15,9 @@ import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import type { Bucket, EndpointKey, IpClass } from './settings.js';
 import { getQuotaState, type TenantQuotaState } from './quotas.js';
-import type { SecurityState } from './state.js';
+import type { SecurityState } from './context.js';
 import type { RateLimitTable } from './settings.js';
-import { sec } from './state.js';
+import { sec } from './context.js';
 import { normalizeIp } from './ip.js';
 
 export type Layer = 'ip' | 'tenant' | 'user' | 'endpoint';
