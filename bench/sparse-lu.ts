@@ -276,7 +276,7 @@ export function matpowerJacobian(caseName: string): Csc {
       // w = Y_ij·V_j
       const wr = g * vr[j] - b * vi[j], wi = g * vi[j] + b * vr[j];
       // dS_i/dθ_j = -j·V_i·conj(w) (+ j·V_i·conj(I_i) on the diagonal)
-      let ar = vr[i] * wr + vi[i] * wi, ai = vi[i] * wr - vr[i] * wi;  // V_i·conj(w)
+      const ar = vr[i] * wr + vi[i] * wi, ai = vi[i] * wr - vr[i] * wi;  // V_i·conj(w)
       let sr = ai, si = -ar;                                             // -j·(…)
       // dS_i/d|V_j| = V_i·conj(w)/|V_j| (+ conj(I_i)·V_i/|V_i| on the diagonal)
       let mr = ar / vm[j], mi = ai / vm[j];

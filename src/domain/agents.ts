@@ -4,7 +4,7 @@
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';

@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import type { NetworkModel } from './network.js';
 import type { TaskRow } from './tasks.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
@@ -259,7 +259,7 @@ export function powerFlowConditions(model: NetworkModel, result: ResultLike): Co
   const ids = branchIds(model);
   (result.branches ?? []).forEach((f, i) => {
     const br = model.branches[i];
-    if (!br || br.status !== 'closed' || !(br.rate_a > 0)) return;
+    if (br?.status !== 'closed' || !(br.rate_a > 0)) return;
     if (!(f.loading > OVERLOAD_LIMIT_PCT + EPS)) return;
     const loading = round(f.loading, 4);
     out.push({

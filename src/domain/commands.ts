@@ -128,8 +128,6 @@ const PARAM_KEYS: Record<CommandName, readonly string[]> = {
   start: ['reason'], stop: ['reason'], pause: ['reason'], resume: ['reason'],
 };
 
-interface SwitchParams { index?: number; from?: number; to?: number; state: 'open' | 'closed' }
-interface GenParams { index?: number; bus?: number; mw?: number; vg?: number }
 
 /** Checks the shape of params for a command; returns them normalised (without the token). */
 function checkParams(command: CommandName, p: Params): Params {
@@ -603,7 +601,7 @@ async function auditCommand(s: Services, caller: Caller, a: AuditedCommand, stat
       details: {
         command_id: a.command_id, command: a.command, params: a.params, priority: a.priority, status,
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
-        ...(output && output.change ? { change: output.change } : {}),
+        ...(output?.change ? { change: output.change } : {}),
       },
     });
     return entry.id;
@@ -997,7 +995,7 @@ async function checkConstraints(ctx: Ctx, key: string, before: NetworkModel, aft
   const violations: Violation[] = [];
   outcome.branches.forEach((f, i) => {
     const br = after.branches[i];
-    if (!br || br.status !== 'closed' || !(br.rate_a > 0) || !(f.loading > 100 + 1e-6)) return;
+    if (br?.status !== 'closed' || !(br.rate_a > 0) || !(f.loading > 100 + 1e-6)) return;
     const was = base?.branches[i]?.loading;
     // Already overloaded before the change: refused only when the change makes it clearly worse.
     if (was !== undefined && before.branches[i]?.status === 'closed' && was > 100 + 1e-6 && f.loading <= was + WORSEN_TOLERANCE.loading) return;

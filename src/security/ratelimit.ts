@@ -299,7 +299,7 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   if (r.skipIp && !c) return { allowed: true, headers: {}, waitMs: 0 };
   const q = c ? await getQuotaState(st, c.tenantId) : null;
   const plan = planFor(st, r, ip, q);
-  const { specs, tenantIdx, tenantLimit } = plan;
+  const { specs, tenantIdx } = plan;
   const hour = Math.floor(Date.now() / 3_600_000);
   const res = await st.store.take(specs, c && tenantIdx >= 0 ? plan.hourKey(hour) : undefined);
   const headers: Record<string, string> = {};

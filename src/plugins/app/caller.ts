@@ -194,7 +194,7 @@ export default fp(async (app: FastifyInstance) => {
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
-    if (cfg.audit && cfg.audit.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
+    if (cfg.audit !== false && cfg.audit?.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
     const code = status >= 400 ? errorCodeOf(payload) : undefined;
     const details: Record<string, unknown> = { method: req.method, path, status };
     if (code) details.error_code = code;
