@@ -17,8 +17,9 @@ const SDL = `
   type Subscription { ticks: Item! }
 `;
 
+// Finite: the duplicate-id test leaves one iterator that mercurius never returns.
 async function* ticks() {
-  for (let i = 0; ; i++) {
+  for (let i = 0; i < 10; i++) {
     yield { ticks: { name: `t${i}`, child: { name: `c${i}` } } };
     await new Promise((r) => setImmediate(r));
   }
