@@ -13,43 +13,11 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
-
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-interface SparseExports {
-  memory: { buffer: ArrayBuffer };
-  allocBuffers(n: number, nnz: number): void;
-  colPtrPtr(): number;
-  rowIdxPtr(): number;
-  valuesPtr(): number;
-  rhsPtr(): number;
-  analyzeFromBuffers(n: number): void;
-  factorFromBuffers(): number;
-  solveFromBuffers(): void;
-  nnzL(): number;
-  nnzU(): number;
-  fallbacks(): number;
-  flops(): number;
-  setSupernodes(on: number): void;
-}
+import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
+import { sparseLuInstance, type SparseLuExports } from '../src/powerflow/wasm.js';
+import { rng } from '../src/lib/rng.js';
 
 export interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Edges of a meshed grid-like graph on nb buses (randomly numbered). */
 function gridGraph(nb: number, seed: number): [number, number][] {
@@ -135,16 +103,13 @@ function jacobian(nb: number, seed: number): Csc {
   return fromTriplets(n, rows, cols, vals);
 }
 
-function instance(): SparseExports {
-  const mod = new WA.Module(readFileSync(join(ROOT, 'build', 'sparse.wasm')));
-  return new WA.Instance(mod, { env: { abort: () => { throw new Error('wasm abort'); } } }).exports as SparseExports;
-}
+const instance = sparseLuInstance;
 
 function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
 function fmt(v: number, d: number, w: number): string { return v.toFixed(d).padStart(w); }
 
 /** A SparseLU instance loaded with matrix a and analysed; returns the analyze time. */
-function load(a: Csc, supernodes: boolean): { w: SparseExports; tAnalyze: number } {
+function load(a: Csc, supernodes: boolean): { w: SparseLuExports; tAnalyze: number } {
   const w = instance();
   const nnz = a.colPtr[a.n];
   w.allocBuffers(a.n, nnz);
@@ -159,7 +124,7 @@ function load(a: Csc, supernodes: boolean): { w: SparseExports; tAnalyze: number
 }
 
 /** Times factor and solve `repeats` times; returns [factor ms list, solve ms list, ‖Ax-b‖∞]. */
-function run(w: SparseExports, a: Csc, b: Float64Array, repeats: number): [number[], number[], number] {
+function run(w: SparseLuExports, a: Csc, b: Float64Array, repeats: number): [number[], number[], number] {
   const tf: number[] = [], ts: number[] = [];
   for (let k = 0; k < repeats; k++) {
     const t0 = performance.now();
@@ -181,7 +146,7 @@ function run(w: SparseExports, a: Csc, b: Float64Array, repeats: number): [numbe
 function bench(name: string, a: Csc, repeats: number, compare: boolean): void {
   const { w, tAnalyze } = load(a, true);
   const b = new Float64Array(a.n).map((_, i) => Math.sin(i));
-  let off: SparseExports | null = null;
+  let off: SparseLuExports | null = null;
   if (compare) off = load(a, false).w;
   const tf: number[] = [], ts: number[] = [], tfOff: number[] = [];
   let res = 0;
@@ -276,7 +241,7 @@ export function matpowerJacobian(caseName: string): Csc {
       // w = Y_ij·V_j
       const wr = g * vr[j] - b * vi[j], wi = g * vi[j] + b * vr[j];
       // dS_i/dθ_j = -j·V_i·conj(w) (+ j·V_i·conj(I_i) on the diagonal)
-      let ar = vr[i] * wr + vi[i] * wi, ai = vi[i] * wr - vr[i] * wi;  // V_i·conj(w)
+      const ar = vr[i] * wr + vi[i] * wi, ai = vi[i] * wr - vr[i] * wi;  // V_i·conj(w)
       let sr = ai, si = -ar;                                             // -j·(…)
       // dS_i/d|V_j| = V_i·conj(w)/|V_j| (+ conj(I_i)·V_i/|V_i| on the diagonal)
       let mr = ar / vm[j], mi = ai / vm[j];

@@ -156,7 +156,7 @@ for (const mode of MODES) {
       assert.deepEqual(body.data.map((n: { name: string }) => n.name), ['p-elder', 'p-date']);
       // cursor paging walks the same order
       const seen: string[] = [];
-      let url = '/api/v1/networks?name=p-&sort=name&page_size=2&cursor=';
+      const url = '/api/v1/networks?name=p-&sort=name&page_size=2&cursor=';
       let cursor: string | null = Buffer.from(JSON.stringify({ o: 0 })).toString('base64url');
       while (cursor) {
         body = json(await call('GET', url + cursor));

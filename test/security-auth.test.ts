@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { createSigner } from 'fast-jwt';
 import { generateKeyPairSync } from 'node:crypto';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
-import { adminHeaders, apiKeyFor, createTenant, createUser, login, loginAs, tokenFor } from './helpers/auth.js';
+import { adminHeaders, apiKeyFor, createUser, login, loginAs, tokenFor } from './helpers/auth.js';
 import { sec } from '../src/security/state.js';
 import { purgeAudit } from '../src/security/audit.js';
 

@@ -287,7 +287,7 @@ for (const mode of MODES) {
       assert.equal(q.usage.sse_connections, 1);
       assert.equal(q.usage.timeseries_today_points, 10);
       await slot.release();
-      (await acquireConnection(s, caller, 'sse')).release();
+      await (await acquireConnection(s, caller, 'sse')).release();
     });
   });
 }
@@ -343,6 +343,6 @@ describe('security: limits shared by two API processes on one Redis (distributed
     const slot = await acquireConnection(a.services, caller, 'ws');
     await assert.rejects(acquireConnection(b.services, caller, 'ws'), (e: { code: string }) => e.code === 'RATE_LIMITED');
     await slot.release();
-    (await acquireConnection(b.services, caller, 'ws')).release();
+    await (await acquireConnection(b.services, caller, 'ws')).release();
   });
 });

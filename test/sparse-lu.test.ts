@@ -2,47 +2,16 @@
 // against a dense LU with partial pivoting written here in plain JS.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { CASES_DIR, ROOT } from '../src/paths.js';
-import { matpowerJacobian } from '../bench/sparse-lu.js';
+import { CASES_DIR } from '../src/paths.js';
+import { matpowerJacobian, type Csc } from '../bench/sparse-lu.js';
+import { rng } from '../src/lib/rng.js';
+import { sparseLuInstance } from '../src/powerflow/wasm.js';
 
 // ---------------------------------------------------------------- wasm driver
 
-// lib ES2023 + @types/node do not declare the WebAssembly namespace: type what we use.
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
-
-interface SparseExports {
-  memory: { buffer: ArrayBuffer };
-  allocBuffers(n: number, nnz: number): void;
-  colPtrPtr(): number;
-  rowIdxPtr(): number;
-  valuesPtr(): number;
-  rhsPtr(): number;
-  analyzeFromBuffers(n: number): void;
-  factorFromBuffers(): number;
-  solveFromBuffers(): void;
-  isSingular(): number;
-  nnzL(): number;
-  nnzU(): number;
-  fallbacks(): number;
-}
-
-const wasmModule = new WA.Module(readFileSync(join(ROOT, 'build', 'sparse.wasm')));
-
-function newInstance(): SparseExports {
-  const inst = new WA.Instance(wasmModule, {
-    env: { abort: (_m: number, _f: number, line: number, col: number) => { throw new Error(`wasm abort at ${line}:${col}`); } },
-  });
-  return inst.exports as unknown as SparseExports;
-}
-
-/** Compressed sparse column matrix, row indices ascending within each column. */
-interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
+const newInstance = sparseLuInstance;
 
 class WasmLU {
   private x = newInstance();
@@ -74,17 +43,6 @@ class WasmLU {
 }
 
 // ---------------------------------------------------------------- test matrices
-
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Builds CSC from a list of (row, col, value) triplets; duplicates are summed. */
 function fromTriplets(n: number, rows: number[], cols: number[], vals: number[]): Csc {

@@ -83,7 +83,7 @@ for (const mode of MODES) {
     });
 
     it('lists the tenant\'s tasks newest first, with filters, paging and sort', async () => {
-      let res = await call('GET', '/api/v1/tasks');
+      const res = await call('GET', '/api/v1/tasks');
       assert.equal(res.statusCode, 200, res.body);
       let body = json(res);
       const ours = body.data.filter((t: { task_id: string }) => done.includes(t.task_id));

@@ -6,17 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-
-function rng(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { rng } from '../src/lib/rng.js';
 
 /** PostgreSQL's percentile_cont: linear interpolation between the closest ranks. */
 function percentileCont(values: number[], p: number): number {

@@ -50,7 +50,10 @@ test('an acceptable change: ok with the changed flow and the island count', asyn
 
 test('islanding is judged before any solve', async () => {
   let solves = 0;
-  const counting: Solve = (m) => (solves++, solve(m));
+  const counting: Solve = (m) => {
+    solves++;
+    return solve(m);
+  };
   const v = await whatIf(counting, case30, open(case30, 9, 11), branchIds(case30));
   assert.equal(v.ok, false);
   if (v.ok || v.reason !== 'islanding') return assert.fail(JSON.stringify(v));

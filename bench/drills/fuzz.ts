@@ -28,8 +28,8 @@ export function rng(seed: number) {
 }
 type Rng = ReturnType<typeof rng>;
 
-const NUMBERS = [0, -1, 1, 0.5, -0.0, 1e308, -1e308, 5e-324, 2 ** 53 + 1, -(2 ** 63), 4294967296, 1e21, 123456789.123456789];
-const STRINGS = ['', ' ', 'a', 'x'.repeat(300), 'x'.repeat(70_000), '\u0000', '\uFFFF', '\uD800', '😀'.repeat(50), '%00', '../../etc/passwd', "' OR 1=1 --", '${jndi:x}', '<script>alert(1)</script>',
+const NUMBERS = [0, -1, 1, 0.5, -0.0, 1e308, -1e308, 5e-324, 2 ** 53 + 1, -(2 ** 63), 4294967296, 1e21, 123456789.12345679];
+const STRINGS = ['', ' ', 'a', 'x'.repeat(300), 'x'.repeat(70_000), '\u0000', '\uFFFF', '\uD800', '😀'.repeat(50), '%00', '../../etc/passwd', "' OR 1=1 --", '$' + '{jndi:x}', '<script>alert(1)</script>',
   '1e999', '-1e999', 'NaN', 'Infinity', 'null', 'true', '2026-13-45T99:99:99Z', '1970-01-01T00:00:00Z', '9999-12-31T23:59:59Z', 'net_' + 'f'.repeat(20), 'task_0000', '*', '.*+?^$()[]{}|\\', 'a'.repeat(40) + '!'];
 const HUGE_NUMBER_TEXT = ['1e999', '-1e999', '1' + '0'.repeat(400), '0.' + '0'.repeat(400) + '1', '123456789012345678901234567890', '-0', '1E+308', '0x10', '1_000'];
 const INVALID_UTF8 = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0xf8, 0x88, 0x80, 0x80, 0x80]), Buffer.from([0xe2, 0x82])];

@@ -4,11 +4,12 @@
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { checkAgentQuota } from '../security/quotas.js';
+import { Where } from '../db/where.js';
 
 export type AgentStatus = 'idle' | 'running' | 'paused' | 'error' | 'stopped';
 export const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'running', 'paused', 'error', 'stopped'];
@@ -184,25 +185,18 @@ const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_
 
 export async function listAgents(s: Services, caller: Caller, q: AgentListQuery) {
   const p = paging(q);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
+  const where = Where.tenant(caller.tenantId);
   if (q.status) {
     if (!AGENT_STATUSES.includes(q.status)) throw new AppError('INVALID_FIELD', `status must be one of ${AGENT_STATUSES.join(', ')}`, { field: 'status' });
-    params.push(q.status);
-    where.push(`status = $${params.length}`);
+    where.add('status = ?', q.status);
   }
   if (q.type) {
     if (!AGENT_TYPES.includes(q.type)) throw new AppError('INVALID_FIELD', `type must be one of ${AGENT_TYPES.join(', ')}`, { field: 'type' });
-    params.push(q.type);
-    where.push(`type = $${params.length}`);
+    where.add('type = ?', q.type);
   }
-  if (q.network_id) {
-    params.push(q.network_id);
-    where.push(`network_id = $${params.length}`);
-  }
+  if (q.network_id) where.add('network_id = ?', q.network_id);
   const order = orderBy(q.sort, SORTABLE);
-  const w = where.join(' AND ');
-  const { rows, total } = await selectPage<AgentRow>(s.db, { from: 'agents', where: w, params, order: `${order}, id ASC` }, p);
+  const { rows, total } = await selectPage<AgentRow>(s.db, { from: 'agents', ...where.toSql(), order: `${order}, id ASC` }, p);
   return { items: rows.map(agentView), meta: pageMeta(p, total, rows.length) };
 }
 

@@ -7,12 +7,13 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import type { NetworkModel } from './network.js';
 import type { TaskRow } from './tasks.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
 import { loadVersion } from './networks.js';
+import { Where } from '../db/where.js';
 
 // ---------------------------------------------------------------------------
 // Severity and states
@@ -259,7 +260,7 @@ export function powerFlowConditions(model: NetworkModel, result: ResultLike): Co
   const ids = branchIds(model);
   (result.branches ?? []).forEach((f, i) => {
     const br = model.branches[i];
-    if (!br || br.status !== 'closed' || !(br.rate_a > 0)) return;
+    if (br?.status !== 'closed' || !(br.rate_a > 0)) return;
     if (!(f.loading > OVERLOAD_LIMIT_PCT + EPS)) return;
     const loading = round(f.loading, 4);
     out.push({
@@ -420,28 +421,22 @@ const SORTABLE = {
 
 export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery) {
   const p = paging(q);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
+  const where = Where.tenant(caller.tenantId);
   const sev = listParam('severity', q.severity, SEVERITIES);
-  if (sev) add('severity = ANY(?::smallint[])', sev.map(severityLevel));
+  if (sev) where.add('severity = ANY(?::smallint[])', sev.map(severityLevel));
   const st = listParam('status', q.status, ALARM_STATUSES);
-  if (st) add('status = ANY(?::text[])', st);
-  if (q.network_id) add('network_id = ?', q.network_id);
-  if (q.type) add('type = ?', q.type);
-  if (q.source_type) add('source_type = ?', q.source_type);
-  if (q.source_id) add('source_id = ?', q.source_id);
+  if (st) where.add('status = ANY(?::text[])', st);
+  if (q.network_id) where.add('network_id = ?', q.network_id);
+  if (q.type) where.add('type = ?', q.type);
+  if (q.source_type) where.add('source_type = ?', q.source_type);
+  if (q.source_id) where.add('source_id = ?', q.source_id);
   const from = q.from ? parseDateTime('from', q.from) : undefined;
   const to = q.to ? parseDateTime('to', q.to) : undefined;
   if (from && to && from > to) throw new AppError('INVALID_FIELD', `from (${q.from}) is after to (${q.to})`, { field: 'from' });
-  if (from) add('raised_at >= ?', from.toISOString());
-  if (to) add('raised_at <= ?', to.toISOString());
+  if (from) where.add('raised_at >= ?', from.toISOString());
+  if (to) where.add('raised_at <= ?', to.toISOString());
   const order = orderBy(q.sort, SORTABLE, '-raised_at');
-  const w = where.join(' AND ');
-  const { rows, total } = await selectPage<AlarmRow>(s.db, { from: 'alarms', where: w, params, order: `${order}, id ASC` }, p);
+  const { rows, total } = await selectPage<AlarmRow>(s.db, { from: 'alarms', ...where.toSql(), order: `${order}, id ASC` }, p);
   return { items: rows.map(alarmView), meta: pageMeta(p, total, rows.length) };
 }
 

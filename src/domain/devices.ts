@@ -3,11 +3,12 @@
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
-import { AppError, notFound } from '../lib/errors.js';
+import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
+import { Where } from '../db/where.js';
 
 export const DEVICE_TYPES = ['PV', 'WIND', 'BESS', 'EV', 'LOAD', 'TRANSFORMER', 'BREAKER'] as const;
 export type DeviceType = (typeof DEVICE_TYPES)[number];
@@ -229,19 +230,13 @@ const SORTABLE = { name: 'name', type: 'type', status: 'status', created_at: 'cr
 
 export async function listDevices(s: Services, caller: Caller, q: DeviceListQuery) {
   const p = paging(q);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (q.type !== undefined) add('type = ?', checkType(q.type));
-  if (q.status !== undefined) add('status = ?', checkStatus(q.status));
-  if (q.online !== undefined) where.push(q.online ? `status = 'online'` : `status <> 'online'`);
-  if (q.network_id !== undefined) add('network_id = ?', q.network_id);
+  const where = Where.tenant(caller.tenantId);
+  if (q.type !== undefined) where.add('type = ?', checkType(q.type));
+  if (q.status !== undefined) where.add('status = ?', checkStatus(q.status));
+  if (q.online !== undefined) where.raw(q.online ? `status = 'online'` : `status <> 'online'`);
+  if (q.network_id !== undefined) where.add('network_id = ?', q.network_id);
   const order = orderBy(q.sort, SORTABLE);
-  const w = where.join(' AND ');
-  const { rows, total } = await selectPage<DeviceRow>(s.db, { from: 'devices', where: w, params, order: `${order}, id ASC` }, p);
+  const { rows, total } = await selectPage<DeviceRow>(s.db, { from: 'devices', ...where.toSql(), order: `${order}, id ASC` }, p);
   return { items: rows.map(view), meta: pageMeta(p, total, rows.length) };
 }
 

@@ -7,6 +7,7 @@ import { eventSeq } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './events.js';
+import { Where } from '../db/where.js';
 
 export const SEVERITIES = ['info', 'warn', 'error', 'critical'] as const;
 export type SeverityName = (typeof SEVERITIES)[number];
@@ -70,32 +71,26 @@ const SORTABLE = { id: 'seq', timestamp: 'seq', created_at: 'seq', topic: 'topic
  */
 export async function listEvents(s: Services, caller: Caller, q: EventListQuery) {
   const p = paging(q);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replaceAll('?', `$${params.length}`));
-  };
+  const where = Where.tenant(caller.tenantId);
   const topics = parseTopics(q.topic);
-  if (topics) add('topic = ANY(?::text[])', `{${topics.join(',')}}`);
-  if (!caller.permissions.has('audit')) where.push(`topic <> 'audit'`);
+  if (topics) where.add('topic = ANY(?::text[])', `{${topics.join(',')}}`);
+  if (!caller.permissions.has('audit')) where.raw(`topic <> 'audit'`);
   const from = q.from ? parseDateTime('from', q.from) : undefined;
   const to = q.to ? parseDateTime('to', q.to) : undefined;
   if (from && to && from.getTime() > to.getTime()) throw new AppError('VALIDATION_FAILED', 'from must not be after to', { field: 'from' });
-  if (from) add('created_at >= ?', from);
-  if (to) add('created_at < ?', to);
-  if (q.network_id) add('network_id = ?', q.network_id);
-  if (q.agent_id) add('agent_id = ?', q.agent_id);
+  if (from) where.add('created_at >= ?', from);
+  if (to) where.add('created_at < ?', to);
+  if (q.network_id) where.add('network_id = ?', q.network_id);
+  if (q.agent_id) where.add('agent_id = ?', q.agent_id);
   const severity = parseSeverity(q.severity);
-  if (severity !== undefined) add('severity >= ?', severity);
+  if (severity !== undefined) where.add('severity >= ?', severity);
   if (q.after !== undefined && q.after !== '') {
     const seq = eventSeq(q.after);
     if (seq === undefined) throw new AppError('INVALID_FIELD', `after must be an event id such as evt_0000000000000042, got "${q.after}"`, { field: 'after' });
-    add('seq > ?', seq);
+    where.add('seq > ?', seq);
   }
   const order = orderBy(q.sort, SORTABLE, q.after ? 'id' : '-id');
-  const w = where.join(' AND ');
-  const { rows, total } = await selectPage<Parameters<typeof eventFromRow>[0]>(s.db, { from: 'events', where: w, params, order: `${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'}` }, p);
+  const { rows, total } = await selectPage<Parameters<typeof eventFromRow>[0]>(s.db, { from: 'events', ...where.toSql(), order: `${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'}` }, p);
   return { items: rows.map((r) => eventRecord(eventFromRow(r))), meta: pageMeta(p, total, rows.length) };
 }
 

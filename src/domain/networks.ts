@@ -10,6 +10,7 @@ import { validateTopology, type ValidationIssue } from './topology.js';
 import { insertEvent, publishEvents, type StoredEvent } from './events.js';
 import { checkNetworkQuota } from '../security/quotas.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
+import { Where } from '../db/where.js';
 
 export type NetworkStatus = 'draft' | 'ready' | 'locked' | 'archived';
 
@@ -115,42 +116,30 @@ export function networksChanged(s: Pick<Services, 'lists'>, tenantIds: Iterable<
 
 async function queryNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
   const p = paging(q);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  if (q.status === 'locked') where.push(`EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running')) AND status <> 'archived'`);
+  const where = Where.tenant(caller.tenantId);
+  if (q.status === 'locked') where.raw(`EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running')) AND status <> 'archived'`);
   else if (q.status) {
-    params.push(q.status);
-    where.push(`status = $${params.length}`);
-    if (q.status !== 'archived') where.push(`NOT EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running'))`);
+    where.add('status = ?', q.status);
+    if (q.status !== 'archived') where.raw(`NOT EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running'))`);
   }
-  if (q.name) {
-    params.push(`%${q.name.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
-    where.push(`name ILIKE $${params.length}`);
-  }
+  if (q.name) where.add('name ILIKE ?', `%${q.name.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   if (q.tag) {
     const i = q.tag.indexOf(':');
     if (i <= 0) throw new AppError('INVALID_FIELD', `tag filter must look like key:value, got "${q.tag}"`, { field: 'tag' });
-    params.push(JSON.stringify({ [q.tag.slice(0, i)]: q.tag.slice(i + 1) }));
-    where.push(`tags @> $${params.length}::jsonb`);
+    where.add('tags @> ?::jsonb', JSON.stringify({ [q.tag.slice(0, i)]: q.tag.slice(i + 1) }));
   }
   for (const t of q.tags ?? []) {
-    params.push(t.value === undefined || t.value === null ? t.key : JSON.stringify({ [t.key]: t.value }));
-    where.push(t.value === undefined || t.value === null ? `tags ? $${params.length}` : `tags @> $${params.length}::jsonb`);
+    // jsonb's own `?` (has key) operator: written with raw() so it is not taken for a parameter.
+    if (t.value === undefined || t.value === null) where.raw(`tags ? ${where.param(t.key)}`);
+    else where.add('tags @> ?::jsonb', JSON.stringify({ [t.key]: t.value }));
   }
-  if (q.created_after) {
-    params.push(q.created_after.toISOString());
-    where.push(`created_at > $${params.length}`);
-  }
-  if (q.created_before) {
-    params.push(q.created_before.toISOString());
-    where.push(`created_at < $${params.length}`);
-  }
+  if (q.created_after) where.add('created_at > ?', q.created_after.toISOString());
+  if (q.created_before) where.add('created_at < ?', q.created_before.toISOString());
   const order = orderBy(q.sort, SORTABLE);
-  const w = where.join(' AND ');
   // One round trip: the page and the filtered total (a window count). Only a page past
   // the end has no row to carry the total, and then a count query answers it.
   const { rows, total } = await selectPage<NetworkRow>(s.db, {
-    from: 'networks n', where: w, params, order: `${order}, id ASC`,
+    from: 'networks n', ...where.toSql(), order: `${order}, id ASC`,
     columns: `n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy`,
   }, p);
   return { items: rows.map(summary), meta: pageMeta(p, total, rows.length) };

@@ -81,6 +81,7 @@ export interface WriteResult {
   errors: { index: number; message: string }[];
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const utf8 = (s: string) => Buffer.byteLength(s, 'utf8');
 const MIN_MS = Date.UTC(1970, 0, 1);

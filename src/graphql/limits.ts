@@ -15,7 +15,7 @@
 // Introspection fields (__schema, __type, __typename) are not counted, neither
 // for depth nor for complexity; introspection has its own switch.
 import {
-  GraphQLObjectType, getNamedType, getNullableType, isListType, isObjectType, getArgumentValues, Kind,
+  type GraphQLObjectType, getNamedType, getNullableType, isListType, isObjectType, getArgumentValues, Kind,
   type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLField, type GraphQLSchema,
   type OperationDefinitionNode, type SelectionSetNode, type ValidationRule, type ValidationContext,
 } from 'graphql';

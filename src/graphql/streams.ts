@@ -131,7 +131,7 @@ export async function eventStream(s: Services, caller: Caller, o: EventStreamOpt
     pending = null;
     for (const e of live) if (e.seq > last) it.push(e);
   } catch (e) {
-    it.return();
+    void it.return();
     throw e;
   }
   return it;

@@ -66,7 +66,7 @@ function wantsGraphqlResponse(accept: string | undefined): boolean {
 
 export function negotiateVersion(headers: { accept?: string; 'schema-version'?: string | string[] }): Negotiated {
   const header = Array.isArray(headers['schema-version']) ? headers['schema-version'][0] : headers['schema-version'];
-  const requested = (header && header.trim()) || versionFromAccept(headers.accept);
+  const requested = header?.trim() || versionFromAccept(headers.accept);
   const version = requested ?? CURRENT_VERSION;
   const info = SCHEMA_VERSIONS.find((v) => v.version === version);
   if (!info) {

@@ -68,7 +68,7 @@ const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e1
 
 function parseNumberToken(tok: string): number {
   const v = Number(tok);
-  if (v === v) return v; // not NaN
+  if (!Number.isNaN(v)) return v;
   switch (tok) {
     case 'Inf': case 'inf': case '+Inf': case '+inf': return Infinity;
     case '-Inf': case '-inf': return -Infinity;
@@ -357,7 +357,7 @@ class Scanner {
       } else {
         v = parseNumberToken(t.slice(start, pos));
       }
-      if (v !== v) {
+      if (Number.isNaN(v)) {
         const tok = t.slice(start, pos);
         this.pos = pos; this.line = line;
         if (tok.startsWith('mpc.') || tok === 'function') {

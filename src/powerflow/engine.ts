@@ -1,16 +1,9 @@
 // One instance of the WebAssembly power-flow core (build/powerflow.wasm) with
 // its topology cache. The Piscina worker holds one per thread; tests and tools
 // may use it directly. Not thread-safe (one solve at a time, synchronous).
-import { readFileSync } from 'node:fs';
 import { WASM_PATH } from '../paths.js';
 import { OUT } from './abi.js';
-
-// lib ES2023 + @types/node do not declare the WebAssembly namespace: type what we use.
-interface WasmApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { exports: unknown };
-}
-const WA = (globalThis as unknown as { WebAssembly: WasmApi }).WebAssembly;
+import { compileWasm, instantiateWasm } from './wasm.js';
 
 interface CoreExports {
   memory: { buffer: ArrayBuffer };
@@ -41,12 +34,6 @@ export interface StudyRun {
   monitor: Float64Array;
 }
 
-let compiled: object | undefined;
-function wasmModule(): object {
-  compiled ??= new WA.Module(readFileSync(WASM_PATH));
-  return compiled;
-}
-
 /** Called after every iteration; return non-zero to stop the solve. */
 export type ProgressHook = (iteration: number, mismatch: number) => number;
 
@@ -60,15 +47,9 @@ export class PowerFlowEngine {
   }
 
   private instantiate(): CoreExports {
-    const inst = new WA.Instance(wasmModule(), {
-      env: {
-        abort: (_msg: number, _file: number, line: number, col: number) => {
-          throw new Error(`powerflow.wasm abort at ${line}:${col}`);
-        },
-        progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
-      },
+    return instantiateWasm<CoreExports>(compileWasm(WASM_PATH), 'powerflow.wasm', {
+      progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
     });
-    return inst.exports as unknown as CoreExports;
   }
 
   /** Solves one packed input (see abi.ts); returns a fresh copy of the output buffer.

@@ -92,7 +92,7 @@ export function judgeLimits(before: NetworkModel, after: NetworkModel, base: Sol
   const violations: LimitViolation[] = [];
   outcome.branches.forEach((f, i) => {
     const br = after.branches[i];
-    if (!br || br.status !== 'closed' || !(br.rate_a > 0) || !(f.loading > 100 + 1e-6)) return;
+    if (br?.status !== 'closed' || !(br.rate_a > 0) || !(f.loading > 100 + 1e-6)) return;
     const was = base?.branches[i]?.loading;
     // Already overloaded before the change: refused only when the change makes it clearly worse.
     if (was !== undefined && before.branches[i]?.status === 'closed' && was > 100 + 1e-6 && f.loading <= was + WORSEN_TOLERANCE.loading) return;

@@ -253,7 +253,7 @@ function lifecycle(s: Services) {
     await publishEvents(s.bus, events);
     return ids.map((id) => byId.get(id));
   });
-  const finishes = createBatcher(async (items: Finish[]): Promise<void[]> => {
+  const finishes = createBatcher(async (items: Finish[]): Promise<undefined[]> => {
     // Each result's per-element values go in binary (resultValues.ts), all of the batch's in
     // one bytea parameter that each row takes its slice of; the JSON carries the rest.
     const values: Buffer[] = [];

@@ -4,6 +4,7 @@
 // only ever hands a subscriber its own tenant's events.
 import { AppError } from '../lib/errors.js';
 import { EVENT_TOPICS, type EventTopic } from '../domain/events.js';
+import { Where } from '../db/where.js';
 
 export const SEVERITY_NAMES = ['info', 'warn', 'error', 'critical'] as const;
 
@@ -99,21 +100,16 @@ export function matches(f: EventFilter, e: LiveEvent): boolean {
 
 /** The filter as a WHERE clause over the events table (tenant first), for replay. */
 export function filterSql(tenantId: string, f: EventFilter, range: { afterSeq?: number; since?: Date; until?: Date }): { where: string; params: unknown[] } {
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replaceAll('?', `$${params.length}`));
-  };
-  if (f.topics) add('topic = ANY(?::text[])', `{${[...f.topics].join(',')}}`);
-  if (!f.includeAudit) where.push(`topic <> 'audit'`);
-  if (f.networkId !== undefined) add('network_id = ?', f.networkId);
-  if (f.agentId !== undefined) add('agent_id = ?', f.agentId);
-  if (f.minSeverity !== undefined && f.minSeverity > 0) add('COALESCE(severity, 0) >= ?', f.minSeverity);
-  if (range.afterSeq !== undefined) add('seq > ?', range.afterSeq);
-  if (range.since) add('created_at >= ?', range.since);
-  if (range.until) add('created_at < ?', range.until);
-  return { where: where.join(' AND '), params };
+  const where = Where.tenant(tenantId);
+  if (f.topics) where.add('topic = ANY(?::text[])', `{${[...f.topics].join(',')}}`);
+  if (!f.includeAudit) where.raw(`topic <> 'audit'`);
+  if (f.networkId !== undefined) where.add('network_id = ?', f.networkId);
+  if (f.agentId !== undefined) where.add('agent_id = ?', f.agentId);
+  if (f.minSeverity !== undefined && f.minSeverity > 0) where.add('COALESCE(severity, 0) >= ?', f.minSeverity);
+  if (range.afterSeq !== undefined) where.add('seq > ?', range.afterSeq);
+  if (range.since) where.add('created_at >= ?', range.since);
+  if (range.until) where.add('created_at < ?', range.until);
+  return where.toSql();
 }
 
 /** The record clients see (SSE data, the same fields as the REST history). */

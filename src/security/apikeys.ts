@@ -8,7 +8,7 @@ import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { tenantExists } from './quotas.js';
 import { ROLES } from './users.js';
-import { broadcast, type SecurityState } from './state.js';
+import { broadcast, type SecurityState } from './context.js';
 
 export interface ApiKeyRecord {
   id: string;

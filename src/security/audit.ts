@@ -11,8 +11,9 @@ import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
-import { sec } from './state.js';
+import { sec } from './context.js';
 import { countDenial, isRateLimitDenial } from './denials.js';
+import { Where } from '../db/where.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 
@@ -200,31 +201,25 @@ function aggregatedEntry(e: AuditInput): AuditEntry {
 export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
   if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
   const p = paging(q, 50);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
-  if (q.actor) add('actor_id = ?', q.actor);
+  const where = Where.tenant(caller.tenantId);
+  if (q.actor) where.add('actor_id = ?', q.actor);
   if (q.action) {
-    if (q.action.endsWith('*')) add(`action LIKE ?`, q.action.slice(0, -1).replace(/[\\%_]/g, (c) => '\\' + c) + '%');
-    else add('action = ?', q.action);
+    if (q.action.endsWith('*')) where.add(`action LIKE ?`, q.action.slice(0, -1).replace(/[\\%_]/g, (c) => '\\' + c) + '%');
+    else where.add('action = ?', q.action);
   }
-  if (q.resource_type) add('resource_type = ?', q.resource_type);
-  if (q.resource_id) add('resource_id = ?', q.resource_id);
-  if (q.request_id) add('request_id = ?', q.request_id);
-  if (q.result) add('result = ?', q.result);
+  if (q.resource_type) where.add('resource_type = ?', q.resource_type);
+  if (q.resource_id) where.add('resource_id = ?', q.resource_id);
+  if (q.request_id) where.add('request_id = ?', q.request_id);
+  if (q.result) where.add('result = ?', q.result);
   for (const [k, op] of [['from', '>='], ['to', '<']] as const) {
     const v = q[k];
     if (v === undefined) continue;
     const d = new Date(v);
     if (Number.isNaN(d.getTime())) throw new AppError('INVALID_FIELD', `${k} must be an RFC 3339 date-time`, { field: k });
-    add(`ts ${op} ?`, d.toISOString());
+    where.add(`ts ${op} ?`, d.toISOString());
   }
   const order = orderBy(q.sort, { timestamp: 'ts', action: 'action', actor: 'actor_id' }, '-timestamp');
-  const w = where.join(' AND ');
-  const { rows, total } = await selectPage<AuditRow>(s.db, { from: 'audit_log', where: w, params, order: `${order}, seq DESC` }, p);
+  const { rows, total } = await selectPage<AuditRow>(s.db, { from: 'audit_log', ...where.toSql(), order: `${order}, seq DESC` }, p);
   return { items: rows.map(entry), meta: pageMeta(p, total, rows.length) };
 }
 

@@ -6,7 +6,7 @@ import type { Caller, RoleName } from '../domain/caller.js';
 import { ROLE_PERMISSIONS } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { sec, type SecurityState } from './state.js';
+import { sec, type SecurityState } from './context.js';
 import { permissionsFor, verifyAccessToken } from './tokens.js';
 import { lookupApiKey } from './apikeys.js';
 import { tenantExists } from './quotas.js';

@@ -14,7 +14,7 @@ import { authenticate, anonymousCaller, identifiedBy, type AuthInput, type AuthR
 import { checkRateLimits, type RateLimitDecision } from './ratelimit.js';
 import { recordAudit, fromCaller } from './audit.js';
 import { getQuotas } from './quotas.js';
-import { sec } from './state.js';
+import { sec } from './context.js';
 import type { EndpointKey, IpClass } from './settings.js';
 import type { ConnKind, Slot } from './connections.js';
 import { normalizeIp } from './ip.js';

@@ -14,7 +14,7 @@ import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { systemCaller } from '../domain/caller.js';
-import { broadcast, sec, type SecurityState } from './state.js';
+import { broadcast, sec, type SecurityState } from './context.js';
 import { recordAudit, purgeAudit } from './audit.js';
 import type { Services } from '../services.js';
 

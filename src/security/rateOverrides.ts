@@ -5,7 +5,7 @@
 // each request compares expires_at with the clock, so an override ends on time everywhere.
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
-import { broadcast, type SecurityState } from './state.js';
+import { broadcast, type SecurityState } from './context.js';
 import { getQuotaState, type RateLimitOverride } from './quotas.js';
 
 /** The longest an override may last: a forgotten one must not outlive a working week. */

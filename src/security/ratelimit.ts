@@ -15,9 +15,9 @@ import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
 import type { Bucket, EndpointKey, IpClass } from './settings.js';
 import { getQuotaState, type TenantQuotaState } from './quotas.js';
-import type { SecurityState } from './state.js';
+import type { SecurityState } from './context.js';
 import type { RateLimitTable } from './settings.js';
-import { sec } from './state.js';
+import { sec } from './context.js';
 import { normalizeIp } from './ip.js';
 
 export type Layer = 'ip' | 'tenant' | 'user' | 'endpoint';
@@ -322,7 +322,7 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   const o = q?.rateOverride && q.rateOverride.expires_at.getTime() > Date.now() ? q.rateOverride : undefined;
   if (o && o.factor === null) return { allowed: true, headers: { 'X-RateLimit-Override': `lifted; expires ${o.expires_at.toISOString()}` }, waitMs: 0 };
   const plan = planFor(st, r, ip, q, o?.factor ?? 1);
-  const { specs, tenantIdx, tenantLimit } = plan;
+  const { specs, tenantIdx } = plan;
   const hour = Math.floor(Date.now() / 3_600_000);
   const res = await st.store.take(specs, c && tenantIdx >= 0 ? plan.hourKey(hour) : undefined);
   const headers: Record<string, string> = {};

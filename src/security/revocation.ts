@@ -9,7 +9,7 @@
 // notice lost while Redis was away still ends the connections within RESYNC_MS.
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { applyNotice, sec, type SecurityState } from './state.js';
+import { sec, type SecurityState } from './context.js';
 import { bearerToken } from './authenticate.js';
 import { hashKey, lookupApiKey } from './apikeys.js';
 import type { RevocationReason, SecurityNotice } from './channel.js';
@@ -236,11 +236,11 @@ async function resync(st: SecurityState): Promise<void> {
        UNION ALL SELECT family_id, reason FROM revoked_sessions WHERE revoked_at > now() - make_interval(secs => $1)) r
      GROUP BY family_id`, [window]);
   for (const r of rows) {
-    if (!st.revokedFamilies.has(r.family_id)) applyNotice(st, { kind: 'family_revoked', family: r.family_id, until, reason: r.reason ?? reg.reasons.get(r.family_id) ?? 'session_revoked' });
+    if (!st.revokedFamilies.has(r.family_id)) st.applyNotice({ kind: 'family_revoked', family: r.family_id, until, reason: r.reason ?? reg.reasons.get(r.family_id) ?? 'session_revoked' });
   }
   const hashes = [...reg.byKey.keys()];
   if (hashes.length === 0) return;
   const { rows: gone } = await st.s.db.query<{ key_hash: string }>(
     'SELECT key_hash FROM api_keys WHERE key_hash = ANY($1::text[]) AND revoked_at IS NOT NULL', [hashes]);
-  for (const k of gone) applyNotice(st, { kind: 'api_key_revoked', hash: k.key_hash });
+  for (const k of gone) st.applyNotice({ kind: 'api_key_revoked', hash: k.key_hash });
 }

@@ -5,7 +5,7 @@
 // refuses their access tokens at once and closes the open connections using them
 // (src/security/revocation.ts). Refresh-token reuse revokes its family in tokens.ts.
 import type { Queryable } from '../db/database.js';
-import { broadcast, type SecurityState } from './state.js';
+import { broadcast, type SecurityState } from './context.js';
 import type { RevocationReason } from './channel.js';
 
 /** Seconds an access token issued now can be used: the revocation must outlive it. */

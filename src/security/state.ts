@@ -1,54 +1,27 @@
-// Per-process security state (key ring and verifiers, caches, rate-limit store,
-// connection registry, the notice channel, timers), created once by
-// initSecurity() when the API starts and found again by services object.
+// Builds and closes the per-process security state (key ring and verifiers,
+// caches, rate-limit store, connection registry, the notice channel, timers):
+// created once by initSecurity() when the API starts. Its shape and lookup live
+// in context.ts, so the modules it builds from never import this one.
 import { Redis } from 'ioredis';
 import type { Services } from '../services.js';
-import { effectiveLimits, type RateLimitTable } from './settings.js';
+import { effectiveLimits } from './settings.js';
 import { buildBlockList } from './ip.js';
-import { memoryChannel, redisChannel, type SecurityChannel, type SecurityNotice } from './channel.js';
-import { loadKeyRing, type KeyRing } from './keys.js';
-import { buildVerifiers, loadRevokedFamilies, type TokenVerifiers } from './tokens.js';
-import { createMemoryStore, createRedisStore, type BucketStore } from './ratelimit.js';
-import { createConnectionRegistry, type ConnectionRegistry } from './connections.js';
+import { memoryChannel, redisChannel, type SecurityNotice } from './channel.js';
+import { loadKeyRing } from './keys.js';
+import { buildVerifiers, loadRevokedFamilies } from './tokens.js';
+import { createMemoryStore, createRedisStore } from './ratelimit.js';
+import { createConnectionRegistry } from './connections.js';
 import { ensureBootstrapAdmin } from './users.js';
 import { startSweeper } from './quotas.js';
 import { flushDenials, stopDenials } from './denials.js';
-import type { ApiKeyRecord } from './apikeys.js';
-import type { TenantQuotaState } from './quotas.js';
+import { broadcast, findSecurity, forgetSecurity, registerSecurity, sec, type SecurityState } from './context.js';
 
-export interface SecurityState {
-  s: Services;
-  keys: KeyRing;
-  tokens: TokenVerifiers;
-  /** family id -> epoch ms until which its access tokens are refused. */
-  revokedFamilies: Map<string, number>;
-  apiKeyCache: Map<string, { rec: ApiKeyRecord | null; until: number }>;
-  quotaCache: Map<string, { value: Promise<TenantQuotaState | null>; until: number }>;
-  limits: RateLimitTable;
-  store: BucketStore;
-  conns: ConnectionRegistry;
-  channel: SecurityChannel;
-  redis?: Redis;
-  isBlocked(ip: string): boolean;
-  /** Set when an audit write failed; mutating requests get 403 AUDIT_REQUIRED until one succeeds. */
-  auditFailing: boolean;
-  timers: NodeJS.Timeout[];
-  /** Called after each notice is applied (src/security/revocation.ts closes open connections). */
-  noticeListeners: ((n: SecurityNotice) => void)[];
-  closed: boolean;
-}
+export { broadcast, sec, type SecurityState };
 
-const states = new WeakMap<Services, SecurityState>();
 const starting = new WeakMap<Services, Promise<SecurityState>>();
 
-export function sec(s: Services): SecurityState {
-  const st = states.get(s);
-  if (!st) throw new Error('security is not initialised in this process (initSecurity runs when the API starts)');
-  return st;
-}
-
 export function initSecurity(s: Services): Promise<SecurityState> {
-  const have = states.get(s);
+  const have = findSecurity(s);
   if (have) return Promise.resolve(have);
   let p = starting.get(s);
   if (!p) {
@@ -81,13 +54,14 @@ async function doInit(s: Services): Promise<SecurityState> {
     channel,
     redis,
     isBlocked: buildBlockList(c.security.blockedIps),
+    applyNotice: (n) => applyNotice(st, n),
     auditFailing: false,
     timers: [],
     noticeListeners: [],
     closed: false,
   };
   channel.subscribe((n) => applyNotice(st, n));
-  states.set(s, st);
+  registerSecurity(s, st);
   await loadRevokedFamilies(st);
   await ensureBootstrapAdmin(st);
   startSweeper(st);
@@ -120,18 +94,8 @@ export function applyNotice(st: SecurityState, n: SecurityNotice): void {
   for (const fn of st.noticeListeners) fn(n);
 }
 
-/** Applies a notice here at once and tells the other processes. */
-export async function broadcast(st: SecurityState, n: SecurityNotice): Promise<void> {
-  applyNotice(st, n);
-  try {
-    await st.channel.publish(n);
-  } catch (err) {
-    st.s.log.error({ err, notice: n.kind }, 'security notice not delivered to other processes');
-  }
-}
-
 export async function closeSecurity(s: Services): Promise<void> {
-  const st = states.get(s);
+  const st = findSecurity(s);
   if (!st || st.closed) return;
   st.closed = true;
   for (const t of st.timers) clearInterval(t);
@@ -141,6 +105,6 @@ export async function closeSecurity(s: Services): Promise<void> {
   await st.channel.close();
   st.store.close();
   st.redis?.disconnect();
-  states.delete(s);
+  forgetSecurity(s);
   starting.delete(s);
 }

@@ -9,7 +9,7 @@ import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import type { KeyRing } from './keys.js';
 import type { Queryable } from '../db/database.js';
-import { broadcast, type SecurityState } from './state.js';
+import { broadcast, type SecurityState } from './context.js';
 
 export const ISSUER = 'gridops';
 

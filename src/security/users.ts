@@ -9,7 +9,7 @@ import { newId } from '../lib/ids.js';
 import { hashPassword, verifyPassword } from './passwords.js';
 import { issueTokenPair, parseScope, type TokenPair, type TokenSubject } from './tokens.js';
 import { PLANS, type PlanName, writeEffectiveQuotas, tenantExists } from './quotas.js';
-import type { SecurityState } from './state.js';
+import type { SecurityState } from './context.js';
 import type { Queryable } from '../db/database.js';
 import { announceRevoked, revokeFamilies } from './sessions.js';
 import type { RevocationReason } from './channel.js';

@@ -17,7 +17,7 @@ export async function auditCommand(s: Services, caller: Caller, a: AuditedComman
       details: {
         command_id: a.command_id, command: a.command, params: a.params, priority: a.priority, status,
         ...(error ? { error: { code: error.code, message: error.message } } : {}),
-        ...(output && output.change ? { change: output.change } : {}),
+        ...(output?.change ? { change: output.change } : {}),
       },
     });
     return entry.id;

@@ -24,7 +24,7 @@ function checkerOf(schema: TObject): TypeCheck<TObject> {
 /** The literal values of a union of literals (an enum), else null. */
 function literals(s: TSchema): string[] | null {
   const any = (s as { anyOf?: TSchema[] }).anyOf;
-  return any && any.every((x) => 'const' in x) ? any.map((x) => String((x as unknown as { const: unknown }).const)) : null;
+  return any?.every((x) => 'const' in x) ? any.map((x) => String((x as unknown as { const: unknown }).const)) : null;
 }
 
 /** Why `value` fails the property schema `s` of params.`key`, in words and with its code. */

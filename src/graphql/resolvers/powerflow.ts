@@ -1,6 +1,6 @@
 // Power flow: runPowerFlow (synchronous or queued), cancelTask, task(id).
 import { runPowerFlow } from '../../domain/powerflow.js';
-import { findTask, listTasks, taskSummaryView, type TaskRow } from '../../domain/tasks.js';
+import { findTask, listTasks, type taskSummaryView, type TaskRow } from '../../domain/tasks.js';
 import { AppError } from '../../lib/errors.js';
 import { PowerFlowIn } from '../../routes/api/v1/networks/schema.js';
 import { need, type GqlContext } from '../context.js';

@@ -113,7 +113,7 @@ export const studyResolvers = {
   Study: {
     cases: async (st: { id: string }, a: Args, ctx: GqlContext) => {
       const caller = allow(ctx, 'read');
-      const list = (v: string[] | null | undefined) => (v && v.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
+      const list = (v: string[] | null | undefined) => (v?.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
       const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
       return connection(items.map(toCase), meta);
     },

@@ -205,7 +205,7 @@ export default fp(async (app: FastifyInstance) => {
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
-    if (cfg.audit && cfg.audit.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
+    if (cfg.audit !== false && cfg.audit?.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
     const err = status >= 400 ? errorOf(payload) : {};
     const code = err.code;
     const details: Record<string, unknown> = { method: req.method, path, status };

@@ -181,7 +181,7 @@ async function envelope(app: FastifyInstance) {
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
     if (req.method === 'DELETE' && (body as string).trim() === '') return done(null, undefined);
-    strictJson(req, body as string, done);
+    void strictJson(req, body as string, done);
   });
 
   app.addHook('onRequest', async (req, reply) => {
