@@ -14,8 +14,12 @@ export const TS_MULTI_QUERIES_MAX = 20;
 /** Entries of one timeseriesMulti that run at the same time (the others wait their turn). */
 export const TS_MULTI_CONCURRENCY = 4;
 
-/** The effective limit of one query: its own, or the default. */
-export const limitOf = (limit: unknown): number => (typeof limit === 'number' ? limit : TS_QUERY_LIMIT_DEFAULT);
+/**
+ * What one query takes from a budget: its limit, or the default. Never below 1: a
+ * negative limit (refused later by validation) must not give points back to the
+ * budget for the other entries of the request.
+ */
+export const limitOf = (limit: unknown): number => (typeof limit === 'number' && !Number.isNaN(limit) ? Math.max(1, limit) : TS_QUERY_LIMIT_DEFAULT);
 
 /** The points left to one request; every query takes its limit from it before it runs. */
 export class PointBudget {
