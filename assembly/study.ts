@@ -192,7 +192,7 @@ export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray
   // ---- the base case (record 0): start point of the packed network
   setScenario(-1, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff);
   const baseOk = solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
-    monBrOff, nMonBr, monBusOff, nMonBus, monSize);
+    monBrOff, nMonBr, monBusOff, nMonBus, 0);
   if (unchecked(records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
   for (let i = 0; i < nb; i++) {
     unchecked(baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);

@@ -14,6 +14,9 @@ import { adminHeaders } from './helpers/auth.js';
 import { assertSameRows, engineRows, studyClient } from './helpers/studies.js';
 import { ROOT } from '../src/paths.js';
 import type { StudyRequest } from '../src/studies/index.js';
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import { STUDY_QUEUE_NAME, type BullTransport, type StudyJobData } from '../src/queue/bullmq.js';
 
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -143,5 +146,41 @@ describe('studies with worker processes (distributed)', () => {
     const rows = await api.allCases(sub.study_id);
     assert.equal(rows.length, st.progress.total);
     assertSameRows(rows, await expected);
+  });
+
+  it('sweeper: chunk jobs that vanished from Redis are sent again and the study completes with the same rows', { timeout: 300_000 }, async () => {
+    const conn = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
+    const queue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, { connection: conn, prefix: app.prefix });
+    try {
+      const net = await api.importCase('case118');
+      const sub = await submitWithChunks(net, N1, 4); // 60 chunks: most wait in Redis a while
+      // Drop the chunk jobs still waiting (as a Redis that lost data would).
+      let dropped: string[] = [];
+      const end = Date.now() + 120_000;
+      while (dropped.length === 0 && Date.now() < end) {
+        for (const job of await queue.getWaiting()) {
+          if (job.data.studyId !== sub.study_id) continue;
+          await job.remove().then(() => dropped.push(job.id!), () => {});
+        }
+        if (dropped.length === 0) await sleep(5);
+      }
+      assert.ok(dropped.length > 0, 'some chunk jobs were waiting');
+      const transport = app.services.tasks.transport as BullTransport;
+      // The running chunks finish; the dropped ones have no job: two sweeps re-send them.
+      const st = await (async () => {
+        for (;;) {
+          const now = await api.study(sub.study_id);
+          if (now.status !== 'running' && now.status !== 'queued') return now;
+          await transport.sweep();
+          await sleep(200);
+        }
+      })();
+      assert.equal(st.status, 'completed', JSON.stringify(st.error));
+      assert.equal(st.progress.done, 240);
+      assertSameRows(await api.allCases(sub.study_id), await engineRows(app, net, N1, 240));
+    } finally {
+      await queue.close();
+      conn.disconnect();
+    }
   });
 });

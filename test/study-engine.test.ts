@@ -222,6 +222,9 @@ test('a generator outage equals a power flow of the model without it, warm from 
   const plan = planStudy(net, { kind: 'contingency', contingencies: [{ generators: [last] }, { generators: [1, last] }], monitor: { buses: 'all' } });
   const [keeps, loses] = await rows(net, plan);
   const base = await pool.solve(net, { maxIterations: 50 });
+  const summary = await solveStudyBase(pool, net, plan);
+  assert.equal(summary.monitored!.buses.length, 30, 'the base summary carries the monitored values');
+  for (const b of summary.monitored!.buses) near(b.v, base.buses.find((x) => x.id === b.id)!.v, 1e-9, `base v of bus ${b.id}`);
   for (const [row, out] of [[keeps!, [last]], [loses!, [1, last]]] as const) {
     const changed: NetworkModel = structuredClone(net);
     for (const g of out) changed.generators[g]!.in_service = false;

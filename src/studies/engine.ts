@@ -11,9 +11,9 @@ import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
-import { caseReason } from './rows.js';
+import { caseMetricsAt } from './rows.js';
 import {
-  CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan, type StudyViolation,
+  CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan,
 } from './types.js';
 
 /** The packed network and the index maps a plan's chunks share. */
@@ -138,29 +138,29 @@ async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sta
   return { sn, r };
 }
 
-/** The base case of a plan (record 0 of a chunk). */
-function baseSummary(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult): StudyBaseSummary {
+/** The base case of a plan (record 0 of a chunk), with its monitored values. */
+function baseSummary(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, r: StudyWorkerResult): StudyBaseSummary {
   const chunk = decode(network, sn, r, 0, 0, 0, 1);
-  const code = chunk.code[0]!;
-  const s: StudyBaseSummary = {
-    status: code === CASE_CODE.CONVERGED ? 'converged' : 'diverged',
-    iterations: chunk.iterations[0]!,
-    max_loading_percent: Number.isNaN(chunk.maxLoading[0]!) ? null : chunk.maxLoading[0]!,
-    max_loading_branch: chunk.maxLoadingBranch[0]! < 0 ? null : chunk.maxLoadingBranch[0]!,
-    min_v: Number.isNaN(chunk.minV[0]!) ? null : chunk.minV[0]!,
-    min_v_bus: chunk.minVBus[0]! < 0 ? null : chunk.minVBus[0]!,
-    max_v: Number.isNaN(chunk.maxV[0]!) ? null : chunk.maxV[0]!,
-    max_v_bus: chunk.maxVBus[0]! < 0 ? null : chunk.maxVBus[0]!,
-    violations: [] as StudyViolation[],
+  splitMonitored(plan, chunk, r.monitor, 0, 1);
+  return {
+    status: chunk.code[0] === CASE_CODE.CONVERGED ? 'converged' : 'diverged',
+    ...caseMetricsAt(plan, chunk, 0),
     solve_ms: r.solveMs,
   };
-  const types = ['branch_overload', 'low_voltage', 'high_voltage'] as const;
-  for (let v = 0; v < chunk.violationStart[1]!; v++) {
-    s.violations.push({ type: types[chunk.violationType[v]!]!, element: chunk.violationElement[v]!, value: chunk.violationValue[v]!, limit: chunk.violationLimit[v]! });
+}
+
+/** Monitored values of records [first, first + count) into the chunk's two columns. */
+function splitMonitored(plan: StudyPlan, chunk: StudyChunk, monitor: Float64Array, first: number, count: number): void {
+  const per = monitorPerCase(plan);
+  if (per === 0 || count === 0) return;
+  const nb = 5 * plan.monitor.branches.length, nu = 2 * plan.monitor.buses.length;
+  chunk.monitoredBranches = new Float64Array(count * nb);
+  chunk.monitoredBuses = new Float64Array(count * nu);
+  for (let i = 0; i < count; i++) {
+    const o = per * (first + i);
+    chunk.monitoredBranches.set(monitor.subarray(o, o + nb), i * nb);
+    chunk.monitoredBuses.set(monitor.subarray(o + nb, o + per), i * nu);
   }
-  const reason = caseReason(code);
-  if (reason) s.reason = reason;
-  return s;
 }
 
 /**
@@ -228,7 +228,7 @@ export async function solveStudyBase(pool: SolverPool, network: NetworkModel, pl
     return { status: 'diverged', iterations: 0, max_loading_percent: null, max_loading_branch: null, min_v: null, min_v_bus: null,
       max_v: null, max_v_bus: null, violations: [], reason: 'cancelled', solve_ms: 0 };
   }
-  return baseSummary(network, sn, r);
+  return baseSummary(network, plan, sn, r);
 }
 
 /** Solves cases [start, end) of the plan as one task on a solver thread (the base case again first). */
@@ -244,16 +244,6 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
     ? decode(network, sn, { ...r, records: new Float64Array(REC.FIELDS) }, start, 1, 0, 0)
     : decode(network, sn, r, start, 1, baseViolations, done);
   chunk.cancelled = done < end - start;
-  const per = monitorPerCase(plan);
-  if (per > 0 && done > 0) {
-    const nb = 5 * plan.monitor.branches.length, nu = 2 * plan.monitor.buses.length;
-    chunk.monitoredBranches = new Float64Array(done * nb);
-    chunk.monitoredBuses = new Float64Array(done * nu);
-    for (let i = 0; i < done; i++) {
-      const o = per * (i + 1);
-      chunk.monitoredBranches.set(r.monitor.subarray(o, o + nb), i * nb);
-      chunk.monitoredBuses.set(r.monitor.subarray(o + nb, o + per), i * nu);
-    }
-  }
+  splitMonitored(plan, chunk, r.monitor, 1, done);
   return chunk;
 }

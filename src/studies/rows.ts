@@ -1,7 +1,7 @@
 // StudyChunk (typed columns) -> StudyCaseRow[] (CONTRACT's GET /studies/{id}/cases entries).
 import { studyCaseAt, studyCaseId } from './plan.js';
 import {
-  CASE_CODE, type StudyCaseReason, type StudyCaseRow, type StudyChunk, type StudyPlan, type StudyViolationType,
+  CASE_CODE, type StudyCaseMetrics, type StudyCaseReason, type StudyCaseRow, type StudyChunk, type StudyPlan, type StudyViolationType,
 } from './types.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
@@ -20,38 +20,61 @@ export function caseReason(code: number): StudyCaseReason | undefined {
 const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
 const idOrNull = (x: number): number | null => (x < 0 ? null : x);
 
+/** Iterations, extremes, loading, violations, monitored values and reason of the chunk's i-th case. */
+export function caseMetricsAt(plan: StudyPlan, chunk: StudyChunk, i: number): StudyCaseMetrics {
+  const code = chunk.code[i]!;
+  const m: StudyCaseMetrics = {
+    iterations: chunk.iterations[i]!,
+    max_loading_percent: orNull(chunk.maxLoading[i]!),
+    max_loading_branch: idOrNull(chunk.maxLoadingBranch[i]!),
+    min_v: orNull(chunk.minV[i]!),
+    min_v_bus: idOrNull(chunk.minVBus[i]!),
+    max_v: orNull(chunk.maxV[i]!),
+    max_v_bus: idOrNull(chunk.maxVBus[i]!),
+    violations: [],
+  };
+  for (let v = chunk.violationStart[i]!; v < chunk.violationStart[i + 1]!; v++) {
+    m.violations.push({
+      type: VIOLATION_TYPES[chunk.violationType[v]!]!,
+      element: chunk.violationElement[v]!,
+      value: chunk.violationValue[v]!,
+      limit: chunk.violationLimit[v]!,
+    });
+  }
+  const nMb = plan.monitor.branches.length, nMbus = plan.monitor.buses.length;
+  if (code === CASE_CODE.CONVERGED && nMb + nMbus > 0) {
+    const b0 = i * nMb * 5, u0 = i * nMbus * 2;
+    const mb = chunk.monitoredBranches, mu = chunk.monitoredBuses;
+    m.monitored = {
+      branches: plan.monitor.branches.map((index, q) => ({
+        index, p_from: mb[b0 + 5 * q]!, q_from: mb[b0 + 5 * q + 1]!, p_to: mb[b0 + 5 * q + 2]!,
+        q_to: mb[b0 + 5 * q + 3]!, loading: mb[b0 + 5 * q + 4]!,
+      })),
+      buses: plan.monitor.buses.map((id, q) => ({ id, v: mu[u0 + 2 * q]!, theta: mu[u0 + 2 * q + 1]! })),
+    };
+  }
+  const reason = caseReason(code);
+  if (reason) m.reason = reason;
+  return m;
+}
+
 /** The rows of a chunk, in case order. */
 export function studyChunkRows(plan: StudyPlan, chunk: StudyChunk): StudyCaseRow[] {
   const rows: StudyCaseRow[] = [];
-  const nMb = plan.monitor.branches.length, nMbus = plan.monitor.buses.length;
   for (let k = chunk.start; k < chunk.end; k++) {
     const i = k - chunk.start;
     const code = chunk.code[i]!;
     const { scenario, contingency } = studyCaseAt(plan, k);
+    const { monitored, reason, ...metrics } = caseMetricsAt(plan, chunk, i);
     const row: StudyCaseRow = {
       case_id: studyCaseId(plan, k),
       status: code === CASE_CODE.CONVERGED ? 'converged' : code === CASE_CODE.ISLANDED ? 'islanded' : 'diverged',
-      iterations: chunk.iterations[i]!,
-      max_loading_percent: orNull(chunk.maxLoading[i]!),
-      max_loading_branch: idOrNull(chunk.maxLoadingBranch[i]!),
-      min_v: orNull(chunk.minV[i]!),
-      min_v_bus: idOrNull(chunk.minVBus[i]!),
-      max_v: orNull(chunk.maxV[i]!),
-      max_v_bus: idOrNull(chunk.maxVBus[i]!),
-      violations: [],
+      ...metrics,
     };
     if (scenario !== null) row.scenario = scenario;
     if (contingency !== null) {
       const c = plan.contingencies[contingency]!;
       row.contingency = { id: c.id, branches: [...c.branches], generators: [...c.generators] };
-    }
-    for (let v = chunk.violationStart[i]!; v < chunk.violationStart[i + 1]!; v++) {
-      row.violations.push({
-        type: VIOLATION_TYPES[chunk.violationType[v]!]!,
-        element: chunk.violationElement[v]!,
-        value: chunk.violationValue[v]!,
-        limit: chunk.violationLimit[v]!,
-      });
     }
     if (code === CASE_CODE.ISLANDED) {
       row.islanded = {
@@ -60,18 +83,7 @@ export function studyChunkRows(plan: StudyPlan, chunk: StudyChunk): StudyCaseRow
         generation_mw: chunk.islandGenerationMw[i]!,
       };
     }
-    if (code === CASE_CODE.CONVERGED && nMb + nMbus > 0) {
-      const b0 = i * nMb * 5, u0 = i * nMbus * 2;
-      const mb = chunk.monitoredBranches, mu = chunk.monitoredBuses;
-      row.monitored = {
-        branches: plan.monitor.branches.map((index, q) => ({
-          index, p_from: mb[b0 + 5 * q]!, q_from: mb[b0 + 5 * q + 1]!, p_to: mb[b0 + 5 * q + 2]!,
-          q_to: mb[b0 + 5 * q + 3]!, loading: mb[b0 + 5 * q + 4]!,
-        })),
-        buses: plan.monitor.buses.map((id, q) => ({ id, v: mu[u0 + 2 * q]!, theta: mu[u0 + 2 * q + 1]! })),
-      };
-    }
-    const reason = caseReason(code);
+    if (monitored) row.monitored = monitored;
     if (reason) row.reason = reason;
     rows.push(row);
   }

@@ -132,6 +132,8 @@ export interface StudyCaseMetrics {
   max_v_bus: number | null;
   violations: StudyViolation[];
   reason?: StudyCaseReason;
+  /** the request's monitored elements, converged cases only */
+  monitored?: { branches: MonitoredBranch[]; buses: MonitoredBus[] };
 }
 
 /** One entry of GET /api/v1/studies/{id}/cases (CONTRACT), plus `reason` (an addition):
@@ -142,7 +144,6 @@ export interface StudyCaseRow extends StudyCaseMetrics {
   contingency?: { id: string; branches: number[]; generators: number[] };
   status: StudyCaseStatus;
   islanded?: { buses: number[]; load_mw: number; generation_mw: number };
-  monitored?: { branches: MonitoredBranch[]; buses: MonitoredBus[] };
 }
 
 export type StudyCaseReason = 'max_iterations' | 'not_finite' | 'singular' | 'slack_lost' | 'cancelled';
