@@ -12,6 +12,7 @@ import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
 import { sec } from './state.js';
 import { countDenial, isRateLimitDenial } from './denials.js';
+import { requireAuditPermission } from './auditPermission.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 
@@ -195,7 +196,7 @@ function aggregatedEntry(e: AuditInput): AuditEntry {
 
 /** GET /audit: the caller's tenant only; needs the audit permission (checked by the door). */
 export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
-  if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
+  requireAuditPermission(caller);
   const p = paging(q, 50);
   const where = ['tenant_id = $1'];
   const params: unknown[] = [caller.tenantId];
