@@ -3,24 +3,12 @@
 // seen by every API process) and refusals audited in aggregate, in both modes.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
+import { MODES, eventually, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, createUser, loginAs, tokenFor } from './helpers/auth.js';
 import { loadSecurityConfig, type RateLimitOverrides, type SecurityConfig } from '../src/security/settings.js';
 import { flushDenials } from '../src/security/denials.js';
 
 type H = Record<string, string>;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-async function eventually(check: () => Promise<void>, timeoutMs = 10_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      if (Date.now() > end) throw e;
-      await sleep(50);
-    }
-  }
-}
 
 function security(rateLimits: RateLimitOverrides): { security: SecurityConfig } {
   return { security: { ...loadSecurityConfig({}, 'test'), rateLimitScale: 1, rateLimits, sweepMs: 100 } };

@@ -3,7 +3,7 @@
 // and limits shared by two API processes on one Redis.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
+import { MODES, eventually, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, apiKeyFor, createTenant, createUser, login, loginAs } from './helpers/auth.js';
 import { loadSecurityConfig, type RateLimitOverrides, type SecurityConfig } from '../src/security/settings.js';
 import { acquireConnection, checkAgentQuota, consumeTimeseriesQuota } from '../src/security/index.js';
@@ -12,18 +12,6 @@ import { systemCaller } from '../src/domain/caller.js';
 
 type H = Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-/** Retries check until it passes or timeoutMs has gone by (cross-process notices, the sweeper). */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (e) {
-      if (Date.now() > end) throw e;
-      await sleep(50);
-    }
-  }
-}
 
 function security(rateLimits: RateLimitOverrides, extra: Partial<SecurityConfig> = {}): { security: SecurityConfig } {
   return { security: { ...loadSecurityConfig({}, 'test'), rateLimitScale: 1, rateLimits, sweepMs: 100, ...extra } };

@@ -2,7 +2,7 @@
 import type { Queryable } from '../db/database.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
-import { listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { listParam, orderBy, pageMeta, paging, selectPage, tenantWhere, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 
@@ -177,12 +177,8 @@ const SORTABLE = {
  */
 export async function listTasks(q: Queryable, caller: Caller, query: TaskListQuery) {
   const p = paging(query);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
+  const w = tenantWhere(caller.tenantId);
+  const add = w.add;
   const st = listParam('status', query.status, TASK_STATUSES);
   // 'dispatched' (handed to a solver, not started) is queued to clients.
   if (st) add('status = ANY(?::text[])', st.includes('queued') ? [...st, 'dispatched'] : st);
@@ -196,6 +192,6 @@ export async function listTasks(q: Queryable, caller: Caller, query: TaskListQue
   const order = orderBy(query.sort, SORTABLE, '-created_at');
   const columns = `${SUMMARY_COLUMNS}, CASE WHEN t.status = 'queued' THEN
     (SELECT count(*)::int FROM tasks q WHERE q.tenant_id = t.tenant_id AND q.status = 'queued' AND q.seq <= t.seq) END AS queue_position`;
-  const { rows, total } = await selectPage<SummaryRow>(q, { from: 'tasks t', columns, where: where.join(' AND '), params, order: `${order}, seq DESC` }, p);
+  const { rows, total } = await selectPage<SummaryRow>(q, { from: 'tasks t', columns, where: w.sql(), params: w.params, order: `${order}, seq DESC` }, p);
   return { items: rows.map((r) => ({ ...taskSummaryView(r), queue_position: r.queue_position ?? null })), meta: pageMeta(p, total, rows.length) };
 }

@@ -61,7 +61,9 @@ export function mutation<R>(spec: MutationSpec<R>, fn: (caller: Caller, args: Ar
       const code = e instanceof AppError ? e.code : 'INTERNAL_ERROR';
       const status = e instanceof AppError ? e.statusCode : 500;
       const who = caller ?? ctx.caller ?? anonymousCaller(ctx.requestId, ctx.request?.ip, ctx.request?.headers['user-agent'], 'graphql');
-      await audit(ctx, who, field, spec.resourceType, idOf(args), DENIED.has(code) ? 'denied' : 'failure', status, { error_code: code });
+      // The refusing layer of a 429 (rate-limit refusals are audited in aggregate per layer).
+      const scope = e instanceof AppError && typeof e.details?.scope === 'string' ? { scope: e.details.scope } : {};
+      await audit(ctx, who, field, spec.resourceType, idOf(args), DENIED.has(code) ? 'denied' : 'failure', status, { error_code: code, ...scope });
       throw e;
     }
   };

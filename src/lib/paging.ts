@@ -88,6 +88,20 @@ export function listParam<T extends string>(name: string, value: string | undefi
   return parts as T[];
 }
 
+/** The WHERE of a tenant's list: `tenant_id = $1` and the conditions added, each with its `?` numbered. */
+export function tenantWhere(tenantId: string) {
+  const where = ['tenant_id = $1'];
+  const params: unknown[] = [tenantId];
+  return {
+    params,
+    add(sql: string, v: unknown) {
+      params.push(v);
+      where.push(sql.replace('?', `$${params.length}`));
+    },
+    sql: () => where.join(' AND '),
+  };
+}
+
 /** Where a list query runs (the database or a transaction). */
 interface Queryable {
   query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;

@@ -14,6 +14,7 @@ import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
 import { sec } from './context.js';
 import { countDenial, isRateLimitDenial } from './denials.js';
 import { Where } from '../db/where.js';
+import { requireAuditPermission } from './auditPermission.js';
 
 export type AuditResult = 'success' | 'failure' | 'denied';
 
@@ -199,7 +200,7 @@ function aggregatedEntry(e: AuditInput): AuditEntry {
 
 /** GET /audit: the caller's tenant only; needs the audit permission (checked by the door). */
 export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
-  if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
+  requireAuditPermission(caller);
   const p = paging(q, 50);
   const where = Where.tenant(caller.tenantId);
   if (q.actor) where.add('actor_id = ?', q.actor);

@@ -6,8 +6,8 @@
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { AuditInput } from './audit.js';
-import { AppError } from '../lib/errors.js';
-import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, tenantWhere } from '../lib/paging.js';
+import { requireAuditPermission } from './auditPermission.js';
 import { parseDateTime } from '../lib/time.js';
 
 export const FLUSH_MS = 2000;
@@ -144,39 +144,27 @@ export interface DenialQuery {
   sort?: string;
 }
 
-interface DenialRow {
+/** A stored row: the tally with its times as dates. */
+interface DenialRow extends Omit<Tally, 'minute' | 'first_at' | 'last_at'> {
   minute: Date;
-  tenant_id: string;
-  actor_type: string;
-  actor_id: string;
-  layer: string;
-  ip: string;
-  interface: string;
-  count: number;
   first_at: Date;
   last_at: Date;
-  last_request_id: string | null;
-  actions: Record<string, number>;
 }
 
 /** GET /audit/rate-limited: the tenant's refusals per minute, caller, layer and address (audit permission). */
 export async function listDenials(s: Services, caller: Caller, q: DenialQuery) {
-  if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
+  requireAuditPermission(caller);
   await flushDenials(s).catch(() => {});
   const p = paging(q, 50);
-  const where = ['tenant_id = $1'];
-  const params: unknown[] = [caller.tenantId];
-  const add = (sql: string, v: unknown) => {
-    params.push(v);
-    where.push(sql.replace('?', `$${params.length}`));
-  };
+  const w = tenantWhere(caller.tenantId);
+  const add = w.add;
   if (q.actor) add('actor_id = ?', q.actor);
   if (q.layer) add('layer = ?', q.layer);
   if (q.ip) add('ip = ?', q.ip);
   if (q.from) add('minute >= ?', new Date(Math.floor(parseDateTime('from', q.from).getTime() / 60_000) * 60_000).toISOString());
   if (q.to) add('minute < ?', parseDateTime('to', q.to).toISOString());
   const order = orderBy(q.sort, { minute: 'minute', count: 'count', actor: 'actor_id', layer: 'layer' }, '-minute');
-  const { rows, total } = await selectPage<DenialRow>(s.db, { from: 'audit_rate_limited', where: where.join(' AND '), params, order: `${order}, count DESC, actor_id, layer, ip` }, p);
+  const { rows, total } = await selectPage<DenialRow>(s.db, { from: 'audit_rate_limited', where: w.sql(), params: w.params, order: `${order}, count DESC, actor_id, layer, ip` }, p);
   const items = rows.map((r) => ({
     minute: new Date(r.minute), actor: { type: r.actor_type, id: r.actor_id }, layer: r.layer, ip: r.ip, interface: r.interface,
     count: Number(r.count), first_at: new Date(r.first_at), last_at: new Date(r.last_at), last_request_id: r.last_request_id, actions: r.actions,

@@ -88,3 +88,16 @@ export async function waitForTaskStatus(app: TestApp, headers: Record<string, st
   }
   return status;
 }
+
+/** Retries check until it passes or timeoutMs has gone by (cross-process notices, expiries, sweepers). */
+export async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (e) {
+      if (Date.now() > end) throw e;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}
