@@ -285,4 +285,13 @@ test('DC studies: every outage equals a DC power flow of the model without it', 
   }
   const slack = got.find((r) => r.case_id === 'generator:0')!;
   assert.equal(slack.reason, 'slack_lost');
+  // a DC scenario sweep: each scenario equals a DC power flow of the scaled model
+  const sweep = planStudy(net, { kind: 'scenarios', method: 'dc', scenarios: { count: 2, load_scale: [0.9, 1.2] }, monitor: { branches: [0, 9] } });
+  const scen = await rows(net, sweep);
+  for (const [s, scale] of [0.9, 1.2].entries()) {
+    const changed: NetworkModel = structuredClone(net);
+    changed.loads.forEach((l) => { l.mw *= scale; l.mvar *= scale; });
+    const pf = await pool.solve(changed, { method: 'dc' });
+    for (const b of scen[s]!.monitored!.branches) near(b.p_from, pf.branches[b.index]!.p_from, 1e-9, `scenario ${s} p_from of branch ${b.index}`);
+  }
 });
