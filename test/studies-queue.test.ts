@@ -155,7 +155,7 @@ describe('studies with worker processes (distributed)', () => {
       const net = await api.importCase('case118');
       const sub = await submitWithChunks(net, N1, 4); // 60 chunks: most wait in Redis a while
       // Drop the chunk jobs still waiting (as a Redis that lost data would).
-      let dropped: string[] = [];
+      const dropped: string[] = [];
       const end = Date.now() + 120_000;
       while (dropped.length === 0 && Date.now() < end) {
         for (const job of await queue.getWaiting()) {
