@@ -6,7 +6,7 @@
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { AuditInput } from './audit.js';
-import { orderBy, pageMeta, paging, selectPage, tenantWhere } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, tenantWhere, type PageQuery } from '../lib/paging.js';
 import { requireAuditPermission } from './auditPermission.js';
 import { parseDateTime } from '../lib/time.js';
 
@@ -132,16 +132,12 @@ export function stopDenials(s: Services): void {
   if (c) c.timer = undefined;
 }
 
-export interface DenialQuery {
+export interface DenialQuery extends PageQuery {
   actor?: string;
   layer?: string;
   ip?: string;
   from?: string;
   to?: string;
-  page?: number;
-  page_size?: number;
-  cursor?: string;
-  sort?: string;
 }
 
 /** A stored row: the tally with its times as dates. */
