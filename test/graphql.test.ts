@@ -206,8 +206,18 @@ for (const mode of MODES) {
       const query = `query($n: Int) { networks(pageSize: $n, filter: { tags: [{ key: "batch", value: "nplus1" }] }) { total items {
         id busCount buses { id } branches { from flow { pFrom } } generators { mw } loads { mw }
         powerFlow { status iterations } agents { id name network { id } } alarms(severity: WARN) { id severity } devices { id } } } }`;
-      const small = await countQueries(app, () => q(query, { n: 2 }));
-      const large = await countQueries(app, () => q(query, { n: 6 }));
+      // The fewest of three runs: a per-process cache (tenant quota state, API keys) that
+      // expires inside one run adds a statement of its own there, not one per network.
+      const fewest = async (n: number) => {
+        let best: { result: Awaited<ReturnType<typeof q<any>>>; count: number; sql: string[] } | undefined;
+        for (let i = 0; i < 3; i++) {
+          const r = await countQueries(app, () => q(query, { n }));
+          if (!best || r.count < best.count) best = r;
+        }
+        return best!;
+      };
+      const small = await fewest(2);
+      const large = await fewest(6);
       const data = ok(large.result).networks;
       assert.equal(data.items.length, 6);
       for (const n of data.items) {
