@@ -2,6 +2,7 @@
 //   Sf = Vf conj(Yff Vf + Yft Vt),  St = Vt conj(Ytf Vf + Ytt Vt)
 // with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
 import { Topology } from './topology';
+import { dcB } from './dcpf';
 
 /** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */
 // @ts-ignore: decorator
@@ -21,4 +22,17 @@ export function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void
   unchecked(flow[1] = fai * ifr - far * ifi);
   unchecked(flow[2] = tr * itr + ti * iti);
   unchecked(flow[3] = ti * itr - tr * iti);
+}
+
+/** DC flows of branch l: Pf = b (Va_f - Va_t) + Pfinj, Pt = -Pf, Q = 0 (p.u., dcpf.ts dcSoln). */
+// @ts-ignore: decorator
+@inline
+export function dcBranchFlow(topo: Topology, input: StaticArray<f64>, brOff: i32, l: i32, flow: StaticArray<f64>): void {
+  const nl = topo.nl;
+  const b = dcB(input, brOff + 3 * nl, brOff + 5 * nl, l);
+  const pf = b * (unchecked(topo.va[topo.f[l]]) - unchecked(topo.va[topo.t[l]])) - b * unchecked(input[brOff + 6 * nl + l]);
+  unchecked(flow[0] = pf);
+  unchecked(flow[1] = 0.0);
+  unchecked(flow[2] = -pf);
+  unchecked(flow[3] = 0.0);
 }

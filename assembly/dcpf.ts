@@ -9,16 +9,16 @@ import { Topology, REF } from './topology';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
 
-/** Bbus(pv,pq; pv,pq) values in topo.dcVal. */
-function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32): void {
+/** Bbus(pv,pq; pv,pq) values in topo.dcVal; branches with out[l] != 0 left out (studies). */
+export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null): void {
   const nl = topo.nl;
   const val = topo.dcVal, map = topo.bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
   const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
   for (let l = 0; l < nl; l++) {
-    const ratio = unchecked(input[tapOff + l]);
-    const b = 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
+    if (out !== null && unchecked(out[l]) != 0) continue;
+    const b = dcB(input, xOff, tapOff, l);
     unchecked(val[map[pFF[l]]] += b);
     unchecked(val[map[pTT[l]]] += b);
     unchecked(val[map[pFT[l]]] -= b);
@@ -29,7 +29,7 @@ function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32): void {
 /** Per-branch DC susceptance b (into out[l]). */
 // @ts-ignore: decorator
 @inline
-function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f64 {
+export function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f64 {
   const ratio = unchecked(input[tapOff + l]);
   return 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
 }
@@ -41,7 +41,7 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   const nb = topo.nb, nl = topo.nl;
   topo.prepareB();
   if (!(topo.dcOk && topo.dcHash == hash)) {
-    makeBdc(topo, input, brOff);
+    makeBdc(topo, input, brOff, null);
     topo.dcOk = false;
     if (topo.nR > 0) {
       topo.analyzeDc();
@@ -50,9 +50,8 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     topo.dcOk = true;
     topo.dcHash = hash;
   }
-  const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx;
-  const va = topo.va, vm = topo.vm;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const f = topo.f, t = topo.t, va = topo.va;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
   const pbus = topo.busA;
   // Pbus = (Pg - Pd - Gs)/baseMVA - Pbusinj
   const pdOff = busOff + 3 * nb, gsOff = busOff + 5 * nb;
@@ -64,34 +63,7 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   for (let i = 0; i < nb; i++) {
     unchecked(pbus[i] = (pbus[i] - input[pdOff + i] - input[gsOff + i]) / baseMVA);
   }
-  for (let l = 0; l < nl; l++) {
-    const sh = unchecked(input[shOff + l]);
-    if (sh == 0.0) continue;
-    const pfinj = -dcB(input, xOff, tapOff, l) * sh;
-    unchecked(pbus[f[l]] -= pfinj);
-    unchecked(pbus[t[l]] += pfinj);
-  }
-  // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
-  const rhs = topo.rhsP;
-  for (let i = 0; i < nb; i++) {
-    const r = unchecked(rIdx[i]);
-    if (r >= 0) unchecked(rhs[r] = pbus[i]);
-  }
-  for (let l = 0; l < nl; l++) {
-    const a = unchecked(f[l]), c = unchecked(t[l]);
-    const ta = unchecked(type[a]), tc = unchecked(type[c]);
-    if ((ta == REF) == (tc == REF)) continue;
-    const b = dcB(input, xOff, tapOff, l);
-    // Bbus(a, c) = -b
-    if (tc == REF) unchecked(rhs[rIdx[a]] += b * va[c]);
-    else unchecked(rhs[rIdx[c]] += b * va[a]);
-  }
-  if (topo.nR > 0) topo.luDc.solve(rhs);
-  for (let i = 0; i < nb; i++) {
-    const r = unchecked(rIdx[i]);
-    if (r >= 0) unchecked(va[i] = rhs[r]);
-    unchecked(vm[i] = 1.0);
-  }
+  solveAngles(topo, input, brOff, pbus, null);
   // Bbus * Va (for the slack generation and the bus injections)
   const bva = topo.busB;
   for (let i = 0; i < nb; i++) unchecked(bva[i] = 0.0);
@@ -151,5 +123,42 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
     }
     unchecked(out[oGen + g] = pg);
     unchecked(out[oGen + ng + g] = input[genOff + 2 * ng + g]);
+  }
+}
+
+/** Pbus -= Pbusinj (phase shifters), then Va(non-ref) = Bbus(nr, nr) \ (Pbus(nr) - Bbus(nr, ref) Va(ref))
+ *  with the factor in topo.luDc, and Vm = 1. Branches with out[l] != 0 are left out (studies). */
+export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32, pbus: StaticArray<f64>, out: StaticArray<u8> | null): void {
+  const nb = topo.nb, nl = topo.nl;
+  const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx, va = topo.va, vm = topo.vm;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  for (let l = 0; l < nl; l++) {
+    const sh = unchecked(input[shOff + l]);
+    if (sh == 0.0 || (out !== null && unchecked(out[l]) != 0)) continue;
+    const pfinj = -dcB(input, xOff, tapOff, l) * sh;
+    unchecked(pbus[f[l]] -= pfinj);
+    unchecked(pbus[t[l]] += pfinj);
+  }
+  // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
+  const rhs = topo.rhsP;
+  for (let i = 0; i < nb; i++) {
+    const r = unchecked(rIdx[i]);
+    if (r >= 0) unchecked(rhs[r] = pbus[i]);
+  }
+  for (let l = 0; l < nl; l++) {
+    if (out !== null && unchecked(out[l]) != 0) continue;
+    const a = unchecked(f[l]), c = unchecked(t[l]);
+    const ta = unchecked(type[a]), tc = unchecked(type[c]);
+    if ((ta == REF) == (tc == REF)) continue;
+    const b = dcB(input, xOff, tapOff, l);
+    // Bbus(a, c) = -b
+    if (tc == REF) unchecked(rhs[rIdx[a]] += b * va[c]);
+    else unchecked(rhs[rIdx[c]] += b * va[a]);
+  }
+  if (topo.nR > 0) topo.luDc.solve(rhs);
+  for (let i = 0; i < nb; i++) {
+    const r = unchecked(rIdx[i]);
+    if (r >= 0) unchecked(va[i] = rhs[r]);
+    unchecked(vm[i] = 1.0);
   }
 }

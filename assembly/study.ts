@@ -21,7 +21,8 @@ import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations } from './newtonpf';
 import { progress } from './progress';
 import { components, cutOff } from './islands';
-import { caseMetrics, monitored, resetViolations, violationCount } from './studyMetrics';
+import { caseMetrics, flowModel, monitored, resetViolations, violationCount } from './studyMetrics';
+import { dcCase } from './studyDc';
 import { STATUS_CANCELLED, STATUS_CONVERGED } from './layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
@@ -53,6 +54,8 @@ let types = new StaticArray<i32>(0);
 let saved = new StaticArray<f64>(64);     // (position, re, im) of edited Ybus entries
 let typed = new Array<Topology>();        // topologies of changed bus types (generator outages)
 let typedHash: u64 = 0;                   // Ybus parameter hash the typed topologies were made for
+let dc = false;                           // DC study (studyDc.ts) instead of Newton-Raphson
+let dcBusOff = 0, dcBrOff = 0;
 
 function sizeScratch(topo: Topology, ng: i32): void {
   if (typedHash != topo.yHash) { typed = new Array<Topology>(); typedHash = topo.yHash; }
@@ -150,6 +153,14 @@ function schedule(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32,
   }
 }
 
+/** Newton-Raphson from topo.vm / va, or the DC equations, on the current case's injections. */
+function solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32): i32 {
+  if (dc) return dcCase(topo, input, dcBusOff, dcBrOff, genOff, ng, baseMVA, brOut, genOut, pd, pg);
+  schedule(topo, input, genOff, ng, baseMVA);
+  topo.resetJacobianPivoting(); // every case from the analysed state: rows independent of history and chunking
+  return newtonpf(topo, tol, maxIt);
+}
+
 function clearRecord(r: i32): void {
   for (let k = 0; k < REC_FIELDS; k++) unchecked(records[r + k] = 0.0);
   unchecked(records[r + REC_MINV] = NaN);
@@ -163,9 +174,11 @@ function clearRecord(r: i32): void {
 /** Runs the study described by s on the packed network in input (base topology `topo`, Ybus made).
  *  Returns the number of cases done (less than asked when cancelled). */
 export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32,
-  ng: i32, baseMVA: f64, tol: f64, maxIt: i32): i32 {
+  ng: i32, baseMVA: f64, tol: f64, maxIt: i32, isDc: bool): i32 {
   const nb = topo.nb, nl = topo.nl;
   sizeScratch(topo, ng);
+  dc = isDc; dcBusOff = busOff; dcBrOff = brOff;
+  flowModel(isDc ? input : null, brOff);
   const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
   const nMonBr = <i32>s[SIN_NMONBR], nMonBus = <i32>s[SIN_NMONBUS];
   const nScen = <i32>s[SIN_NSCEN], nOut = <i32>s[SIN_NOUT], nCorr = <i32>s[SIN_NCORR];
@@ -269,13 +282,11 @@ function solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaO
   tol: f64, maxIt: i32, r: i32, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64,
   monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
   for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]); }
-  schedule(topo, input, genOff, ng, baseMVA);
-  topo.resetJacobianPivoting(); // every case from the analysed state: rows independent of history and chunking
-  const st = newtonpf(topo, tol, maxIt);
+  const st = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt);
   if (r >= 0) {
     clearRecord(r);
     unchecked(records[r + REC_CODE] = <f64>st);
-    unchecked(records[r + REC_ITER] = <f64>nrIterations);
+    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : nrIterations));
     if (st == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
     if (mo >= 0) monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, st == STATUS_CONVERGED, monitorValues, mo);
   }
@@ -337,7 +348,7 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
   }
 
   if (code == STATUS_CONVERGED) {
-    const topo = topologyWithTypes(base, input, busOff, brOff, baseMVA);
+    const topo = dc ? base : topologyWithTypes(base, input, busOff, brOff, baseMVA); // DC: only the reference matters
     let nSaved = 0;
     for (let k = 0; k < nBr; k++) nSaved = removeBranch(topo, <i32>s[outOff + k], nSaved);
     const wVm = fromScenario ? scenVm : baseVm, wVa = fromScenario ? scenVa : baseVa;
@@ -350,10 +361,8 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
         if (<i32>unchecked(input[genOff + g]) == bus && unchecked(genOut[g]) == 0) { unchecked(topo.vm[bus] = s[vgOff + g]); break; }
       }
     }
-    schedule(topo, input, genOff, ng, baseMVA);
-    topo.resetJacobianPivoting();
-    code = newtonpf(topo, tol, maxIt);
-    unchecked(records[r + REC_ITER] = <f64>nrIterations);
+    code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt);
+    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : nrIterations));
     if (code == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
     monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, monitorValues, mo);
     restoreYbus(topo, nSaved);

@@ -7,7 +7,7 @@
 //  - the monitored branches' flows and buses' voltages.
 // Flows: branchFlow.ts (pfsoln's formulas). Violations go to a growable buffer; it grows (rarely) between cases, never inside a solve.
 import { Topology } from './topology';
-import { branchFlow } from './branchFlow';
+import { branchFlow, dcBranchFlow } from './branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
   VIOL_FIELDS, VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
@@ -35,6 +35,18 @@ function pushViolation(type: i32, element: i32, value: f64, limit: f64): void {
 
 const flow = new StaticArray<f64>(4);
 
+// DC studies: flows from the angles and the branch reactances in the packed input
+let dcInput: StaticArray<f64> | null = null;
+let dcBrOff: i32 = 0;
+/** AC flows (input null) or DC flows from the packed input's branch section at brOff. */
+export function flowModel(input: StaticArray<f64> | null, brOff: i32): void { dcInput = input; dcBrOff = brOff; }
+
+function caseFlow(topo: Topology, l: i32): void {
+  const inp = dcInput;
+  if (inp !== null) dcBranchFlow(topo, inp, dcBrOff, l, flow);
+  else branchFlow(topo, l, flow);
+}
+
 /** Loading (%) of branch l from the flow just computed into `flow`. */
 // @ts-ignore: decorator
 @inline
@@ -53,7 +65,7 @@ export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArr
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
     if (rate <= 0.0 || unchecked(brOut[l]) != 0) continue;
-    branchFlow(topo, l, flow);
+    caseFlow(topo, l);
     const ld = loadingOf(rate, baseMVA);
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
     if (ld > limit) pushViolation(VIOL_OVERLOAD, l, ld, limit);
@@ -84,7 +96,7 @@ export function monitored(topo: Topology, brOut: StaticArray<u8>, s: StaticArray
     const p = o + 5 * q;
     if (!converged) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = NaN); continue; }
     if (l < 0 || unchecked(brOut[l]) != 0) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = 0.0); continue; }
-    branchFlow(topo, l, flow);
+    caseFlow(topo, l);
     for (let k = 0; k < 4; k++) unchecked(mon[p + k] = flow[k] * baseMVA);
     const rate = unchecked(s[rateOff + l]);
     unchecked(mon[p + 4] = rate > 0.0 ? loadingOf(rate, baseMVA) : 0.0);

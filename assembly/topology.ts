@@ -337,6 +337,11 @@ export class Topology {
     if (this.nJ > 0 && this.luJ.fallbacks > 0) analyze(this.luJ, this.nJ, this.jPtr, this.jIdx);
   }
 
+  /** The same for the DC matrix's LU (studies refactorise it per case). */
+  resetDcPivoting(): void {
+    if (this.dcAnalyzed && this.nR > 0 && this.luDc.fallbacks > 0) analyze(this.luDc, this.nR, this.bPtr, this.bIdx);
+  }
+
   /** Reduced CSC patterns for B' / Bdc (non-ref) and B'' (pq), with Ybus maps. */
   prepareB(): void {
     if (this.bReady) return;

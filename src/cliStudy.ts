@@ -18,6 +18,7 @@ export const STUDY_USAGE = `Usage: gridops study CASE.m [options]   contingency 
 
 Options of study:
   --contingencies C     n-1-branches (default), n-1-generators or n-1 (both)
+  --method M            newton_raphson (default) or dc
   --tolerance T         max-norm of the p.u. power mismatch (default 1e-8)
   --max-iterations N    Newton iterations per case (default 10, MATPOWER's)
   --loading-limit P     a rated branch loaded above P % is an overload (default 100)
@@ -46,7 +47,7 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
     parsed = parseArgs({
       args: argv, allowPositionals: true, strict: true,
       options: {
-        contingencies: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
+        contingencies: { type: 'string' }, method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
         'loading-limit': { type: 'string' }, threads: { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
@@ -61,8 +62,11 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
   if (values.json && values.csv) throw new UsageError('choose one of --json and --csv');
   const set = values.contingencies ?? 'n-1-branches';
   if (!(CONTINGENCY_SETS as readonly string[]).includes(set)) throw new UsageError(`--contingencies must be one of ${CONTINGENCY_SETS.join(', ')}, got '${set}'`);
+  const method = values.method ?? 'newton_raphson';
+  if (method !== 'newton_raphson' && method !== 'dc') throw new UsageError(`--method must be newton_raphson or dc for a study, got '${method}'`);
   const request: StudyRequest = {
     kind: 'contingency',
+    method,
     contingencies: set as (typeof CONTINGENCY_SETS)[number],
     tolerance: values.tolerance === undefined ? 1e-8 : positive('tolerance', values.tolerance, false, UsageError),
     max_iterations: values['max-iterations'] === undefined ? 10 : positive('max-iterations', values['max-iterations'], true, UsageError),

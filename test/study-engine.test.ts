@@ -184,7 +184,7 @@ test('bad requests are 400 INVALID_FIELD naming the field and the fix', () => {
   bad({ kind: 'scenarios', scenarios: { count: 2, load_scale: [1, -1] } }, 'scenarios.load_scale[1]', /≥ 0/);
   bad({ kind: 'scenarios' }, 'scenarios', /needs scenarios/);
   bad({ kind: 'contingency', scenarios: { count: 1 } }, 'scenarios', /kind 'scenarios'/);
-  bad({ kind: 'contingency', method: 'dc' }, 'method', /newton_raphson/);
+  bad({ kind: 'contingency', method: 'fast_decoupled' }, 'method', /newton_raphson.*or dc/);
   bad({ kind: 'contingency', enforce_q_limits: true }, 'enforce_q_limits', /reactive limits/);
   bad({ kind: 'maybe' }, 'kind', /./);
   bad({ kind: 'contingency', loading_limit_percent: 0 }, 'loading_limit_percent', /./);
@@ -257,5 +257,41 @@ test('rows do not depend on what the solver thread solved before (a singular cas
   } finally {
     await fresh.close();
     await used.close();
+  }
+});
+
+test('DC studies: every outage equals a DC power flow of the model without it', async () => {
+  const net = load('case30');
+  const plan = planStudy(net, { kind: 'contingency', method: 'dc', contingencies: 'n-1', monitor: { branches: 'all' } });
+  const one = createSolverPool({ threads: 1 });
+  const before = await one.solve(net, { method: 'dc' });
+  await solveStudyChunk(one, net, plan, 0, plan.caseCount);
+  const after = await one.solve(net, { method: 'dc' });
+  await one.close();
+  assert.deepEqual(after.branches, before.branches, 'a DC power flow after a DC study (same cached topology) is unchanged');
+  const got = await rows(net, plan, 20);
+  assert.equal(got.length, 41 + 6);
+  assert.deepEqual(got.filter((r) => r.status === 'islanded').map((r) => r.case_id), ['branch:12', 'branch:15', 'branch:33']);
+  for (const row of got.filter((r) => r.status === 'converged')) {
+    const changed: NetworkModel = structuredClone(net);
+    for (const b of row.contingency!.branches) changed.branches[b]!.status = 'open';
+    for (const g of row.contingency!.generators) changed.generators[g]!.in_service = false;
+    const pf = await pool.solve(changed, { method: 'dc' });
+    assert.equal(row.iterations, 1);
+    assert.equal(row.min_v, 1);
+    const loadings = pf.branches.filter((_, k) => net.branches[k]!.rate_a > 0).map((b) => b.loading);
+    near(row.max_loading_percent!, Math.max(...loadings), 1e-9, `${row.case_id} max loading`);
+    for (const b of row.monitored!.branches) near(b.p_from, pf.branches[b.index]!.p_from, 1e-9, `${row.case_id} p_from of branch ${b.index}`);
+  }
+  const slack = got.find((r) => r.case_id === 'generator:0')!;
+  assert.equal(slack.reason, 'slack_lost');
+  // a DC scenario sweep: each scenario equals a DC power flow of the scaled model
+  const sweep = planStudy(net, { kind: 'scenarios', method: 'dc', scenarios: { count: 2, load_scale: [0.9, 1.2] }, monitor: { branches: [0, 9] } });
+  const scen = await rows(net, sweep);
+  for (const [s, scale] of [0.9, 1.2].entries()) {
+    const changed: NetworkModel = structuredClone(net);
+    changed.loads.forEach((l) => { l.mw *= scale; l.mvar *= scale; });
+    const pf = await pool.solve(changed, { method: 'dc' });
+    for (const b of scen[s]!.monitored!.branches) near(b.p_from, pf.branches[b.index]!.p_from, 1e-9, `scenario ${s} p_from of branch ${b.index}`);
   }
 });

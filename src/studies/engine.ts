@@ -32,7 +32,7 @@ function studyNetwork(network: NetworkModel, plan: StudyPlan): StudyNetwork {
   const hit = studyNetworks.get(plan);
   if (hit && hit.network === network) return hit.sn;
   const o: SolveOptions = {
-    ...DEFAULT_SOLVE_OPTIONS, method: 'newton_raphson', tolerance: plan.options.tolerance, maxIterations: plan.options.maxIterations,
+    ...DEFAULT_SOLVE_OPTIONS, method: plan.options.method, tolerance: plan.options.tolerance, maxIterations: plan.options.maxIterations,
   };
   const packed = packNetwork(network, o); // PowerFlowInputError for a network no power flow could solve
   const branchSlot = new Int32Array(network.branches.length).fill(-1);

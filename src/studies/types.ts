@@ -94,7 +94,7 @@ export interface StudyScenarios {
 
 export interface StudyPlan {
   kind: StudyKind;
-  options: { method: 'newton_raphson'; tolerance: number; maxIterations: number; enforceQLimits: boolean };
+  options: { method: 'newton_raphson' | 'dc'; tolerance: number; maxIterations: number; enforceQLimits: boolean };
   /** contingencies in case order; empty for a scenario sweep without contingencies. */
   contingencies: StudyContingency[];
   scenarios: StudyScenarios | null;
