@@ -62,16 +62,17 @@ for (const mode of MODES) {
       await api.waitFor(d.study_id);
     });
 
-    it('monitored values and scenario sweeps come back exactly as the engine gives them', { timeout: 240_000 }, async () => {
+    it('monitored values, scenario sweeps and DC studies come back exactly as the engine gives them', { timeout: 240_000 }, async () => {
       const monitored: StudyRequest = { kind: 'contingency', contingencies: [{ branches: [0] }, { branches: [12] }, { generators: [1], id: 'g1' }], monitor: { branches: [0, 5, 9], buses: [1, 8, 30] } };
       const sweep: StudyRequest = { kind: 'scenarios', scenarios: { count: 3, load_scale: [0.9, 1, 1.1], loads: { 2: { p_mw: [5, 6, 7] } } }, contingencies: [{ branches: [9] }], monitor: { buses: 'all' } };
-      for (const request of [monitored, sweep]) {
+      const dc: StudyRequest = { kind: 'contingency', method: 'dc', contingencies: [{ branches: [0] }, { branches: [5] }], monitor: { branches: [0, 1] } };
+      for (const request of [monitored, sweep, dc]) {
         const sub = await api.submit(net30, request);
         const st = await api.waitFor(sub.study_id);
         assert.equal(st.status, 'completed', JSON.stringify(st.error));
         const rows = await api.allCases(sub.study_id);
         assertSameRows(rows, await engineRows(app, net30, request, st.chunks.size));
-        assert.ok(rows.some((r) => r.monitored && r.monitored.buses.length > 0), 'monitored values are stored');
+        assert.ok(rows.some((r) => r.monitored && r.monitored.buses.length + r.monitored.branches.length > 0), 'monitored values are stored');
       }
     });
 
