@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-import { assertSameRows, engineRows, studyClient } from './helpers/studies.js';
+import { assertSameRows, engineRows, studyClient, tenantWithQuota } from './helpers/studies.js';
 import { STUDY_CSV_COLUMNS, type StudyRequest } from '../src/studies/index.js';
 import { loadSecurityConfig } from '../src/security/settings.js';
 import { classifyRoute } from '../src/security/ratelimit.js';
@@ -62,16 +62,17 @@ for (const mode of MODES) {
       await api.waitFor(d.study_id);
     });
 
-    it('monitored values and scenario sweeps come back exactly as the engine gives them', { timeout: 240_000 }, async () => {
+    it('monitored values, scenario sweeps and DC studies come back exactly as the engine gives them', { timeout: 240_000 }, async () => {
       const monitored: StudyRequest = { kind: 'contingency', contingencies: [{ branches: [0] }, { branches: [12] }, { generators: [1], id: 'g1' }], monitor: { branches: [0, 5, 9], buses: [1, 8, 30] } };
       const sweep: StudyRequest = { kind: 'scenarios', scenarios: { count: 3, load_scale: [0.9, 1, 1.1], loads: { 2: { p_mw: [5, 6, 7] } } }, contingencies: [{ branches: [9] }], monitor: { buses: 'all' } };
-      for (const request of [monitored, sweep]) {
+      const dc: StudyRequest = { kind: 'contingency', method: 'dc', contingencies: [{ branches: [0] }, { branches: [5] }], monitor: { branches: [0, 1] } };
+      for (const request of [monitored, sweep, dc]) {
         const sub = await api.submit(net30, request);
         const st = await api.waitFor(sub.study_id);
         assert.equal(st.status, 'completed', JSON.stringify(st.error));
         const rows = await api.allCases(sub.study_id);
         assertSameRows(rows, await engineRows(app, net30, request, st.chunks.size));
-        assert.ok(rows.some((r) => r.monitored && r.monitored.buses.length > 0), 'monitored values are stored');
+        assert.ok(rows.some((r) => r.monitored && r.monitored.buses.length + r.monitored.branches.length > 0), 'monitored values are stored');
       }
     });
 
@@ -164,11 +165,7 @@ for (const mode of MODES) {
 
       // The tenant's study_cases quota: 41 cases > 10.
       const tenant = 'studies-quota';
-      const admin = await adminHeaders(app);
-      const created = await app.app!.inject({ method: 'POST', url: '/api/v1/admin/tenants', headers: admin, payload: { tenant_id: tenant, plan: 'pro' } });
-      assert.ok([201, 409].includes(created.statusCode), created.body);
-      const q = await app.app!.inject({ method: 'PUT', url: `/api/v1/admin/tenants/${tenant}/quota`, headers: admin, payload: { study_cases: 10, reason: 'studies test' } });
-      assert.equal(q.statusCode, 200, q.body);
+      await tenantWithQuota(app, tenant, { study_cases: 10 });
       const op = studyClient(app, () => tokenFor(app, 'operator', tenant));
       const net = await op.importCase('case30');
       const r = await op.call('POST', `/api/v1/networks/${net}/studies`, N1);
@@ -203,11 +200,7 @@ for (const mode of MODES) {
 
     it('quota: a study is one task against concurrent_powerflow, however many chunks run at once', { timeout: 240_000 }, async () => {
       const tenant = `studies-cp-${mode}`;
-      const admin = await adminHeaders(app);
-      const created = await app.app!.inject({ method: 'POST', url: '/api/v1/admin/tenants', headers: admin, payload: { tenant_id: tenant, plan: 'pro' } });
-      assert.ok([201, 409].includes(created.statusCode), created.body);
-      const q = await app.app!.inject({ method: 'PUT', url: `/api/v1/admin/tenants/${tenant}/quota`, headers: admin, payload: { concurrent_powerflow: 1, reason: 'studies test' } });
-      assert.equal(q.statusCode, 200, q.body);
+      await tenantWithQuota(app, tenant, { concurrent_powerflow: 1 });
       const op = studyClient(app, () => tokenFor(app, 'operator', tenant));
       const net = await op.importCase('case118');
       app.services.config.studyChunkCases = 2; // 120 chunks in flight on every solver thread

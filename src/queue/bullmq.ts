@@ -184,7 +184,8 @@ export interface BullTransport extends TaskTransport {
 export async function createBullTransport(s: Services): Promise<BullTransport> {
   const tuning = queueTuning();
   const conn = connect(s.config.redisUrl!, 'queue');
-  const queue = new Queue<JobData>(QUEUE_NAME, {
+  // Both queues keep finished jobs a while and retry a processor that throws (docs/deployment.md).
+  const queueOptions = {
     connection: conn,
     prefix: s.config.redisPrefix,
     defaultJobOptions: {
@@ -193,18 +194,10 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       removeOnComplete: { age: 3600, count: 1000 },
       removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
     },
-  });
+  };
+  const queue = new Queue<JobData>(QUEUE_NAME, queueOptions);
   queue.on('error', (err) => s.log.warn({ err }, 'BullMQ queue error'));
-  const studyQueue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, {
-    connection: conn,
-    prefix: s.config.redisPrefix,
-    defaultJobOptions: {
-      attempts: tuning.attempts,
-      backoff: { type: 'fixed', delay: tuning.retryDelayMs },
-      removeOnComplete: { age: 3600, count: 1000 },
-      removeOnFail: { age: 7 * 24 * 3600, count: 5000 },
-    },
-  });
+  const studyQueue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, queueOptions);
   studyQueue.on('error', (err) => s.log.warn({ err }, 'BullMQ study queue error'));
 
   // Job id: <study id>_<chunk>, or a fresh one when the chunk's earlier job failed or vanished.

@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { json, type TestApp } from './app.js';
+import { adminHeaders } from './auth.js';
 import { CASES_DIR } from '../../src/paths.js';
 import { loadVersion } from '../../src/domain/networks.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyRequest } from '../../src/studies/index.js';
@@ -77,4 +78,13 @@ export async function engineRows(app: TestApp, networkId: string, request: Study
 export function assertSameRows(actual: StudyCaseRow[], expected: StudyCaseRow[]): void {
   assert.equal(actual.length, expected.length, 'as many rows as the engine gives');
   assert.deepEqual(actual, expected);
+}
+
+/** A tenant (created if needed) with these quotas set by the bootstrap admin. */
+export async function tenantWithQuota(app: TestApp, tenant: string, quotas: Record<string, number>): Promise<void> {
+  const admin = await adminHeaders(app);
+  const created = await app.app!.inject({ method: 'POST', url: '/api/v1/admin/tenants', headers: admin, payload: { tenant_id: tenant, plan: 'pro' } });
+  assert.ok([201, 409].includes(created.statusCode), created.body);
+  const q = await app.app!.inject({ method: 'PUT', url: `/api/v1/admin/tenants/${tenant}/quota`, headers: admin, payload: { ...quotas, reason: 'studies test' } });
+  assert.equal(q.statusCode, 200, q.body);
 }
