@@ -22,6 +22,10 @@ interface CoreExports {
   clearCache(): void;
   abiVersion(): number;
   solve(): number;
+  opfInputPtr(len: number): number;
+  opfOutputPtr(): number;
+  opfOutputLength(): number;
+  opfSolve(): number;
 }
 
 let compiled: object | undefined;
@@ -32,11 +36,14 @@ function wasmModule(): object {
 
 /** Called after every iteration; return non-zero to stop the solve. */
 export type ProgressHook = (iteration: number, mismatch: number) => number;
+/** Called after every OPF (MIPS) iteration; return non-zero to stop. */
+export type OpfProgressHook = (iteration: number, feascond: number, gradcond: number, compcond: number, objective: number) => number;
 
 export class PowerFlowEngine {
   private x: CoreExports;
   /** Replaceable progress hook (the worker points it at the current task). */
   onProgress: ProgressHook = () => 0;
+  onOpfProgress: OpfProgressHook = () => 0;
 
   constructor() {
     this.x = this.instantiate();
@@ -49,6 +56,7 @@ export class PowerFlowEngine {
           throw new Error(`powerflow.wasm abort at ${line}:${col}`);
         },
         progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
+        opfProgress: (iteration: number, feas: number, grad: number, comp: number, obj: number) => this.onOpfProgress(iteration, feas, grad, comp, obj) | 0,
       },
     });
     return inst.exports as unknown as CoreExports;
@@ -64,6 +72,20 @@ export class PowerFlowEngine {
       this.x.solve();
       const len = this.x.outputLength();
       return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
+  }
+
+  /** Solves one packed OPF input (src/opf/abi.ts); returns a fresh copy of the output buffer. */
+  solveOpf(input: Float64Array): Float64Array {
+    try {
+      const ptr = this.x.opfInputPtr(input.length);
+      new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
+      this.x.opfSolve();
+      const len = this.x.opfOutputLength();
+      return new Float64Array(this.x.memory.buffer, this.x.opfOutputPtr(), len).slice();
     } catch (e) {
       this.x = this.instantiate();
       throw e;
