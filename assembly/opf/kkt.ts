@@ -24,6 +24,33 @@ export class KKT {
   eqLow: StaticArray<i32> = new StaticArray<i32>(0);
   eqUp: StaticArray<i32> = new StaticArray<i32>(0);
   lu: SparseLU = new SparseLU();
+  /** equilibration factors of the current values */
+  scale: StaticArray<f64> = new StaticArray<f64>(0);
+
+  /** Scales val to D K D and rhs to D rhs, D = diag(1/sqrt(max_j |K_ij|)) (K is symmetric). */
+  equilibrate(rhs: StaticArray<f64>): void {
+    const n = this.n, s = this.scale, val = this.val, colPtr = this.colPtr, rowIdx = this.rowIdx;
+    for (let i = 0; i < n; i++) unchecked(s[i] = 0.0);
+    for (let j = 0; j < n; j++) {
+      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) {
+        const i = unchecked(rowIdx[p]);
+        const a = Math.abs(unchecked(val[p]));
+        if (a > unchecked(s[i])) unchecked(s[i] = a);
+      }
+    }
+    for (let i = 0; i < n; i++) { const m = unchecked(s[i]); unchecked(s[i] = m > 0.0 ? 1.0 / Math.sqrt(m) : 1.0); }
+    for (let j = 0; j < n; j++) {
+      const sj = unchecked(s[j]);
+      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(val[p] *= sj * s[rowIdx[p]]);
+      unchecked(rhs[j] *= sj);
+    }
+  }
+
+  /** x = D y after solving the scaled system. */
+  unscale(y: StaticArray<f64>): void {
+    const s = this.scale;
+    for (let i = 0; i < this.n; i++) unchecked(y[i] *= s[i]);
+  }
 
   constructor(nx: i32, neq: i32,
     eqP: StaticArray<i32>, eqJ: StaticArray<i32>,
@@ -135,6 +162,7 @@ export class KKT {
         for (let p = unchecked(eqP[e]); p < unchecked(eqP[e + 1]); p++) unchecked(this.eqUp[p] = pos[eqJ[p]]);
       }
     }
+    this.scale = new StaticArray<f64>(n);
     this.lu.analyze(n, colPtr, rowIdx);
   }
 }

@@ -220,8 +220,13 @@ export class Mips {
         for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) unchecked(rhs[this.iqJ[p]] -= w * this.iqV[p]);
       }
       for (let e = 0; e < neq; e++) unchecked(rhs[nx + e] = -this.g[e]);
+      // Symmetric equilibration D K D (D = 1/sqrt(max |row|)): near the optimum μ/z of active
+      // constraints grows without bound and the LU's relative pivot tests would read the
+      // unscaled system as singular; the scaled one has the same solution, D y.
+      kkt.equilibrate(rhs);
       if (!kkt.lu.factor(val)) { status = MIPS_FAILED; break; }
       kkt.lu.solve(rhs);
+      kkt.unscale(rhs);
       let norm2 = 0.0;
       let bad = false;
       for (let i = 0; i < nx + neq; i++) { const v = unchecked(rhs[i]); if (v != v) bad = true; norm2 += v * v; }
