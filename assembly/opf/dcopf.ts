@@ -173,6 +173,9 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   unchecked(out[OPF_OUT_GRAD] = mips.gradcond);
   unchecked(out[OPF_OUT_COMP] = mips.compcond);
   unchecked(out[OPF_OUT_COST] = mips.costcond);
+  unchecked(out[OPF_OUT_COST + 1] = <f64>mips.kkt!.lu.fallbacks);
+  unchecked(out[OPF_OUT_COST + 2] = <f64>mips.kkt!.n);
+  unchecked(out[OPF_OUT_COST + 3] = <f64>mips.kkt!.lu.nnzL());
   const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
   for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
   for (let i = 0; i < nb; i++) {

@@ -8,6 +8,11 @@
 // fallback takes over where a zero pivot meets them.
 import { SparseLU } from '../sparse/lu';
 
+/** Static pivots are kept while |pivot| ≥ this · max|column| of the equilibrated system: the
+ *  sequence the first (pivoting) factorisation chose stays usable across MIPS iterations,
+ *  where KLU's 1e-3 would re-pivot at every one; SINGULAR_TOL still guards true breakdown. */
+const STATIC_PIVOT_TOL: f64 = 1e-8;
+
 export class KKT {
   n: i32;
   nx: i32;
@@ -164,6 +169,7 @@ export class KKT {
     }
     this.scale = new StaticArray<f64>(n);
     this.lu.analyze(n, colPtr, rowIdx);
+    this.lu.staticPivotTol = STATIC_PIVOT_TOL;
   }
 }
 
