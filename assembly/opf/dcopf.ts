@@ -14,6 +14,7 @@ import { Mips, MipsOptions } from './mips';
 import {
   OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS,
   OPF_OUT_STATUS, OPF_OUT_ITER, OPF_OUT_F, OPF_OUT_FEAS, OPF_OUT_GRAD, OPF_OUT_COMP, OPF_OUT_COST, OPF_OUT_HEADER,
+  OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL,
   OPF_BAD_INPUT, COST_PWL, COST_POLY,
 } from './layout';
 
@@ -173,9 +174,9 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   unchecked(out[OPF_OUT_GRAD] = mips.gradcond);
   unchecked(out[OPF_OUT_COMP] = mips.compcond);
   unchecked(out[OPF_OUT_COST] = mips.costcond);
-  unchecked(out[OPF_OUT_COST + 1] = <f64>mips.kkt!.lu.fallbacks);
-  unchecked(out[OPF_OUT_COST + 2] = <f64>mips.kkt!.n);
-  unchecked(out[OPF_OUT_COST + 3] = <f64>mips.kkt!.lu.nnzL());
+  unchecked(out[OPF_OUT_FALLBACKS] = <f64>mips.kkt!.lu.fallbacks);
+  unchecked(out[OPF_OUT_KKT_N] = <f64>mips.kkt!.n);
+  unchecked(out[OPF_OUT_KKT_NNZL] = <f64>mips.kkt!.lu.nnzL());
   const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
   for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
   for (let i = 0; i < nb; i++) {

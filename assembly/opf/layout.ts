@@ -42,6 +42,9 @@ export const OPF_OUT_FEAS: i32 = 3;
 export const OPF_OUT_GRAD: i32 = 4;
 export const OPF_OUT_COMP: i32 = 5;
 export const OPF_OUT_COST: i32 = 6;
+export const OPF_OUT_FALLBACKS: i32 = 7;  // pivoting LU factorisations (diagnostics)
+export const OPF_OUT_KKT_N: i32 = 8;      // order of the KKT system
+export const OPF_OUT_KKT_NNZL: i32 = 9;   // nonzeros of its L factor
 export const OPF_OUT_HEADER: i32 = 16;
 
 export const OPF_OUT_BUS_FIELDS: i32 = 6;

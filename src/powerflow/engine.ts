@@ -66,12 +66,18 @@ export class PowerFlowEngine {
    *  A trap (or a throwing progress hook) leaves the instance unusable: it is
    *  replaced by a fresh one (empty cache) and the error rethrown. */
   solve(input: Float64Array): Float64Array {
+    return this.exchange(input, (x) => x.inputPtr(input.length), (x) => x.solve(), (x) => [x.outputPtr(), x.outputLength()]);
+  }
+
+  /** Copies input in, runs, copies the output out; a trap replaces the instance (see solve). */
+  private exchange(input: Float64Array, inputPtr: (x: CoreExports) => number, run: (x: CoreExports) => void,
+    output: (x: CoreExports) => [number, number]): Float64Array {
     try {
-      const ptr = this.x.inputPtr(input.length);
+      const ptr = inputPtr(this.x);
       new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
-      this.x.solve();
-      const len = this.x.outputLength();
-      return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+      run(this.x);
+      const [at, len] = output(this.x);
+      return new Float64Array(this.x.memory.buffer, at, len).slice();
     } catch (e) {
       this.x = this.instantiate();
       throw e;
@@ -80,16 +86,7 @@ export class PowerFlowEngine {
 
   /** Solves one packed OPF input (src/opf/abi.ts); returns a fresh copy of the output buffer. */
   solveOpf(input: Float64Array): Float64Array {
-    try {
-      const ptr = this.x.opfInputPtr(input.length);
-      new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
-      this.x.opfSolve();
-      const len = this.x.opfOutputLength();
-      return new Float64Array(this.x.memory.buffer, this.x.opfOutputPtr(), len).slice();
-    } catch (e) {
-      this.x = this.instantiate();
-      throw e;
-    }
+    return this.exchange(input, (x) => x.opfInputPtr(input.length), (x) => x.opfSolve(), (x) => [x.opfOutputPtr(), x.opfOutputLength()]);
   }
 
   get analyses(): number { return this.x.analysisCount(); }
