@@ -92,3 +92,18 @@ test('cancel from a progress report ends the solve as cancelled', async () => {
   assert.equal(r.status, 'cancelled');
   assert.equal(r.buses.length, 0);
 });
+
+test('opfFieldIssues: invalid given costs and reversed angle limits, with fields the doors can report', async () => {
+  const { opfFieldIssues } = await import('../src/opf/costs.js');
+  const net = case9();
+  assert.deepEqual(opfFieldIssues(net), []);
+  net.generators[0]!.cost = null; // missing is fine when storing
+  net.generators[1]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 100] };
+  net.generators[2]!.cost = { model: 'cubic' as 'polynomial', startup: 0, shutdown: 0, coefficients: [1] };
+  net.branches[3]!.angmin = 30; net.branches[3]!.angmax = -30;
+  const issues = opfFieldIssues(net);
+  assert.deepEqual(issues.map((i) => i.field), ['generators[1].cost', 'generators[1].cost', 'generators[2].cost', 'branches[3].angmin']);
+  assert.match(issues[0]!.message, /even number of values, got 3/);
+  assert.match(issues[2]!.message, /"polynomial" or "piecewise_linear"/);
+  assert.match(issues[3]!.message, /angmin \(30°\) must not exceed angmax \(-30°\)/);
+});
