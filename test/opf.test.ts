@@ -107,3 +107,12 @@ test('opfFieldIssues: invalid given costs and reversed angle limits, with fields
   assert.match(issues[2]!.message, /"polynomial" or "piecewise_linear"/);
   assert.match(issues[3]!.message, /angmin \(30°\) must not exceed angmax \(-30°\)/);
 });
+
+test('timeout_ms: a solve that runs past it ends as timeout, and the pool stays usable', async () => {
+  const big = parseMatpower(readFileSync(join(CASES_DIR, 'case2869pegase.m'), 'utf8'), 'case2869pegase.m');
+  const r = await solveOpf(pool, big, { method: 'dc', timeoutMs: 1 });
+  assert.equal(r.status, 'timeout');
+  assert.match(r.message!, /exceeded timeout_ms \(1 ms\)/);
+  const again = await solveOpf(pool, case9(), { method: 'dc' });
+  assert.equal(again.status, 'converged');
+});
