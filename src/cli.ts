@@ -2,9 +2,10 @@
 //
 //   gridops solve CASE.m [options]   solve a MATPOWER case offline with the WebAssembly core
 //   gridops study CASE.m [options]   contingency analysis offline with the study engine (cliStudy.ts)
+//   gridops opf CASE.m [options]     optimal power flow of a MATPOWER case (src/opf/cli.ts)
 //   gridops serve                    the same as `npm start` (the HTTP service)
 //
-// Exit codes: 0 converged (or help), 1 usage or input error, 2 diverged / timeout / cancelled.
+// Exit codes: 0 converged (or help), 1 usage or input error, 2 diverged / infeasible / timeout / cancelled.
 
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -12,10 +13,12 @@ import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
 import { POWERFLOW_METHODS, PowerFlowInputError, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/network.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
+import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
 
 export const USAGE = `Usage:
   gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
   gridops study CASE.m [options]   N-1 contingency analysis of a case file (gridops study --help)
+  gridops opf CASE.m [options]     optimal power flow (least-cost dispatch, LMPs) of a MATPOWER case
   gridops serve                    start the HTTP service (the same as npm start)
   gridops --help | --version
 
@@ -29,7 +32,7 @@ Options of solve:
   --json                print only the power flow result object (JSON) on standard output
 
 Exit codes: 0 converged, 1 usage or input error, 2 diverged or timed out.
-`;
+${OPF_USAGE}`;
 
 /** Raised for a bad command line: printed with the usage, exit code 1. */
 export class UsageError extends Error {
@@ -206,6 +209,26 @@ export async function runSolve(cmd: SolveCommand): Promise<number> {
   return EXIT.notConverged;
 }
 
+async function runOpf(cmd: OpfCommand): Promise<number> {
+  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const { createSolverPool } = await import('./powerflow/pool.js');
+  const { solveOpf } = await import('./opf/solve.js');
+  const pool = createSolverPool({ threads: 1 });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  let result;
+  try {
+    result = await solveOpf(pool, network, { ...cmd.options, signal: abort.signal });
+  } finally {
+    process.off('SIGINT', onSigint);
+    await pool.close();
+  }
+  await write(process.stdout, cmd.json ? `${JSON.stringify(opfResultObject(result))}\n` : opfSummary(network, result));
+  if (result.status === 'converged') return EXIT.ok;
+  return result.status === 'cancelled' ? EXIT.interrupted : EXIT.notConverged;
+}
+
 function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -253,6 +276,11 @@ export async function main(argv: string[]): Promise<number | undefined> {
           process.off('SIGINT', onSigint);
           process.stdout.off('error', onPipe);
         }
+      }
+      case 'opf': {
+        const cmd = parseOpfArgs(rest, (m) => new UsageError(m));
+        if (cmd === 'help') { await write(process.stdout, USAGE); return EXIT.ok; }
+        return await runOpf(cmd);
       }
       case 'serve':
         if (rest.length > 0) throw new UsageError(`serve takes no arguments (configure it with environment variables, docs/cli.md), got ${rest.join(' ')}`);

@@ -233,3 +233,28 @@ test('study: bad options are usage errors (exit 1, no stack)', () => {
   assert.equal(none.code, 1);
   assert.match(none.stderr, /study needs a case file/);
 });
+
+test('opf case9 --method dc --json prints the OPF result matching MATPOWER rundcopf', () => {
+  const r = gridops(['opf', CASE9, '--method', 'dc', '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as { status: string; method: string; objective: number; generators: { p_mw: number }[]; buses: { lmp_p: number }[] };
+  assert.equal(res.status, 'converged');
+  assert.equal(res.method, 'dc');
+  assert.ok(Math.abs(res.objective - 5216.0266077472725) < 1e-5 * 5216);
+  assert.ok(Math.abs(res.generators[0]!.p_mw - 86.56449793365489) < 1e-3);
+  assert.ok(Math.abs(res.buses[0]!.lmp_p - 24.044189544746) < 1e-3);
+});
+
+test('opf: summary, bad method and a case without costs fail with a message and exit 1', () => {
+  const ok = gridops(['opf', CASE9, '--method', 'dc']);
+  assert.equal(ok.code, 0, ok.stderr);
+  assert.match(ok.stdout, /DC-OPF \(MIPS\): converged after 8 iterations/);
+  assert.match(ok.stdout, /Objective: 5216\.03 per hour/);
+  const bad = gridops(['opf', CASE9, '--method', 'ac-ish']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--method must be dc or ac/);
+  const noCost = gridops(['opf', '-', '--method', 'dc'], readFileSync(CASE9, 'utf8').replace(/mpc\.gencost = \[[^\]]*\];/, ''));
+  assert.equal(noCost.code, 1);
+  assert.match(noCost.stderr, /in service without a cost/);
+  assertNoStack(noCost.stderr);
+});

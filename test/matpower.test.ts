@@ -77,8 +77,8 @@ test('case9: values from the file', () => {
     { bus: 7, mw: 100, mvar: 35, in_service: true },
     { bus: 9, mw: 125, mvar: 50, in_service: true },
   ]);
-  assert.deepStrictEqual(m.generators[0], { bus: 1, mw: 72.3, mvar: 27.03, pmin: 10, pmax: 250, qmin: -300, qmax: 300, vg: 1.04, in_service: true });
-  assert.deepStrictEqual(m.branches[1], { from: 4, to: 5, r: 0.017, x: 0.092, b: 0.158, rate_a: 250, ratio: 0, shift: 0, status: 'closed' });
+  assert.deepStrictEqual(m.generators[0], { bus: 1, mw: 72.3, mvar: 27.03, pmin: 10, pmax: 250, qmin: -300, qmax: 300, vg: 1.04, in_service: true, cost: { model: 'polynomial', startup: 1500, shutdown: 0, coefficients: [0.11, 5, 150] } });
+  assert.deepStrictEqual(m.branches[1], { from: 4, to: 5, r: 0.017, x: 0.092, b: 0.158, rate_a: 250, ratio: 0, shift: 0, status: 'closed', angmin: -360, angmax: 360 });
 });
 
 test('case118: slack angle 30 degrees, tap ratios, bus names', () => {
@@ -88,7 +88,7 @@ test('case118: slack angle 30 degrees, tap ratios, bus names', () => {
   assert.equal(slack.theta, 30 * Math.PI / 180);
   assert.equal(slack.name, 'Sporn     V2');
   const br = m.branches.find((b) => b.from === 8 && b.to === 5)!;
-  assert.deepStrictEqual(br, { from: 8, to: 5, r: 0, x: 0.0267, b: 0, rate_a: 0, ratio: 0.985, shift: 0, status: 'closed' });
+  assert.deepStrictEqual(br, { from: 8, to: 5, r: 0, x: 0.0267, b: 0, rate_a: 0, ratio: 0.985, shift: 0, status: 'closed', angmin: -360, angmax: 360 });
   assert.equal(m.base_kv, 138);
 });
 
@@ -255,7 +255,7 @@ test('tolerated: commas, rows without a trailing semicolon, several rows on a li
   assert.equal(m.buses[1]!.theta, -0.5 * Math.PI / 180);
   assert.equal(m.buses[1]!.vmax, 1.1);
   assert.deepStrictEqual(m.loads, [{ bus: 2, mw: 15, mvar: -5, in_service: true }]);
-  assert.deepStrictEqual(m.generators[0], { bus: 1, mw: 10, mvar: 0, pmin: null, pmax: null, qmin: null, qmax: null, vg: 1.02, in_service: true });
+  assert.deepStrictEqual(m.generators[0], { bus: 1, mw: 10, mvar: 0, pmin: null, pmax: null, qmin: null, qmax: null, vg: 1.02, in_service: true, cost: null });
   assert.equal(m.branches[0]!.rate_a, 0);
 });
 
@@ -376,4 +376,48 @@ test('writer: several in-service loads at one bus are summed into Pd/Qd', () => 
   assert.equal(back.base_kv, 110);
   // no extension fields needed for this one
   assert.doesNotMatch(writeMatpower(model), /gridops_/);
+});
+
+// ---------------------------------------------------------------- generator costs and angle limits
+
+test('gencost: piecewise-linear costs, angle limits and a generator without cost round-trip', () => {
+  const m = structuredClone(loadCase('case9.m'));
+  m.generators[1]!.cost = { model: 'piecewise_linear', startup: 10, shutdown: 5, coefficients: [0, 0, 100, 2000, 200, 5000] };
+  m.generators[2]!.cost = null;
+  m.branches[0]!.angmin = -30;
+  m.branches[0]!.angmax = 45.5;
+  const text = writeMatpower(m);
+  assert.match(text, /mpc\.gencost = \[/);
+  assert.match(text, /\t1\t10\t5\t3\t0\t0\t100\t2000\t200\t5000;/);
+  assertSameModel(parseMatpower(text, 'case9.m'), m);
+});
+
+test('gencost: a network without any cost writes no gencost and reads back with null costs', () => {
+  const m = withDefaults({ name: 'tiny', buses: [{ id: 1, type: 'slack' }, { id: 2, type: 'pq' }], branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }], generators: [{ bus: 1, mw: 10 }] });
+  const text = writeMatpower(m);
+  assert.doesNotMatch(text, /gencost/);
+  const back = parseMatpower(text, 'tiny.m');
+  assert.equal(back.generators[0]!.cost, null);
+  assert.deepEqual([back.branches[0]!.angmin, back.branches[0]!.angmax], [-360, 360]);
+});
+
+const GENCOST9 = /mpc\.gencost = \[[^\]]*\];/;
+const withGencost = (rows: string): string => CASE9.replace(GENCOST9, `mpc.gencost = [\n${rows}\n];`);
+
+test('gencost: reactive-power rows (2*ng) are refused with a clear message', () => {
+  const rows = '2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;\n2 0 0 3 0.1225 1 335;\n2 0 0 2 1 0;\n2 0 0 2 1 0;\n2 0 0 2 1 0;';
+  assert.throws(() => parseMatpower(withGencost(rows), 'case9.m'), (e: unknown) => e instanceof MatpowerParseError && /reactive power costs/.test(e.message) && e.line === 66);
+});
+
+test('gencost: wrong row count, short rows, bad model and non-convex costs are refused', () => {
+  const cases: [string, RegExp][] = [
+    ['2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;', /3 rows in mpc\.gencost.*found 2 rows/],
+    ['2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2;\n2 0 0 3 0.1225 1 335;', /3 cost values after NCOST = 3/],
+    ['2 0 0 3 0.11 5 150;\n3 0 0 1 5;\n2 0 0 3 0.1225 1 335;', /MODEL 1 \(piecewise linear\) or 2/],
+    ['2 0 0 3 0.11 5 150;\n1 0 0 3 0 0 100 3000 200 4000;\n2 0 0 3 0.1225 1 335;', /not convex: the slope falls from 30 to 10/],
+    ['2 0 0 3 0.11 5 150;\n1 0 0 2 100 0 50 10;\n2 0 0 3 0.1225 1 335;', /increasing MW/],
+  ];
+  for (const [rows, re] of cases) {
+    assert.throws(() => parseMatpower(withGencost(rows), 'case9.m'), (e: unknown) => e instanceof MatpowerParseError && re.test(e.message), rows);
+  }
 });

@@ -15,6 +15,7 @@
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study.ts), input + study buffer in, compact Float64Arrays out.
+// An OPF task ({kind: 'opf', input, stop}) is run by src/opf/worker.ts on the same engine.
 // Result: the ABI output buffer (Float64Array, transferred), header slots
 // SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
 // QLIM_RUNS and THREAD filled in here, followed by the progress trailer:
@@ -31,6 +32,7 @@ import { PowerFlowEngine } from '../src/powerflow/engine.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
+import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
 
 /** A solve reports live once it has run this long. */
 export const LIVE_AFTER_MS = 20;
@@ -91,7 +93,9 @@ function withProgress(out: Float64Array): Float64Array {
   return full;
 }
 
-export default function solveTask(task: SolverTask): unknown {
+export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
+  if ('kind' in anyTask) return move(runOpfTask(engine, anyTask));
+  const task: SolverTask = anyTask;
   stop = task.stop;
   live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
   offset = 0;

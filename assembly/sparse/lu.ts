@@ -16,6 +16,7 @@ import { LUFactors } from './factors';
 import { pivotingLU } from './pivoting';
 import { getf, geti, ptr, scatterAxpy, setf } from './raw';
 import { refactorLU } from './refactor';
+import { PIVOT_TOL } from './tolerances';
 import { sortFactorColumns } from './sort';
 import { findSupernodes } from './supernodes';
 import { symbolicLU } from './symbolic';
@@ -26,6 +27,10 @@ export class SparseLU {
   singular: bool = false;
   /** Times factor() had to fall back to the pivoting factorisation. */
   fallbacks: i32 = 0;
+  /** Threshold for keeping the static pivots in factor() (PIVOT_TOL by default). An interior-point
+   *  KKT system changes its values by orders of magnitude between iterations; a smaller threshold
+   *  keeps the sequence the pivoting fallback chose instead of redoing it every time. */
+  staticPivotTol: f64 = PIVOT_TOL;
 
   private Ap: StaticArray<i32> = new StaticArray<i32>(1);
   private Ai: StaticArray<i32> = new StaticArray<i32>(0);
@@ -118,7 +123,7 @@ export class SparseLU {
     const va = ptr(values), aq = ptr(this.Aq), slot = ptr(this.slotOf);
     const nnz = this.slotOf.length;
     for (let p = 0; p < nnz; p++) setf(aq, geti(slot, p), getf(va, p));
-    const failed = refactorLU(n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x);
+    const failed = refactorLU(n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x, this.staticPivotTol);
     if (failed < 0) {
       this.singular = false;
       return true;

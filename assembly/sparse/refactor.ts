@@ -21,7 +21,7 @@ import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
  */
 export function refactorLU(
   n: i32, Apq: StaticArray<i32>, stepOf: StaticArray<i32>, Aq: StaticArray<f64>,
-  f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>,
+  f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>, pivotTol: f64 = PIVOT_TOL,
 ): i32 {
   const ap = ptr(Apq), so = ptr(stepOf), va = ptr(Aq), xp = ptr(x), se = ptr(snEnd);
   const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
@@ -108,7 +108,7 @@ export function refactorLU(
     const ad = abs(d);
     const cmax = bitsToF64(cbits);
     const big = bitsToF64(maxBits(maxBits(scale, cbits), absBits(d)));
-    if (!(ad >= PIVOT_TOL * cmax) || !(ad > SINGULAR_TOL * big) || !isFinite(guard + big)) return k;
+    if (!(ad >= pivotTol * cmax) || !(ad > SINGULAR_TOL * big) || !isFinite(guard + big)) return k;
     setf(ux, udiag, d);
     const inv = 1.0 / d;
     for (let t = l0; t < l1; t++) setf(lx, t, getf(lx, t) * inv);

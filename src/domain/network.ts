@@ -36,6 +36,19 @@ export interface Branch {
   shift: number;       // phase shift, radians
   rate_a: number;      // MVA; 0 = unlimited
   status: BranchStatus; // only 'closed' is in service
+  angmin: number;      // degrees: lower limit of theta_from - theta_to (MATPOWER ANGMIN; -360 = none)
+  angmax: number;      // degrees: upper limit (MATPOWER ANGMAX; 360 = none)
+}
+
+/** Generator cost (MATPOWER gencost row): polynomial coefficients highest order first, in currency/h
+ *  for P in MW; piecewise linear as x1,y1,x2,y2,... (MW, currency/h) with x increasing. */
+export type CostModel = 'polynomial' | 'piecewise_linear';
+export const COST_MODELS: readonly CostModel[] = ['polynomial', 'piecewise_linear'];
+export interface GeneratorCost {
+  model: CostModel;
+  startup: number;     // currency, kept for unit commitment; not used by OPF
+  shutdown: number;
+  coefficients: number[];
 }
 
 export interface Generator {
@@ -48,6 +61,7 @@ export interface Generator {
   qmax: number | null;
   vg: number;
   in_service: boolean;
+  cost: GeneratorCost | null; // null = no cost given (OPF refuses such an in-service generator)
 }
 
 export interface Load {
@@ -72,7 +86,8 @@ export interface NetworkModel {
 /** Input shapes: everything but the required fields may be omitted. */
 export type BusInput = Pick<Bus, 'id' | 'type'> & Partial<Omit<Bus, 'id' | 'type'>>;
 export type BranchInput = Pick<Branch, 'from' | 'to' | 'r' | 'x'> & Partial<Omit<Branch, 'from' | 'to' | 'r' | 'x'>>;
-export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw'>>;
+export type GeneratorCostInput = Pick<GeneratorCost, 'model' | 'coefficients'> & Partial<Pick<GeneratorCost, 'startup' | 'shutdown'>>;
+export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw' | 'cost'>> & { cost?: GeneratorCostInput | null };
 export type LoadInput = Pick<Load, 'bus' | 'mw'> & Partial<Omit<Load, 'bus' | 'mw'>>;
 export interface NetworkInput {
   name: string;
@@ -120,6 +135,8 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       shift: br.shift ?? 0,
       rate_a: br.rate_a ?? 0,
       status: br.status ?? 'closed',
+      angmin: br.angmin ?? -360,
+      angmax: br.angmax ?? 360,
     })),
     generators: (input.generators ?? []).map((g) => ({
       bus: g.bus,
@@ -131,6 +148,7 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       qmax: g.qmax ?? null,
       vg: g.vg ?? 1.0,
       in_service: g.in_service ?? true,
+      cost: g.cost ? { model: g.cost.model, startup: g.cost.startup ?? 0, shutdown: g.cost.shutdown ?? 0, coefficients: [...g.cost.coefficients] } : null,
     })),
     loads: (input.loads ?? []).map((l) => ({
       bus: l.bus,

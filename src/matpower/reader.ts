@@ -3,13 +3,14 @@
 // A hand-written single-pass scanner over the whole text: no regular expression
 // per token, numbers are sliced once and converted with Number(), so the 3 MB
 // cases read in tens of milliseconds. Only `mpc.bus`, `mpc.gen`, `mpc.branch`,
-// `mpc.baseMVA`, `mpc.version`, `mpc.bus_name` (and the gridops_* extension
-// fields written by ./writer.ts) are interpreted; every other field
-// (gencost, areas, gentype, ...) is scanned over and ignored.
+// `mpc.baseMVA`, `mpc.version`, `mpc.bus_name`, `mpc.gencost` (./gencost.ts) and
+// the gridops_* extension fields written by ./writer.ts are interpreted; every
+// other field (areas, gentype, ...) is scanned over and ignored.
 //
 // Mapping to the network model: docs/network-model.md.
 
 import type { Branch, Bus, BusType, Generator, Load, NetworkModel } from '../domain/network.js';
+import { applyGencost } from './gencost.js';
 
 /** A case file that cannot be read; `line` is 1-based, `expected` says what the reader wanted there. */
 export class MatpowerParseError extends Error {
@@ -33,9 +34,10 @@ export const EXT = {
   baseKv: 'gridops_base_kv',
   offlineLoads: 'gridops_offline_loads',
   maintenance: 'gridops_branch_maintenance',
+  withoutCost: 'gridops_gen_without_cost',
 } as const;
 
-const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', EXT.offlineLoads, EXT.maintenance]);
+const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost]);
 
 interface Matrix {
   field: string;
@@ -549,8 +551,10 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       qmax: limit(gv[o + 3]!),
       vg: gv[o + 5]!,
       in_service: gv[o + 7]! > 0,
+      cost: null,
     };
   }
+  applyGencost(sc.matrices.get('gencost'), generators, fail, sc.matrices.get(EXT.withoutCost));
 
   // --- branches
   const brv = branchM.values;
@@ -574,6 +578,8 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       ratio: brv[o + 8]!,
       shift: brv[o + 9]! * Math.PI / 180,
       status: brv[o + 10]! > 0 ? 'closed' : 'open',
+      angmin: angleLimit(brv[o + 11]!, -360),
+      angmax: angleLimit(brv[o + 12]!, 360),
     };
   }
 
@@ -618,6 +624,11 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     loads,
     tags: {},
   };
+}
+
+/** ANGMIN/ANGMAX in degrees; MATPOWER treats +-Inf (and |limit| >= 360) as no limit. */
+function angleLimit(x: number, none: number): number {
+  return Number.isFinite(x) ? x : none;
 }
 
 /** The network base_kv derived from the buses: the most common non-zero BASE_KV (ties: the first

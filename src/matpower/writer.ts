@@ -7,11 +7,13 @@
 //   mpc.gridops_base_kv            the network base_kv when it is not the most common bus BASE_KV
 //   mpc.gridops_offline_loads      out-of-service loads [bus Pd Qd] (MATPOWER has loads per bus, always on)
 //   mpc.gridops_branch_maintenance branch rows (1-based) whose status is 'maintenance' (BR_STATUS 0)
+//   mpc.gridops_gen_without_cost   generator rows (1-based) that have no cost (gencost row is a placeholder)
 // Network tags have no MATPOWER equivalent and are not written.
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
 import type { NetworkModel } from '../domain/network.js';
 import { EXT, mostCommonBaseKv } from './reader.js';
+import { gencostRows } from './gencost.js';
 
 /** Shortest round-trip representation; keeps -0 and writes infinities the MATLAB way. */
 function num(x: number): string {
@@ -116,11 +118,23 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
   network.branches.forEach((br, i) => {
     if (br.status === 'maintenance') maintenance.push(i + 1);
     const row = [br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_a, br.rate_a, br.ratio, br.shift * 180 / Math.PI,
-      br.status === 'closed' ? 1 : 0, -360, 360];
+      br.status === 'closed' ? 1 : 0, br.angmin ?? -360, br.angmax ?? 360];
     if (flows) row.push(flows[i]!.p_from, flows[i]!.q_from, flows[i]!.p_to, flows[i]!.q_to);
     push(`\t${row.map(num).join('\t')};`);
   });
   push('];');
+
+  const gencost = gencostRows(network.generators);
+  if (gencost.rows.length > 0) {
+    push('');
+    push('%%-----  OPF Data  -----%%');
+    push('%% generator cost data');
+    push('%\t1\tstartup\tshutdown\tn\tx1\ty1\t...\txn\tyn');
+    push('%\t2\tstartup\tshutdown\tn\tc(n-1)\t...\tc0');
+    push('mpc.gencost = [');
+    for (const row of gencost.rows) push(`\t${row.map(num).join('\t')};`);
+    push('];');
+  }
 
   if (network.buses.some((b) => b.name !== '')) {
     push('');
@@ -144,6 +158,10 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
   if (maintenance.length > 0) {
     ext.push("%% branch rows (1-based) whose status is 'maintenance' (out of service, BR_STATUS 0)");
     ext.push(`mpc.${EXT.maintenance} = [${maintenance.join(' ')}];`);
+  }
+  if (gencost.withoutCost.length > 0) {
+    ext.push('%% generator rows (1-based) without a cost: their mpc.gencost rows above are zero placeholders');
+    ext.push(`mpc.${EXT.withoutCost} = [${gencost.withoutCost.join(' ')}];`);
   }
   if (ext.length > 0) {
     push('');

@@ -23,6 +23,10 @@ interface CoreExports {
   studyIslandsPtr(): number;
   studyIslandCount(): number;
   studyMonitorPtr(): number;
+  opfInputPtr(len: number): number;
+  opfOutputPtr(): number;
+  opfOutputLength(): number;
+  opfSolve(): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/studyLayout.ts). */
@@ -36,11 +40,14 @@ export interface StudyRun {
 
 /** Called after every iteration; return non-zero to stop the solve. */
 export type ProgressHook = (iteration: number, mismatch: number) => number;
+/** Called after every OPF (MIPS) iteration; return non-zero to stop. */
+export type OpfProgressHook = (iteration: number, feascond: number, gradcond: number, compcond: number, objective: number) => number;
 
 export class PowerFlowEngine {
   private x: CoreExports;
   /** Replaceable progress hook (the worker points it at the current task). */
   onProgress: ProgressHook = () => 0;
+  onOpfProgress: OpfProgressHook = () => 0;
 
   constructor() {
     this.x = this.instantiate();
@@ -49,6 +56,7 @@ export class PowerFlowEngine {
   private instantiate(): CoreExports {
     return instantiateWasm<CoreExports>(compileWasm(WASM_PATH), 'powerflow.wasm', {
       progress: (iteration: number, mismatch: number) => this.onProgress(iteration, mismatch) | 0,
+      opfProgress: (iteration: number, feas: number, grad: number, comp: number, obj: number) => this.onOpfProgress(iteration, feas, grad, comp, obj) | 0,
     });
   }
 
@@ -56,12 +64,18 @@ export class PowerFlowEngine {
    *  A trap (or a throwing progress hook) leaves the instance unusable: it is
    *  replaced by a fresh one (empty cache) and the error rethrown. */
   solve(input: Float64Array): Float64Array {
+    return this.exchange(input, (x) => x.inputPtr(input.length), (x) => x.solve(), (x) => [x.outputPtr(), x.outputLength()]);
+  }
+
+  /** Copies input in, runs, copies the output out; a trap replaces the instance (see solve). */
+  private exchange(input: Float64Array, inputPtr: (x: CoreExports) => number, run: (x: CoreExports) => void,
+    output: (x: CoreExports) => [number, number]): Float64Array {
     try {
-      const ptr = this.x.inputPtr(input.length);
+      const ptr = inputPtr(this.x);
       new Float64Array(this.x.memory.buffer, ptr, input.length).set(input);
-      this.x.solve();
-      const len = this.x.outputLength();
-      return new Float64Array(this.x.memory.buffer, this.x.outputPtr(), len).slice();
+      run(this.x);
+      const [at, len] = output(this.x);
+      return new Float64Array(this.x.memory.buffer, at, len).slice();
     } catch (e) {
       this.x = this.instantiate();
       throw e;
@@ -90,6 +104,11 @@ export class PowerFlowEngine {
       this.x = this.instantiate();
       throw e;
     }
+  }
+
+  /** Solves one packed OPF input (src/opf/abi.ts); returns a fresh copy of the output buffer. */
+  solveOpf(input: Float64Array): Float64Array {
+    return this.exchange(input, (x) => x.opfInputPtr(input.length), (x) => x.opfSolve(), (x) => [x.opfOutputPtr(), x.opfOutputLength()]);
   }
 
   get analyses(): number { return this.x.analysisCount(); }

@@ -42,6 +42,9 @@ export interface SolverPool {
    *  hooks.signal stops it at the next Newton iteration or case: it resolves with the cases done. */
   runStudy(input: Float64Array, study: Float64Array, monitorPerCase: number,
     hooks?: { signal?: AbortSignal; onCasesDone?: (done: number) => void }): Promise<StudyWorkerResult>;
+  /** Runs one packed OPF input on a worker (src/opf/solve.ts builds on this): the output buffer
+   *  with its progress trailer (src/opf/worker.ts). stop as for solve; signal withdraws / aborts it. */
+  runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal): Promise<Float64Array>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -124,7 +127,7 @@ function progressTrailer(out: Float64Array): { pairs: Float64Array; outputLength
 
 export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   const threads = opts.threads ?? defaultThreads();
-  const piscina = new Piscina<WorkerTask, Float64Array>({
+  const piscina = new Piscina<WorkerTask | { kind: 'opf'; input: Float64Array; stop: Int32Array }, Float64Array>({
     filename: workerFile(),
     minThreads: threads,
     maxThreads: threads,
@@ -286,6 +289,10 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   return {
     solve,
     runStudy,
+    runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      return piscina.run({ kind: 'opf', input, stop }, { transferList: [input.buffer as ArrayBuffer], signal });
+    },
     get threads() { return threads; },
     async close() {
       if (closed) return;

@@ -18,6 +18,14 @@ export const BranchIn = Type.Object({
   from: Type.Integer(), to: Type.Integer(), r: num(), x: num(),
   b: Type.Optional(num()), ratio: Type.Optional(num({ minimum: 0 })), shift: Type.Optional(num()),
   rate_a: Type.Optional(num({ minimum: 0 })), status: Type.Optional(BranchStatus),
+  angmin: Type.Optional(num({ minimum: -360, maximum: 360 })), angmax: Type.Optional(num({ minimum: -360, maximum: 360 })),
+}, { additionalProperties: false });
+
+/** Generator cost (MATPOWER gencost row); src/opf/costs.ts checks what a schema cannot (convexity, lengths). */
+export const GeneratorCostIn = Type.Object({
+  model: Type.Union([Type.Literal('polynomial'), Type.Literal('piecewise_linear')]),
+  startup: Type.Optional(num()), shutdown: Type.Optional(num()),
+  coefficients: Type.Array(num(), { minItems: 1, maxItems: 128 }),
 }, { additionalProperties: false });
 
 const limit = Type.Optional(Type.Union([num(), Type.Null()]));
@@ -25,6 +33,7 @@ export const GeneratorIn = Type.Object({
   bus: Type.Integer(), mw: num(), mvar: Type.Optional(num()),
   pmin: limit, pmax: limit, qmin: limit, qmax: limit,
   vg: Type.Optional(num({ exclusiveMinimum: 0 })), in_service: Type.Optional(Type.Boolean()),
+  cost: Type.Optional(Type.Union([GeneratorCostIn, Type.Null()])),
 }, { additionalProperties: false });
 
 export const LoadIn = Type.Object({

@@ -1,0 +1,183 @@
+// The MIPS Newton system in a fixed sparse pattern (CSC, rows ascending):
+//     [ M   Aeᵀ ] [dx  ]   [-N]      M = diag(h) + Aiᵀ diag(μ/z) Ai
+//     [ Ae  0   ] [dλ  ] = [-g]
+// The pattern (and the symbolic LU analysis) is made once per solve; every
+// iteration only rewrites the values through precomputed slot maps and
+// refactorises. The matrix is symmetric indefinite; the zero (2,2) block has
+// explicit diagonal slots so the LU's static pivots exist, and its pivoting
+// fallback takes over where a zero pivot meets them.
+import { SparseLU } from '../sparse/lu';
+
+/** Static pivots are kept while |pivot| ≥ this · max|column| of the equilibrated system: the
+ *  sequence the first (pivoting) factorisation chose stays usable across MIPS iterations,
+ *  where KLU's 1e-3 would re-pivot at every one; SINGULAR_TOL still guards true breakdown. */
+const STATIC_PIVOT_TOL: f64 = 1e-8;
+
+export class KKT {
+  n: i32;
+  nx: i32;
+  colPtr: StaticArray<i32> = new StaticArray<i32>(0);
+  rowIdx: StaticArray<i32> = new StaticArray<i32>(0);
+  val: StaticArray<f64> = new StaticArray<f64>(0);
+  /** slot of (j, j) for j < nx. */
+  diagSlot: StaticArray<i32> = new StaticArray<i32>(0);
+  /** for inequality row k with entries p0..p1-1 (length m): slot of (col(p_a), col(p_b)) at
+   *  pairStart[k] + a*m + b. */
+  pairStart: StaticArray<i32> = new StaticArray<i32>(0);
+  pairSlot: StaticArray<i32> = new StaticArray<i32>(0);
+  /** slots of Ae(e, j) below and Aeᵀ above, per equality entry. */
+  eqLow: StaticArray<i32> = new StaticArray<i32>(0);
+  eqUp: StaticArray<i32> = new StaticArray<i32>(0);
+  lu: SparseLU = new SparseLU();
+  /** equilibration factors of the current values */
+  scale: StaticArray<f64> = new StaticArray<f64>(0);
+
+  /** Scales val to D K D and rhs to D rhs, D = diag(1/sqrt(max_j |K_ij|)) (K is symmetric). */
+  equilibrate(rhs: StaticArray<f64>): void {
+    const n = this.n, s = this.scale, val = this.val, colPtr = this.colPtr, rowIdx = this.rowIdx;
+    for (let i = 0; i < n; i++) unchecked(s[i] = 0.0);
+    for (let j = 0; j < n; j++) {
+      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) {
+        const i = unchecked(rowIdx[p]);
+        const a = Math.abs(unchecked(val[p]));
+        if (a > unchecked(s[i])) unchecked(s[i] = a);
+      }
+    }
+    for (let i = 0; i < n; i++) { const m = unchecked(s[i]); unchecked(s[i] = m > 0.0 ? 1.0 / Math.sqrt(m) : 1.0); }
+    for (let j = 0; j < n; j++) {
+      const sj = unchecked(s[j]);
+      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(val[p] *= sj * s[rowIdx[p]]);
+      unchecked(rhs[j] *= sj);
+    }
+  }
+
+  /** x = D y after solving the scaled system. */
+  unscale(y: StaticArray<f64>): void {
+    const s = this.scale;
+    for (let i = 0; i < this.n; i++) unchecked(y[i] *= s[i]);
+  }
+
+  constructor(nx: i32, neq: i32,
+    eqP: StaticArray<i32>, eqJ: StaticArray<i32>,
+    iqP: StaticArray<i32>, iqJ: StaticArray<i32>, niq: i32) {
+    const n = nx + neq;
+    this.n = n;
+    this.nx = nx;
+    // column j (< nx) -> inequality entries in it, equality entries in it
+    const iqCnt = new StaticArray<i32>(nx + 1);
+    const iqNnz = unchecked(iqP[niq]);
+    for (let p = 0; p < iqNnz; p++) unchecked(iqCnt[iqJ[p] + 1]++);
+    for (let j = 0; j < nx; j++) unchecked(iqCnt[j + 1] += iqCnt[j]);
+    const iqRowOf = new StaticArray<i32>(iqNnz);   // entry positions by column
+    const fill = new StaticArray<i32>(nx);
+    for (let k = 0; k < niq; k++) {
+      for (let p = unchecked(iqP[k]); p < unchecked(iqP[k + 1]); p++) {
+        const j = unchecked(iqJ[p]);
+        unchecked(iqRowOf[iqCnt[j] + fill[j]] = p);
+        unchecked(fill[j]++);
+      }
+    }
+    const rowOfEntry = new StaticArray<i32>(iqNnz);
+    for (let k = 0; k < niq; k++) for (let p = unchecked(iqP[k]); p < unchecked(iqP[k + 1]); p++) unchecked(rowOfEntry[p] = k);
+    const eqNnz = unchecked(eqP[neq]);
+    const eqCnt = new StaticArray<i32>(nx + 1);
+    for (let p = 0; p < eqNnz; p++) unchecked(eqCnt[eqJ[p] + 1]++);
+    for (let j = 0; j < nx; j++) unchecked(eqCnt[j + 1] += eqCnt[j]);
+    const eqByCol = new StaticArray<i32>(eqNnz);
+    const eqRowOf = new StaticArray<i32>(eqNnz);
+    for (let j = 0; j < nx; j++) unchecked(fill[j] = 0);
+    for (let e = 0; e < neq; e++) {
+      for (let p = unchecked(eqP[e]); p < unchecked(eqP[e + 1]); p++) {
+        const j = unchecked(eqJ[p]);
+        unchecked(eqByCol[eqCnt[j] + fill[j]] = p);
+        unchecked(eqRowOf[p] = e);
+        unchecked(fill[j]++);
+      }
+    }
+
+    // pass 1: the rows of every column
+    const mark = new StaticArray<i32>(n);
+    for (let i = 0; i < n; i++) unchecked(mark[i] = -1);
+    const rows = new Array<i32>();
+    const colPtr = new StaticArray<i32>(n + 1);
+    for (let j = 0; j < nx; j++) {
+      const start = rows.length;
+      unchecked(mark[j] = j); rows.push(j);
+      for (let q = unchecked(iqCnt[j]); q < unchecked(iqCnt[j + 1]); q++) {
+        const k = unchecked(rowOfEntry[iqRowOf[q]]);
+        for (let p = unchecked(iqP[k]); p < unchecked(iqP[k + 1]); p++) {
+          const i = unchecked(iqJ[p]);
+          if (unchecked(mark[i]) != j) { unchecked(mark[i] = j); rows.push(i); }
+        }
+      }
+      for (let q = unchecked(eqCnt[j]); q < unchecked(eqCnt[j + 1]); q++) {
+        const i = nx + unchecked(eqRowOf[eqByCol[q]]);
+        if (unchecked(mark[i]) != j) { unchecked(mark[i] = j); rows.push(i); }
+      }
+      sortSlice(rows, start, rows.length);
+      unchecked(colPtr[j + 1] = rows.length);
+    }
+    for (let e = 0; e < neq; e++) {
+      const col = nx + e;
+      const start = rows.length;
+      for (let p = unchecked(eqP[e]); p < unchecked(eqP[e + 1]); p++) {
+        const i = unchecked(eqJ[p]);
+        if (unchecked(mark[i]) != col) { unchecked(mark[i] = col); rows.push(i); }
+      }
+      unchecked(mark[col] = col); rows.push(col);
+      sortSlice(rows, start, rows.length);
+      unchecked(colPtr[col + 1] = rows.length);
+    }
+    const nnz = rows.length;
+    const rowIdx = new StaticArray<i32>(nnz);
+    for (let p = 0; p < nnz; p++) unchecked(rowIdx[p] = rows[p]);
+    this.colPtr = colPtr;
+    this.rowIdx = rowIdx;
+    this.val = new StaticArray<f64>(nnz);
+
+    // pass 2: slot maps
+    const pos = new StaticArray<i32>(n);
+    this.diagSlot = new StaticArray<i32>(nx);
+    const pairStart = new StaticArray<i32>(niq + 1);
+    for (let k = 0; k < niq; k++) {
+      const m = unchecked(iqP[k + 1]) - unchecked(iqP[k]);
+      unchecked(pairStart[k + 1] = pairStart[k] + m * m);
+    }
+    this.pairStart = pairStart;
+    this.pairSlot = new StaticArray<i32>(unchecked(pairStart[niq]));
+    this.eqLow = new StaticArray<i32>(eqNnz);
+    this.eqUp = new StaticArray<i32>(eqNnz);
+    for (let j = 0; j < n; j++) {
+      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(pos[rowIdx[p]] = p);
+      if (j < nx) {
+        unchecked(this.diagSlot[j] = pos[j]);
+        for (let q = unchecked(iqCnt[j]); q < unchecked(iqCnt[j + 1]); q++) {
+          const pb = unchecked(iqRowOf[q]);
+          const k = unchecked(rowOfEntry[pb]);
+          const p0 = unchecked(iqP[k]), m = unchecked(iqP[k + 1]) - p0;
+          const b = pb - p0;
+          for (let a = 0; a < m; a++) unchecked(this.pairSlot[pairStart[k] + a * m + b] = pos[iqJ[p0 + a]]);
+        }
+        for (let q = unchecked(eqCnt[j]); q < unchecked(eqCnt[j + 1]); q++) {
+          const p = unchecked(eqByCol[q]);
+          unchecked(this.eqLow[p] = pos[nx + eqRowOf[p]]);
+        }
+      } else {
+        const e = j - nx;
+        for (let p = unchecked(eqP[e]); p < unchecked(eqP[e + 1]); p++) unchecked(this.eqUp[p] = pos[eqJ[p]]);
+      }
+    }
+    this.scale = new StaticArray<f64>(n);
+    this.lu.analyze(n, colPtr, rowIdx);
+    this.lu.staticPivotTol = STATIC_PIVOT_TOL;
+  }
+}
+
+function sortSlice(a: Array<i32>, lo: i32, hi: i32): void {
+  for (let i = lo + 1; i < hi; i++) {
+    const v = unchecked(a[i]);
+    let k = i - 1;
+    while (k >= lo && unchecked(a[k]) > v) { unchecked(a[k + 1] = a[k]); k--; }
+    unchecked(a[k + 1] = v);
+  }
+}

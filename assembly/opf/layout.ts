@@ -1,0 +1,60 @@
+// The OPF ABI: the f64 input and output buffers exchanged with JavaScript
+// (mirrored in src/opf/abi.ts; keep the two in step).
+//
+// Input  (f64[]):  header[OPF_IN_HEADER]
+//                  bus:    type, vm0, va0, pd, qd, gs, bs, vmin, vmax            (nb each)
+//                  branch: f, t, r, x, b, ratio, shift, rate_a, angmin, angmax   (nl each)
+//                  gen:    bus, pmin, pmax, qmin, qmax, model, ncost, offset     (ng each)
+//                  cost values (gen g: offset .. offset + ncost (poly) or 2 ncost (pwl))
+// Output (f64[]):  header[OPF_OUT_HEADER]
+//                  bus:    vm, va, lam_p, lam_q, mu_vmin, mu_vmax                (nb each)
+//                  branch: pf, qf, pt, qt, mu_sf, mu_st, mu_angmin, mu_angmax    (nl each)
+//                  gen:    pg, qg, mu_pmin, mu_pmax, mu_qmin, mu_qmax            (ng each)
+// Everything is internal and in service (JavaScript leaves out isolated buses,
+// open branches and generators out of service, as MATPOWER's ext2int does).
+// Units as MATPOWER's case and results: MW, MVAr, MVA, p.u. voltages, angles in
+// radians (angmin / angmax in degrees as the case), shift in radians; ±Infinity
+// for absent limits; multipliers in currency/MWh (/MVArh, /MVAh).
+
+export const OPF_ABI_VERSION: i32 = 1;
+
+export const OPF_IN_VERSION: i32 = 0;
+export const OPF_IN_METHOD: i32 = 1;    // 0 dc, 1 ac
+export const OPF_IN_NB: i32 = 2;
+export const OPF_IN_NL: i32 = 3;
+export const OPF_IN_NG: i32 = 4;
+export const OPF_IN_BASEMVA: i32 = 5;
+export const OPF_IN_FEASTOL: i32 = 6;
+export const OPF_IN_GRADTOL: i32 = 7;
+export const OPF_IN_COMPTOL: i32 = 8;
+export const OPF_IN_COSTTOL: i32 = 9;
+export const OPF_IN_MAXIT: i32 = 10;
+export const OPF_IN_HEADER: i32 = 16;
+
+export const OPF_BUS_FIELDS: i32 = 9;
+export const OPF_BR_FIELDS: i32 = 10;
+export const OPF_GEN_FIELDS: i32 = 8;
+
+export const OPF_OUT_STATUS: i32 = 0;     // MIPS_* of ./mips.ts, or OPF_BAD_INPUT
+export const OPF_OUT_ITER: i32 = 1;
+export const OPF_OUT_F: i32 = 2;          // objective, currency/h
+export const OPF_OUT_FEAS: i32 = 3;
+export const OPF_OUT_GRAD: i32 = 4;
+export const OPF_OUT_COMP: i32 = 5;
+export const OPF_OUT_COST: i32 = 6;
+export const OPF_OUT_FALLBACKS: i32 = 7;  // pivoting LU factorisations (diagnostics)
+export const OPF_OUT_KKT_N: i32 = 8;      // order of the KKT system
+export const OPF_OUT_KKT_NNZL: i32 = 9;   // nonzeros of its L factor
+export const OPF_OUT_HEADER: i32 = 16;
+
+export const OPF_OUT_BUS_FIELDS: i32 = 6;
+export const OPF_OUT_BR_FIELDS: i32 = 8;
+export const OPF_OUT_GEN_FIELDS: i32 = 6;
+
+export const OPF_METHOD_DC: i32 = 0;
+export const OPF_METHOD_AC: i32 = 1;
+
+export const COST_PWL: i32 = 1;
+export const COST_POLY: i32 = 2;
+
+export const OPF_BAD_INPUT: i32 = 5;

@@ -1,0 +1,292 @@
+// MIPS, MATPOWER's primal-dual interior-point method (Wang, Murillo-Sánchez,
+// Zimmerman, Thomas 2007; MATPOWER mips.m), here for a QP (./qp.ts) as
+// qps_mips poses it. Same constraint split, start point, step rule
+// (ξ = 0.99995, σ = 0.1, z0 = 1, no step control), convergence tests and
+// multiplier clean-up as mips.m, so the answers are MATPOWER's.
+//   AA = [I; A], ll = [xmin; l], uu = [xmax; u];
+//   equalities  |uu−ll| ≤ eps;  inequalities (order as mips.m):
+//   uu only (ilt), ll only (igt), both: upper rows then lower rows (ibx).
+// All work arrays are allocated in setup; the iteration loop allocates nothing.
+import { QP } from './qp';
+import { KKT } from './kkt';
+
+// @ts-ignore: decorator
+@external("env", "opfProgress")
+declare function opfProgress(iteration: i32, feascond: f64, gradcond: f64, compcond: f64, objective: f64): i32;
+
+export const MIPS_CONVERGED: i32 = 0;
+export const MIPS_MAXIT: i32 = 1;
+export const MIPS_FAILED: i32 = 2;     // numerically failed (MATPOWER eflag -1)
+export const MIPS_CANCELLED: i32 = 4;
+
+const EPS: f64 = 2.220446049250313e-16;
+const XI: f64 = 0.99995;
+const SIGMA: f64 = 0.1;
+const Z0: f64 = 1.0;
+const ALPHA_MIN: f64 = 1e-8;
+const MU_THRESHOLD: f64 = 1e-5;
+const MAX_STEPSIZE: f64 = 1e10;
+
+export class MipsOptions {
+  feastol: f64 = 5e-6;
+  gradtol: f64 = 1e-6;
+  comptol: f64 = 1e-6;
+  costtol: f64 = 1e-6;
+  maxIt: i32 = 150;
+}
+
+export class Mips {
+  qp: QP;
+  nx: i32;
+  neq: i32 = 0;
+  niq: i32 = 0;
+  // equality rows: CSR over x, right-hand side; src = row of AA (j < nx: bound of x_j)
+  eqP: StaticArray<i32> = new StaticArray<i32>(0); eqJ: StaticArray<i32> = new StaticArray<i32>(0); eqV: StaticArray<f64> = new StaticArray<f64>(0); eqB: StaticArray<f64> = new StaticArray<f64>(0); eqSrc: StaticArray<i32> = new StaticArray<i32>(0);
+  // inequality rows h = Ai x − bi ≤ 0, sign applied; kind: 0 ilt, 1 igt, 2 ibx upper, 3 ibx lower
+  iqP: StaticArray<i32> = new StaticArray<i32>(0); iqJ: StaticArray<i32> = new StaticArray<i32>(0); iqV: StaticArray<f64> = new StaticArray<f64>(0); iqB: StaticArray<f64> = new StaticArray<f64>(0); iqSrc: StaticArray<i32> = new StaticArray<i32>(0);
+  kkt: KKT | null = null;
+  x: StaticArray<f64> = new StaticArray<f64>(0); dx: StaticArray<f64> = new StaticArray<f64>(0);
+  z: StaticArray<f64> = new StaticArray<f64>(0); dz: StaticArray<f64> = new StaticArray<f64>(0); mu: StaticArray<f64> = new StaticArray<f64>(0); dmu: StaticArray<f64> = new StaticArray<f64>(0); h: StaticArray<f64> = new StaticArray<f64>(0);
+  lam: StaticArray<f64> = new StaticArray<f64>(0); g: StaticArray<f64> = new StaticArray<f64>(0);
+  Lx: StaticArray<f64> = new StaticArray<f64>(0); rhs: StaticArray<f64> = new StaticArray<f64>(0);
+  /** results: f (QP objective), iterations, conditions, multipliers of AA's rows (MATPOWER mu_l / mu_u). */
+  f: f64 = 0.0;
+  iterations: i32 = 0;
+  feascond: f64 = 0.0; gradcond: f64 = 0.0; compcond: f64 = 0.0; costcond: f64 = 0.0;
+  muL: StaticArray<f64> = new StaticArray<f64>(0); muU: StaticArray<f64> = new StaticArray<f64>(0);
+
+  constructor(qp: QP) {
+    this.qp = qp;
+    const nx = qp.nx, nA = qp.nA;
+    this.nx = nx;
+    const rows = nx + nA;
+    // classify the rows of AA
+    let neq = 0, niq = 0, eqNnz = 0, iqNnz = 0;
+    for (let r = 0; r < rows; r++) {
+      const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
+      const hi = r < nx ? unchecked(qp.xmax[r]) : unchecked(qp.u[r - nx]);
+      const m = r < nx ? 1 : unchecked(qp.Ap[r - nx + 1]) - unchecked(qp.Ap[r - nx]);
+      if (Math.abs(hi - lo) <= EPS) { neq++; eqNnz += m; }
+      else {
+        const k = <i32>(hi < 1e10) + <i32>(lo > -1e10);
+        niq += k; iqNnz += k * m;
+      }
+    }
+    this.neq = neq; this.niq = niq;
+    this.eqP = new StaticArray<i32>(neq + 1); this.eqJ = new StaticArray<i32>(eqNnz); this.eqV = new StaticArray<f64>(eqNnz);
+    this.eqB = new StaticArray<f64>(neq); this.eqSrc = new StaticArray<i32>(neq);
+    this.iqP = new StaticArray<i32>(niq + 1); this.iqJ = new StaticArray<i32>(iqNnz); this.iqV = new StaticArray<f64>(iqNnz);
+    this.iqB = new StaticArray<f64>(niq); this.iqSrc = new StaticArray<i32>(niq);
+    let e = 0, pe = 0;
+    for (let r = 0; r < rows; r++) {
+      const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
+      const hi = r < nx ? unchecked(qp.xmax[r]) : unchecked(qp.u[r - nx]);
+      if (Math.abs(hi - lo) > EPS) continue;
+      pe = Mips.copyRow(qp, r, 1.0, this.eqJ, this.eqV, pe);
+      unchecked(this.eqB[e] = hi); unchecked(this.eqSrc[e] = r);
+      e++; unchecked(this.eqP[e] = pe);
+    }
+    let k = 0, pi = 0;
+    for (let kind = 0; kind < 4; kind++) {
+      for (let r = 0; r < rows; r++) {
+        const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
+        const hi = r < nx ? unchecked(qp.xmax[r]) : unchecked(qp.u[r - nx]);
+        if (Math.abs(hi - lo) <= EPS) continue;
+        const up = hi < 1e10, low = lo > -1e10;
+        let take = false, sign = 1.0, b = 0.0;
+        if (kind == 0 && up && !low) { take = true; b = hi; }
+        else if (kind == 1 && low && !up) { take = true; sign = -1.0; b = -lo; }
+        else if (kind == 2 && up && low) { take = true; b = hi; }
+        else if (kind == 3 && up && low) { take = true; sign = -1.0; b = -lo; }
+        if (!take) continue;
+        pi = Mips.copyRow(qp, r, sign, this.iqJ, this.iqV, pi);
+        unchecked(this.iqB[k] = b); unchecked(this.iqSrc[k] = r + kind * rows);
+        k++; unchecked(this.iqP[k] = pi);
+      }
+    }
+    this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq);
+    this.x = new StaticArray<f64>(nx); this.dx = new StaticArray<f64>(nx);
+    this.z = new StaticArray<f64>(niq); this.dz = new StaticArray<f64>(niq);
+    this.mu = new StaticArray<f64>(niq); this.dmu = new StaticArray<f64>(niq); this.h = new StaticArray<f64>(niq);
+    this.lam = new StaticArray<f64>(neq); this.g = new StaticArray<f64>(neq);
+    this.Lx = new StaticArray<f64>(nx); this.rhs = new StaticArray<f64>(nx + neq);
+    this.muL = new StaticArray<f64>(rows); this.muU = new StaticArray<f64>(rows);
+  }
+
+  private static copyRow(qp: QP, r: i32, sign: f64, J: StaticArray<i32>, V: StaticArray<f64>, p: i32): i32 {
+    const nx = qp.nx;
+    if (r < nx) { unchecked(J[p] = r); unchecked(V[p] = sign); return p + 1; }
+    for (let q = unchecked(qp.Ap[r - nx]); q < unchecked(qp.Ap[r - nx + 1]); q++) {
+      unchecked(J[p] = qp.Aj[q]); unchecked(V[p] = sign * qp.Ax[q]); p++;
+    }
+    return p;
+  }
+
+  /** f = ½xᵀHx + cᵀx; g, h at x; Lx = Hx + c + Aeᵀλ + Aiᵀμ. */
+  private evaluate(): void {
+    const nx = this.nx, qp = this.qp;
+    const x = this.x, Lx = this.Lx;
+    let f = 0.0;
+    for (let j = 0; j < nx; j++) {
+      const xj = unchecked(x[j]), hj = unchecked(qp.h[j]), cj = unchecked(qp.c[j]);
+      f += 0.5 * hj * xj * xj + cj * xj;
+      unchecked(Lx[j] = hj * xj + cj);
+    }
+    this.f = f;
+    for (let e = 0; e < this.neq; e++) {
+      let s = -unchecked(this.eqB[e]);
+      const le = unchecked(this.lam[e]);
+      for (let p = unchecked(this.eqP[e]); p < unchecked(this.eqP[e + 1]); p++) {
+        const j = unchecked(this.eqJ[p]), v = unchecked(this.eqV[p]);
+        s += v * unchecked(x[j]);
+        unchecked(Lx[j] += v * le);
+      }
+      unchecked(this.g[e] = s);
+    }
+    for (let k = 0; k < this.niq; k++) {
+      let s = -unchecked(this.iqB[k]);
+      const mk = unchecked(this.mu[k]);
+      for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) {
+        const j = unchecked(this.iqJ[p]), v = unchecked(this.iqV[p]);
+        s += v * unchecked(x[j]);
+        unchecked(Lx[j] += v * mk);
+      }
+      unchecked(this.h[k] = s);
+    }
+  }
+
+  private conditions(f0: f64): void {
+    let gmax = 0.0, hmax = -Infinity, xmax = 0.0, zmax = 0.0, lmax = 0.0, mmax = 0.0, lxmax = 0.0, zmu = 0.0;
+    for (let e = 0; e < this.neq; e++) { gmax = Math.max(gmax, Math.abs(unchecked(this.g[e]))); lmax = Math.max(lmax, Math.abs(unchecked(this.lam[e]))); }
+    for (let k = 0; k < this.niq; k++) {
+      hmax = Math.max(hmax, unchecked(this.h[k]));
+      zmax = Math.max(zmax, Math.abs(unchecked(this.z[k])));
+      mmax = Math.max(mmax, Math.abs(unchecked(this.mu[k])));
+      zmu += unchecked(this.z[k]) * unchecked(this.mu[k]);
+    }
+    for (let j = 0; j < this.nx; j++) { xmax = Math.max(xmax, Math.abs(unchecked(this.x[j]))); lxmax = Math.max(lxmax, Math.abs(unchecked(this.Lx[j]))); }
+    this.feascond = Math.max(gmax, hmax) / (1.0 + Math.max(xmax, zmax));
+    this.gradcond = lxmax / (1.0 + Math.max(lmax, mmax));
+    this.compcond = zmu / (1.0 + xmax);
+    this.costcond = Math.abs(this.f - f0) / (1.0 + Math.abs(f0));
+  }
+
+  /** Runs MIPS from qp.x0; returns a MIPS_* status. `constant` is added to the reported objective only. */
+  solve(o: MipsOptions, constant: f64): i32 {
+    const nx = this.nx, neq = this.neq, niq = this.niq;
+    const x = this.x, z = this.z, mu = this.mu, lam = this.lam, h = this.h, dx = this.dx, dz = this.dz, dmu = this.dmu;
+    const kkt = this.kkt!, val = kkt.val, rhs = this.rhs, qp = this.qp;
+    for (let j = 0; j < nx; j++) unchecked(x[j] = qp.x0[j]);
+    for (let e = 0; e < neq; e++) unchecked(lam[e] = 0.0);
+    for (let k = 0; k < niq; k++) unchecked(mu[k] = 0.0);
+    this.evaluate();
+    let gamma = 1.0;
+    for (let k = 0; k < niq; k++) {
+      const hk = unchecked(h[k]);
+      unchecked(z[k] = hk < -Z0 ? -hk : Z0);
+      const zk = unchecked(z[k]);
+      unchecked(mu[k] = gamma / zk > Z0 ? gamma / zk : Z0);
+    }
+    this.evaluate(); // Lx with the starting μ
+    let f0 = this.f;
+    this.conditions(f0);
+    let status = MIPS_MAXIT;
+    let it = 0;
+    if (this.converged(o)) status = MIPS_CONVERGED;
+    else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f + constant) != 0) status = MIPS_CANCELLED;
+    while (status == MIPS_MAXIT && it < o.maxIt) {
+      it++;
+      // KKT values
+      for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
+      for (let j = 0; j < nx; j++) unchecked(val[kkt.diagSlot[j]] += qp.h[j]);
+      for (let k = 0; k < niq; k++) {
+        const w = unchecked(mu[k]) / unchecked(z[k]);
+        const p0 = unchecked(this.iqP[k]), m = unchecked(this.iqP[k + 1]) - p0;
+        const s0 = unchecked(kkt.pairStart[k]);
+        for (let a = 0; a < m; a++) {
+          const wa = w * unchecked(this.iqV[p0 + a]);
+          for (let b = 0; b < m; b++) unchecked(val[kkt.pairSlot[s0 + a * m + b]] += wa * this.iqV[p0 + b]);
+        }
+      }
+      for (let p = 0; p < unchecked(this.eqP[neq]); p++) {
+        const v = unchecked(this.eqV[p]);
+        unchecked(val[kkt.eqLow[p]] += v);
+        unchecked(val[kkt.eqUp[p]] += v);
+      }
+      // right-hand side: -N = -(Lx + Aiᵀ diag(1/z)(μ∘h + γ)), -g
+      for (let j = 0; j < nx; j++) unchecked(rhs[j] = -this.Lx[j]);
+      for (let k = 0; k < niq; k++) {
+        const w = (unchecked(mu[k]) * unchecked(h[k]) + gamma) / unchecked(z[k]);
+        for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) unchecked(rhs[this.iqJ[p]] -= w * this.iqV[p]);
+      }
+      for (let e = 0; e < neq; e++) unchecked(rhs[nx + e] = -this.g[e]);
+      // Symmetric equilibration D K D (D = 1/sqrt(max |row|)): near the optimum μ/z of active
+      // constraints grows without bound and the LU's relative pivot tests would read the
+      // unscaled system as singular; the scaled one has the same solution, D y.
+      kkt.equilibrate(rhs);
+      if (!kkt.lu.factor(val)) { status = MIPS_FAILED; break; }
+      kkt.lu.solve(rhs);
+      kkt.unscale(rhs);
+      let norm2 = 0.0;
+      let bad = false;
+      for (let i = 0; i < nx + neq; i++) { const v = unchecked(rhs[i]); if (v != v) bad = true; norm2 += v * v; }
+      if (bad || Math.sqrt(norm2) > MAX_STEPSIZE) { status = MIPS_FAILED; break; }
+      for (let j = 0; j < nx; j++) unchecked(dx[j] = rhs[j]);
+      // dz = -h - z - Ai dx;  dmu = -mu + (gamma - mu dz)/z
+      let alphap = 1.0, alphad = 1.0;
+      for (let k = 0; k < niq; k++) {
+        let s = 0.0;
+        for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) s += unchecked(this.iqV[p]) * unchecked(dx[this.iqJ[p]]);
+        const zk = unchecked(z[k]), mk = unchecked(mu[k]);
+        const dzk = -unchecked(h[k]) - zk - s;
+        const dmk = -mk + (gamma - mk * dzk) / zk;
+        unchecked(dz[k] = dzk); unchecked(dmu[k] = dmk);
+        if (dzk < 0.0) alphap = Math.min(alphap, XI * (zk / -dzk));
+        if (dmk < 0.0) alphad = Math.min(alphad, XI * (mk / -dmk));
+      }
+      for (let j = 0; j < nx; j++) unchecked(x[j] += alphap * dx[j]);
+      for (let k = 0; k < niq; k++) { unchecked(z[k] += alphap * dz[k]); unchecked(mu[k] += alphad * dmu[k]); }
+      for (let e = 0; e < neq; e++) unchecked(lam[e] += alphad * rhs[nx + e]);
+      if (niq > 0) {
+        let zmu = 0.0;
+        for (let k = 0; k < niq; k++) zmu += unchecked(z[k]) * unchecked(mu[k]);
+        gamma = SIGMA * zmu / <f64>niq;
+      }
+      this.evaluate();
+      this.conditions(f0);
+      if (opfProgress(it, this.feascond, this.gradcond, this.compcond, this.f + constant) != 0) { status = MIPS_CANCELLED; break; }
+      if (this.converged(o)) { status = MIPS_CONVERGED; break; }
+      let xnan = false;
+      for (let j = 0; j < nx; j++) if (unchecked(x[j]) != unchecked(x[j])) xnan = true;
+      if (xnan || alphap < ALPHA_MIN || alphad < ALPHA_MIN || gamma < EPS || gamma > 1.0 / EPS) { status = MIPS_FAILED; break; }
+      f0 = this.f;
+    }
+    this.iterations = it;
+    this.multipliers(o);
+    return status;
+  }
+
+  private converged(o: MipsOptions): bool {
+    return this.feascond < o.feastol && this.gradcond < o.gradtol && this.compcond < o.comptol && this.costcond < o.costtol;
+  }
+
+  /** mips.m's clean-up: μ of clearly slack constraints below the threshold is 0; then the
+   *  multipliers of AA's rows, lower (muL) and upper (muU), as MATPOWER's lambda. */
+  private multipliers(o: MipsOptions): void {
+    const rows = this.nx + this.qp.nA;
+    for (let r = 0; r < rows; r++) { unchecked(this.muL[r] = 0.0); unchecked(this.muU[r] = 0.0); }
+    for (let e = 0; e < this.neq; e++) {
+      const l = unchecked(this.lam[e]), r = unchecked(this.eqSrc[e]);
+      if (l < 0.0) unchecked(this.muL[r] = -l);
+      else if (l > 0.0) unchecked(this.muU[r] = l);
+    }
+    for (let k = 0; k < this.niq; k++) {
+      let m = unchecked(this.mu[k]);
+      if (unchecked(this.h[k]) < -o.feastol && m < MU_THRESHOLD) m = 0.0;
+      const src = unchecked(this.iqSrc[k]);
+      const kind = src / rows, r = src % rows;
+      if (kind == 1 || kind == 3) unchecked(this.muL[r] = m);
+      else unchecked(this.muU[r] = m);
+    }
+  }
+}

@@ -1,0 +1,58 @@
+// A quadratic programme in MATPOWER's qps_mips form, with a diagonal Hessian
+// (OPF costs are separable per generator):
+//     min  ½ xᵀ diag(h) x + cᵀ x
+//     s.t. l ≤ A x ≤ u,   xmin ≤ x ≤ xmax
+// A is held row by row (CSR); a row may list a column more than once (parallel
+// branches): the entries add up. Built once per solve, outside any loop that
+// must not allocate.
+
+export class QP {
+  nx: i32;
+  nA: i32 = 0;
+  h: StaticArray<f64> = new StaticArray<f64>(0);
+  c: StaticArray<f64> = new StaticArray<f64>(0);
+  xmin: StaticArray<f64> = new StaticArray<f64>(0);
+  xmax: StaticArray<f64> = new StaticArray<f64>(0);
+  x0: StaticArray<f64> = new StaticArray<f64>(0);
+  /** CSR of A: row r is entries Ap[r] .. Ap[r+1]-1. */
+  Ap: StaticArray<i32> = new StaticArray<i32>(0);
+  Aj: StaticArray<i32> = new StaticArray<i32>(0);
+  Ax: StaticArray<f64> = new StaticArray<f64>(0);
+  l: StaticArray<f64> = new StaticArray<f64>(0);
+  u: StaticArray<f64> = new StaticArray<f64>(0);
+  private nnz: i32 = 0;
+
+  /** Room for nA rows and nnz entries of A; fill with addRow / addEntry. */
+  constructor(nx: i32, nARows: i32, nnz: i32) {
+    this.nx = nx;
+    this.h = new StaticArray<f64>(nx);
+    this.c = new StaticArray<f64>(nx);
+    this.xmin = new StaticArray<f64>(nx);
+    this.xmax = new StaticArray<f64>(nx);
+    this.x0 = new StaticArray<f64>(nx);
+    for (let j = 0; j < nx; j++) { unchecked(this.xmin[j] = -Infinity); unchecked(this.xmax[j] = Infinity); }
+    this.Ap = new StaticArray<i32>(nARows + 1);
+    this.Aj = new StaticArray<i32>(nnz);
+    this.Ax = new StaticArray<f64>(nnz);
+    this.l = new StaticArray<f64>(nARows);
+    this.u = new StaticArray<f64>(nARows);
+  }
+
+  /** Starts row nA with bounds lo..hi; returns its index. */
+  addRow(lo: f64, hi: f64): i32 {
+    const r = this.nA;
+    unchecked(this.l[r] = lo);
+    unchecked(this.u[r] = hi);
+    this.nA = r + 1;
+    unchecked(this.Ap[r + 1] = this.nnz);
+    return r;
+  }
+
+  /** Adds A(current row, j) += v. */
+  addEntry(j: i32, v: f64): void {
+    unchecked(this.Aj[this.nnz] = j);
+    unchecked(this.Ax[this.nnz] = v);
+    this.nnz++;
+    unchecked(this.Ap[this.nA] = this.nnz);
+  }
+}

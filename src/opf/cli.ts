@@ -1,0 +1,86 @@
+// `gridops opf CASE.m [--method dc|ac] [--json] [...]` (docs/cli.md): the OPF offline, through
+// the same solveOpf the service calls. src/cli.ts dispatches here.
+import { parseArgs } from 'node:util';
+import type { NetworkModel } from '../domain/network.js';
+import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
+
+export const OPF_USAGE = `Options of opf:
+  --method M            dc or ac (default ac; this version solves dc only, see docs/opf.md)
+  --tolerance T         MIPS gradient / complementarity / cost tolerance (default 1e-6)
+  --max-iterations N    MIPS iteration limit (default 150)
+  --timeout-ms N        give up after N ms (default 30000)
+  --json                print only the OPF result object (JSON) on standard output
+Exit codes: 0 converged, 1 usage or input error, 2 infeasible, diverged or timed out.
+`;
+
+export interface OpfCommand { file: string; json: boolean; options: Partial<OpfOptions> & { method: OpfMethod } }
+
+/** argv after the word `opf`; `usage(message)` builds the caller's usage error. */
+export function parseOpfArgs(argv: string[], usage: (message: string) => Error): OpfCommand | 'help' {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv, allowPositionals: true, strict: true,
+      options: {
+        method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
+        'timeout-ms': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (e) {
+    const unknown = /Unknown option '([^']+)'/.exec((e as Error).message);
+    throw usage(unknown ? `unknown option '${unknown[1]}'` : (e as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return 'help';
+  if (positionals.length !== 1) throw usage(positionals.length === 0 ? 'opf needs a case file' : `opf takes one case file, got ${positionals.length}`);
+  const method = (values.method ?? 'ac') as OpfMethod;
+  if (!OPF_METHODS.includes(method)) throw usage(`--method must be dc or ac, got '${values.method}'`);
+  const num = (name: string, text: string | undefined, integer: boolean): number | undefined => {
+    if (text === undefined) return undefined;
+    const v = Number(text);
+    if (text.trim() === '' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) throw usage(`--${name} needs a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
+    return v;
+  };
+  const options: OpfCommand['options'] = { method };
+  const tolerance = num('tolerance', values.tolerance, false);
+  const maxIterations = num('max-iterations', values['max-iterations'], true);
+  const timeoutMs = num('timeout-ms', values['timeout-ms'], true);
+  if (tolerance !== undefined) options.tolerance = tolerance;
+  if (maxIterations !== undefined) options.maxIterations = maxIterations;
+  if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  return { file: positionals[0]!, json: values.json ?? false, options };
+}
+
+/** The CONTRACT result object (the doors add task metadata). */
+export function opfResultObject(r: OpfResult): Record<string, unknown> {
+  const { status, objective, iterations, method, buses, generators, branches, message, binding } = r;
+  return {
+    status, objective: Number.isFinite(objective) ? objective : null, iterations, method, duration_ms: Math.round(r.duration_ms),
+    ...(message !== undefined ? { message } : {}), ...(binding ? { binding } : {}), buses, generators, branches,
+  };
+}
+
+const f = (x: number, d: number): string => (Number.isFinite(x) ? x.toFixed(d) : String(x));
+
+/** The human-readable summary printed without --json. */
+export function opfSummary(net: NetworkModel, r: OpfResult): string {
+  const lines = [`${net.name}: ${net.buses.length} buses, ${net.branches.length} branches, ${net.generators.length} generators, base ${net.base_mva} MVA`];
+  const how = r.method === 'dc' ? 'DC-OPF (MIPS)' : 'AC-OPF (MIPS)';
+  lines.push(`${how}: ${r.status} after ${r.iterations} iterations, ${Math.round(r.duration_ms)} ms`);
+  if (r.message) lines.push(`  ${r.message}`);
+  for (const b of r.binding ?? []) lines.push(`  binding: ${b.message}`);
+  if (r.status !== 'converged') return `${lines.join('\n')}\n`;
+  lines.push(`Objective: ${f(r.objective, 2)} per hour`);
+  lines.push('Dispatch:');
+  for (const g of r.generators.slice(0, 20)) {
+    const at = g.mu_pmax > 0 ? '  at pmax' : g.mu_pmin > 0 ? '  at pmin' : '';
+    lines.push(`  gen ${String(g.index).padEnd(5)} bus ${String(g.bus).padEnd(7)} ${f(g.p_mw, 2).padStart(9)} MW${at}`);
+  }
+  if (r.generators.length > 20) lines.push(`  ... ${r.generators.length - 20} more (--json for all)`);
+  const lmps = r.buses.map((b) => b.lmp_p).filter((x) => x !== 0);
+  if (lmps.length > 0) lines.push(`LMP: ${f(Math.min(...lmps), 3)} .. ${f(Math.max(...lmps), 3)} per MWh`);
+  const congested = r.branches.filter((b) => b.mu_sf > 0 || b.mu_st > 0);
+  lines.push(congested.length === 0 ? 'Congested branches: none' : 'Congested branches:');
+  for (const b of congested.slice(0, 10)) lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,124 @@
+// NetworkModel + OPF options -> the OPF input buffer (./abi.ts), with MATPOWER's
+// ext2int preparation: isolated buses (type 4), open branches and generators out
+// of service are left out; buses are numbered internally in model order; loads
+// in service are summed per bus. Costs and limits are checked first (./costs.ts);
+// every problem is a PowerFlowInputError the doors turn into a 400.
+import type { NetworkModel } from '../domain/network.js';
+import { PowerFlowInputError } from '../powerflow/types.js';
+import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION } from './abi.js';
+import { opfCostProblems, trimLeadingZeros } from './costs.js';
+import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
+
+export interface PackedOpf {
+  input: Float64Array;
+  nb: number; nl: number; ng: number;
+  /** internal -> model position */
+  busOrder: Int32Array; branchOrder: Int32Array; genOrder: Int32Array;
+  /** in-service demand and generator capacity (MW), for the capacity check */
+  demandMw: number; pmaxMw: number; pminMw: number;
+}
+
+export function checkOpfOptions(o: OpfOptions): void {
+  const bad = (msg: string, field: string): never => { throw new PowerFlowInputError(msg, 'VALIDATION_FAILED', { field }); };
+  if (!OPF_METHODS.includes(o.method)) bad(`unknown OPF method '${String(o.method)}' (dc, ac)`, 'method');
+  if (!(typeof o.tolerance === 'number' && o.tolerance > 0 && o.tolerance < 1)) bad('tolerance must be a number between 0 and 1', 'tolerance');
+  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 10000)) bad('max_iterations must be an integer between 1 and 10000', 'max_iterations');
+  if (!(typeof o.timeoutMs === 'number' && o.timeoutMs > 0)) bad('timeout_ms must be a positive number', 'timeout_ms');
+}
+
+export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
+  checkOpfOptions(o);
+  const problems = opfCostProblems(net, o.method);
+  if (problems.length > 0) {
+    throw new PowerFlowInputError(problems.length === 1 ? problems[0]! : `${problems.length} generator cost problems: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; ...' : ''}`,
+      'VALIDATION_FAILED', { field: 'generators', problems: problems.slice(0, 50) });
+  }
+  const base = net.base_mva;
+  if (!(base > 0 && Number.isFinite(base))) throw new PowerFlowInputError('base_mva must be a positive number', 'VALIDATION_FAILED', { field: 'base_mva' });
+  const pos = new Map<number, number>();
+  net.buses.forEach((b, k) => {
+    if (pos.has(b.id)) throw new PowerFlowInputError(`bus ${b.id} appears twice`, 'VALIDATION_FAILED', { bus: b.id });
+    pos.set(b.id, k);
+  });
+  const at = (id: number, what: string): number => {
+    const k = pos.get(id);
+    if (k === undefined) throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
+    return k;
+  };
+  const busIndex = new Int32Array(net.buses.length).fill(-1);
+  const busOrder: number[] = [];
+  net.buses.forEach((b, k) => { if (b.type !== 'isolated') { busIndex[k] = busOrder.length; busOrder.push(k); } });
+  const nb = busOrder.length;
+  if (nb === 0) throw new PowerFlowInputError('every bus is isolated: nothing to dispatch', 'TOPOLOGY_INVALID', {});
+  if (!busOrder.some((k) => net.buses[k]!.type === 'slack')) throw new PowerFlowInputError('the network has no slack bus: OPF needs one as the angle reference', 'TOPOLOGY_INVALID', {});
+
+  const branchOrder: number[] = [];
+  net.branches.forEach((br, l) => {
+    const f = busIndex[at(br.from, `branch ${l}`)]!, t = busIndex[at(br.to, `branch ${l}`)]!;
+    if (br.status !== 'closed' || f < 0 || t < 0) return;
+    if (o.method === 'dc' && br.x === 0) throw new PowerFlowInputError(`branch ${l} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch_index: l });
+    branchOrder.push(l);
+  });
+  const genOrder: number[] = [];
+  net.generators.forEach((g, i) => {
+    const b = busIndex[at(g.bus, `generator ${i}`)]!;
+    if (g.in_service && b >= 0) genOrder.push(i);
+  });
+  if (genOrder.length === 0) throw new PowerFlowInputError('no generator is in service: nothing to dispatch', 'VALIDATION_FAILED', { field: 'generators' });
+  const nl = branchOrder.length, ng = genOrder.length;
+
+  const costs: number[] = [];
+  const head = IN.HEADER, bus = head, br = bus + BUS_FIELDS * nb, gen = br + BR_FIELDS * nl;
+  const genCostBase = gen + GEN_FIELDS * ng;
+  // cost values are appended after the gen table
+  let costLen = 0;
+  for (const i of genOrder) costLen += net.generators[i]!.cost!.coefficients.length;
+  const input = new Float64Array(genCostBase + costLen);
+  input[IN.VERSION] = OPF_ABI_VERSION;
+  input[IN.METHOD] = METHOD_CODE[o.method];
+  input[IN.NB] = nb; input[IN.NL] = nl; input[IN.NG] = ng;
+  input[IN.BASEMVA] = base;
+  input[IN.FEASTOL] = Math.max(OPF_VIOLATION, o.tolerance);
+  input[IN.GRADTOL] = o.tolerance; input[IN.COMPTOL] = o.tolerance; input[IN.COSTTOL] = o.tolerance;
+  input[IN.MAXIT] = o.maxIterations;
+
+  const pd = new Float64Array(nb), qd = new Float64Array(nb);
+  let demand = 0;
+  for (const ld of net.loads) {
+    const b = busIndex[at(ld.bus, 'a load')]!;
+    if (!ld.in_service || b < 0) continue;
+    pd[b] += ld.mw; qd[b] += ld.mvar; demand += ld.mw;
+  }
+  const TYPE = { slack: 3, pv: 2, pq: 1, isolated: 4 } as const;
+  for (let i = 0; i < nb; i++) {
+    const b = net.buses[busOrder[i]!]!;
+    const row = [TYPE[b.type], b.v, b.theta, pd[i]!, qd[i]!, b.gs, b.bs, b.vmin, b.vmax];
+    for (let c = 0; c < BUS_FIELDS; c++) input[bus + c * nb + i] = row[c]!;
+    demand += b.gs; // shunt conductance draws power at |V| = 1 in the DC model
+  }
+  for (let l = 0; l < nl; l++) {
+    const b = net.branches[branchOrder[l]!]!;
+    const row = [busIndex[pos.get(b.from)!]!, busIndex[pos.get(b.to)!]!, b.r, b.x, b.b, b.ratio, b.shift, b.rate_a,
+      b.angmin ?? -360, b.angmax ?? 360];
+    for (let c = 0; c < BR_FIELDS; c++) input[br + c * nl + l] = row[c]!;
+  }
+  let pmaxMw = 0, pminMw = 0;
+  for (let g = 0; g < ng; g++) {
+    const m = net.generators[genOrder[g]!]!;
+    const cost = m.cost!;
+    const coef = cost.model === 'polynomial' ? trimLeadingZeros(cost.coefficients) : cost.coefficients;
+    const n = cost.model === 'polynomial' ? coef.length : coef.length / 2;
+    const row = [busIndex[pos.get(m.bus)!]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
+      COST_CODE[cost.model], n, costs.length];
+    for (let c = 0; c < GEN_FIELDS; c++) input[gen + c * ng + g] = row[c]!;
+    costs.push(...coef);
+    pmaxMw += m.pmax ?? Infinity;
+    pminMw += m.pmin ?? -Infinity;
+  }
+  input.set(costs, genCostBase);
+  return {
+    input: input.subarray(0, genCostBase + costs.length).slice(), nb, nl, ng,
+    busOrder: Int32Array.from(busOrder), branchOrder: Int32Array.from(branchOrder), genOrder: Int32Array.from(genOrder),
+    demandMw: demand, pmaxMw, pminMw,
+  };
+}

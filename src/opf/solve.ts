@@ -1,0 +1,182 @@
+// solveOpf: the one function every door (REST, GraphQL, task queue, CLI, bench) calls.
+//
+//   const result = await solveOpf(pool, network, {
+//     method: 'dc',            // 'dc' | 'ac' (default 'ac', CONTRACT; AC is not in the core yet: see docs/opf.md)
+//     tolerance: 1e-6,         // MIPS gradtol/comptol/costtol; feastol = max(5e-6, tolerance)
+//     maxIterations: 150,      // MIPS max_it
+//     timeoutMs: 30000,        // -> status 'timeout'
+//     signal,                  // AbortSignal -> status 'cancelled'
+//     onProgress,              // (OpfProgress) => void, once per MIPS iteration, all before the promise resolves
+//   });
+//
+// Resolves with an OpfResult (./types.ts, CONTRACT "Optimal power flow"): statuses converged,
+// infeasible (with `binding`: the limits that bind or are violated, largest multiplier first),
+// diverged, timeout, cancelled. Rejects with PowerFlowInputError for input the OPF cannot take
+// (bad or missing costs, unknown buses, no slack, bad options): the doors answer 400 with it.
+// The network is packed (./pack.ts) into one Float64Array transferred to a pool worker
+// (src/opf/worker.ts), solved by the wasm MIPS (assembly/opf/), and unpacked here.
+import { performance } from 'node:perf_hooks';
+import type { NetworkModel } from '../domain/network.js';
+import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
+import { PowerFlowInputError } from '../powerflow/types.js';
+import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, STATUS } from './abi.js';
+import { packOpf, type PackedOpf } from './pack.js';
+import { PROGRESS_FIELDS } from './worker.js';
+import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgress, type OpfResult, type OpfStatus } from './types.js';
+
+export interface OpfCall extends Partial<OpfOptions> {
+  signal?: AbortSignal;
+  onProgress?: (p: OpfProgress) => void;
+}
+
+/** Most limits listed in an infeasible result's `binding`. */
+const MAX_BINDING = 20;
+
+function options(call: OpfCall): OpfOptions {
+  const o: OpfOptions = { ...DEFAULT_OPF_OPTIONS };
+  for (const k of ['method', 'tolerance', 'maxIterations', 'timeoutMs'] as const) {
+    if (call[k] !== undefined) (o as unknown as Record<string, unknown>)[k] = call[k];
+  }
+  return o;
+}
+
+function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult> = {}): OpfResult {
+  return {
+    status, objective: NaN, iterations: 0, method: o.method, buses: [], generators: [], branches: [],
+    convergence: { feasibility: NaN, gradient: NaN, complementarity: NaN, cost: NaN }, duration_ms: 0, ...extra,
+  };
+}
+
+export async function solveOpf(pool: SolverPool, network: NetworkModel, call: OpfCall = {}): Promise<OpfResult> {
+  const o = options(call);
+  if (o.method === 'ac') {
+    throw new PowerFlowInputError('AC-OPF is not available in this version; use method "dc" (docs/opf.md)', 'VALIDATION_FAILED', { field: 'method' });
+  }
+  const packed = packOpf(network, o);
+  const capacity = capacityCheck(packed);
+  if (capacity) return emptyResult('infeasible', o, { message: capacity.message, binding: [capacity] });
+  const { signal, onProgress } = call;
+  if (signal?.aborted) return emptyResult('cancelled', o, { message: 'cancelled before it started' });
+  const t0 = performance.now();
+  const stop = new Int32Array(new SharedArrayBuffer(8));
+  const ac = new AbortController();
+  return new Promise<OpfResult>((resolve, reject) => {
+    let settled = false;
+    let grace: NodeJS.Timeout | undefined;
+    let last: OpfProgress | undefined;
+    const settle = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      fn();
+    };
+    const interrupt = (status: 'timeout' | 'cancelled') => {
+      if (settled) return;
+      Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
+      const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
+      settle(() => resolve(emptyResult(status, o, { message, iterations: last?.iteration ?? 0, duration_ms: performance.now() - t0 })));
+      if (Atomics.load(stop, 1) === 0) ac.abort();
+      else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
+    };
+    const onAbort = () => interrupt('cancelled');
+    const timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    pool.runOpf(packed.input, stop, ac.signal).then((full) => {
+      if (grace) clearTimeout(grace);
+      if (settled) return;
+      const n = full[full.length - 1]!;
+      const outLen = full.length - 1 - PROGRESS_FIELDS * n;
+      for (let i = 0; i < n && !settled; i++) {
+        const p = full.subarray(outLen + PROGRESS_FIELDS * i, outLen + PROGRESS_FIELDS * (i + 1));
+        last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
+        onProgress?.(last);
+      }
+      if (settled) return; // onProgress cancelled it
+      settle(() => {
+        try { resolve(unpackOpf(network, packed, full.subarray(0, outLen), o)); } catch (e) { reject(e as Error); }
+      });
+    }, (err: unknown) => {
+      if (grace) clearTimeout(grace);
+      settle(() => reject(err as Error));
+    });
+  });
+}
+
+/** Limits no dispatch can meet: in-service capacity below demand (DC: demand includes shunt
+ *  conductance at 1 p.u.), or minimum outputs above it. */
+function capacityCheck(p: PackedOpf): BindingLimit | undefined {
+  const tol = 1e-9 * Math.max(1, Math.abs(p.demandMw));
+  if (p.pmaxMw < p.demandMw - tol) {
+    return { kind: 'total_generation', message: `in-service generation capacity ${round(p.pmaxMw)} MW is below the demand of ${round(p.demandMw)} MW` };
+  }
+  if (p.pminMw > p.demandMw + tol) {
+    return { kind: 'total_generation', message: `in-service generators' minimum output ${round(p.pminMw)} MW exceeds the demand of ${round(p.demandMw)} MW` };
+  }
+  return undefined;
+}
+
+function round(x: number): number { return Math.round(x * 1000) / 1000; }
+
+/** Output buffer -> OpfResult in model order (left-out rows: zero flows and multipliers). */
+export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o: OpfOptions): OpfResult {
+  const code = out[OUT.STATUS]!;
+  if (code === STATUS.BAD_INPUT) throw new PowerFlowInputError('the OPF core rejected the packed network', 'VALIDATION_FAILED');
+  const convergence = { feasibility: out[OUT.FEAS]!, gradient: out[OUT.GRAD]!, complementarity: out[OUT.COMP]!, cost: out[OUT.COST]! };
+  const base = { method: o.method, iterations: out[OUT.ITER]!, duration_ms: out[OUT.SOLVE_MS]!, convergence };
+  if (code === STATUS.CANCELLED) return emptyResult('cancelled', o, { ...base, message: 'stopped' });
+  const { nb, nl, ng } = p;
+  const oBus = OUT.HEADER, oBr = oBus + OUT_BUS_FIELDS * nb, oGen = oBr + OUT_BR_FIELDS * nl;
+  const dc = o.method === 'dc';
+  const buses = net.buses.map((b) => ({ id: b.id, v: dc ? 1 : b.v, theta: b.theta, lmp_p: 0, lmp_q: 0 }));
+  for (let i = 0; i < nb; i++) {
+    const r = buses[p.busOrder[i]!]!;
+    r.v = out[oBus + i]!; r.theta = out[oBus + nb + i]!; r.lmp_p = out[oBus + 2 * nb + i]!; r.lmp_q = dc ? 0 : out[oBus + 3 * nb + i]!;
+  }
+  const generators = net.generators.map((g, index) => ({ index, bus: g.bus, p_mw: 0, q_mvar: 0, mu_pmin: 0, mu_pmax: 0 }));
+  for (let g = 0; g < ng; g++) {
+    const r = generators[p.genOrder[g]!]!;
+    r.p_mw = out[oGen + g]!; r.q_mvar = dc ? 0 : out[oGen + ng + g]!; r.mu_pmin = out[oGen + 2 * ng + g]!; r.mu_pmax = out[oGen + 3 * ng + g]!;
+  }
+  const branches = net.branches.map((b, index) => ({ index, from: b.from, to: b.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0, mu_sf: 0, mu_st: 0 }));
+  const muAngle = new Float64Array(net.branches.length * 2);
+  for (let l = 0; l < nl; l++) {
+    const k = p.branchOrder[l]!;
+    const r = branches[k]!;
+    r.p_from = out[oBr + l]!; r.q_from = dc ? 0 : out[oBr + nl + l]!; r.p_to = out[oBr + 2 * nl + l]!; r.q_to = dc ? 0 : out[oBr + 3 * nl + l]!;
+    r.mu_sf = out[oBr + 4 * nl + l]!; r.mu_st = out[oBr + 5 * nl + l]!;
+    muAngle[2 * k] = out[oBr + 6 * nl + l]!; muAngle[2 * k + 1] = out[oBr + 7 * nl + l]!;
+    const rate = net.branches[k]!.rate_a;
+    if (rate > 0) r.loading = 100 * Math.max(Math.hypot(r.p_from, r.q_from), Math.hypot(r.p_to, r.q_to)) / rate;
+  }
+  let status: OpfStatus;
+  let message: string | undefined;
+  let binding: BindingLimit[] | undefined;
+  if (code === STATUS.CONVERGED) status = 'converged';
+  else {
+    const feasible = convergence.feasibility < Math.max(o.tolerance, 5e-6);
+    status = feasible ? 'diverged' : 'infeasible';
+    message = `${code === STATUS.MAXIT ? `MIPS did not converge in ${base.iterations} iterations` : 'MIPS failed numerically'}`
+      + (feasible ? '' : ` with the limits still violated (feasibility ${convergence.feasibility.toExponential(2)}): the problem is probably infeasible`);
+    if (!feasible) binding = bindingLimits(net, generators, branches, muAngle);
+  }
+  return { status, objective: out[OUT.F]!, ...base, buses, generators, branches, ...(message ? { message } : {}), ...(binding ? { binding } : {}) };
+}
+
+/** The limits with the largest multipliers at MIPS's last iterate: at an infeasible end those are the
+ *  limits pushing against each other (as best an interior-point method can tell). */
+function bindingLimits(net: NetworkModel, gens: OpfResult['generators'], brs: OpfResult['branches'], muAngle: Float64Array): BindingLimit[] {
+  const all: BindingLimit[] = [];
+  for (const g of gens) {
+    if (g.mu_pmax > 0) all.push({ kind: 'generator_pmax', index: g.index, bus: g.bus, multiplier: g.mu_pmax, message: `generator ${g.index} (bus ${g.bus}) at its pmax ${net.generators[g.index]!.pmax} MW` });
+    if (g.mu_pmin > 0) all.push({ kind: 'generator_pmin', index: g.index, bus: g.bus, multiplier: g.mu_pmin, message: `generator ${g.index} (bus ${g.bus}) at its pmin ${net.generators[g.index]!.pmin} MW` });
+  }
+  for (const b of brs) {
+    const mu = Math.max(b.mu_sf, b.mu_st);
+    if (mu > 0) all.push({ kind: 'branch_flow', index: b.index, from: b.from, to: b.to, multiplier: mu, message: `branch ${b.index} (${b.from}-${b.to}) at its rate_a ${net.branches[b.index]!.rate_a} MVA` });
+    const ma = Math.max(muAngle[2 * b.index]!, muAngle[2 * b.index + 1]!);
+    if (ma > 0) all.push({ kind: 'branch_angle', index: b.index, from: b.from, to: b.to, multiplier: ma, message: `branch ${b.index} (${b.from}-${b.to}) at its angle limit` });
+  }
+  all.sort((a, b) => b.multiplier! - a.multiplier!);
+  return all.slice(0, MAX_BINDING);
+}

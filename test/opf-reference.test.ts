@@ -1,0 +1,60 @@
+// OPF answers against MATPOWER's (shared/reference/opf: rundcopf / runopf with MIPS, defaults):
+// objective to 1e-6 relative, Pg to 1e-3 MW, Vm to 1e-5, LMPs to 1e-3 $/MWh, flow multipliers and
+// generator limit multipliers to 1e-3, angles to 1e-6 rad. Nothing here is tuned per case.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
+import { parseMatpower } from '../src/matpower/reader.js';
+import { createSolverPool } from '../src/powerflow/pool.js';
+import { solveOpf } from '../src/opf/solve.js';
+import type { OpfProgress } from '../src/opf/types.js';
+
+const OPF_REF = join(SHARED_DIR, 'reference', 'opf');
+const pool = createSolverPool({ threads: 1 });
+after(() => pool.close());
+
+interface Ref {
+  f: number; iterations: number; success: boolean;
+  bus: { id: number; vm: number; va: number; lam_p: number; lam_q: number | null }[];
+  gen: { bus: number; status: number; pg: number; mu_pmax: number; mu_pmin: number }[];
+  branch: { from: number; to: number; status: number; pf: number; pt: number; mu_sf: number; mu_st: number }[];
+}
+
+function near(actual: number, expected: number, tol: number, what: string): void {
+  assert.ok(Math.abs(actual - expected) <= tol, `${what}: ${actual} vs MATPOWER ${expected} (tolerance ${tol})`);
+}
+
+for (const name of ['case9', 'case14', 'case30', 'case57', 'case118']) {
+  test(`${name} DC-OPF matches MATPOWER rundcopf`, async () => {
+    const ref = JSON.parse(readFileSync(join(OPF_REF, `${name}.dcopf.json`), 'utf8')) as Ref;
+    const net = parseMatpower(readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), `${name}.m`);
+    const progress: OpfProgress[] = [];
+    const r = await solveOpf(pool, net, { method: 'dc', onProgress: (p) => progress.push(p) });
+    assert.equal(r.status, 'converged', r.message);
+    assert.ok(ref.success);
+    near(r.objective, ref.f, 1e-6 * Math.abs(ref.f), 'objective');
+    assert.equal(r.iterations, ref.iterations, 'MIPS iterations as MATPOWER');
+    assert.equal(progress.length, r.iterations + 1, 'one progress report per iteration and the start');
+    assert.equal(progress.at(-1)!.iteration, r.iterations);
+    ref.bus.forEach((b, i) => {
+      assert.equal(r.buses[i]!.id, b.id);
+      near(r.buses[i]!.v, b.vm, 1e-5, `bus ${b.id} v`);
+      near(r.buses[i]!.theta, b.va, 1e-6, `bus ${b.id} theta`);
+      near(r.buses[i]!.lmp_p, b.lam_p, 1e-3, `bus ${b.id} lmp_p`);
+      assert.equal(r.buses[i]!.lmp_q, 0);
+    });
+    ref.gen.forEach((g, i) => {
+      near(r.generators[i]!.p_mw, g.pg, 1e-3, `generator ${i} p_mw`);
+      near(r.generators[i]!.mu_pmax, g.mu_pmax, 1e-3, `generator ${i} mu_pmax`);
+      near(r.generators[i]!.mu_pmin, g.mu_pmin, 1e-3, `generator ${i} mu_pmin`);
+    });
+    ref.branch.forEach((b, i) => {
+      near(r.branches[i]!.p_from, b.pf, 1e-3, `branch ${i} p_from`);
+      near(r.branches[i]!.p_to, b.pt, 1e-3, `branch ${i} p_to`);
+      near(r.branches[i]!.mu_sf, b.mu_sf, 1e-3, `branch ${i} mu_sf`);
+      near(r.branches[i]!.mu_st, b.mu_st, 1e-3, `branch ${i} mu_st`);
+    });
+  });
+}

@@ -1,0 +1,118 @@
+// solveOpf behaviour beyond the reference answers: infeasible problems and what binds, bad costs,
+// cancel from a progress report, piecewise-linear costs, left-out elements.
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { CASES_DIR } from '../src/paths.js';
+import { parseMatpower } from '../src/matpower/reader.js';
+import { createSolverPool } from '../src/powerflow/pool.js';
+import { PowerFlowInputError } from '../src/powerflow/types.js';
+import { solveOpf } from '../src/opf/solve.js';
+import type { NetworkModel } from '../src/domain/network.js';
+
+const pool = createSolverPool({ threads: 1 });
+after(() => pool.close());
+const case9 = (): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), 'case9.m');
+
+test('capacity below demand: infeasible at once, naming total generation', async () => {
+  const net = case9();
+  for (const g of net.generators) g.pmax = 50;
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.equal(r.status, 'infeasible');
+  assert.equal(r.binding?.[0]?.kind, 'total_generation');
+  assert.match(r.message!, /capacity 150 MW is below the demand of 315 MW/);
+});
+
+test('flow limits that cannot be met: infeasible, with the limits that bind', async () => {
+  const net = case9();
+  // bus 5 (90 MW) is fed only by branches 4-5 and 5-6: cap both at 20 MVA
+  for (const br of net.branches) if (br.to === 5 || br.from === 5) br.rate_a = 20;
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.equal(r.status, 'infeasible', r.message);
+  assert.match(r.message!, /probably infeasible/);
+  assert.ok(r.binding!.some((b) => b.kind === 'branch_flow' && (b.from === 5 || b.to === 5)), JSON.stringify(r.binding));
+});
+
+test('a congested line separates the LMPs and has a shadow price', async () => {
+  const net = case9();
+  net.branches.find((b) => b.from === 4 && b.to === 5)!.rate_a = 25;
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.equal(r.status, 'converged');
+  const br = r.branches.find((b) => b.from === 4 && b.to === 5)!;
+  assert.ok(Math.abs(Math.abs(br.p_from) - 25) < 1e-3, `flow ${br.p_from} at its limit`);
+  assert.ok(br.mu_sf + br.mu_st > 0);
+  const lmps = r.buses.map((b) => b.lmp_p);
+  assert.ok(Math.max(...lmps) - Math.min(...lmps) > 0.1);
+});
+
+test('piecewise-linear costs: the dispatch follows the cheaper segments', async () => {
+  const net = case9();
+  // generator 0 cheap up to 100 MW then dear; the others flat 30 per MWh
+  net.generators[0]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 100, 1000, 250, 10000] };
+  net.generators[1]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 300, 9000] };
+  net.generators[2]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 270, 8100] };
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.equal(r.status, 'converged', r.message);
+  assert.ok(Math.abs(r.generators[0]!.p_mw - 100) < 1e-2, `gen 0 at the kink: ${r.generators[0]!.p_mw}`);
+  // objective: 1000 for the first 100 MW, the remaining 215 MW at 30
+  assert.ok(Math.abs(r.objective - (1000 + 215 * 30)) < 1e-2, String(r.objective));
+  assert.ok(Math.abs(r.buses[0]!.lmp_p - 30) < 1e-3, `LMP ${r.buses[0]!.lmp_p}`);
+});
+
+test('bad input is refused before any solve: missing or non-convex costs, unknown method, AC not yet', async () => {
+  const net = case9();
+  net.generators[1]!.cost = null;
+  await assert.rejects(solveOpf(pool, net, { method: 'dc' }), (e: unknown) => e instanceof PowerFlowInputError && /generator 1 \(bus 2\): in service without a cost/.test(e.message));
+  net.generators[1]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 100, 3000, 200, 4000] };
+  await assert.rejects(solveOpf(pool, net, { method: 'dc' }), /not convex/);
+  net.generators[1]!.cost = { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [1, 0.1, 5, 150] };
+  await assert.rejects(solveOpf(pool, net, { method: 'dc' }), /up to quadratic; this one has degree 3/);
+  await assert.rejects(solveOpf(pool, case9(), { method: 'xx' as 'dc' }), /unknown OPF method/);
+  await assert.rejects(solveOpf(pool, case9(), { method: 'ac' }), /AC-OPF is not available/);
+});
+
+test('out-of-service generator and open branch are left out and reported as zero', async () => {
+  const net = case9();
+  net.generators[2]!.in_service = false;
+  net.branches[8]!.status = 'open';
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.equal(r.status, 'converged', r.message);
+  assert.equal(r.generators[2]!.p_mw, 0);
+  assert.equal(r.branches[8]!.p_from, 0);
+  const total = r.generators.reduce((s, g) => s + g.p_mw, 0);
+  assert.ok(Math.abs(total - 315) < 1e-3);
+});
+
+test('cancel from a progress report ends the solve as cancelled', async () => {
+  const ac = new AbortController();
+  const r = await solveOpf(pool, parseMatpower(readFileSync(join(CASES_DIR, 'case118.m'), 'utf8'), 'case118.m'), {
+    method: 'dc', signal: ac.signal, onProgress: (p) => { if (p.iteration === 2) ac.abort(); },
+  });
+  assert.equal(r.status, 'cancelled');
+  assert.equal(r.buses.length, 0);
+});
+
+test('opfFieldIssues: invalid given costs and reversed angle limits, with fields the doors can report', async () => {
+  const { opfFieldIssues } = await import('../src/opf/costs.js');
+  const net = case9();
+  assert.deepEqual(opfFieldIssues(net), []);
+  net.generators[0]!.cost = null; // missing is fine when storing
+  net.generators[1]!.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [0, 0, 100] };
+  net.generators[2]!.cost = { model: 'cubic' as 'polynomial', startup: 0, shutdown: 0, coefficients: [1] };
+  net.branches[3]!.angmin = 30; net.branches[3]!.angmax = -30;
+  const issues = opfFieldIssues(net);
+  assert.deepEqual(issues.map((i) => i.field), ['generators[1].cost', 'generators[1].cost', 'generators[2].cost', 'branches[3].angmin']);
+  assert.match(issues[0]!.message, /even number of values, got 3/);
+  assert.match(issues[2]!.message, /"polynomial" or "piecewise_linear"/);
+  assert.match(issues[3]!.message, /angmin \(30°\) must not exceed angmax \(-30°\)/);
+});
+
+test('timeout_ms: a solve that runs past it ends as timeout, and the pool stays usable', async () => {
+  const big = parseMatpower(readFileSync(join(CASES_DIR, 'case2869pegase.m'), 'utf8'), 'case2869pegase.m');
+  const r = await solveOpf(pool, big, { method: 'dc', timeoutMs: 1 });
+  assert.equal(r.status, 'timeout');
+  assert.match(r.message!, /exceeded timeout_ms \(1 ms\)/);
+  const again = await solveOpf(pool, case9(), { method: 'dc' });
+  assert.equal(again.status, 'converged');
+});
