@@ -14,7 +14,7 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   INVALID_FIELD: { cause: 'A value has the wrong type or format, or is not one of the allowed values (an enum, a sort field, a time zone, a cursor).', fix: 'Use one of the values the message lists (details.allowed when there is a list).' },
   UNAUTHORIZED: { cause: 'No credentials, or a token or API key that is not valid (bad signature, revoked, unknown).', fix: 'Log in with POST /api/v1/auth/token and send Authorization: Bearer <token>, or a valid X-API-Key.' },
   TOKEN_EXPIRED: { cause: 'The access token is past its expiry (default validity 3600 s).', fix: 'Get a new one with POST /api/v1/auth/refresh {refresh_token} (each refresh token works once) or log in again.' },
-  CERT_INVALID: { cause: 'The client certificate is not signed by the configured CA, or its common name is not agent-{id} / service-{name}.', fix: 'Use a certificate issued by the deployment\'s internal CA with a valid common name.' },
+  CERT_INVALID: { cause: 'The client certificate is not signed by the configured CA, or it is not in the deployment\'s certificate map (TLS_CLIENT_MAP; details.reason CERT_NOT_MAPPED).', fix: 'Use a certificate issued by the deployment\'s CA and ask its operator to map its CN or fingerprint to a tenant and role (docs/security.md).' },
   CERT_EXPIRED: { cause: 'The client certificate is past its validity.', fix: 'Renew the certificate (an X-Client-Cert-Warning header announces expiry 30 days ahead).' },
   FORBIDDEN: { cause: 'The caller\'s role lacks the permission the operation needs (details.permission).', fix: 'Ask an admin for a role with that permission (docs/security.md lists which role has which).' },
   TENANT_MISMATCH: { cause: 'X-Tenant-Id names another tenant than the token\'s, without cross-tenant permission.', fix: 'Drop the X-Tenant-Id header, or use credentials of that tenant.' },
@@ -48,7 +48,7 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
 /** GraphQL-only codes (SPEC 7.3), beside the REST ones GraphQL maps onto its set. */
 export const GRAPHQL_ERROR_HELP: Record<string, ErrorHelp> = {
   UNAUTHENTICATED: { cause: 'GraphQL\'s code for UNAUTHORIZED, TOKEN_EXPIRED, CERT_INVALID and CERT_EXPIRED (details.reason says which).', fix: 'As for those: log in, refresh the token, renew the certificate.' },
-  QUERY_TOO_COMPLEX: { cause: 'The query\'s complexity is above 1000 (every field 1, lists multiplied by their page size).', fix: 'Select fewer fields or smaller pages; split the query.' },
+  QUERY_TOO_COMPLEX: { cause: 'The query\'s complexity is above 1000 (every field 1, lists multiplied by their page size), a list argument has more than 20 entries (details.reason LIST_TOO_LONG), or its time-series limits add up to more than 100,000 points (POINT_BUDGET).', fix: 'Select fewer fields or smaller pages, fewer queries per timeseriesMulti, smaller limits; split the query.' },
   QUERY_TOO_DEEP: { cause: 'The query nests deeper than 7 levels.', fix: 'Flatten it: query the nested objects by id in a second request.' },
   PERSISTED_QUERY_NOT_FOUND: { cause: 'A persisted-query hash the service does not know yet.', fix: 'Send the query text once with the hash (the client does this by itself).' },
   PERSISTED_QUERY_NOT_SUPPORTED: { cause: 'The persisted-query extension was sent in a form this service does not take.', fix: 'Send version 1 with a sha256Hash.' },
