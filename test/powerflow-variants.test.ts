@@ -53,7 +53,7 @@ test('an open (or maintenance) branch gives the solution of the case without tha
       const a = converged(await pool.solve(withOpen, m));
       const b = converged(await pool.solve(without, m));
       sameBuses(a, b);
-      assert.deepEqual(a.branches[0], { from: 1, to: 2, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 });
+      assert.deepEqual(a.branches[0], { index: 0, from: 1, to: 2, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 });
       for (let k = 1; k < a.branches.length; k++) {
         assert.ok(Math.abs(a.branches[k]!.p_from - b.branches[k - 1]!.p_from) < 1e-6);
         assert.ok(Math.abs(a.branches[k]!.q_to - b.branches[k - 1]!.q_to) < 1e-6);
@@ -81,7 +81,7 @@ test('an isolated (type 4) bus and everything attached to it are left out and re
     assert.equal(iso.v, 0.97);
     assert.equal(iso.theta, 0.1);
     assert.equal(iso.p_gen, 0);
-    assert.deepEqual(res.branches.at(-1), { from: 4, to: 100, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 });
+    assert.deepEqual(res.branches.at(-1), { index: res.branches.length - 1, from: 4, to: 100, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0 });
     assert.deepEqual(res.generators.at(-1), { bus: 100, p_gen: 0, q_gen: 0 });
     assert.equal(res.iterations, ref.iterations);
   }
