@@ -143,14 +143,21 @@ for (const mode of MODES) {
       const wrong = await gql(app, 'mutation($id: ID!) { runStudy(id: $id, kind: SCENARIOS, scenarios: {count: 2, load_scale: [1]}) { id } }', { id: net118 }, admin);
       assert.match(wrong.body.errors![0]!.message, /has 1 values, but scenarios.count is 2/);
 
-      app.services.config.studyChunkCases = 1; // 240 chunks: still running when the cancel arrives
+      // The study waits in the tenant queue (concurrent_powerflow 0, live) until it is cancelled,
+      // however fast the machine: a cancel that raced a finished study proved nothing.
+      const rest = studyClient(app, async () => admin);
+      const quota = async (body: Record<string, unknown>) =>
+        json(await rest.call('PUT', '/api/v1/admin/tenants/default/quota', { ...body, reason: 'studies test: hold the study in the queue' })).data;
+      const held = await quota({ concurrent_powerflow: 0 });
       let st: Record<string, any>;
+      let c: Record<string, any>;
       try {
         st = ok(await gql(app, 'mutation($id: ID!) { runStudy(id: $id, kind: CONTINGENCY, contingencies: "n-1") { id status total } }', { id: net118 }, admin)).runStudy;
+        assert.equal(st.status, 'QUEUED');
+        c = ok(await gql(app, 'mutation($id: ID!) { cancelStudy(id: $id) { status done total } }', { id: st.id }, admin)).cancelStudy;
       } finally {
-        app.services.config.studyChunkCases = 0;
+        await quota({ concurrent_powerflow: held.previous.concurrent_powerflow });
       }
-      const c = ok(await gql(app, 'mutation($id: ID!) { cancelStudy(id: $id) { status done total } }', { id: st.id }, admin)).cancelStudy;
       assert.equal(c.status, 'CANCELLED');
       const seen = ok(await gql(app, 'query($id: ID!) { study(id: $id) { id status } }', { id: st.id }, viewer)).study;
       assert.deepEqual(seen, { id: st.id, status: 'CANCELLED' });
