@@ -433,7 +433,7 @@ describe('distributed workers (separate processes)', () => {
     const ids: string[] = [];
     for (let i = 0; i < 40; i++) ids.push(await api.submit(small));
     await setQuota(app, 100); // the next pass dispatches all 40 at once
-    await waitUntil('40 tasks dispatched', async () => (await rows(app, ids)).every((t) => t.status === 'dispatched'), 10_000);
+    await waitUntil('40 tasks dispatched', async () => (await rows(app, ids)).every((t) => t.status === 'dispatched'), 90_000);
 
     const jobOf = async () => new Map((await app.services.db.query<{ id: string; job_id: string | null }>('SELECT id, job_id FROM tasks WHERE id = ANY($1)', [ids])).rows.map((r) => [r.id, r.job_id]));
     const waiting = async () => (await queue.getJobs(['waiting'])).filter((j) => [j.data.taskId, ...(j.data.taskIds ?? [])].some((id) => id && ids.includes(id)));
