@@ -1,7 +1,7 @@
 // Branch flows from the solved voltages (MATPOWER pfsoln), p.u.:
 //   Sf = Vf conj(Yff Vf + Yft Vt),  St = Vt conj(Ytf Vf + Ytt Vt)
 // with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
-import { Topology } from './topology';
+import { Topology } from './symbolic';
 import { dcB } from './dcpf';
 
 /** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */

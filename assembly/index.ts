@@ -17,7 +17,7 @@
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
 // Ybus values and the numeric factors of B', B'', Bdc are also reused while the
 // branch and shunt parameters hash the same.
-import { Topology, analysisTotal } from './topology';
+import { Topology, analysisTotal } from './symbolic';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
 import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';

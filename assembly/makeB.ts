@@ -4,7 +4,7 @@
 //   B'' = -imag(Ybus) of the network with phase shifts = 0 (everything else kept);
 // reduced to the non-reference buses (B') and the pq buses (B'') through the
 // Ybus -> reduced slot maps of the topology.
-import { Topology } from './topology';
+import { Topology } from './symbolic';
 import { branchAdmittance } from './ybus';
 
 const tmp = new StaticArray<f64>(8);

@@ -7,7 +7,7 @@
 //    violation for all); gens at pq buses keep their given Qg;
 //  - the first in-service generator at each ref bus takes the slack:
 //    Pg = P injection + Pd - sum(Pg of the other gens at that bus).
-import { Topology, PQ, REF } from './topology';
+import { Topology, PQ, REF } from './symbolic';
 import { branchFlow } from './branchFlow';
 
 const flow = new StaticArray<f64>(4);

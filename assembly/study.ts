@@ -16,7 +16,7 @@
 //    like a power flow (the packed start point), and a scenario's contingencies
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
-import { Topology, PV, REF } from './topology';
+import { Topology, PV, REF } from './symbolic';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations } from './newtonpf';
 import { progress } from './progress';

@@ -4,7 +4,7 @@
 //   on the analysed B pattern; Pbus = (Pg - Pd - Gs) / baseMVA - Pbusinj (phase shifters not out);
 //   Va(non-ref) = Bbus(nr, nr) \ (Pbus(nr) - Bbus(nr, ref) Va(ref)); Vm = 1.
 // Flows for the metrics: branchFlow.ts dcBranchFlow.
-import { Topology } from './topology';
+import { Topology } from './symbolic';
 import { makeBdc, solveAngles } from './dcpf';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from './layout';
 

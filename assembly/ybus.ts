@@ -4,7 +4,7 @@
 //   Ytt = ys + j b/2,  Yff = Ytt / (t conj(t)),  Yft = -ys / conj(t),  Ytf = -ys / t
 //   Ybus = Cf' Yf + Ct' Yt + diag((Gs + j Bs) / baseMVA)
 // Only in-service branches reach the wasm (the JS side drops the others).
-import { Topology } from './topology';
+import { Topology } from './symbolic';
 
 /** The four pi-model admittances of one branch into out[o .. o+7]:
  *  Yff (re, im), Yft, Ytf, Ytt. */

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import type { Running } from '../src/runtime.js';
 // The server side (pg, Redis, the whole service) is imported in the driver only, so the
 // client process starts in milliseconds.
-const server = () => Promise.all([import('pg'), import('ioredis'), import('pino'), import('../src/config.js'), import('../src/runtime.js'), import('../src/domain/events.js')]);
+const server = () => Promise.all([import('pg'), import('ioredis'), import('pino'), import('../src/config.js'), import('../src/runtime.js'), import('../src/domain/eventLog.js')]);
 
 const now = () => performance.timeOrigin + performance.now();
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';

@@ -21,7 +21,7 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyRequest } from '../src/studies/index.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 import { writeReadmeSection } from './readme.js';
 
 const args = process.argv.slice(2);

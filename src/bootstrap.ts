@@ -11,7 +11,7 @@ import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
 import { registerStudyRunner } from './queue/study.js';
 import { createListCache } from './cache/listCache.js';
-import { startEventRetention, stopEventRetention } from './domain/eventlog.js';
+import { startEventRetention, stopEventRetention } from './domain/eventHistory.js';
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
   const logger = log ?? pino({ level: config.logLevel });

@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
 import { POWERFLOW_METHODS, PowerFlowInputError, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
-import type { NetworkModel } from './domain/network.js';
+import type { NetworkModel } from './domain/networkModel.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
 

@@ -4,7 +4,7 @@
 // so memory stays bounded by a chunk whatever the size of the study.
 import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
-import type { NetworkModel } from './domain/network.js';
+import type { NetworkModel } from './domain/networkModel.js';
 import type { StudyCaseRow, StudyRequest } from './studies/types.js';
 
 export interface StudyCommand {

@@ -9,7 +9,7 @@ import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
 import { raiseAlarm, clearAlarm, powerFlowConditions } from '../src/domain/alarms.js';
-import { withDefaults } from '../src/domain/network.js';
+import { withDefaults } from '../src/domain/networkModel.js';
 
 type Headers = Record<string, string>;
 type Res = { statusCode: number; body: string; headers: Record<string, unknown> };

@@ -5,7 +5,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
-import { purgeEvents, retentionSettings } from '../src/domain/eventlog.js';
+import { purgeEvents, retentionSettings } from '../src/domain/eventHistory.js';
 
 const tiny = (name: string) => ({
   name,

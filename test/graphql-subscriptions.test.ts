@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { MODES, PG_URL, REDIS_URL, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
-import { appendEvent } from '../src/domain/events.js';
+import { appendEvent } from '../src/domain/eventLog.js';
 import { raiseAlarm } from '../src/domain/alarms.js';
 import { collect, gql, ok, sleep, wsClient, type WsClient } from './graphql-helpers.js';
 

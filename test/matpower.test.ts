@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { MatpowerParseError, parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
-import { withDefaults, type NetworkModel } from '../src/domain/network.js';
+import { withDefaults, type NetworkModel } from '../src/domain/networkModel.js';
 
 const caseFiles = readdirSync(CASES_DIR).filter((f) => f.endsWith('.m')).sort();
 const readCase = (name: string): string => readFileSync(join(CASES_DIR, name), 'utf8');

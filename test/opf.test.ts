@@ -9,7 +9,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/powerflow/pool.js';
 import { PowerFlowInputError } from '../src/powerflow/types.js';
 import { solveOpf } from '../src/opf/solve.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 
 const pool = createSolverPool({ threads: 1 });
 after(() => pool.close());

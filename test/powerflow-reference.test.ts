@@ -14,7 +14,7 @@ import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
 import type { SolveOptions, SolveOutcome } from '../src/powerflow/types.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 
 const QUICK = process.env.QUICK === '1';
 

@@ -10,7 +10,7 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/powerflow/pool.js';
 import { PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from '../src/powerflow/types.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 import { deepFreeze } from '../src/lib/immutable.js';
 
 const QUICK = process.env.QUICK === '1';

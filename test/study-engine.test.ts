@@ -13,7 +13,7 @@ import { AppError } from '../src/lib/errors.js';
 import {
   planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest,
 } from '../src/studies/index.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { SolveOutcome } from '../src/powerflow/types.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);

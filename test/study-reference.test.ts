@@ -12,7 +12,7 @@ import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
 import { planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan } from '../src/studies/index.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 
 interface RefViolationBranch { branch: number; loading_pct: number }
 interface RefViolationBus { bus: number; vm: number; limit: number; type: 'low' | 'high' }

@@ -9,7 +9,7 @@ import WebSocket from 'ws';
 import { MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, apiKeyFor, createTenant, createUser, loginAs, tokenFor } from './helpers/auth.js';
 import { loadRealtimeConfig, type RealtimeConfig } from '../src/realtime/settings.js';
-import { appendEvent, type NewEvent } from '../src/domain/events.js';
+import { appendEvent, type NewEvent } from '../src/domain/eventLog.js';
 import { loadSecurityConfig } from '../src/security/settings.js';
 
 type Headers = Record<string, string>;

@@ -10,7 +10,7 @@ import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
 import { WHAT_IF_SOLVE, whatIf, type Solve } from '../src/powerflow/whatIf.js';
 import { branchIds } from '../src/domain/alarms.js';
 import { connectedComponents } from '../src/lib/graph.js';
-import type { NetworkModel } from '../src/domain/network.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 import { CASES_DIR } from '../src/paths.js';
 
 let pool: SolverPool;

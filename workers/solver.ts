@@ -28,7 +28,7 @@
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { PowerFlowEngine } from '../src/powerflow/engine.js';
+import { PowerFlowEngine } from '../src/powerflow/solverInstance.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';

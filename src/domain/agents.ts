@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
-import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkAgentQuota } from '../security/quotas.js';
 import { Where } from '../db/where.js';
 

@@ -5,13 +5,13 @@
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
-import type { NetworkModel } from './network.js';
+import type { NetworkModel } from './networkModel.js';
 import type { TaskRow } from './tasks.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
-import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './events.js';
+import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './eventLog.js';
 import { loadVersion } from './networks.js';
 import { Where } from '../db/where.js';
 

@@ -6,7 +6,7 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
-import { insertEvent, publishEvents, type StoredEvent } from './events.js';
+import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 import { Where } from '../db/where.js';
 

@@ -3,7 +3,7 @@
 // PG/QG, branch PF/QF/PT/QT), or one of the result's tables as CSV.
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
-import type { NetworkModel } from './network.js';
+import type { NetworkModel } from './networkModel.js';
 import { AppError } from '../lib/errors.js';
 import { loadVersion } from './networks.js';
 import { findTask } from './tasks.js';

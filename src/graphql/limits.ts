@@ -1,5 +1,5 @@
 // Query limits of SPEC 8.3: depth 7, complexity 1000, 20 aliases (the 30 s
-// timeout is in engine.ts). Depth, aliases and the introspection switch are
+// timeout is in execute.ts). Depth, aliases and the introspection switch are
 // validation rules (cached with the parsed document); complexity depends on
 // variables (page sizes) and is computed per request.
 //

@@ -5,7 +5,7 @@
 // Every statement is scoped to the caller's tenant.
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
-import type { NetworkModel, Generator, Load } from '../domain/network.js';
+import type { NetworkModel, Generator, Load } from '../domain/networkModel.js';
 import type { NetworkSummary } from '../domain/networks.js';
 import { taskFromRow, type TaskRow } from '../domain/tasks.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';

@@ -4,7 +4,7 @@
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { FINISHED, findTask } from '../domain/tasks.js';
-import { listEvents, type EventListQuery } from '../domain/eventlog.js';
+import { listEvents, type EventListQuery } from '../domain/eventHistory.js';
 import { AppError } from '../lib/errors.js';
 import { normalizeEvent, type LiveEvent } from './resolvers/map.js';
 

@@ -5,7 +5,7 @@
 // generator. MATPOWER allows 2*ng rows, the second half costing reactive power; gridops does not
 // model reactive costs and refuses such a file rather than drop them silently.
 
-import type { Generator, GeneratorCost } from '../domain/network.js';
+import type { Generator, GeneratorCost } from '../domain/networkModel.js';
 import { costProblems } from '../opf/costs.js';
 
 /** The numbers of one parsed matrix (as the reader scans them): values row after row. */

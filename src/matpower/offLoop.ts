@@ -5,7 +5,7 @@
 // Few at once: more large imports than OFF_LOOP_MAX_THREADS wait their turn.
 import { Worker } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { AppError } from '../lib/errors.js';
 import { MatpowerParseError, parseMatpower } from './reader.js';
 

@@ -9,7 +9,7 @@
 //
 // Mapping to the network model: docs/network-model.md.
 
-import type { Branch, Bus, BusType, Generator, Load, NetworkModel } from '../domain/network.js';
+import type { Branch, Bus, BusType, Generator, Load, NetworkModel } from '../domain/networkModel.js';
 import { applyGencost } from './gencost.js';
 
 /** A case file that cannot be read; `line` is 1-based, `expected` says what the reader wanted there. */

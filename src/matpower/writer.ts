@@ -11,7 +11,7 @@
 // Network tags have no MATPOWER equivalent and are not written.
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { EXT, mostCommonBaseKv } from './reader.js';
 import { gencostRows } from './gencost.js';
 

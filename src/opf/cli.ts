@@ -1,7 +1,7 @@
 // `gridops opf CASE.m [--method dc|ac] [--json] [...]` (docs/cli.md): the OPF offline, through
 // the same solveOpf the service calls. src/cli.ts dispatches here.
 import { parseArgs } from 'node:util';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
 
 export const OPF_USAGE = `Options of opf:

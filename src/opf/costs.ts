@@ -3,8 +3,8 @@
 // MW), or piecewise-linear points x1,y1,x2,y2,... (MW, currency/h). Messages name the generator and
 // say what to change, so they can go straight into a 400 body.
 
-import { COST_MODELS, type GeneratorCost, type NetworkModel } from '../domain/network.js';
-import type { ValidationIssue } from '../domain/topology.js';
+import { COST_MODELS, type GeneratorCost, type NetworkModel } from '../domain/networkModel.js';
+import type { ValidationIssue } from '../domain/networkValidation.js';
 
 /** Most polynomial coefficients / piecewise-linear points accepted (MATPOWER has no limit; this keeps
  *  a request from asking for a degree-10,000 polynomial). */

@@ -3,7 +3,7 @@
 // of service are left out; buses are numbered internally in model order; loads
 // in service are summed per bus. Costs and limits are checked first (./costs.ts);
 // every problem is a PowerFlowInputError the doors turn into a 400.
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION } from './abi.js';
 import { opfCostProblems, trimLeadingZeros } from './costs.js';

@@ -16,7 +16,7 @@
 // The network is packed (./pack.ts) into one Float64Array transferred to a pool worker
 // (src/opf/worker.ts), solved by the wasm MIPS (assembly/opf/), and unpacked here.
 import { performance } from 'node:perf_hooks';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, STATUS } from './abi.js';

@@ -5,7 +5,7 @@
 // [1] set here on start) is read between iterations through the progress hook.
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import type { PowerFlowEngine } from '../powerflow/engine.js';
+import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
 import { OUT, STATUS } from './abi.js';
 
 export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array }

@@ -16,7 +16,7 @@
 //  - rejects (PowerFlowInputError): unknown bus numbers (BUS_NOT_FOUND),
 //    duplicate bus ids / bad numbers (VALIDATION_FAILED), no slack at all
 //    (TOPOLOGY_INVALID), an island without a slack or pv generator (ISLANDED_BUS).
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError, POWERFLOW_METHODS, type SolveOptions } from './types.js';
 import { connectedComponents } from '../lib/graph.js';
 import {

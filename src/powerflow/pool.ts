@@ -28,7 +28,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
 import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
@@ -38,7 +38,7 @@ import type { StudyWorkerResult } from '../studies/abi.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
-  /** One study chunk on a solver thread (src/studies/engine.ts builds the buffers). Cancelling through
+  /** One study chunk on a solver thread (src/studies/solve.ts builds the buffers). Cancelling through
    *  hooks.signal stops it at the next Newton iteration or case: it resolves with the cases done. */
   runStudy(input: Float64Array, study: Float64Array, monitorPerCase: number,
     hooks?: { signal?: AbortSignal; onCasesDone?: (done: number) => void }): Promise<StudyWorkerResult>;

@@ -7,7 +7,7 @@
 //    and for branches to isolated buses; loading = max(|Sf|, |St|) / rate_a in %;
 //  - generators: MATPOWER's pfsoln values; out-of-service ones 0;
 //  - only a converged solve carries bus / branch / generator results.
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import type { BranchResult, BusResult, GeneratorResult, SolveOptions, SolveOutcome, SolveStatus } from './types.js';
 import { OUT, STATUS, outputOffsets } from './abi.js';
 import type { PackedNetwork } from './pack.js';

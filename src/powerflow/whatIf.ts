@@ -2,8 +2,8 @@
 // and judge it against the grid's limits. The constraint check of agent control commands
 // (src/domain/commands/handlers/control.ts) asks it for one change; contingency studies ask
 // it for many. Numbers in, a verdict out: no HTTP, no database, no error codes.
-import type { NetworkModel } from '../domain/network.js';
-import { busIslands } from '../domain/topology.js';
+import type { NetworkModel } from '../domain/networkModel.js';
+import { busIslands } from '../domain/networkValidation.js';
 import { PowerFlowInputError, type SolveOutcome } from './types.js';
 
 /** How much worse an element already outside its limit before the change may get (percentage points of

@@ -1,10 +1,10 @@
 // Runs one power-flow task on this process's solver pool: the same function
 // whether the task came from the in-process queue or from BullMQ on a worker.
 import type { Services } from '../services.js';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolveOptions, SolveOutcome } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
-import { insertEvents, publishEvents, type NewEvent } from '../domain/events.js';
+import { insertEvents, publishEvents, type NewEvent } from '../domain/eventLog.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';

@@ -14,7 +14,7 @@ import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { serviceUnavailable } from '../lib/unavailable.js';
 import { FINISHED, findTask, taskById, taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
-import { eventFromRow, insertEvent, publishEvents } from '../domain/events.js';
+import { eventFromRow, insertEvent, publishEvents } from '../domain/eventLog.js';
 import type { Queryable } from '../db/database.js';
 import { createBatcher } from '../lib/batcher.js';
 import { announceFinished } from './execute.js';

@@ -13,8 +13,8 @@
 import { hostname } from 'node:os';
 import type { Services } from '../services.js';
 import type { Queryable } from '../db/database.js';
-import type { NetworkModel } from '../domain/network.js';
-import { insertEvent, publishEvents } from '../domain/events.js';
+import type { NetworkModel } from '../domain/networkModel.js';
+import { insertEvent, publishEvents } from '../domain/eventLog.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';

@@ -3,7 +3,7 @@
 // replaying stored events. Tenant scoping is not part of the filter: the hub
 // only ever hands a subscriber its own tenant's events.
 import { AppError } from '../lib/errors.js';
-import { EVENT_TOPICS, type EventTopic } from '../domain/events.js';
+import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
 import { Where } from '../db/where.js';
 
 export const SEVERITY_NAMES = ['info', 'warn', 'error', 'critical'] as const;

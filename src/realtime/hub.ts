@@ -3,7 +3,7 @@
 // live subscribers of that message's tenant only. With REDIS_URL the bus is Redis
 // pub/sub, so subscribers here see events raised by any API or worker process.
 import type { Services } from '../services.js';
-import { EVENT_TOPICS, type EventTopic } from '../domain/events.js';
+import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
 import type { LiveEvent } from './filter.js';
 
 export interface LiveSubscriber {

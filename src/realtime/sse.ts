@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { RealtimeConfig } from './settings.js';
-import { eventFromRow, eventWire } from '../domain/events.js';
+import { eventFromRow, eventWire } from '../domain/eventLog.js';
 import { eventId } from '../lib/ids.js';
 import { eventView, filterSql, matches, type EventFilter, type LiveEvent } from './filter.js';
 import type { RealtimeHub } from './hub.js';

@@ -6,7 +6,7 @@ import type { Actor, Caller } from '../domain/caller.js';
 import { unavailableDependency } from '../lib/unavailable.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
-import { insertEvents, publishEvents, type NewEvent, type StoredEvent } from '../domain/events.js';
+import { insertEvents, publishEvents, type NewEvent, type StoredEvent } from '../domain/eventLog.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';

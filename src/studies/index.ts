@@ -2,5 +2,5 @@
 export * from './types.js';
 export { planStudy, checkStudyRequest, studyCaseAt, studyCaseId, STUDY_DEFAULTS } from './plan.js';
 export { studyChunkRows, caseReason, caseMetricsAt } from './rows.js';
-export { solveStudyBase, solveStudyChunk } from './engine.js';
+export { solveStudyBase, solveStudyChunk } from './solve.js';
 export { STUDY_CSV_COLUMNS, studyCsvHeader, studyCsvLines } from './csv.js';

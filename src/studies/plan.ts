@@ -4,7 +4,7 @@
 // AppError INVALID_FIELD (400) naming the field and what to do about it.
 import { Value } from '@sinclair/typebox/value';
 import { AppError } from '../lib/errors.js';
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import { StudyRequestSchema, type StudyContingency, type StudyPlan, type StudyRequest, type StudyScenarios } from './types.js';
 
 /** Defaults of a study's solve options (CONTRACT: "as power flow"). */

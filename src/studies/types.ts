@@ -6,7 +6,7 @@
 //
 //   const plan = planStudy(network, request);        // plan.ts: throws AppError INVALID_FIELD (400)
 //   plan.caseCount                                    // judge quotas / limits before queueing
-//   const base = await solveStudyBase(pool, network, plan, { signal });          // engine.ts
+//   const base = await solveStudyBase(pool, network, plan, { signal });          // solve.ts
 //   for each chunk [start, end) of [0, plan.caseCount):
 //     const chunk = await solveStudyChunk(pool, network, plan, start, end, { signal, onProgress });
 //     store(chunk)                                    // compact typed arrays, structured-cloneable

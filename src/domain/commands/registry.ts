@@ -5,7 +5,7 @@
 // command slot, whether a paused/stopped agent takes it, and what it does. handlers/ holds
 // one file per command; handlers/index.ts lists them.
 import type { Static, TObject } from '@sinclair/typebox';
-import type { NetworkModel } from '../network.js';
+import type { NetworkModel } from '../networkModel.js';
 import type { CommandContext } from './context.js';
 
 /** A control command's change, planned on a model (nothing stored yet). */

@@ -4,7 +4,7 @@
 import type { Services } from '../../services.js';
 import type { Caller } from '../caller.js';
 import { AppError } from '../../lib/errors.js';
-import { insertEvent, publishEvents, type StoredEvent } from '../events.js';
+import { insertEvent, publishEvents, type StoredEvent } from '../eventLog.js';
 import { ACCEPTS_WORK, findAgentRow, transitionAgent, type AgentRow } from '../agents.js';
 import { commandResult, type ActionRow } from './actions.js';
 import { admit, waitForSlot, type Admission, type Checked } from './admission.js';

@@ -1,5 +1,5 @@
 // Event history, audit log, health.
-import { listEvents } from '../../domain/eventlog.js';
+import { listEvents } from '../../domain/eventHistory.js';
 import { healthOf } from '../../domain/health.js';
 import { listAudit } from '../../security/index.js';
 import type { GqlContext } from '../context.js';

@@ -1,7 +1,7 @@
 // Shape mapping between the domain (REST snake_case, lowercase enums) and
 // GraphQL (camelCase, UPPERCASE enums). Nothing here reads or writes storage.
 import type { NetworkSummary } from '../../domain/networks.js';
-import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/network.js';
+import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
 import { eventSeq } from '../../lib/ids.js';
 

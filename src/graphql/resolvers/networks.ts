@@ -4,7 +4,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import * as networks from '../../domain/networks.js';
-import type { NetworkInput } from '../../domain/network.js';
+import type { NetworkInput } from '../../domain/networkModel.js';
 import { AppError, notFound } from '../../lib/errors.js';
 import { NetworkIn, NetworkUpdate } from '../../routes/api/v1/networks/schema.js';
 import type { GqlContext } from '../context.js';

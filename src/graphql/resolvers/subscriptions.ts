@@ -4,8 +4,8 @@
 // reconnects re-subscribes with replay: true, or with after: the last eventId
 // it saw to get only what it missed.
 import { AppError } from '../../lib/errors.js';
-import { EVENT_TOPICS, type EventTopic } from '../../domain/events.js';
-import { parseTopics } from '../../domain/eventlog.js';
+import { EVENT_TOPICS, type EventTopic } from '../../domain/eventLog.js';
+import { parseTopics } from '../../domain/eventHistory.js';
 import { eventSeq } from '../../lib/ids.js';
 import type { Services } from '../../services.js';
 import { allow, type GqlContext } from '../context.js';

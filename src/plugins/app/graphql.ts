@@ -21,7 +21,7 @@ import { acquireConnection, checkRateLimits, gate, recordAudit, fromCaller, anon
 import { normalizeIp } from '../../security/ip.js';
 import { toAppError } from './envelope.js';
 import { buildGraphqlSchema } from '../../graphql/build.js';
-import { GraphqlEngine } from '../../graphql/engine.js';
+import { GraphqlEngine } from '../../graphql/execute.js';
 import { PersistedQueries } from '../../graphql/persisted.js';
 import { formatError, gqlCodeOf, gqlError, toGraphQLError } from '../../graphql/errors.js';
 import { createContext } from '../../graphql/context.js';

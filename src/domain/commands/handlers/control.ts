@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../lib/errors.js';
 import { getNetworkSummary, saveModelVersion } from '../../networks.js';
 import { branchIds } from '../../alarms.js';
-import type { NetworkModel } from '../../network.js';
+import type { NetworkModel } from '../../networkModel.js';
 import { WHAT_IF_SOLVE, whatIf, type WhatIfVerdict } from '../../../powerflow/whatIf.js';
 import { abortError, type CommandContext } from '../context.js';
 import { defineCommand, type ChangePlan, type CommandDefinition } from '../registry.js';

@@ -1,7 +1,7 @@
 // emergency_shutdown: stops the agent from any state at once, cancels an emergency command
 // waiting for the slot and interrupts the command running in this process (one running in
 // another process sees the stopped status before it changes anything: control.ts).
-import { publishEvents } from '../../events.js';
+import { publishEvents } from '../../eventLog.js';
 import { findAgentRow, slotTaken, transitionAgent } from '../../agents.js';
 import { Abort, runningCommands } from '../context.js';
 import { defineCommand } from '../registry.js';

@@ -1,6 +1,6 @@
 // start, stop, pause, resume as commands: the agent state machine's operations (docs/agents.md).
 import { Type } from '@sinclair/typebox';
-import { publishEvents } from '../../events.js';
+import { publishEvents } from '../../eventLog.js';
 import { findAgentRow, transitionAgent } from '../../agents.js';
 import { defineCommand, type CommandDefinition } from '../registry.js';
 

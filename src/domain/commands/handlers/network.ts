@@ -2,7 +2,7 @@
 // summary of a solved flow (as run_powerflow answers it).
 import type { Services } from '../../../services.js';
 import type { Caller } from '../../caller.js';
-import type { NetworkModel } from '../../network.js';
+import type { NetworkModel } from '../../networkModel.js';
 import type { SolveOutcome } from '../../../powerflow/types.js';
 import { AppError } from '../../../lib/errors.js';
 import { getModel, type NetworkSummary } from '../../networks.js';

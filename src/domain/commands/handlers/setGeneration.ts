@@ -2,7 +2,7 @@
 // voltage set point; the generator is named by position or by its bus (its only in-service one).
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../lib/errors.js';
-import type { NetworkModel } from '../../network.js';
+import type { NetworkModel } from '../../networkModel.js';
 import type { ChangePlan } from '../registry.js';
 import type { Params } from '../vocabulary.js';
 import { defineControlCommand } from './control.js';

@@ -2,7 +2,7 @@
 // or by its position in the branch list (required when circuits are parallel).
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../lib/errors.js';
-import type { NetworkModel } from '../../network.js';
+import type { NetworkModel } from '../../networkModel.js';
 import { branchIds } from '../../alarms.js';
 import type { ChangePlan } from '../registry.js';
 import type { Params } from '../vocabulary.js';

@@ -6,7 +6,7 @@
 //   bus v -> voltage.magnitude             bus theta -> voltage.angle
 // Converters only; every v2 route calls the same domain function as its v1 twin.
 import type { NetworkDetail, NetworkSummary } from '../../../domain/networks.js';
-import type { NetworkInput } from '../../../domain/network.js';
+import type { NetworkInput } from '../../../domain/networkModel.js';
 
 export const V2_META = { version: 'v2', stability: 'preview' } as const;
 /** SPEC 9: v2 defaults. */

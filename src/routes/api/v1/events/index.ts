@@ -1,11 +1,11 @@
-// /api/v1/events: the event history (src/domain/eventlog.ts). The SSE stream
+// /api/v1/events: the event history (src/domain/eventHistory.ts). The SSE stream
 // (GET /events/stream) is registered separately (events/stream/).
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses } from '../common/schema.js';
 import { EventListQuery, EventOut } from './schema.js';
-import { listEvents } from '../../../../domain/eventlog.js';
+import { listEvents } from '../../../../domain/eventHistory.js';
 
 export default async function eventRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

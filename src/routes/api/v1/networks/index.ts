@@ -12,7 +12,7 @@ import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { submitStudy } from '../../../../domain/studies.js';
 import { StudyIn, StudySubmitted, studyValidator } from '../studies/schema.js';
-import type { NetworkInput } from '../../../../domain/network.js';
+import type { NetworkInput } from '../../../../domain/networkModel.js';
 import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
 import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';

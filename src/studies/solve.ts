@@ -5,7 +5,7 @@
 // chunk's cases encoded as one Float64Array (layout: assembly/studyLayout.ts), one
 // Piscina task per chunk (typed arrays transferred both ways), and the worker's raw
 // records decoded into the StudyChunk columns with bus ids and branch positions.
-import type { NetworkModel } from '../domain/network.js';
+import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../powerflow/pool.js';
 import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';

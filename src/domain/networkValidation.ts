@@ -1,6 +1,6 @@
 // Checks a network model before it is stored or solved: references between
 // elements, impedances, and that every island of in-service branches has a slack.
-import type { NetworkModel } from './network.js';
+import type { NetworkModel } from './networkModel.js';
 import { connectedComponents, type Components } from '../lib/graph.js';
 
 export interface ValidationIssue {

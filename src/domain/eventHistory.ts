@@ -1,12 +1,12 @@
 // Event history (GET /api/v1/events, GraphQL events) over the durable event log
-// written by src/domain/events.ts, and its retention purge. docs/events.md.
+// written by src/domain/eventLog.ts, and its retention purge. docs/events.md.
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { eventSeq } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
-import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './events.js';
+import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './eventLog.js';
 import { Where } from '../db/where.js';
 
 export const SEVERITIES = ['info', 'warn', 'error', 'critical'] as const;
