@@ -11,14 +11,10 @@ import { writeReadmeSection } from './readme.js';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import pino from 'pino';
-import { openDatabase } from '../src/db/database.js';
-import { migrate } from '../src/db/migrate.js';
-import { createMemoryBus } from '../src/events/bus.js';
 import { loadConfig } from '../src/config.js';
 import { systemCaller } from '../src/domain/caller.js';
 import { queryTimeseries, writeTimeseries, type PointInput } from '../src/domain/timeseries.js';
-import { initSecurity, closeSecurity } from '../src/security/index.js';
-import type { Services } from '../src/services.js';
+import { createServices, closeServices } from '../src/bootstrap.js';
 
 const URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const arg = (name: string, dflt: string) => {
@@ -58,17 +54,14 @@ function makeBatch(offsetSec: number, perSeries: number, seriesFrom: number, ser
 
 async function main() {
   const schema = `bench_ts_${randomBytes(4).toString('hex')}`;
-  const db = await openDatabase({ url: URL, schema, poolSize: Math.max(...WRITERS) + 2 });
-  const log = pino({ level: 'silent' });
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent' }, { databaseUrl: URL, dbSchema: schema });
-  const s = { config, db, bus: createMemoryBus(), log, startedAt: new Date() } as unknown as Services;
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', WORKERS: '1' }, { databaseUrl: URL, dbSchema: schema });
+  const s = await createServices(config, pino({ level: 'silent' })); // the app's own services: migrations, quotas, security
+  const db = s.db;
   const caller = systemCaller('default', 'bench');
   const rows: string[][] = [];
   try {
-    await migrate(db);
     // The benchmark writes far beyond the default daily quota: raise it for this tenant.
     await db.query(`UPDATE tenants SET base_quotas = base_quotas || '{"timeseries_daily_points": 1000000000000, "timeseries_daily_gb": 1000000}'::jsonb WHERE id = 'default'`);
-    await initSecurity(s); // the quota module reads effective quotas through it
     const { rows: v } = await db.query<{ v: string }>("SELECT current_setting('server_version') AS v");
     console.log(`PostgreSQL ${v[0].v}, ${cpus().length} CPU(s) (${cpus()[0]?.model ?? '?'}), schema ${schema}`);
     console.log(`loading ${(SERIES * PER_SERIES).toLocaleString('en')} points: ${SERIES} series x ${PER_SERIES.toLocaleString('en')} points (1/s), batches of ${BATCH.toLocaleString('en')}`);
@@ -167,8 +160,7 @@ async function main() {
       rows.push([`query: all ${SERIES} series, one day (${(daySec * SERIES / 1e6).toFixed(1)} M points), 1-minute avg`, `${median(times).toFixed(0)} ms median`, '5 runs']);
     }
   } finally {
-    await closeSecurity(s).catch(() => {});
-    await db.close();
+    await closeServices(s).catch(() => {});
     const c = new pg.Client({ connectionString: URL });
     await c.connect();
     await c.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);

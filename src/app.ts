@@ -1,5 +1,5 @@
 // The Fastify application: external plugins, the app's plugins, then routes
-// (autoloaded from src/routes, one folder per resource, schemas beside them).
+// (autoloaded from src/routes, one folder per resource; their TypeBox schemas in src/schemas).
 import Fastify, { LogController, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import autoload from '@fastify/autoload';
 import { dirname, join } from 'node:path';

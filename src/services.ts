@@ -1,22 +1,56 @@
-// The app's services: what every door (REST, GraphQL, SSE, WebSocket) and the
-// queue workers share. Built once per process in src/app.ts / src/server.ts.
+// The app's services: what every door (REST, GraphQL, SSE, WebSocket), the CLI and the
+// queue workers share. Every component is a field here, built in one place
+// (src/bootstrap.ts createServices, in dependency order) and closed in one place
+// (closeServices, in reverse order): reading bootstrap.ts shows the whole application.
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { EventBus } from './events/bus.js';
 import type { SolverPool } from './powerflow/pool.js';
 import type { TaskScheduler } from './queue/scheduler.js';
+import type { TaskLifecycle } from './queue/execute.js';
 import type { ListCache } from './cache/listCache.js';
+import type { SecurityState } from './security/context.js';
+import type { AuditWriter } from './security/audit.js';
+import type { DenialCounter } from './security/denials.js';
+import type { NetworkStateReader } from './domain/networks.js';
+import type { EventRetention } from './domain/eventHistory.js';
+import type { RealtimeHub } from './realtime/hub.js';
+import type { ConnectionRegistry } from './security/connections.js';
+import type { ProgressHub } from './graphql/streams.js';
 
-export interface Services {
+/** The stores and channels every other component is built from. */
+export interface ServiceCore {
   config: Config;
   db: Database;
   bus: EventBus;
   log: Logger;
   /** Present in processes that solve (ROLE all or worker). */
   solver?: SolverPool;
-  tasks: TaskScheduler;
   /** List pages by tenant, invalidated by every writer of their collection (src/cache/listCache.ts). */
   lists: ListCache;
   startedAt: Date;
+}
+
+export interface Services extends ServiceCore {
+  /** Keys, token verifiers, caches, rate-limit buckets, connection slots, the notice channel (src/security/context.ts). */
+  security: SecurityState;
+  /** Group-commits audit entries written outside a caller's transaction (src/security/audit.ts). */
+  audit: AuditWriter;
+  /** Rate-limit refusals counted in memory and written in aggregate (src/security/denials.ts). */
+  denials: DenialCounter;
+  /** Batched reads of network status and version for power-flow submissions (src/domain/networks.ts). */
+  networkStates: NetworkStateReader;
+  /** The per-tenant FIFO queue: submission and dispatch (src/queue/scheduler.ts). */
+  tasks: TaskScheduler;
+  /** Batched claims and finishes of executed tasks (src/queue/execute.ts). */
+  taskLifecycle: TaskLifecycle;
+  /** Periodic purge of old events (src/domain/eventHistory.ts). */
+  eventRetention: EventRetention;
+  /** Live fan-out of events to SSE and WebSocket subscribers; subscribes to the bus on first use (src/realtime/hub.ts). */
+  live: RealtimeHub;
+  /** Concurrent live connections per credential (src/realtime/access.ts). */
+  liveCredentials: ConnectionRegistry;
+  /** Recent power-flow progress for GraphQL subscribers; started by the GraphQL door (src/graphql/streams.ts). */
+  progress: ProgressHub;
 }

@@ -10,9 +10,9 @@ import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
 import { raiseAlarm, clearAlarm, powerFlowConditions } from '../src/domain/alarms.js';
 import { withDefaults } from '../src/domain/networkModel.js';
+import { restClient } from './helpers/rest.js';
 
 type Headers = Record<string, string>;
-type Res = { statusCode: number; body: string; headers: Record<string, unknown> };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface Net { buses: Record<string, unknown>[]; branches: Record<string, unknown>[]; generators: Record<string, unknown>[]; loads: { bus: number; mw: number; mvar: number }[] }
@@ -38,18 +38,7 @@ for (const mode of MODES) {
   describe(`alarms API (${mode})`, () => {
     let app: TestApp;
     let h: Headers;
-    const call = async (method: string, url: string, body?: unknown, headers: Headers = {}): Promise<Res> =>
-      app.app!.inject({ method: method as 'GET', url, headers: { ...h, ...headers }, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }) });
-    const ok = async (method: string, url: string, body?: unknown, status = 200) => {
-      const r = await call(method, url, body);
-      assert.equal(r.statusCode, status, `${method} ${url}: ${r.body}`);
-      return json(r).data;
-    };
-    const err = (r: Res, status: number, code: string) => {
-      assert.equal(r.statusCode, status, r.body);
-      assert.equal(json(r).error.code, code, r.body);
-      return json(r).error;
-    };
+    const { call, ok, err } = restClient(() => ({ app, h }));
     const alarmsOf = async (net: string, q = '') => ok('GET', `/api/v1/alarms?network_id=${net}&page_size=100${q}`);
     const pf = (net: string, body: Record<string, unknown> = {}) => ok('POST', `/api/v1/networks/${net}/powerflow`, body);
     const put = (net: string, n: Net, name: string) => ok('PUT', `/api/v1/networks/${net}`, { name, buses: n.buses, branches: n.branches, generators: n.generators, loads: n.loads });

@@ -10,7 +10,6 @@ import { EventSource } from 'eventsource';
 import { MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, apiKeyFor, createUser, login } from './helpers/auth.js';
 import { collect, wsClient } from './graphql-helpers.js';
-import { sec } from '../src/security/state.js';
 import { watchedCount } from '../src/security/revocation.js';
 
 type Headers = Record<string, string>;
@@ -152,7 +151,7 @@ for (const mode of MODES) {
       const pair = await login(app, u.username, u.password);
       const c = await openWs(base, { authorization: `Bearer ${pair.token}` });
       // The state a notice leaves behind, without its closing of sockets (as if the frame came first).
-      sec(app.services).revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
+      app.services.security.revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
       c.send({ type: 'command', id: 'late', agent_id: 'agent_0000000000000000', command: 'status' });
       const refused = await c.next((m) => m.id === 'late', 'the refusal of the late command');
       assert.equal(refused.type, 'error');
@@ -161,7 +160,7 @@ for (const mode of MODES) {
 
       const pair2 = await login(app, u.username, u.password);
       const d = await openWs(base, { authorization: `Bearer ${pair2.token}` });
-      sec(app.services).revokedFamilies.set(familyOf(pair2.token), Date.now() + 60_000);
+      app.services.security.revokedFamilies.set(familyOf(pair2.token), Date.now() + 60_000);
       d.send({ type: 'subscribe', id: 's', topics: ['topology'] });
       assert.equal((await d.next((m) => m.id === 's', 'the refusal of the subscription')).code, 'UNAUTHORIZED');
       assert.equal((await closedWithin(d.closed, 'the /ws')).code, 4401);
@@ -217,7 +216,7 @@ for (const mode of MODES) {
       const pair = await login(app, u.username, u.password);
       const c = wsClient(app, { token: pair.token });
       await c.acked;
-      sec(app.services).revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
+      app.services.security.revokedFamilies.set(familyOf(pair.token), Date.now() + 60_000);
       const name = `rv-mutation-${mode}`;
       const m = collect(c.client, CREATE, { i: { ...SMALL, name } });
       await m.completed;

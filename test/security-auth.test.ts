@@ -7,7 +7,6 @@ import { createSigner } from 'fast-jwt';
 import { generateKeyPairSync } from 'node:crypto';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, apiKeyFor, createUser, login, loginAs, tokenFor } from './helpers/auth.js';
-import { sec } from '../src/security/state.js';
 import { purgeAudit } from '../src/security/audit.js';
 
 type H = Record<string, string>;
@@ -94,7 +93,7 @@ for (const mode of MODES) {
     });
 
     it('answers 401 TOKEN_EXPIRED for an expired token', async () => {
-      const k = sec(app.services).keys.signing!;
+      const k = app.services.security.keys.signing!;
       const expired = createSigner({ algorithm: 'RS256', key: k.privatePem, kid: k.kid, iss: 'gridops', expiresIn: 3600_000, clockTimestamp: Date.now() - 7200_000 })(
         { sub: 'admin', uid: 'usr_x', tenant: 'default', role: 'admin', scope: 'default', jti: 'expired-1', fam: 'fam_x' });
       const r = await call('GET', '/api/v1/networks', { authorization: `Bearer ${expired}` });
@@ -323,7 +322,7 @@ for (const mode of MODES) {
     });
 
     it('refuses changes with 403 AUDIT_REQUIRED while the audit trail cannot be written', async () => {
-      const st = sec(app.services);
+      const st = app.services.security;
       st.auditFailing = true;
       const r = await call('POST', '/api/v1/networks', admin, tiny('unaudited'));
       assert.equal(r.statusCode, 403);

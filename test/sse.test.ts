@@ -11,6 +11,7 @@ import { adminHeaders, createTenant, createUser, loginAs, tokenFor } from './hel
 import { loadRealtimeConfig, type RealtimeConfig } from '../src/realtime/settings.js';
 import { appendEvent, type NewEvent } from '../src/domain/eventLog.js';
 import { loadSecurityConfig } from '../src/security/settings.js';
+import { tinyNetwork } from './helpers/rest.js';
 
 type Headers = Record<string, string>;
 
@@ -97,13 +98,7 @@ function openSse(base: string, path: string, headers: Headers = {}): Promise<Sse
   });
 }
 
-const tiny = (name: string) => ({
-  name,
-  buses: [{ id: 1, type: 'slack', v: 1.02 }, { id: 2, type: 'pq' }, { id: 3, type: 'pv', v: 1.01 }],
-  branches: [{ from: 1, to: 2, r: 0.01, x: 0.1, b: 0.02 }, { from: 2, to: 3, r: 0.02, x: 0.2 }, { from: 1, to: 3, r: 0.01, x: 0.15 }],
-  generators: [{ bus: 1, mw: 0, vg: 1.02 }, { bus: 3, mw: 40, vg: 1.01 }],
-  loads: [{ bus: 2, mw: 80, mvar: 20 }],
-});
+const tiny = tinyNetwork;
 
 function realtime(over: Partial<RealtimeConfig> = {}): RealtimeConfig {
   return { ...loadRealtimeConfig({}), sseRetryMs: 100, ...over };

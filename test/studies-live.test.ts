@@ -126,6 +126,17 @@ for (const mode of MODES) {
         assert.equal(q.overloads.total, q.counts.branchOverload);
 
         assert.equal(ok(await gql(app, '{ study(id: "study_00000000000000000000") { id } }', undefined, admin)).study, null);
+
+        // The study's task: tasks { study } leads to it; task(id), a power-flow result, says where to read it.
+        const listed = ok(await gql(app, '{ tasks(kind: "study", pageSize: 100) { items { id kind status study { id status done total } } } }', undefined, admin)).tasks.items;
+        const mine = listed.find((t: any) => t.id === study.taskId);
+        assert.ok(mine, 'the study task is listed');
+        assert.deepEqual([mine.kind, mine.status, mine.study], ['study', 'COMPLETED', { id: study.id, status: 'COMPLETED', done: 186, total: 186 }]);
+        const asTask = await gql(app, 'query($id: ID!) { task(id: $id) { status } }', { id: study.taskId }, admin);
+        assert.equal(code(asTask), 'INVALID_FIELD', JSON.stringify(asTask.body));
+        assert.match(asTask.body.errors![0]!.message, new RegExp(`is a study, not a power flow: read it with study\\(id: "${study.id}"\\)`));
+        const pf = ok(await gql(app, '{ tasks(kind: "powerflow", pageSize: 5) { items { kind study { id } } } }', undefined, admin)).tasks.items;
+        assert.ok(pf.every((t: any) => t.kind === 'powerflow' && t.study === null));
       } finally {
         await gws.client.dispose();
         ws.close();

@@ -7,16 +7,11 @@ import assert from 'node:assert/strict';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { loadVersioningConfig } from '../src/realtime/settings.js';
+import { tinyNetwork } from './helpers/rest.js';
 
 type Headers = Record<string, string>;
 
-const tiny = (name: string) => ({
-  name,
-  buses: [{ id: 1, type: 'slack', v: 1.02 }, { id: 2, type: 'pq' }, { id: 3, type: 'pv', v: 1.01 }],
-  branches: [{ from: 1, to: 2, r: 0.01, x: 0.1, b: 0.02 }, { from: 2, to: 3, r: 0.02, x: 0.2 }, { from: 1, to: 3, r: 0.01, x: 0.15 }],
-  generators: [{ bus: 1, mw: 0, vg: 1.02 }, { bus: 3, mw: 40, vg: 1.01 }],
-  loads: [{ bus: 2, mw: 80, mvar: 20 }],
-});
+const tiny = tinyNetwork;
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(Date.now() + ms).toISOString();

@@ -1,6 +1,7 @@
 // Agents (SPEC 2 "Agent", 3, 4.3): CRUD scoped to the caller's tenant, and the
 // agent state machine (one transition table, enforced in transitionAgent only).
 // Every door calls these functions; commands live in commands.ts. docs/agents.md.
+import { AGENT_STATUSES, AGENT_TYPES, type AgentStatus, type AgentType } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
@@ -11,10 +12,7 @@ import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkAgentQuota } from '../security/quotas.js';
 import { Where } from '../db/where.js';
 
-export type AgentStatus = 'idle' | 'running' | 'paused' | 'error' | 'stopped';
-export const AGENT_STATUSES: readonly AgentStatus[] = ['idle', 'running', 'paused', 'error', 'stopped'];
-export type AgentType = 'dispatch' | 'self_healing' | 'trading' | 'maintenance' | 'planning';
-export const AGENT_TYPES: readonly AgentType[] = ['dispatch', 'self_healing', 'trading', 'maintenance', 'planning'];
+export { AGENT_STATUSES, AGENT_TYPES, type AgentStatus, type AgentType };
 
 /** What moves an agent between states. */
 export type AgentOperation = 'start' | 'pause' | 'resume' | 'stop' | 'fail' | 'emergency_shutdown';
@@ -41,27 +39,6 @@ export const ACCEPTS_WORK: ReadonlySet<AgentStatus> = new Set<AgentStatus>(['idl
 
 export const MAX_ACTIONS_PER_MINUTE = 600; // 10 commands per second (SPEC 8.1) make more meaningless
 
-export interface AgentRow {
-  id: string;
-  tenant_id: string;
-  name: string;
-  type: AgentType;
-  network_id: string | null;
-  status: AgentStatus;
-  status_reason: string | null;
-  config: Record<string, unknown>;
-  tools: string[];
-  reasoning_model: string;
-  max_actions_per_minute: number;
-  busy_command_id: string | null;
-  busy_until: Date | null;
-  last_control_at: Date | null;
-  created_at: Date;
-  updated_at: Date;
-  started_at: Date | null;
-  last_active_at: Date | null;
-}
-
 export interface Agent {
   id: string;
   name: string;
@@ -77,6 +54,14 @@ export interface Agent {
   updated_at: Date;
   started_at: Date | null;
   last_active_at: Date | null;
+}
+
+/** The stored row: the public view plus the tenant and the command-slot bookkeeping. */
+export interface AgentRow extends Agent {
+  tenant_id: string;
+  busy_command_id: string | null;
+  busy_until: Date | null;
+  last_control_at: Date | null;
 }
 
 const dt = (v: Date | string | null) => (v === null || v === undefined ? null : new Date(v));

@@ -2,6 +2,7 @@
 // voltages out of limits) and by other domains (device faults), exactly one open
 // alarm per condition, cleared when the condition is gone, acknowledged by people.
 // Every door (REST, GraphQL, SSE, WebSocket) calls these functions. docs/alarms.md.
+import { ALARM_STATUSES, SEVERITIES, type AlarmStatus, type Severity } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
@@ -18,14 +19,10 @@ import { Where } from '../db/where.js';
 // ---------------------------------------------------------------------------
 // Severity and states
 
-export type Severity = 'info' | 'warn' | 'error' | 'critical';
-/** Stored numerically (SPEC enumerations: info 0, warn 1, error 2, critical 3), shown by name. */
-export const SEVERITIES: readonly Severity[] = ['info', 'warn', 'error', 'critical'];
+export { ALARM_STATUSES, SEVERITIES, type AlarmStatus, type Severity };
 export const severityLevel = (s: Severity): number => SEVERITIES.indexOf(s);
 export const severityName = (n: number): Severity => SEVERITIES[Math.max(0, Math.min(3, n))];
 
-export type AlarmStatus = 'active' | 'acknowledged' | 'cleared';
-export const ALARM_STATUSES: readonly AlarmStatus[] = ['active', 'acknowledged', 'cleared'];
 
 /** The alarm state machine, enforced here only: cleared is final. */
 export const ALARM_TRANSITIONS: Readonly<Record<AlarmStatus, readonly AlarmStatus[]>> = {
@@ -51,16 +48,13 @@ const EPS = 1e-6;
 // ---------------------------------------------------------------------------
 // Rows and views
 
-interface AlarmRow {
+/** The fields an alarm's stored row and its public view share as they are. */
+interface AlarmFields {
   id: string;
-  tenant_id: string;
-  severity: number;
   status: AlarmStatus;
   type: string;
   message: string;
   network_id: string | null;
-  source_type: string;
-  source_id: string;
   details: Record<string, unknown>;
   occurrences: number;
   raised_at: Date;
@@ -69,26 +63,20 @@ interface AlarmRow {
   acknowledged_by: string | null;
   note: string | null;
   cleared_at: Date | null;
+}
+
+interface AlarmRow extends AlarmFields {
+  tenant_id: string;
+  severity: number;
+  source_type: string;
+  source_id: string;
   updated_at: Date;
 }
 
-export interface Alarm {
-  id: string;
+export interface Alarm extends AlarmFields {
   severity: Severity;
   severity_level: number;
-  status: AlarmStatus;
-  type: string;
-  message: string;
-  network_id: string | null;
   source: { type: string; id: string };
-  details: Record<string, unknown>;
-  occurrences: number;
-  raised_at: Date;
-  last_seen_at: Date;
-  acknowledged_at: Date | null;
-  acknowledged_by: string | null;
-  note: string | null;
-  cleared_at: Date | null;
 }
 
 const d = (v: Date | string | null) => (v === null ? null : new Date(v));

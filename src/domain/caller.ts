@@ -2,7 +2,9 @@
 // query is scoped to caller.tenantId. The security layer (src/security) builds it
 // from a token, an API key or a client certificate; the same object serves REST,
 // GraphQL, SSE and WebSocket.
-export type RoleName = 'admin' | 'operator' | 'viewer' | 'auditor';
+import type { Role as RoleName } from '../schemas/vocabulary.js';
+
+export type { RoleName };
 export type Permission = 'read' | 'write' | 'compute' | 'command' | 'audit' | 'admin' | 'cross_tenant';
 
 export interface Actor {

@@ -1,5 +1,6 @@
 // Device registry: tenant-scoped devices with an explicit status machine
 // (docs/devices.md). Every door (REST, GraphQL, WebSocket) calls these.
+import { DEVICE_STATUSES, DEVICE_TYPES, type DeviceStatus, type DeviceType } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
@@ -10,10 +11,7 @@ import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 import { Where } from '../db/where.js';
 
-export const DEVICE_TYPES = ['PV', 'WIND', 'BESS', 'EV', 'LOAD', 'TRANSFORMER', 'BREAKER'] as const;
-export type DeviceType = (typeof DEVICE_TYPES)[number];
-export const DEVICE_STATUSES = ['online', 'offline', 'maintenance', 'fault'] as const;
-export type DeviceStatus = (typeof DEVICE_STATUSES)[number];
+export { DEVICE_STATUSES, DEVICE_TYPES, type DeviceStatus, type DeviceType };
 
 /**
  * The status machine. A status may always be set to itself (no change, no event).
@@ -47,7 +45,7 @@ export interface Device {
   updated_at: Date;
 }
 
-interface DeviceRow extends Omit<Device, 'online'> {
+export interface DeviceRow extends Omit<Device, 'online'> {
   tenant_id: string;
 }
 
@@ -220,9 +218,10 @@ export async function batchCreateDevices(s: Services, caller: Caller, inputs: un
 }
 
 export interface DeviceListQuery extends PageQuery {
-  type?: DeviceType;
+  /** Checked here: callers pass what their client sent. */
+  type?: string;
   online?: boolean;
-  status?: DeviceStatus;
+  status?: string;
   network_id?: string;
 }
 

@@ -1,5 +1,6 @@
 // Event history (GET /api/v1/events, GraphQL events) over the durable event log
 // written by src/domain/eventLog.ts, and its retention purge. docs/events.md.
+import { SEVERITIES, type Severity } from '../schemas/vocabulary.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
@@ -9,8 +10,7 @@ import { parseDateTime } from '../lib/time.js';
 import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './eventLog.js';
 import { Where } from '../db/where.js';
 
-export const SEVERITIES = ['info', 'warn', 'error', 'critical'] as const;
-export type SeverityName = (typeof SEVERITIES)[number];
+export { SEVERITIES, type Severity as SeverityName };
 
 /** An event as the REST history and GraphQL return it. */
 export interface EventRecord {
@@ -21,7 +21,7 @@ export interface EventRecord {
   timestamp: Date;
   network_id: string | null;
   agent_id: string | null;
-  severity: SeverityName | null;
+  severity: Severity | null;
 }
 
 export function eventRecord(e: StoredEvent): EventRecord {
@@ -56,7 +56,7 @@ export function parseTopics(topic: string | undefined): EventTopic[] | undefined
 export function parseSeverity(v: string | number | undefined): number | undefined {
   if (v === undefined || v === '') return undefined;
   const s = String(v).toLowerCase();
-  const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITIES.indexOf(s as SeverityName);
+  const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITIES.indexOf(s as Severity);
   if (n < 0) throw new AppError('INVALID_FIELD', `severity must be one of ${SEVERITIES.join(', ')} (or 0-3), got "${v}"`, { field: 'severity', allowed: SEVERITIES });
   return n;
 }
@@ -118,7 +118,7 @@ export function retentionSettings(env: NodeJS.ProcessEnv = process.env): Retenti
 }
 
 /** Deletes events older than the retention, in chunks so no statement holds locks long. Returns how many. */
-export async function purgeEvents(s: Services, retentionHours = retentionSettings().retentionHours, now = new Date()): Promise<number> {
+export async function purgeEvents(s: Pick<Services, 'db'>, retentionHours = retentionSettings().retentionHours, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - Math.max(MIN_RETENTION_HOURS, retentionHours) * 3600_000);
   let total = 0;
   for (;;) {
@@ -131,11 +131,13 @@ export async function purgeEvents(s: Services, retentionHours = retentionSetting
   }
 }
 
-const timers = new WeakMap<Services, NodeJS.Timeout>();
+export interface EventRetention {
+  stop(): void;
+}
 
 /** Starts the periodic purge of this process (every process may run it; deletes are idempotent). */
-export function startEventRetention(s: Services, settings: RetentionSettings = retentionSettings()): void {
-  if (settings.intervalSeconds <= 0 || timers.has(s)) return;
+export function startEventRetention(s: Pick<Services, 'db' | 'log'>, settings: RetentionSettings = retentionSettings()): EventRetention {
+  if (settings.intervalSeconds <= 0) return { stop() {} };
   const timer = setInterval(() => {
     purgeEvents(s, settings.retentionHours).then(
       (n) => n > 0 && s.log.info({ deleted: n, retention_hours: settings.retentionHours }, 'event retention purge'),
@@ -143,11 +145,5 @@ export function startEventRetention(s: Services, settings: RetentionSettings = r
     );
   }, settings.intervalSeconds * 1000);
   timer.unref();
-  timers.set(s, timer);
-}
-
-export function stopEventRetention(s: Services): void {
-  const t = timers.get(s);
-  if (t) clearInterval(t);
-  timers.delete(s);
+  return { stop: () => clearInterval(timer) };
 }

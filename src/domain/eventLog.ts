@@ -17,9 +17,8 @@ export interface NewEvent {
   severity?: number; // 0 info .. 3 critical
 }
 
-export interface StoredEvent {
-  id: string;
-  seq: number;
+/** What every event carries, stored or live. */
+export interface EventFields {
   tenant_id: string;
   topic: EventTopic;
   kind: string;
@@ -27,18 +26,16 @@ export interface StoredEvent {
   network_id: string | null;
   agent_id: string | null;
   severity: number | null;
+}
+
+export interface StoredEvent extends EventFields {
+  id: string;
+  seq: number;
   timestamp: Date;
 }
 
-export interface EventRow {
+export interface EventRow extends EventFields {
   seq: number;
-  tenant_id: string;
-  topic: EventTopic;
-  kind: string;
-  payload: Record<string, unknown>;
-  network_id: string | null;
-  agent_id: string | null;
-  severity: number | null;
   created_at: Date;
 }
 

@@ -2,14 +2,12 @@
 // shared/CONTRACT.md ("Network model: fields beyond the specification").
 // REST uses these snake_case names as they are; GraphQL maps them to camelCase.
 // Units: voltages p.u., angles radians, powers MW / MVAr, impedances p.u. on base_mva.
+import { BRANCH_STATUSES, BUS_TYPES, type BranchStatus, type BusType } from '../schemas/vocabulary.js';
 
 /** MATPOWER bus types 3 (slack), 2 (pv), 1 (pq), 4 (isolated: left out of the solve).
  *  'isolated' is an additive enum value beyond the specification (docs/network-model.md). */
-export type BusType = 'slack' | 'pv' | 'pq' | 'isolated';
-export const BUS_TYPES: readonly BusType[] = ['slack', 'pv', 'pq', 'isolated'];
+export { BRANCH_STATUSES, BUS_TYPES, type BranchStatus, type BusType };
 
-export type BranchStatus = 'closed' | 'open' | 'maintenance';
-export const BRANCH_STATUSES: readonly BranchStatus[] = ['closed', 'open', 'maintenance'];
 
 export interface Bus {
   id: number;          // bus number (external, as in the case file)

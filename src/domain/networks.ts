@@ -1,5 +1,6 @@
 // Networks: versioned models, scoped to the caller's tenant. Every door calls these.
-import type { Queryable } from '../db/database.js';
+import type { NetworkStatus } from '../schemas/vocabulary.js';
+import type { Database, Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
@@ -12,7 +13,7 @@ import { checkNetworkQuota } from '../security/quotas.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { Where } from '../db/where.js';
 
-export type NetworkStatus = 'draft' | 'ready' | 'locked' | 'archived';
+export type { NetworkStatus };
 
 export interface NetworkSummary {
   id: string;
@@ -154,23 +155,22 @@ async function findRow(q: Queryable, caller: Caller, id: string, lock = false): 
 type NetworkState = { status: 'draft' | 'ready' | 'archived'; version: number };
 
 // Power-flow submissions arriving together read their networks with one statement.
-const stateReaders = new WeakMap<Services, Batcher<{ id: string; tenantId: string }, NetworkState | undefined>>();
+export type NetworkStateReader = Batcher<{ id: string; tenantId: string }, NetworkState | undefined>;
+
+export function createNetworkStateReader(db: Database): NetworkStateReader {
+  return createBatcher(async (keys) => {
+    const { rows } = await db.query<NetworkState & { id: string; tenant_id: string }>('SELECT id, tenant_id, status, version FROM networks WHERE id = ANY($1::text[])', [keys.map((k) => k.id)]);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    return keys.map((k) => {
+      const r = byId.get(k.id);
+      return r && r.tenant_id === k.tenantId ? { status: r.status, version: r.version } : undefined;
+    });
+  });
+}
 
 /** Stored status and current version, without the lock (power flows may run on a locked network). */
 export async function getNetworkState(s: Services, caller: Caller, id: string): Promise<NetworkState> {
-  let reader = stateReaders.get(s);
-  if (!reader) {
-    reader = createBatcher(async (keys) => {
-      const { rows } = await s.db.query<NetworkState & { id: string; tenant_id: string }>('SELECT id, tenant_id, status, version FROM networks WHERE id = ANY($1::text[])', [keys.map((k) => k.id)]);
-      const byId = new Map(rows.map((r) => [r.id, r]));
-      return keys.map((k) => {
-        const r = byId.get(k.id);
-        return r && r.tenant_id === k.tenantId ? { status: r.status, version: r.version } : undefined;
-      });
-    });
-    stateReaders.set(s, reader);
-  }
-  const state = await reader.add({ id, tenantId: caller.tenantId });
+  const state = await s.networkStates.add({ id, tenantId: caller.tenantId });
   if (!state) throw notFound('network', id);
   return state;
 }

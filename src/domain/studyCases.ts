@@ -2,15 +2,15 @@
 // into study_cases in one multi-row statement, and stored rows come back as the
 // entries of GET /studies/{id}/cases (CONTRACT), field for field what the engine's
 // studyChunkRows gives, or as CSV lines.
+import { STUDY_CASE_STATUSES, type StudyCaseStatus } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import {
-  CASE_CODE, caseReason, type StudyRequest, type StudyCaseRow, type StudyChunk, type StudyViolation, type StudyViolationType,
+  CASE_CODE, caseReason, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow, type StudyChunk, type StudyViolation, type StudyViolationType,
 } from '../studies/index.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
 /** study_cases.status: the public case status as a small number (filters use its index). */
-export const CASE_STATUSES = ['converged', 'diverged', 'islanded'] as const;
-export type CaseStatus = (typeof CASE_STATUSES)[number];
+export { STUDY_CASE_STATUSES as CASE_STATUSES, type StudyCaseStatus as CaseStatus };
 /** study_cases.violation_mask bit of each violation type. */
 export const VIOLATION_BITS: Record<StudyViolationType, number> = { branch_overload: 1, low_voltage: 2, high_voltage: 4 };
 
@@ -111,18 +111,14 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
 }
 
 /** A stored case row joined with its contingency (SELECT of listCaseRows). */
-export interface StoredCase {
+/** Stored as the engine reports them (StudyCaseMetrics), the violations as raw tuples. */
+type StoredMetrics = Omit<StudyCaseMetrics, 'violations' | 'reason' | 'monitored'>;
+
+export interface StoredCase extends StoredMetrics {
   case_index: number;
   scenario: number | null;
   contingency: number | null;
   code: number;
-  iterations: number;
-  max_loading_percent: number | null;
-  max_loading_branch: number | null;
-  min_v: number | null;
-  min_v_bus: number | null;
-  max_v: number | null;
-  max_v_bus: number | null;
   violations: [number, number, number, number][] | null;
   islanded: { buses: number[]; load_mw: number; generation_mw: number } | null;
   monitored: Uint8Array | null;
@@ -144,7 +140,7 @@ export function caseRow(r: StoredCase, monitor: StudyShape['monitor']): StudyCas
   const code = Number(r.code);
   const row: StudyCaseRow = {
     case_id: caseId,
-    status: CASE_STATUSES[statusOf(code)]!,
+    status: STUDY_CASE_STATUSES[statusOf(code)]!,
     iterations: Number(r.iterations),
     max_loading_percent: r.max_loading_percent === null ? null : Number(r.max_loading_percent),
     max_loading_branch: r.max_loading_branch,

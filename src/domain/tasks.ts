@@ -1,4 +1,5 @@
 // Task records: how a power-flow task looks to clients, and the SQL that moves it.
+import { TASK_STATUSES } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
@@ -157,7 +158,7 @@ export async function findTaskSummary(q: Queryable, caller: Caller, id: string) 
   return rows[0];
 }
 
-export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
+export { TASK_STATUSES };
 
 export interface TaskListQuery extends PageQuery {
   status?: string;

@@ -1,6 +1,7 @@
 // Time series: bulk writes under a daily per-tenant quota, and range queries
 // aggregated in SQL (date_bin + aggregates + percentile_cont, fill over
 // generate_series bins). Layout and rules: docs/timeseries.md.
+import { AGGREGATIONS, type Aggregation } from '../schemas/vocabulary.js';
 import type { Database } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
@@ -373,8 +374,7 @@ export async function insertPoints(db: Database, ids: number[], ms: number[], va
 
 // ---------------------------------------------------------------- queries
 
-export type Aggregation = 'none' | 'avg' | 'sum' | 'max' | 'min' | 'count' | 'percentile_50' | 'percentile_95' | 'percentile_99';
-export const AGGREGATIONS: readonly Aggregation[] = ['none', 'avg', 'sum', 'max', 'min', 'count', 'percentile_50', 'percentile_95', 'percentile_99'];
+export { AGGREGATIONS, type Aggregation };
 /** Accepted spellings: the REST names, p50/p95/p99, and the GraphQL enum names in any case. */
 export const AGGREGATION_ALIASES: Record<string, Aggregation> = {
   ...Object.fromEntries(AGGREGATIONS.map((a) => [a, a])),

@@ -6,12 +6,12 @@ import type { GraphQLResolveInfo } from 'graphql';
 import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { checkRateLimits, recordAudit, fromCaller, anonymousCaller } from '../security/index.js';
-import { sec } from '../security/state.js';
 import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import type { EndpointKey, IpClass } from '../security/settings.js';
 import { allow, type GqlContext } from './context.js';
 
-type Args = Record<string, any>;
+/** The arguments of a field with none (a resolver that reads one must declare its argument type). */
+export type NoArgs = Record<never, never>;
 
 export interface RateClass {
   ipClass: IpClass;
@@ -29,30 +29,30 @@ export async function endpointLimit(ctx: GqlContext, caller: Caller, rc: RateCla
 }
 
 /** A query field: needs the permission, nothing else. */
-export function query<R>(permission: Permission, fn: (caller: Caller, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R> | R) {
-  return (_root: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => fn(allow(ctx, permission), args, ctx, info);
+export function query<R, A extends object = NoArgs>(permission: Permission, fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R> | R) {
+  return (_root: unknown, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => fn(allow(ctx, permission), args, ctx, info);
 }
 
-export interface MutationSpec<R> {
+export interface MutationSpec<R, A> {
   permission: Permission;
   resourceType: string;
   rate?: RateClass;
   /** SPEC 8.1: emergency shutdown commands bypass the endpoint layer, once their agent is found in the caller's tenant. */
-  rateBypass?: (args: Args, caller: Caller, ctx: GqlContext) => { command: unknown; agentFound: () => Promise<boolean> };
+  rateBypass?: (args: A, caller: Caller, ctx: GqlContext) => { command: unknown; agentFound: () => Promise<boolean> };
   /** Resource id for the audit entry (default: args.id). */
-  resourceId?: (args: Args, result?: R) => string | undefined;
+  resourceId?: (args: A, result?: R) => string | undefined;
 }
 
 const DENIED = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'CERT_INVALID', 'CERT_EXPIRED', 'FORBIDDEN', 'TENANT_MISMATCH', 'IP_BLOCKED', 'AUDIT_REQUIRED', 'RATE_LIMITED']);
 
-export function mutation<R>(spec: MutationSpec<R>, fn: (caller: Caller, args: Args, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>) {
-  return async (_root: unknown, args: Args, ctx: GqlContext, info: GraphQLResolveInfo): Promise<R> => {
+export function mutation<R, A extends object = NoArgs>(spec: MutationSpec<R, A>, fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>) {
+  return async (_root: unknown, args: A, ctx: GqlContext, info: GraphQLResolveInfo): Promise<R> => {
     const field = info.fieldName;
-    const idOf = spec.resourceId ?? ((a: Args) => (typeof a.id === 'string' ? a.id : undefined));
+    const idOf = spec.resourceId ?? ((a: A) => ('id' in a && typeof a.id === 'string' ? a.id : undefined));
     let caller: Caller | undefined;
     try {
       caller = allow(ctx, spec.permission);
-      if (sec(ctx.s).auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
+      if (ctx.s.security.auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
       if (spec.rate) await endpointLimit(ctx, caller, spec.rate, spec.rateBypass?.(args, caller, ctx));
       const result = await fn(caller, args, ctx, info);
       await audit(ctx, caller, field, spec.resourceType, idOf(args, result), 'success', 200);

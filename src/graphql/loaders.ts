@@ -8,6 +8,8 @@ import type { Caller } from '../domain/caller.js';
 import type { NetworkModel, Generator, Load } from '../domain/networkModel.js';
 import type { NetworkSummary } from '../domain/networks.js';
 import { taskFromRow, type TaskRow } from '../domain/tasks.js';
+import type { AgentRow } from '../domain/agents.js';
+import type { DeviceRow } from '../domain/devices.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 import { BatchLoader } from './batch.js';
 
@@ -81,9 +83,9 @@ export interface Loaders {
   /** Branch flows of the latest converged power flow of exactly this version. */
   branchFlows: BatchLoader<NetworkRef, Row[] | null>;
   latestTask: BatchLoader<{ networkId: string; method?: string }, TaskRow | null>;
-  agentsByNetwork: BatchLoader<string, Row[]>;
+  agentsByNetwork: BatchLoader<string, AgentRow[]>;
   alarmsByNetwork: BatchLoader<AlarmKey, Row[]>;
-  devicesByNetwork: BatchLoader<string, Row[]>;
+  devicesByNetwork: BatchLoader<string, DeviceRow[]>;
   actionsByAgent: BatchLoader<string, Row[]>;
 }
 
@@ -170,9 +172,9 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
   }, (k) => `${k.networkId}|${k.method ?? ''}`);
 
-  const agentsByNetwork = new BatchLoader<string, Row[]>(async (ids) => {
-    const { rows } = await s.db.query<Row>(`SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
-    const by = groupBy(rows, (r) => r.network_id);
+  const agentsByNetwork = new BatchLoader<string, AgentRow[]>(async (ids) => {
+    const { rows } = await s.db.query<AgentRow>(`SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });
 
@@ -194,9 +196,9 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     return keys.map((k) => results.get(`${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`) ?? []);
   }, (k) => `${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`);
 
-  const devicesByNetwork = new BatchLoader<string, Row[]>(async (ids) => {
-    const { rows } = await s.db.query<Row>(`SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
-    const by = groupBy(rows, (r) => r.network_id);
+  const devicesByNetwork = new BatchLoader<string, DeviceRow[]>(async (ids) => {
+    const { rows } = await s.db.query<DeviceRow>(`SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });
 

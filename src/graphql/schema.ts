@@ -2,6 +2,7 @@
 // the camelCase forms of the REST names; enums are UPPERCASE. Additive fields
 // beyond the specification are marked "(additive)"; deprecated ones carry
 // @deprecated(reason) and stay answerable until their sunset (docs/graphql.md).
+import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const typeDefs = /* GraphQL */ `
 """RFC 3339 date-time in UTC, e.g. 2026-07-01T12:00:00.000Z."""
 scalar DateTime
@@ -14,20 +15,20 @@ scalar UInt64
 """High-precision decimal, carried as a string (e.g. "1234.567890123456789") so no digit is lost."""
 scalar Decimal
 
-enum NetworkStatus { DRAFT READY LOCKED ARCHIVED }
-enum AgentStatus { IDLE RUNNING PAUSED ERROR STOPPED }
-enum AgentType { DISPATCH SELF_HEALING TRADING MAINTENANCE PLANNING }
+${graphqlEnum('NetworkStatus', NETWORK_STATUSES)}
+${graphqlEnum('AgentStatus', AGENT_STATUSES)}
+${graphqlEnum('AgentType', AGENT_TYPES)}
 """ISOLATED (additive): MATPOWER bus type 4, left out of the solve."""
-enum BusType { SLACK PV PQ ISOLATED }
-enum DeviceType { PV WIND BESS EV LOAD TRANSFORMER BREAKER }
-enum PowerFlowMethod { NEWTON_RAPHSON FAST_DECOUPLED DC }
+${graphqlEnum('BusType', BUS_TYPES)}
+${graphqlEnum('DeviceType', DEVICE_TYPES)}
+${graphqlEnum('PowerFlowMethod', POWERFLOW_METHODS)}
 """FAILED (additive): the task failed for another reason than divergence or timeout (see PowerFlowResult.error)."""
-enum PowerFlowStatus { QUEUED RUNNING CONVERGED DIVERGED TIMEOUT CANCELLED FAILED }
-enum Aggregation { NONE AVG SUM MAX MIN COUNT PERCENTILE_50 PERCENTILE_95 PERCENTILE_99 }
-enum Severity { INFO WARN ERROR CRITICAL }
-enum AlarmStatus { ACTIVE ACKNOWLEDGED CLEARED }
-enum CommandPriority { LOW NORMAL HIGH EMERGENCY }
-enum BranchStatus { CLOSED OPEN MAINTENANCE }
+${graphqlEnum('PowerFlowStatus', POWERFLOW_STATUSES)}
+${graphqlEnum('Aggregation', AGGREGATIONS)}
+${graphqlEnum('Severity', SEVERITIES)}
+${graphqlEnum('AlarmStatus', ALARM_STATUSES)}
+${graphqlEnum('CommandPriority', COMMAND_PRIORITIES)}
+${graphqlEnum('BranchStatus', BRANCH_STATUSES)}
 
 type Query {
   networks(filter: NetworkFilter, page: Int = 1, pageSize: Int = 20, sort: String): NetworkConnection!
@@ -360,7 +361,7 @@ type PowerFlowResult {
 }
 
 """(additive) The state of a task (REST lowercase)."""
-enum TaskStatus { QUEUED RUNNING COMPLETED FAILED CANCELLED }
+${graphqlEnum('TaskStatus', TASK_STATUSES)}
 
 """(additive) How a finished solve ended, without its per-element values."""
 type TaskSummary {
@@ -400,6 +401,8 @@ type Task {
   pollUrl: String!
   """the whole result of a power-flow task (reads the per-element values: ask for it only where needed)"""
   powerFlow: PowerFlowResult
+  """(additive) the study of a study task (kind "study"): status, progress, counts and its cases; null for other kinds"""
+  study: Study
 }
 
 type TaskConnection {

@@ -1,5 +1,6 @@
 // GraphQL of studies (CONTRACT "Studies", docs/studies.md): root fields and types, kept
 // apart from schema.ts (buildGraphqlSchema joins them with `extend type`).
+import { STUDY_CASE_STATUSES, STUDY_KINDS, STUDY_VIOLATION_TYPES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const studyTypeDefs = /* GraphQL */ `
 extend type Query {
   """(additive) A study (docs/studies.md): status, progress, base case, counts and its cases page by page."""
@@ -21,10 +22,10 @@ extend type Subscription {
 
 # ------------------------------------------------------------------ studies (docs/studies.md)
 
-enum StudyKind { CONTINGENCY SCENARIOS }
-enum StudyStatus { QUEUED RUNNING COMPLETED FAILED CANCELLED }
-enum StudyCaseStatus { CONVERGED DIVERGED ISLANDED }
-enum StudyViolationType { BRANCH_OVERLOAD LOW_VOLTAGE HIGH_VOLTAGE }
+${graphqlEnum('StudyKind', STUDY_KINDS)}
+${graphqlEnum('StudyStatus', TASK_STATUSES)}
+${graphqlEnum('StudyCaseStatus', STUDY_CASE_STATUSES)}
+${graphqlEnum('StudyViolationType', STUDY_VIOLATION_TYPES)}
 
 input StudyOptions {
   method: PowerFlowMethod

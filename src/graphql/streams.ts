@@ -1,7 +1,7 @@
 // Live sources of the subscriptions: the bus channels 'event' (stored events)
 // and 'progress' (every solver iteration, published by whichever process runs
 // the task; Redis pub/sub across processes), turned into async iterators.
-import type { Services } from '../services.js';
+import type { ServiceCore, Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { FINISHED, findTask } from '../domain/tasks.js';
 import { listEvents, type EventListQuery } from '../domain/eventHistory.js';
@@ -170,16 +170,22 @@ const MAX_MESSAGES = 5000;
 export class ProgressHub {
   private tasks = new Map<string, TaskTrack>();
   private unsubscribe: (() => void)[] = [];
-  private sweep: NodeJS.Timeout;
+  private sweep?: NodeJS.Timeout;
 
-  constructor(private readonly s: Services) {
-    this.unsubscribe.push(s.bus.subscribe('progress', (m: ProgressMessage) => this.onProgress(m)));
-    this.unsubscribe.push(s.bus.subscribe('task', (m: { task_id: string; status?: string }) => this.onFinished(m.task_id)));
-    this.sweep = setInterval(() => this.evict(), 30_000);
-    this.sweep.unref();
+  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'db'>) {}
+
+  get started(): boolean {
+    return this.sweep !== undefined;
   }
 
-  async ready(): Promise<void> {
+  /** Listens to progress and task notices (the GraphQL door starts it when it opens). */
+  async start(): Promise<void> {
+    if (!this.sweep) {
+      this.unsubscribe.push(this.s.bus.subscribe('progress', (m: ProgressMessage) => this.onProgress(m)));
+      this.unsubscribe.push(this.s.bus.subscribe('task', (m: { task_id: string; status?: string }) => this.onFinished(m.task_id)));
+      this.sweep = setInterval(() => this.evict(), 30_000);
+      this.sweep.unref();
+    }
     await Promise.all([this.s.bus.ready('progress'), this.s.bus.ready('task')]);
   }
 
@@ -254,7 +260,9 @@ export class ProgressHub {
 
   close(): void {
     clearInterval(this.sweep);
+    this.sweep = undefined;
     for (const u of this.unsubscribe) u();
+    this.unsubscribe = [];
     for (const t of this.tasks.values()) for (const l of t.listeners) l.end();
     this.tasks.clear();
   }

@@ -1,8 +1,8 @@
 // The contract between the power-flow core (assembly/ + workers/ + src/powerflow/)
 // and everything that calls it (the service, the CLI, benchmarks, tests).
+import { POWERFLOW_METHODS, type PowerFlowMethod } from '../schemas/vocabulary.js';
 
-export type PowerFlowMethod = 'newton_raphson' | 'fast_decoupled' | 'dc';
-export const POWERFLOW_METHODS: readonly PowerFlowMethod[] = ['newton_raphson', 'fast_decoupled', 'dc'];
+export { POWERFLOW_METHODS, type PowerFlowMethod };
 
 export interface SolveOptions {
   method: PowerFlowMethod;       // default newton_raphson

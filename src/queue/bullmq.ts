@@ -26,7 +26,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { Services } from '../services.js';
+import type { ServiceCore, Services } from '../services.js';
 import type { StudyChunkJob, TaskTransport } from './scheduler.js';
 import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
 import { abortLocal, announceFinished, executeTask } from './execute.js';
@@ -181,7 +181,8 @@ export interface BullTransport extends TaskTransport {
   sweep(): Promise<void>;
 }
 
-export async function createBullTransport(s: Services): Promise<BullTransport> {
+/** `services` is late-bound: the sweeps that fail or finish tasks need the whole app, which includes this transport. */
+export async function createBullTransport(s: ServiceCore, services: () => Services): Promise<BullTransport> {
   const tuning = queueTuning();
   const conn = connect(s.config.redisUrl!, 'queue');
   // Both queues keep finished jobs a while and retry a processor that throws (docs/deployment.md).
@@ -252,7 +253,7 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       const state = await lookup;
       if (state === 'failed') {
         const job = await queue.getJob(t.job_id);
-        if (job && (await failTask(s, t.id, jobFailure(job, tuning, t.attempts)))) s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
+        if (job && (await failTask(services(), t.id, jobFailure(job, tuning, t.attempts)))) s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
         continue;
       }
       if (state !== 'unknown' && state !== 'completed') continue; // waiting, active, delayed...: healthy
@@ -266,7 +267,7 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
       if (now[0].status === 'dispatched' && state === 'unknown') {
         resend.push({ id: t.id, tenant_id: t.tenant_id });
       } else {
-        const ok = await failTask(s, t.id, {
+        const ok = await failTask(services(), t.id, {
           code: 'INTERNAL_ERROR',
           message: `the queue no longer holds this task's job (it ${state === 'completed' ? 'completed without recording a result' : 'was lost'}) while the task was ${now[0].status}; submit the power flow again`,
           details: { reason: 'job_lost', job_state: state },
@@ -296,14 +297,14 @@ export async function createBullTransport(s: Services): Promise<BullTransport> {
     for (const r of rows) {
       if (closed) return;
       if (r.all_done) {
-        await finishStudy(s, r.study_id);
+        await finishStudy(services(), r.study_id);
         continue;
       }
       if (r.chunk === null || !r.job_id) continue;
       const state = await studyQueue.getJobState(r.job_id);
       if (state === 'failed') {
         const job = await studyQueue.getJob(r.job_id);
-        if (job) await failStudy(s, r.task_id, chunkFailure(job, tuning, r.study_id, r.chunk));
+        if (job) await failStudy(services(), r.task_id, chunkFailure(job, tuning, r.study_id, r.chunk));
         continue;
       }
       if (state !== 'unknown' && state !== 'completed') continue;

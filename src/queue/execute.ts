@@ -131,7 +131,7 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   running.set(taskId, controller);
   let task: TaskRow | undefined;
   try {
-    task = await rideOutOutage(s, 'claim', () => lifecycle(s).claims.add(taskId));
+    task = await rideOutOutage(s, 'claim', () => s.taskLifecycle.claims.add(taskId));
   } finally {
     if (!task) running.delete(taskId);
   }
@@ -217,10 +217,10 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
 
   // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
   const finish: Finish = { task, status, result, failure: failure ?? null, completedAt, model };
-  await rideOutOutage(s, 'store the result', () => lifecycle(s).finishes.add(finish));
+  await rideOutOutage(s, 'store the result', () => s.taskLifecycle.finishes.add(finish));
 }
 
-interface Finish {
+export interface Finish {
   task: TaskRow;
   status: 'completed' | 'failed' | 'cancelled';
   result: TaskResultView | null;
@@ -239,10 +239,9 @@ const TASK_COLUMNS = 'id, seq, tenant_id, network_id, network_version, kind, sta
  * and one alarm evaluation per network (of its newest result: an older one of the same
  * batch would be judged "superseded" by it anyway, docs/alarms.md).
  */
-function lifecycle(s: Services) {
-  let l = lifecycles.get(s);
-  if (l) return l;
+export function createTaskLifecycle(services: () => Services): TaskLifecycle {
   const claims = createBatcher(async (ids: string[]): Promise<(TaskRow | undefined)[]> => {
+    const s = services();
     const { rows } = await s.db.query<TaskRow>(
       `UPDATE tasks SET status = 'running', started_at = now(), attempts = attempts + 1
        WHERE id = ANY($1::text[]) AND status IN ('dispatched', 'running') RETURNING ${TASK_COLUMNS}`, [ids]);
@@ -254,6 +253,7 @@ function lifecycle(s: Services) {
     return ids.map((id) => byId.get(id));
   });
   const finishes = createBatcher(async (items: Finish[]): Promise<undefined[]> => {
+    const s = services();
     // Each result's per-element values go in binary (resultValues.ts), all of the batch's in
     // one bytea parameter that each row takes its slice of; the JSON carries the rest.
     const values: Buffer[] = [];
@@ -293,11 +293,13 @@ function lifecycle(s: Services) {
     await rideOutOutage(s, 'announce the results', () => announceFinishedMany(s, finals, true));
     return items.map(() => undefined);
   });
-  l = { claims, finishes };
-  lifecycles.set(s, l);
-  return l;
+  return { claims, finishes };
 }
-const lifecycles = new WeakMap<Services, { claims: Batcher<string, TaskRow | undefined>; finishes: Batcher<Finish, void> }>();
+
+export interface TaskLifecycle {
+  claims: Batcher<string, TaskRow | undefined>;
+  finishes: Batcher<Finish, void>;
+}
 
 /** Events and bus notices of a finished task (stored first, then published). */
 export function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {

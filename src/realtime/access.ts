@@ -7,9 +7,8 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
-import { sec } from '../security/state.js';
 import { acquireConnection, recordAudit, fromCaller, type AuditInput } from '../security/index.js';
-import { createConnectionRegistry, type ConnKind, type ConnectionRegistry } from '../security/connections.js';
+import type { ConnKind } from '../security/connections.js';
 import { revocableCredential, type RevocableCredential } from '../security/revocation.js';
 
 export interface Credential {
@@ -57,24 +56,6 @@ export interface ConnectionLease {
   release(): Promise<void>;
 }
 
-const tokenRegistries = new WeakMap<Services, ConnectionRegistry>();
-
-function tokenRegistry(s: Services): ConnectionRegistry {
-  let r = tokenRegistries.get(s);
-  if (!r) {
-    const st = sec(s);
-    r = createConnectionRegistry(st.redis, `${s.config.redisPrefix}:tokconn`);
-    tokenRegistries.set(s, r);
-  }
-  return r;
-}
-
-export async function closeTokenRegistry(s: Services): Promise<void> {
-  const r = tokenRegistries.get(s);
-  tokenRegistries.delete(s);
-  await r?.close();
-}
-
 /**
  * Takes the connection slots of a new SSE stream or WebSocket: per credential
  * (perToken, SSE only), then the security layer's per-user limit and the tenant's
@@ -83,7 +64,7 @@ export async function closeTokenRegistry(s: Services): Promise<void> {
 export async function acquireSlots(s: Services, kind: ConnKind, caller: Caller, cred: Credential, perToken?: number): Promise<ConnectionLease> {
   let tokenSlot: { release(): Promise<void> } | undefined;
   if (perToken !== undefined) {
-    const r = await tokenRegistry(s).acquire(kind, cred.key, cred.key, perToken, perToken);
+    const r = await s.liveCredentials.acquire(kind, cred.key, cred.key, perToken, perToken);
     if (!r.ok) {
       throw new AppError('RATE_LIMITED', `this token already has ${r.count} ${kind === 'sse' ? 'SSE' : 'WebSocket'} connections, the per-token limit of ${perToken}`, {
         scope: 'user', limit: perToken, current: r.count, per: 'token', retry_after: 5, window_seconds: 0, reset_at: new Date(Date.now() + 5000).toISOString(),
@@ -107,7 +88,7 @@ export async function acquireSlots(s: Services, kind: ConnKind, caller: Caller, 
 
 /** Count of the tenant's connections of this kind across processes. */
 export function connectionCount(s: Services, kind: ConnKind, tenantId: string): Promise<number> {
-  return sec(s).conns.count(kind, tenantId);
+  return s.security.conns.count(kind, tenantId);
 }
 
 /** Writes an audit entry; a failure is logged, never thrown (the stream is already open). */

@@ -2,23 +2,17 @@
 // see, how a live event is judged against it, and the same filter as SQL for
 // replaying stored events. Tenant scoping is not part of the filter: the hub
 // only ever hands a subscriber its own tenant's events.
+import { SEVERITIES, type Severity } from '../schemas/vocabulary.js';
 import { AppError } from '../lib/errors.js';
-import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
+import { EVENT_TOPICS, type EventFields, type EventTopic } from '../domain/eventLog.js';
 import { Where } from '../db/where.js';
 
-export const SEVERITY_NAMES = ['info', 'warn', 'error', 'critical'] as const;
+export { SEVERITIES as SEVERITY_NAMES };
 
 /** An event as it travels to live clients: a stored event (id evt_…) or a transient one (id null: progress). */
-export interface LiveEvent {
+export interface LiveEvent extends EventFields {
   id: string | null;
   seq: number | null;
-  tenant_id: string;
-  topic: EventTopic;
-  kind: string;
-  payload: Record<string, unknown>;
-  network_id: string | null;
-  agent_id: string | null;
-  severity: number | null;
   timestamp: string;
 }
 
@@ -58,8 +52,8 @@ export function parseTopicList(v: string | string[] | undefined, max: number, fi
 export function parseSeverityName(v: unknown, field = 'severity'): number | undefined {
   if (v === undefined || v === null || v === '') return undefined;
   const s = String(v).toLowerCase();
-  const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITY_NAMES.indexOf(s as (typeof SEVERITY_NAMES)[number]);
-  if (n < 0) throw new AppError('INVALID_FIELD', `${field} must be one of ${SEVERITY_NAMES.join(', ')}, got "${String(v)}"`, { field, allowed: SEVERITY_NAMES });
+  const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITIES.indexOf(s as Severity);
+  if (n < 0) throw new AppError('INVALID_FIELD', `${field} must be one of ${SEVERITIES.join(', ')}, got "${String(v)}"`, { field, allowed: SEVERITIES });
   return n;
 }
 
@@ -116,6 +110,6 @@ export function filterSql(tenantId: string, f: EventFilter, range: { afterSeq?: 
 export function eventView(e: LiveEvent) {
   return {
     id: e.id, topic: e.topic, kind: e.kind, payload: e.payload, timestamp: e.timestamp,
-    network_id: e.network_id, agent_id: e.agent_id, severity: e.severity === null || e.severity === undefined ? null : SEVERITY_NAMES[e.severity] ?? null,
+    network_id: e.network_id, agent_id: e.agent_id, severity: e.severity === null || e.severity === undefined ? null : SEVERITIES[e.severity] ?? null,
   };
 }

@@ -2,7 +2,7 @@
 // in wire form, 'progress': power-flow iterations) and hands each message to the
 // live subscribers of that message's tenant only. With REDIS_URL the bus is Redis
 // pub/sub, so subscribers here see events raised by any API or worker process.
-import type { Services } from '../services.js';
+import type { ServiceCore } from '../services.js';
 import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
 import type { LiveEvent } from './filter.js';
 
@@ -59,9 +59,28 @@ export class RealtimeHub {
   private count = 0;
   private delivered = 0;
 
-  constructor(private readonly s: Services) {}
+  private starting?: Promise<void>;
 
-  async start(): Promise<void> {
+  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'log'>) {}
+
+  /** Subscribes to the bus on first use (the first live door), once; a failed start is retried by the next caller. */
+  started(): Promise<this> {
+    if (!this.starting) {
+      this.starting = this.start();
+      this.starting.catch(() => {
+        this.close();
+        this.starting = undefined;
+      });
+    }
+    return this.starting.then(() => this);
+  }
+
+  /** Live subscribers of this process, or undefined when no live door has started the hub. */
+  statsIfStarted(): HubStats | undefined {
+    return this.starting ? this.stats() : undefined;
+  }
+
+  private async start(): Promise<void> {
     const bus = this.s.bus;
     this.unsub.push(bus.subscribe('event', (m) => this.dispatch(asEvent(m))));
     this.unsub.push(bus.subscribe('progress', (m) => this.dispatch(asProgress(m))));
@@ -104,35 +123,10 @@ export class RealtimeHub {
   }
 
   close(): void {
+    this.starting = undefined;
     for (const u of this.unsub) u();
     this.unsub = [];
     this.byTenant.clear();
     this.count = 0;
   }
-}
-
-const hubs = new WeakMap<Services, Promise<RealtimeHub>>();
-
-/** The process's hub (started on first use). */
-export function realtimeHub(s: Services): Promise<RealtimeHub> {
-  let p = hubs.get(s);
-  if (!p) {
-    const hub = new RealtimeHub(s);
-    p = hub.start().then(() => hub);
-    p.catch(() => hubs.delete(s));
-    hubs.set(s, p);
-  }
-  return p;
-}
-
-export async function closeRealtimeHub(s: Services): Promise<void> {
-  const p = hubs.get(s);
-  hubs.delete(s);
-  if (p) (await p.catch(() => undefined))?.close();
-}
-
-/** For health checks: live subscribers of this process, or undefined when no hub runs. */
-export async function realtimeStats(s: Services): Promise<HubStats | undefined> {
-  const p = hubs.get(s);
-  return p ? p.then((h) => h.stats(), () => undefined) : undefined;
 }

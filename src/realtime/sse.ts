@@ -16,7 +16,6 @@ import { eventFromRow, eventWire } from '../domain/eventLog.js';
 import { eventId } from '../lib/ids.js';
 import { eventView, filterSql, matches, type EventFilter, type LiveEvent } from './filter.js';
 import type { RealtimeHub } from './hub.js';
-import { sec } from '../security/state.js';
 
 export type SseFormat = 'json' | 'plain';
 
@@ -125,7 +124,7 @@ const ackKey = (s: Services, tenant: string, id: string) => `${s.config.redisPre
 
 export async function recordHeartbeatAck(s: Services, tenantId: string, connectionId: string): Promise<void> {
   const now = Date.now();
-  const redis = sec(s).redis;
+  const redis = s.security.redis;
   if (redis) await redis.set(ackKey(s, tenantId, connectionId), String(now), 'PX', Math.max(60_000, s.config.realtime.sseIdleMs * 2));
   else {
     localAcks.set(`${tenantId}:${connectionId}`, now);
@@ -134,7 +133,7 @@ export async function recordHeartbeatAck(s: Services, tenantId: string, connecti
 }
 
 async function lastHeartbeatAck(s: Services, tenantId: string, connectionId: string): Promise<number> {
-  const redis = sec(s).redis;
+  const redis = s.security.redis;
   if (!redis) return localAcks.get(`${tenantId}:${connectionId}`) ?? 0;
   try {
     return Number((await redis.get(ackKey(s, tenantId, connectionId))) ?? 0);

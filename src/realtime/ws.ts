@@ -18,7 +18,7 @@ import { normalizeIp } from '../security/ip.js';
 import { executeCommand, type CommandRequest } from '../domain/commands/index.js';
 import { agentInTenant } from '../domain/agents.js';
 import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
-import { CommandIn } from '../routes/api/v1/agents/schema.js';
+import { CommandIn } from '../schemas/agents.js';
 import type { RealtimeHub } from './hub.js';
 import { buildFilter, matches, type EventFilter, type LiveEvent } from './filter.js';
 import { acquireSlots, auditLive, tokenCredential, type ConnectionLease, type Credential } from './access.js';

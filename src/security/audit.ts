@@ -4,14 +4,13 @@
 // only entries past the 365-day retention.
 import type { Actor, Caller } from '../domain/caller.js';
 import { unavailableDependency } from '../lib/unavailable.js';
-import type { Queryable } from '../db/database.js';
+import type { Database, Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import { insertEvents, publishEvents, type NewEvent, type StoredEvent } from '../domain/eventLog.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { newId } from '../lib/ids.js';
 import { AppError } from '../lib/errors.js';
 import { orderBy, pageMeta, paging, selectPage } from '../lib/paging.js';
-import { sec } from './context.js';
 import { countDenial, isRateLimitDenial } from './denials.js';
 import { Where } from '../db/where.js';
 import { requireAuditPermission } from './auditPermission.js';
@@ -34,12 +33,10 @@ export interface AuditInput {
   details?: Record<string, unknown>;
 }
 
-export interface AuditEntry {
+/** The fields an audit row and its public entry share as they are. */
+interface AuditFields {
   id: string;
-  timestamp: Date;
-  actor: { type: string; id: string; tenant: string };
   action: string;
-  resource: { type: string | null; id: string | null };
   request_id: string | null;
   ip: string | null;
   user_agent: string | null;
@@ -49,24 +46,21 @@ export interface AuditEntry {
   details: Record<string, unknown>;
 }
 
-interface AuditRow {
+export interface AuditEntry extends AuditFields {
+  timestamp: Date;
+  actor: { type: string; id: string; tenant: string };
+  resource: { type: string | null; id: string | null };
+}
+
+interface AuditRow extends AuditFields {
   seq: number;
-  id: string;
   ts: Date;
   tenant_id: string;
   actor_type: string;
   actor_id: string;
   actor_tenant: string;
-  action: string;
   resource_type: string | null;
   resource_id: string | null;
-  request_id: string | null;
-  ip: string | null;
-  user_agent: string | null;
-  interface: string | null;
-  result: AuditResult;
-  status: number | null;
-  details: Record<string, unknown>;
 }
 
 function entry(r: AuditRow): AuditEntry {
@@ -123,18 +117,13 @@ async function writeAudit(q: Queryable, values: AuditValues[]): Promise<{ entrie
 
 // Entries written outside a caller's transaction are group-committed per process:
 // concurrent requests share one transaction (src/lib/batcher.ts).
-const batchers = new WeakMap<Services, Batcher<AuditValues, { entry: AuditEntry; event: StoredEvent }>>();
+export type AuditWriter = Batcher<AuditValues, { entry: AuditEntry; event: StoredEvent }>;
 
-function auditBatcher(s: Services) {
-  let b = batchers.get(s);
-  if (!b) {
-    b = createBatcher(async (values: AuditValues[]) => {
-      const { entries, events } = await s.db.transaction((q) => writeAudit(q, values));
-      return entries.map((entry, i) => ({ entry, event: events[i] }));
-    });
-    batchers.set(s, b);
-  }
-  return b;
+export function createAuditWriter(db: Database): AuditWriter {
+  return createBatcher(async (values: AuditValues[]) => {
+    const { entries, events } = await db.transaction((q) => writeAudit(q, values));
+    return entries.map((entry, i) => ({ entry, event: events[i] }));
+  });
 }
 
 /**
@@ -147,21 +136,16 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     countDenial(s, e);
     return aggregatedEntry(e);
   }
-  let st: ReturnType<typeof sec> | undefined;
-  try {
-    st = sec(s);
-  } catch {
-    st = undefined;
-  }
+  const st = s.security;
   try {
     let a: AuditEntry;
     if (tx) a = (await writeAudit(tx, [auditValues(e)])).entries[0];
     else {
-      const { entry: written, event } = await auditBatcher(s).add(auditValues(e));
+      const { entry: written, event } = await s.audit.add(auditValues(e));
       a = written;
       await publishEvents(s.bus, [event]).catch(() => {});
     }
-    if (st) st.auditFailing = false;
+    st.auditFailing = false;
     return a;
   } catch (err) {
     // Only a store that cannot take writes (resources, system errors) stops mutations;
@@ -169,7 +153,7 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     // away altogether (a restart): every mutation fails on it with 503 anyway, and a flag
     // left set would refuse changes with 403 after it is back (docs/reliability.md).
     const code = String((err as { code?: unknown }).code ?? '');
-    if (st && !unavailableDependency(err) && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
+    if (!unavailableDependency(err) && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
     throw err;
   }
 }

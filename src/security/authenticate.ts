@@ -6,7 +6,7 @@ import type { Caller, RoleName } from '../domain/caller.js';
 import { ROLE_PERMISSIONS } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { sec, type SecurityState } from './context.js';
+import type { SecurityState } from './context.js';
 import { permissionsFor, verifyAccessToken } from './tokens.js';
 import { lookupApiKey } from './apikeys.js';
 import { tenantExists } from './quotas.js';
@@ -97,7 +97,7 @@ export function bearerToken(header: string): string | undefined {
  * Bearer token decides tenant and role when combined with a certificate.
  */
 export async function authenticate(s: Services, input: AuthInput): Promise<AuthResult> {
-  const st = sec(s);
+  const st = s.security;
   const cert = await certificateIdentity(st, input.socket);
   let token = input.token;
   if (input.authorization) {

@@ -4,6 +4,7 @@
 // TLS_CLIENT_MAP (inline JSON) or TLS_CLIENT_MAP_FILE (a JSON file) maps a subject
 // CN, or a certificate's SHA-256 fingerprint ("sha256:AB:CD:..."), to
 // {tenant, role, user?, kind?}. A certificate in neither is refused. docs/security.md.
+import { ROLES as ALL_ROLES } from '../schemas/vocabulary.js';
 import { readFileSync } from 'node:fs';
 import type { RoleName } from '../domain/caller.js';
 
@@ -22,7 +23,7 @@ export interface ClientCertMap {
   byFingerprint: Map<string, CertMapping>;
 }
 
-const ROLES: readonly string[] = ['admin', 'operator', 'viewer', 'auditor'];
+const ROLES: readonly string[] = ALL_ROLES;
 const FINGERPRINT_PREFIX = 'sha256:';
 
 /** Hex digits of a fingerprint, upper case, without separators. */

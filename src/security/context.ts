@@ -3,7 +3,7 @@
 // (type-only imports): tokens, quotas, users, rate limits and API keys depend
 // on it, and state.ts builds it, so nothing in security/ imports state.ts.
 import type { Redis } from 'ioredis';
-import type { Services } from '../services.js';
+import type { ServiceCore } from '../services.js';
 import type { RateLimitTable } from './settings.js';
 import type { SecurityChannel, SecurityNotice } from './channel.js';
 import type { KeyRing } from './keys.js';
@@ -12,9 +12,12 @@ import type { BucketStore } from './ratelimit.js';
 import type { ConnectionRegistry } from './connections.js';
 import type { ApiKeyRecord } from './apikeys.js';
 import type { TenantQuotaState } from './quotas.js';
+import type { TokenSigner } from './tokens.js';
+import type { RatePlan } from './ratelimit.js';
+import type { WatchRegistry } from './revocation.js';
 
 export interface SecurityState {
-  s: Services;
+  s: ServiceCore;
   keys: KeyRing;
   tokens: TokenVerifiers;
   /** family id -> epoch ms until which its access tokens are refused. */
@@ -35,27 +38,12 @@ export interface SecurityState {
   /** Called after each notice is applied (src/security/revocation.ts closes open connections). */
   noticeListeners: ((n: SecurityNotice) => void)[];
   closed: boolean;
-}
-
-const states = new WeakMap<Services, SecurityState>();
-
-export function sec(s: Services): SecurityState {
-  const st = states.get(s);
-  if (!st) throw new Error('security is not initialised in this process (initSecurity runs when the API starts)');
-  return st;
-}
-
-/** The context of these services, if initSecurity has finished. */
-export function findSecurity(s: Services): SecurityState | undefined {
-  return states.get(s);
-}
-
-export function registerSecurity(s: Services, st: SecurityState): void {
-  states.set(s, st);
-}
-
-export function forgetSecurity(s: Services): void {
-  states.delete(s);
+  /** The JWT signer of the current signing key and TTL, rebuilt when either changes (tokens.ts). */
+  signer?: TokenSigner;
+  /** Rate-limit bucket plans by address class, address, caller and endpoint, bounded (ratelimit.ts). */
+  ratePlans: Map<string, RatePlan>;
+  /** Open connections watched for revocation, set up by the first watch (revocation.ts). */
+  watches?: WatchRegistry;
 }
 
 /** Applies a notice here at once and tells the other processes. */

@@ -29,13 +29,15 @@ interface Tally {
   actions: Record<string, number>;
 }
 
-interface Counter {
+export interface DenialCounter {
   tallies: Map<string, Tally>;
   timer?: NodeJS.Timeout;
   flushing?: Promise<void>;
 }
 
-const counters = new WeakMap<Services, Counter>();
+export function createDenialCounter(): DenialCounter {
+  return { tallies: new Map() };
+}
 
 /** A refusal by a rate limit (429, or RATE_LIMITED in the details of another door). */
 export function isRateLimitDenial(e: AuditInput): boolean {
@@ -55,8 +57,7 @@ function layerOf(d: Record<string, unknown>): string {
 
 /** Counts one refusal; written with the next flush. */
 export function countDenial(s: Services, e: AuditInput): void {
-  let c = counters.get(s);
-  if (!c) counters.set(s, (c = { tallies: new Map() }));
+  const c = s.denials;
   const now = new Date();
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString();
   const tenant = e.tenantId || e.actor.tenant || 'default';
@@ -77,7 +78,7 @@ export function countDenial(s: Services, e: AuditInput): void {
   else t.actions['(other)'] = (t.actions['(other)'] ?? 0) + 1;
   if (!c.timer) {
     c.timer = setTimeout(() => {
-      c!.timer = undefined;
+      c.timer = undefined;
       void flushDenials(s).catch((err) => s.log.error({ err }, 'rate-limit refusals could not be written to the audit trail; retrying'));
     }, FLUSH_MS);
     c.timer.unref();
@@ -86,8 +87,7 @@ export function countDenial(s: Services, e: AuditInput): void {
 
 /** Adds the counted refusals to their rows now (also at shutdown). */
 export async function flushDenials(s: Services): Promise<void> {
-  const c = counters.get(s);
-  if (!c) return;
+  const c = s.denials;
   while (c.flushing) await c.flushing;
   if (c.tallies.size === 0) return;
   const rows = [...c.tallies.values()];
@@ -127,9 +127,9 @@ export async function flushDenials(s: Services): Promise<void> {
 }
 
 export function stopDenials(s: Services): void {
-  const c = counters.get(s);
-  if (c?.timer) clearTimeout(c.timer);
-  if (c) c.timer = undefined;
+  const c = s.denials;
+  if (c.timer) clearTimeout(c.timer);
+  c.timer = undefined;
 }
 
 export interface DenialQuery extends PageQuery {

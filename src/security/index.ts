@@ -14,12 +14,11 @@ import { authenticate, anonymousCaller, identifiedBy, type AuthInput, type AuthR
 import { checkRateLimits, type RateLimitDecision } from './ratelimit.js';
 import { recordAudit, fromCaller } from './audit.js';
 import { getQuotas } from './quotas.js';
-import { sec } from './context.js';
 import type { EndpointKey, IpClass } from './settings.js';
 import type { ConnKind, Slot } from './connections.js';
 import { normalizeIp } from './ip.js';
 
-export { initSecurity, closeSecurity } from './state.js';
+export { createSecurity, closeSecurity } from './state.js';
 export { authenticate, anonymousCaller, certificateIdentity, type AuthInput, type AuthResult } from './authenticate.js';
 export { checkRateLimits, classifyRoute, type RateLimitDecision, type RateLimitRequest } from './ratelimit.js';
 export { recordAudit, fromCaller, listAudit, purgeAudit, type AuditInput, type AuditEntry } from './audit.js';
@@ -27,7 +26,7 @@ export { getQuotas, checkAgentQuota, checkNetworkQuota, checkCountQuota, consume
 export type { EndpointKey, IpClass } from './settings.js';
 
 export function isBlockedIp(s: Services, ip: string | undefined): boolean {
-  return sec(s).isBlocked(normalizeIp(ip));
+  return s.security.isBlocked(normalizeIp(ip));
 }
 
 export function requirePermission(caller: Caller, p: Permission): void {
@@ -91,7 +90,7 @@ export async function acquireConnection(s: Services, caller: Caller, kind: ConnK
   const q = await getQuotas(s, caller.tenantId);
   const tenantLimit = kind === 'ws' ? q.ws_connections : q.sse_connections;
   const userLimit = kind === 'ws' ? 5 : 10;
-  const r = await sec(s).conns.acquire(kind, caller.tenantId, `${caller.actor.type}:${caller.actor.id}`, tenantLimit, userLimit);
+  const r = await s.security.conns.acquire(kind, caller.tenantId, `${caller.actor.type}:${caller.actor.id}`, tenantLimit, userLimit);
   if (!r.ok) {
     const what = kind === 'ws' ? 'WebSocket' : 'SSE';
     throw new AppError('RATE_LIMITED', r.scope === 'tenant'

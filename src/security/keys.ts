@@ -10,7 +10,7 @@
 import { createHash, createPrivateKey, createPublicKey, generateKeyPair as genCb, type KeyObject } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Services } from '../services.js';
+import type { ServiceCore } from '../services.js';
 
 export interface SigningKey {
   kid: string;
@@ -51,7 +51,7 @@ function pemBlocks(text: string): string[] {
   return text.match(/-----BEGIN (?:RSA )?PUBLIC KEY-----[\s\S]+?-----END (?:RSA )?PUBLIC KEY-----/g) ?? [];
 }
 
-export async function loadKeyRing(s: Services): Promise<KeyRing> {
+export async function loadKeyRing(s: ServiceCore): Promise<KeyRing> {
   const c = s.config;
   if (c.jwtPrivateKeyFile || c.jwtPublicKeyFile) {
     const ring: KeyRing = { verify: new Map(), source: 'files' };
@@ -86,7 +86,7 @@ export async function loadKeyRing(s: Services): Promise<KeyRing> {
 }
 
 /** Current key = the oldest one not retired; retired keys verify until the token lifetime has passed. */
-async function loadFromDatabase(s: Services): Promise<KeyRing> {
+async function loadFromDatabase(s: ServiceCore): Promise<KeyRing> {
   const ttl = s.config.security.tokenTtlSeconds;
   const read = async () => (await s.db.query<{ kid: string; private_pem: string; public_pem: string; retired_at: Date | null }>(
     `SELECT kid, private_pem, public_pem, retired_at FROM jwt_keys

@@ -9,12 +9,13 @@
 // quotas->concurrent_powerflow on every pass). The sweeper rewrites it when a
 // temporary override expires; this module computes the effective set itself at
 // read time, so API checks switch back exactly at expires_at.
+import type { PlanName } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { systemCaller } from '../domain/caller.js';
-import { broadcast, sec, type SecurityState } from './context.js';
+import { broadcast, type SecurityState } from './context.js';
 import { recordAudit, purgeAudit } from './audit.js';
 import type { Services } from '../services.js';
 
@@ -40,8 +41,8 @@ export const PLANS = {
   enterprise: { ...BASE, api_requests_per_hour: 50000, ws_connections: 100, sse_connections: 200, timeseries_daily_gb: 100 },
   // Negotiated: starts from the pro preset; the admin sets the numbers with PUT .../quota.
   custom: { ...BASE, api_requests_per_hour: 5000, ws_connections: 20, sse_connections: 50, timeseries_daily_gb: 10 },
-} satisfies Record<string, Quotas>;
-export type PlanName = keyof typeof PLANS;
+} satisfies Record<PlanName, Quotas>;
+export type { PlanName };
 
 export interface TemporaryQuota {
   id: string;
@@ -120,7 +121,7 @@ export function getQuotaState(st: SecurityState, tenantId: string): Promise<Tena
 }
 
 export async function getQuotas(s: Services, tenantId: string): Promise<Quotas> {
-  const q = await getQuotaState(sec(s), tenantId);
+  const q = await getQuotaState(s.security, tenantId);
   if (!q) throw new AppError('NOT_FOUND', `tenant ${tenantId} does not exist`, { resource: 'tenant', id: tenantId });
   return q.quotas;
 }
@@ -307,12 +308,13 @@ export async function changeQuota(st: SecurityState, caller: Caller, tenantId: s
 // ---------------------------------------------------------------- sweeper
 
 /** Reverts expired temporary quotas (writing tenants.quotas and an audit entry) and purges old audit entries. */
-export async function sweepExpiredQuotas(st: SecurityState): Promise<number> {
-  const { rows } = await st.s.db.query<{ tenant_id: string }>(
+export async function sweepExpiredQuotas(s: Services): Promise<number> {
+  const st = s.security;
+  const { rows } = await s.db.query<{ tenant_id: string }>(
     `SELECT DISTINCT tenant_id FROM tenant_quota_overrides WHERE expired_at IS NULL AND expires_at <= now()`);
   let n = 0;
   for (const { tenant_id } of rows) {
-    const done = await st.s.db.transaction(async (tx) => {
+    const done = await s.db.transaction(async (tx) => {
       await tx.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenant_id]);
       const { rows: ex } = await tx.query<{ id: string; quotas: Record<string, unknown>; reason: string }>(
         `UPDATE tenant_quota_overrides SET expired_at = now() WHERE tenant_id = $1 AND expired_at IS NULL AND expires_at <= now() RETURNING id, quotas, reason`, [tenant_id]);
@@ -324,26 +326,28 @@ export async function sweepExpiredQuotas(st: SecurityState): Promise<number> {
     n += done.ex.length;
     await broadcast(st, { kind: 'quota_changed', tenant: tenant_id });
     const sys = systemCaller(tenant_id, 'quota-sweeper');
-    await recordAudit(st.s, {
+    await recordAudit(s, {
       tenantId: tenant_id, actor: sys.actor, action: 'tenant.quota.expired', resource: { type: 'tenant', id: tenant_id }, result: 'success',
       interface: 'internal', details: { expired: done.ex.map((e) => ({ id: e.id, quotas: e.quotas, reason: e.reason })), quotas: done.quotas },
-    }).catch((err) => st.s.log.error({ err }, 'audit of a quota expiry failed'));
+    }).catch((err) => s.log.error({ err }, 'audit of a quota expiry failed'));
   }
   return n;
 }
 
-export function startSweeper(st: SecurityState): void {
-  const c = st.s.config.security;
+/** Runs the sweeps of this process (createServices starts it; closeSecurity clears its timers). */
+export function startSweeper(s: Services): void {
+  const st = s.security;
+  const c = s.config.security;
   let running = false;
   const tick = async () => {
     if (running || st.closed) return;
     running = true;
     try {
-      await sweepExpiredQuotas(st);
+      await sweepExpiredQuotas(s);
       const now = Date.now();
       for (const [f, until] of st.revokedFamilies) if (until <= now) st.revokedFamilies.delete(f);
     } catch (err) {
-      if (!st.closed) st.s.log.warn({ err }, 'quota sweep failed; retrying');
+      if (!st.closed) s.log.warn({ err }, 'quota sweep failed; retrying');
     } finally {
       running = false;
     }
@@ -355,10 +359,10 @@ export function startSweeper(st: SecurityState): void {
   const purge = async () => {
     if (st.closed) return;
     try {
-      const n = await purgeAudit(st.s);
-      if (n > 0) st.s.log.info({ purged: n }, 'audit entries past retention purged');
+      const n = await purgeAudit(s);
+      if (n > 0) s.log.info({ purged: n }, 'audit entries past retention purged');
     } catch (err) {
-      if (!st.closed) st.s.log.warn({ err }, 'audit purge failed; retrying later');
+      if (!st.closed) s.log.warn({ err }, 'audit purge failed; retrying later');
     }
   };
   const first = setTimeout(purge, 30_000);

@@ -17,7 +17,6 @@ import type { Bucket, EndpointKey, IpClass } from './settings.js';
 import { getQuotaState, type TenantQuotaState } from './quotas.js';
 import type { SecurityState } from './context.js';
 import type { RateLimitTable } from './settings.js';
-import { sec } from './context.js';
 import { normalizeIp } from './ip.js';
 
 export type Layer = 'ip' | 'tenant' | 'user' | 'endpoint';
@@ -231,7 +230,7 @@ interface Spec extends BucketSpec {
 
 const perMinute = (b: Bucket) => b.rate / 60_000;
 
-interface Plan {
+export interface RatePlan {
   limits: RateLimitTable;
   quota: TenantQuotaState | null;
   scale: number;
@@ -247,14 +246,12 @@ interface Plan {
 // The buckets of a request depend only on who asks from where for what, and on the limits and
 // the tenant's quota: they are built once per (class, address, caller, endpoint) and reused,
 // with their key strings (whose hashes the engine then keeps), until the limits or quota change.
-const plans = new WeakMap<SecurityState, Map<string, Plan>>();
 const PLANS_MAX = 10_000;
 
-function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQuotaState | null, factor: number): Plan {
+function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQuotaState | null, factor: number): RatePlan {
   const c = r.caller;
   const id = `${r.skipIp ? '' : r.ipClass}|${ip}|${c ? `${c.tenantId}|${c.actor.tenant}|${c.actor.type}|${c.actor.id}` : ''}|${r.endpoint ?? ''}`;
-  let byId = plans.get(st);
-  if (!byId) plans.set(st, (byId = new Map()));
+  const byId = st.ratePlans;
   const have = byId.get(id);
   const scale = st.s.config.security.rateLimitScale;
   if (have && have.limits === st.limits && have.quota === q && have.scale === scale && have.factor === factor) return have;
@@ -290,7 +287,7 @@ function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQu
   }
   let hourText = '';
   let hourNum = -1;
-  const plan: Plan = {
+  const plan: RatePlan = {
     limits: L, quota: q, scale, factor, tenantIdx, tenantLimit, tenantLimitText: String(tenantLimit),
     specs: specs.map((sp) => ({ ...sp, limitText: String(sp.limit), policyText: `${sp.limit};w=${sp.window}` })),
     hourKey(hour) {
@@ -311,7 +308,7 @@ function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQu
  * Never throws for a limit: returns allowed=false with the 429 error and headers.
  */
 export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise<RateLimitDecision> {
-  const st = sec(s);
+  const st = s.security;
   if (!s.config.security.rateLimitsEnabled) return { allowed: true, headers: {}, waitMs: 0 };
   const L = st.limits;
   const ip = normalizeIp(r.ip);

@@ -9,7 +9,7 @@
 // notice lost while Redis was away still ends the connections within RESYNC_MS.
 import { AppError } from '../lib/errors.js';
 import type { Services } from '../services.js';
-import { sec, type SecurityState } from './context.js';
+import type { SecurityState } from './context.js';
 import { bearerToken } from './authenticate.js';
 import { hashKey, lookupApiKey } from './apikeys.js';
 import type { RevocationReason, SecurityNotice } from './channel.js';
@@ -79,7 +79,7 @@ interface Watch {
   done: boolean;
 }
 
-interface Registry {
+export interface WatchRegistry {
   byFamily: Map<string, Set<Watch>>;
   byUser: Map<string, Set<Watch>>;
   byKey: Map<string, Set<Watch>>;
@@ -87,15 +87,14 @@ interface Registry {
   reasons: Map<string, RevocationReason>;
 }
 
-const registries = new WeakMap<SecurityState, Registry>();
 const RESYNC_MS = 15_000;
 const MAX_REASONS = 10_000;
 
-function registry(st: SecurityState): Registry {
-  let r = registries.get(st);
+function registry(st: SecurityState): WatchRegistry {
+  let r = st.watches;
   if (r) return r;
   r = { byFamily: new Map(), byUser: new Map(), byKey: new Map(), reasons: new Map() };
-  registries.set(st, r);
+  st.watches = r;
   const reg = r;
   st.noticeListeners.push((n) => onNotice(reg, n));
   if (st.redis) {
@@ -121,14 +120,14 @@ function remove(m: Map<string, Set<Watch>>, k: string | undefined, w: Watch): vo
   if (set.size === 0) m.delete(k);
 }
 
-function unregister(reg: Registry, w: Watch): void {
+function unregister(reg: WatchRegistry, w: Watch): void {
   w.done = true;
   remove(reg.byFamily, w.cred.family, w);
   remove(reg.byUser, w.cred.userId, w);
   remove(reg.byKey, w.cred.apiKeyHash, w);
 }
 
-function fire(reg: Registry, w: Watch, r: Revocation): void {
+function fire(reg: WatchRegistry, w: Watch, r: Revocation): void {
   if (w.done) return;
   unregister(reg, w);
   try {
@@ -138,16 +137,16 @@ function fire(reg: Registry, w: Watch, r: Revocation): void {
   }
 }
 
-function fireAll(reg: Registry, set: Set<Watch> | undefined, r: Revocation): void {
+function fireAll(reg: WatchRegistry, set: Set<Watch> | undefined, r: Revocation): void {
   if (set) for (const w of [...set]) fire(reg, w, r);
 }
 
-function rememberReason(reg: Registry, family: string, reason: RevocationReason): void {
+function rememberReason(reg: WatchRegistry, family: string, reason: RevocationReason): void {
   if (reg.reasons.size >= MAX_REASONS) reg.reasons.clear();
   reg.reasons.set(family, reason);
 }
 
-function onNotice(reg: Registry, n: SecurityNotice): void {
+function onNotice(reg: WatchRegistry, n: SecurityNotice): void {
   switch (n.kind) {
     case 'family_revoked': {
       // Notices from before reasons existed were all refresh-token reuse.
@@ -180,7 +179,7 @@ function onNotice(reg: Registry, n: SecurityNotice): void {
  * not refuse (the operation itself will report it).
  */
 export async function checkCredential(s: Services, cred: RevocableCredential): Promise<Revocation | undefined> {
-  const st = sec(s);
+  const st = s.security;
   if (cred.family) {
     const until = st.revokedFamilies.get(cred.family);
     if (until !== undefined && until > Date.now()) return revocation(registry(st).reasons.get(cred.family) ?? 'session_revoked');
@@ -205,7 +204,7 @@ export async function checkCredential(s: Services, cred: RevocableCredential): P
  */
 export function watchCredential(s: Services, cred: RevocableCredential, onRevoked: (r: Revocation) => void): () => void {
   if (!cred.family && !cred.apiKeyHash && !cred.userId) return () => {};
-  const st = sec(s);
+  const st = s.security;
   const reg = registry(st);
   const w: Watch = { cred, onRevoked, done: false };
   add(reg.byFamily, cred.family, w);
@@ -217,7 +216,7 @@ export function watchCredential(s: Services, cred: RevocableCredential, onRevoke
 
 /** Connections of this process being watched (tests, health). */
 export function watchedCount(s: Services): number {
-  const reg = registries.get(sec(s));
+  const reg = s.security.watches;
   if (!reg) return 0;
   const all = new Set<Watch>();
   for (const m of [reg.byFamily, reg.byKey, reg.byUser]) for (const set of m.values()) for (const w of set) all.add(w);

@@ -1,9 +1,9 @@
 // Builds and closes the per-process security state (key ring and verifiers,
 // caches, rate-limit store, connection registry, the notice channel, timers):
-// created once by initSecurity() when the API starts. Its shape and lookup live
+// created once per process by createServices (src/bootstrap.ts). Its shape lives
 // in context.ts, so the modules it builds from never import this one.
 import { Redis } from 'ioredis';
-import type { Services } from '../services.js';
+import type { ServiceCore } from '../services.js';
 import { effectiveLimits } from './settings.js';
 import { buildBlockList } from './ip.js';
 import { memoryChannel, redisChannel, type SecurityNotice } from './channel.js';
@@ -12,26 +12,21 @@ import { buildVerifiers, loadRevokedFamilies } from './tokens.js';
 import { createMemoryStore, createRedisStore } from './ratelimit.js';
 import { createConnectionRegistry } from './connections.js';
 import { ensureBootstrapAdmin } from './users.js';
-import { startSweeper } from './quotas.js';
-import { flushDenials, stopDenials } from './denials.js';
-import { broadcast, findSecurity, forgetSecurity, registerSecurity, sec, type SecurityState } from './context.js';
+import type { SecurityState } from './context.js';
 
-export { broadcast, sec, type SecurityState };
+export { broadcast, type SecurityState } from './context.js';
 
-const starting = new WeakMap<Services, Promise<SecurityState>>();
-
-export function initSecurity(s: Services): Promise<SecurityState> {
-  const have = findSecurity(s);
-  if (have) return Promise.resolve(have);
-  let p = starting.get(s);
-  if (!p) {
-    p = doInit(s);
-    starting.set(s, p);
-  }
-  return p;
+/** Builds the security context of a process (createServices calls it once, before the doors exist). */
+export async function createSecurity(s: ServiceCore): Promise<SecurityState> {
+  const st = await openSecurity(s);
+  await loadRevokedFamilies(st);
+  await ensureBootstrapAdmin(st);
+  if (s.config.security.authDisabled) s.log.warn('GRIDOPS_AUTH=off: every request acts as the bootstrap admin (benchmark baseline only)');
+  if (!s.config.security.rateLimitsEnabled) s.log.warn('RATE_LIMITS=off: the four rate-limit layers are off');
+  return st;
 }
 
-async function doInit(s: Services): Promise<SecurityState> {
+async function openSecurity(s: ServiceCore): Promise<SecurityState> {
   const c = s.config;
   let redis: Redis | undefined;
   if (c.redisUrl) {
@@ -59,14 +54,9 @@ async function doInit(s: Services): Promise<SecurityState> {
     timers: [],
     noticeListeners: [],
     closed: false,
+    ratePlans: new Map(),
   };
   channel.subscribe((n) => applyNotice(st, n));
-  registerSecurity(s, st);
-  await loadRevokedFamilies(st);
-  await ensureBootstrapAdmin(st);
-  startSweeper(st);
-  if (c.security.authDisabled) s.log.warn('GRIDOPS_AUTH=off: every request acts as the bootstrap admin (benchmark baseline only)');
-  if (!c.security.rateLimitsEnabled) s.log.warn('RATE_LIMITS=off: the four rate-limit layers are off');
   return st;
 }
 
@@ -94,17 +84,13 @@ export function applyNotice(st: SecurityState, n: SecurityNotice): void {
   for (const fn of st.noticeListeners) fn(n);
 }
 
-export async function closeSecurity(s: Services): Promise<void> {
-  const st = findSecurity(s);
-  if (!st || st.closed) return;
+/** Closes the context (closeServices calls it after the doors and before the stores). */
+export async function closeSecurity(st: SecurityState): Promise<void> {
+  if (st.closed) return;
   st.closed = true;
   for (const t of st.timers) clearInterval(t);
-  stopDenials(s);
-  await flushDenials(s).catch((err) => s.log.error({ err }, 'rate-limit refusals counted at shutdown could not be written'));
   await st.conns.close();
   await st.channel.close();
   st.store.close();
   st.redis?.disconnect();
-  forgetSecurity(s);
-  starting.delete(s);
 }

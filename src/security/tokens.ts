@@ -41,16 +41,20 @@ export function buildVerifiers(ring: KeyRing): TokenVerifiers {
   return { byKid, signingKid: ring.signing?.kid };
 }
 
-const signers = new WeakMap<SecurityState, { kid: string; ttl: number; sign: (p: Record<string, unknown>) => string }>();
+export interface TokenSigner {
+  kid: string;
+  ttl: number;
+  sign: (p: Record<string, unknown>) => string;
+}
 
 function signer(st: SecurityState) {
   const ttl = st.s.config.security.tokenTtlSeconds;
   const kid = st.keys.signing?.kid;
-  let cur = signers.get(st);
+  let cur = st.signer;
   if (!cur || cur.kid !== kid || cur.ttl !== ttl) {
     if (!st.keys.signing) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no JWT signing key (JWT_PRIVATE_KEY_FILE not set); it can verify tokens but not issue them');
     cur = { kid: st.keys.signing.kid, ttl, sign: createSigner({ algorithm: 'RS256', key: st.keys.signing.privatePem, kid: st.keys.signing.kid, iss: ISSUER, expiresIn: ttl * 1000 }) };
-    signers.set(st, cur);
+    st.signer = cur;
   }
   return cur.sign;
 }

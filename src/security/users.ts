@@ -2,6 +2,7 @@
 // users, and password login. Usernames are unique across the deployment; a user
 // belongs to one tenant (its home), which is the token's tenant unless the login
 // names another and the role may act across tenants.
+import { ROLES } from '../schemas/vocabulary.js';
 import type { Caller, RoleName } from '../domain/caller.js';
 import { ROLE_PERMISSIONS } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
@@ -27,7 +28,7 @@ interface UserRow extends UserView {
   password_hash: string;
 }
 
-export const ROLES: readonly RoleName[] = ['admin', 'operator', 'viewer', 'auditor'];
+export { ROLES };
 
 export async function ensureBootstrapAdmin(st: SecurityState): Promise<void> {
   const c = st.s.config;

@@ -26,6 +26,7 @@
 //     (scenario-major: a chunk reuses each scenario's intact solution for its contingencies)
 // Case ids: `branch:<index>`, `generator:<index>` (n-1 shorthands), the request's `id` or
 // `contingency:<position>` (N-k lists), `scenario:<s>`, and `scenario:<s>/<contingency id>`.
+import { literals, STUDY_KINDS, type StudyCaseStatus, type StudyViolationType } from '../schemas/vocabulary.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 const Index = Type.Integer({ minimum: 0, description: '0-based position in the network list' });
@@ -63,7 +64,7 @@ export const MonitorSchema = Type.Object({
 
 /** The body of POST /api/v1/networks/{id}/studies. */
 export const StudyRequestSchema = Type.Object({
-  kind: Type.Union([Type.Literal('contingency'), Type.Literal('scenarios')]),
+  kind: literals(STUDY_KINDS),
   method: Type.Optional(Type.Union([Type.Literal('newton_raphson'), Type.Literal('fast_decoupled'), Type.Literal('dc')])),
   tolerance: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
@@ -105,8 +106,7 @@ export interface StudyPlan {
   loadingLimitPercent: number;
 }
 
-export type StudyCaseStatus = 'converged' | 'diverged' | 'islanded';
-export type StudyViolationType = 'branch_overload' | 'low_voltage' | 'high_voltage';
+export type { StudyCaseStatus, StudyViolationType };
 
 export interface StudyViolation {
   type: StudyViolationType;

@@ -5,27 +5,14 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { json, type TestApp } from './app.js';
+import { type Headers, restClient } from './rest.js';
 import { CASES_DIR } from '../../src/paths.js';
 
-type Headers = Record<string, string>;
-export type Res = { statusCode: number; body: string; headers: Record<string, unknown> };
+export type { Res } from './rest.js';
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function agentsClient(get: () => { app: TestApp; h: Headers; second: Headers }) {
-  const call = async (method: string, url: string, body?: unknown, headers: Headers = {}): Promise<Res> =>
-    get().app.app!.inject({ method: method as 'GET', url, headers: { ...get().h, ...headers }, ...(body === undefined ? {} : typeof body === 'string' ? { payload: body } : { payload: body as object }) });
-  const ok = async (method: string, url: string, body?: unknown, status = 200) => {
-    const r = await call(method, url, body);
-    assert.equal(r.statusCode, status, `${method} ${url}: ${r.body}`);
-    return json(r).data;
-  };
-  const err = (r: Res, status: number, code: string) => {
-    assert.equal(r.statusCode, status, r.body);
-    const e = json(r).error;
-    assert.equal(e.code, code, r.body);
-    assert.ok(e.message && e.trace_id);
-    return e;
-  };
+  const { call, ok, err } = restClient(get);
   const importCase = async (c: string, name?: string) => {
     const r = await call('POST', `/api/v1/networks/import?format=matpower${name ? `&name=${name}` : ''}`, readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), { 'content-type': 'text/plain' });
     assert.equal(r.statusCode, 201, r.body);

@@ -11,8 +11,6 @@ import { type ExecutionResult, type GraphQLError, getOperationAST } from 'graphq
 import { buildGraphqlSchema } from '../../src/graphql/build.js';
 import { createContext } from '../../src/graphql/context.js';
 import { formatError, gqlError, toGraphQLError } from '../../src/graphql/errors.js';
-import { ProgressHub } from '../../src/graphql/streams.js';
-import { setProgressHub } from '../../src/graphql/resolvers/subscriptions.js';
 import { aliasLimitRule, costOf, depthLimitRule, LIMITS } from '../../src/graphql/limits.js';
 import { negotiateVersion } from '../../src/graphql/versions.js';
 import { gate } from '../../src/security/index.js';
@@ -28,10 +26,8 @@ export async function registerMercuriusDoor(app: FastifyInstance, s: Services | 
   const schema = buildGraphqlSchema();
   const log = app.log;
   if (s) {
-    const hub = new ProgressHub(s);
-    setProgressHub(s, hub);
-    await hub.ready();
-    app.addHook('onClose', async () => hub.close());
+    await s.progress.start();
+    app.addHook('onClose', async () => s.progress.close());
   }
   // mercurius wraps validation errors in one MER_ERR_GQL_VALIDATION error (its `errors`
   // hold the graphql-js ones) and names its APQ errors itself: unwrap and map them.

@@ -1,13 +1,13 @@
 // The words of agent commands (SPEC 4.3 "POST /agents/{id}/command", 8.1 command limits):
 // priorities, limits and the request/answer shapes every door shares. The commands
 // themselves are defined one per file in handlers/ (registry.ts says how).
+import { COMMAND_PRIORITIES, type CommandPriority } from '../../schemas/vocabulary.js';
 import type { Actor } from '../caller.js';
 
-export type Priority = 'low' | 'normal' | 'high' | 'emergency';
-export const PRIORITIES: readonly Priority[] = ['low', 'normal', 'high', 'emergency'];
-const PRIORITY_RANK: Record<Priority, number> = { emergency: 0, high: 1, normal: 2, low: 3 };
+export { COMMAND_PRIORITIES as PRIORITIES, type CommandPriority as Priority };
+const PRIORITY_RANK: Record<CommandPriority, number> = { emergency: 0, high: 1, normal: 2, low: 3 };
 /** 0 = emergency … 3 = low (unknown values rank as normal). */
-export const priorityRank = (p: Priority | string | undefined): number => PRIORITY_RANK[(p ?? 'normal') as Priority] ?? 2;
+export const priorityRank = (p: CommandPriority | string | undefined): number => PRIORITY_RANK[(p ?? 'normal') as CommandPriority] ?? 2;
 
 export const COMMAND_LIMITS = {
   /** SPEC 8.1: normal commands at most 10 per second per agent. */
@@ -30,7 +30,7 @@ export type Params = Record<string, unknown>;
 export interface CommandRequest {
   command: string;
   params?: Params;
-  priority?: Priority;
+  priority?: CommandPriority;
   timeout_ms?: number;
   await_result?: boolean;
 }
@@ -42,7 +42,7 @@ export interface CommandResult {
   agent_id: string;
   command: string;
   status: string;
-  priority: Priority;
+  priority: CommandPriority;
   result: Record<string, unknown> | null;
   duration_ms: number;
   executed_at: Date;
@@ -63,7 +63,7 @@ export interface CheckedRequest {
   command: string;
   params: Params;
   token?: string;
-  priority: Priority;
+  priority: CommandPriority;
   timeoutMs: number;
   awaitResult: boolean;
 }

@@ -4,11 +4,17 @@ import type { NetworkSummary } from '../../domain/networks.js';
 import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
 import { eventSeq } from '../../lib/ids.js';
+import type { Agent } from '../../domain/agents.js';
+import type { CommandResult } from '../../domain/commands/index.js';
+import type { Device } from '../../domain/devices.js';
+import type { AuditEntry } from '../../security/audit.js';
+import type { ProgressMessage } from '../streams.js';
 
 type Row = Record<string, any>;
 
 export const up = (v: string | null | undefined) => (v === null || v === undefined ? null : v.toUpperCase());
-export const down = <T extends string>(v: string | null | undefined): T | undefined => (v === null || v === undefined ? undefined : (v.toLowerCase() as T));
+/** A GraphQL enum value as the domain's (lowercase) value. */
+export const down = <T extends string>(v: Uppercase<T> | null | undefined): T | undefined => (v === null || v === undefined ? undefined : (v.toLowerCase() as T));
 export const SEVERITIES = ['INFO', 'WARN', 'ERROR', 'CRITICAL'] as const;
 export const severityLevel = (s: string) => SEVERITIES.indexOf(s as (typeof SEVERITIES)[number]);
 const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string));
@@ -18,8 +24,9 @@ export function connection<T>(items: T[], meta: Record<string, unknown>) {
 }
 
 /** Drops undefined values (GraphQL omitted arguments) so domain defaults apply. */
-export function defined<T extends Record<string, unknown>>(o: T): T {
-  for (const k of Object.keys(o)) if (o[k] === undefined) delete o[k];
+export function defined<T extends object>(o: T): T {
+  const r = o as Record<string, unknown>;
+  for (const k of Object.keys(r)) if (r[k] === undefined) delete r[k];
   return o;
 }
 
@@ -137,13 +144,13 @@ export function toPowerFlowResult(t: TaskRow) {
   };
 }
 
-export function toProgress(m: Row) {
+export function toProgress(m: ProgressMessage) {
   return { taskId: m.task_id, iteration: m.iteration, maxIterations: m.max_iterations, mismatch: m.mismatch, timestamp: m.timestamp };
 }
 
 // ------------------------------------------------------------------ agents, devices, alarms
 
-export function toAgent(a: Row) {
+export function toAgent(a: Agent) {
   return {
     id: a.id, name: a.name, type: up(a.type), networkId: a.network_id ?? null, status: up(a.status), statusReason: a.status_reason ?? null,
     config: a.config ?? {}, tools: a.tools ?? [], reasoningModel: a.reasoning_model, maxActionsPerMinute: a.max_actions_per_minute,
@@ -158,14 +165,15 @@ export function toAgentAction(x: Row) {
   };
 }
 
-export function toCommandResult(r: Row) {
+export function toCommandResult(r: CommandResult) {
   return {
     commandId: r.command_id, agentId: r.agent_id, command: r.command, status: r.status, result: r.result ?? null,
     durationMs: r.duration_ms ?? null, executedAt: date(r.executed_at), requestedBy: r.requested_by ?? null, confirmedBy: r.confirmed_by ?? null,
   };
 }
 
-export function toDevice(d: Row) {
+/** From the domain view or a stored row (which has no `online`: it follows the status). */
+export function toDevice(d: Omit<Device, 'online'> & { online?: boolean }) {
   return {
     id: d.id, name: d.name, type: d.type, status: d.status, networkId: d.network_id ?? null, bus: d.bus ?? null, capacityMw: d.capacity_mw ?? null,
     online: d.online ?? d.status === 'online', metadata: d.metadata ?? {}, lastSeenAt: date(d.last_seen_at), createdAt: date(d.created_at),
@@ -230,7 +238,7 @@ export function toAgentStatusEvent(e: LiveEvent) {
   };
 }
 
-export function toAuditEntry(a: Row) {
+export function toAuditEntry(a: AuditEntry) {
   return {
     id: a.id, timestamp: date(a.timestamp), actorType: a.actor.type, actorId: a.actor.id, tenant: a.actor.tenant, action: a.action,
     resourceType: a.resource?.type ?? null, resourceId: a.resource?.id ?? null, requestId: a.request_id ?? null, ip: a.ip ?? null,

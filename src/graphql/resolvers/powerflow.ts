@@ -2,31 +2,54 @@
 import { runPowerFlow } from '../../domain/powerflow.js';
 import { findTask, listTasks, type taskSummaryView, type TaskRow } from '../../domain/tasks.js';
 import { AppError } from '../../lib/errors.js';
-import { PowerFlowIn } from '../../routes/api/v1/networks/schema.js';
+import { PowerFlowIn } from '../../schemas/networks.js';
 import { need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
+import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
+import type { PowerFlowMethod, TaskStatus } from '../../schemas/vocabulary.js';
 import { checkInput } from './networks.js';
 import { connection, defined, down, toNetwork, toPowerFlowResult, up } from './map.js';
 
-type Args = Record<string, any>;
+interface TasksArgs extends PageArgs {
+  status?: Opt<GqlEnum<TaskStatus>[]>;
+  kind?: Opt<string>;
+  networkId?: Opt<string>;
+  from?: Opt<Date>;
+  to?: Opt<Date>;
+  sort?: Opt<string>;
+}
+
+interface RunPowerFlowArgs extends IdArgs {
+  method?: Opt<GqlEnum<PowerFlowMethod>>;
+  async?: Opt<boolean>;
+  options?: Opt<{ tolerance?: Opt<number>; maxIterations?: Opt<number>; flatStart?: Opt<boolean>; timeoutMs?: Opt<number>; enforceQLimits?: Opt<boolean> }>;
+}
 
 export const powerFlowResolvers = {
   Query: {
-    task: query('read', async (caller, a, ctx) => toPowerFlowResult(await findTask(ctx.s.db, caller, a.id))),
-    tasks: query('read', async (caller, a, ctx) => {
+    task: query('read', async (caller, a: IdArgs, ctx) => {
+      const t = await findTask(ctx.s.db, caller, a.id);
+      // task(id) answers with a power-flow result (SPEC 4.5); a study task has none: say where to read it.
+      if (t.kind === 'study') {
+        const studyId = (t.options as { study_id?: string }).study_id;
+        throw new AppError('INVALID_FIELD', `task ${t.id} is a study, not a power flow: read it with study(id: "${studyId}") or tasks { study { status done total } }`, { field: 'id', kind: t.kind, study_id: studyId });
+      }
+      return toPowerFlowResult(t);
+    }),
+    tasks: query('read', async (caller, a: TasksArgs, ctx) => {
       const { items, meta } = await listTasks(ctx.s.db, caller, defined({
-        status: a.status?.length ? (a.status as string[]).map((x) => x.toLowerCase()).join(',') : undefined, kind: a.kind ?? undefined, network_id: a.networkId ?? undefined,
-        from: a.from ? (a.from as Date).toISOString() : undefined, to: a.to ? (a.to as Date).toISOString() : undefined,
-        page: a.page, page_size: a.pageSize, sort: a.sort ? snakeSort(a.sort) : undefined,
+        status: a.status?.length ? a.status.map((x) => x.toLowerCase()).join(',') : undefined, kind: a.kind ?? undefined, network_id: a.networkId ?? undefined,
+        from: a.from ? a.from.toISOString() : undefined, to: a.to ? a.to.toISOString() : undefined,
+        page: a.page ?? undefined, page_size: a.pageSize ?? undefined, sort: a.sort ? snakeSort(a.sort) : undefined,
       }));
       return connection(items.map(toTask), meta);
     }),
   },
   Mutation: {
-    runPowerFlow: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/powerflow' } }, async (caller, a, ctx) => {
+    runPowerFlow: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/powerflow' } }, async (caller, a: RunPowerFlowArgs, ctx) => {
       const o = a.options ?? {};
-      const req = checkInput<Record<string, unknown>>(PowerFlowIn, defined({
-        method: down(a.method), async: a.async ?? undefined, tolerance: o.tolerance ?? undefined, max_iterations: o.maxIterations ?? undefined,
+      const req = checkInput(PowerFlowIn, defined({
+        method: down<PowerFlowMethod>(a.method), async: a.async ?? undefined, tolerance: o.tolerance ?? undefined, max_iterations: o.maxIterations ?? undefined,
         flat_start: o.flatStart ?? undefined, timeout_ms: o.timeoutMs ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined,
       }), 'options');
       try {
@@ -43,19 +66,19 @@ export const powerFlowResolvers = {
         throw e;
       }
     }),
-    cancelTask: mutation({ permission: 'compute', resourceType: 'task', resourceId: (a) => a.taskId }, async (caller, a, ctx) => {
+    cancelTask: mutation({ permission: 'compute', resourceType: 'task', resourceId: (a: { taskId: string }) => a.taskId }, async (caller, a: { taskId: string }, ctx) => {
       await ctx.s.tasks.cancel(caller, a.taskId);
       return true;
     }),
   },
   Task: {
-    powerFlow: async (t: { id: string; kind: string }, _a: Args, ctx: GqlContext) => {
+    powerFlow: async (t: { id: string; kind: string }, _a: FieldArgs, ctx: GqlContext) => {
       if (t.kind !== 'powerflow') return null;
       return toPowerFlowResult(await findTask(ctx.s.db, need(ctx), t.id));
     },
   },
   PowerFlowResult: {
-    network: async (r: { networkId: string }, _a: Args, ctx: GqlContext) => {
+    network: async (r: { networkId: string }, _a: FieldArgs, ctx: GqlContext) => {
       const n = await ctx.loaders.network.load(r.networkId);
       return n ? toNetwork(n) : null; // deleted since
 

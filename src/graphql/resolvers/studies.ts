@@ -3,13 +3,28 @@
 import type { Caller } from '../../domain/caller.js';
 import { cancelStudy, getStudy, listStudyCases, submitStudy, type StudyView } from '../../domain/studies.js';
 import { AppError } from '../../lib/errors.js';
-import type { StudyCaseRow, StudyRequest } from '../../studies/index.js';
-import { allow, type GqlContext } from '../context.js';
+import { checkStudyRequest, type StudyCaseRow } from '../../studies/index.js';
+import { allow, need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
+import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
+import type { PowerFlowMethod, StudyCaseStatus, StudyKind, StudyViolationType } from '../../schemas/vocabulary.js';
 import { PushIterator } from '../streams.js';
 import { connection, defined, down, normalizeEvent, up } from './map.js';
 
-type Args = Record<string, any>;
+interface RunStudyArgs extends IdArgs {
+  kind: GqlEnum<StudyKind>;
+  contingencies?: Opt<unknown>;
+  scenarios?: Opt<unknown>;
+  monitor?: Opt<unknown>;
+  loadingLimitPercent?: Opt<number>;
+  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean> }>;
+}
+
+interface CasesArgs extends PageArgs {
+  status?: Opt<GqlEnum<StudyCaseStatus>[]>;
+  violation?: Opt<GqlEnum<StudyViolationType>[]>;
+  sort?: Opt<string>;
+}
 
 const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
@@ -88,7 +103,7 @@ async function studyProgress(ctx: GqlContext, caller: Caller, studyId: string): 
 
 export const studyResolvers = {
   Query: {
-    study: query('read', async (caller, a, ctx) => {
+    study: query('read', async (caller, a: IdArgs, ctx) => {
       try {
         return toStudy(await getStudy(ctx.s, caller, a.id));
       } catch (e) {
@@ -98,20 +113,28 @@ export const studyResolvers = {
     }),
   },
   Mutation: {
-    runStudy: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/studies' } }, async (caller, a, ctx) => {
+    runStudy: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/studies' } }, async (caller, a: RunStudyArgs, ctx) => {
       const o = a.options ?? {};
-      const request = defined({
-        kind: down(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
-        loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down(o.method), tolerance: o.tolerance ?? undefined,
+      // The same check as the REST body (the first error, naming its field).
+      const request = checkStudyRequest(defined({
+        kind: down<StudyKind>(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
+        loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
         max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined,
-      }) as unknown as StudyRequest;
+      }));
       const sub = await submitStudy(ctx.s, caller, a.id, request);
       return toStudy(await getStudy(ctx.s, caller, sub.study_id));
     }),
-    cancelStudy: mutation({ permission: 'compute', resourceType: 'study' }, async (caller, a, ctx) => toStudy(await cancelStudy(ctx.s, caller, a.id))),
+    cancelStudy: mutation({ permission: 'compute', resourceType: 'study' }, async (caller, a: IdArgs, ctx) => toStudy(await cancelStudy(ctx.s, caller, a.id))),
+  },
+  Task: {
+    study: async (t: { kind: string; options: Record<string, unknown> }, _a: FieldArgs, ctx: GqlContext) => {
+      const studyId = t.options.studyId;
+      if (t.kind !== 'study' || typeof studyId !== 'string') return null;
+      return toStudy(await getStudy(ctx.s, need(ctx), studyId));
+    },
   },
   Study: {
-    cases: async (st: { id: string }, a: Args, ctx: GqlContext) => {
+    cases: async (st: { id: string }, a: CasesArgs, ctx: GqlContext) => {
       const caller = allow(ctx, 'read');
       const list = (v: string[] | null | undefined) => (v?.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
       const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
@@ -120,7 +143,7 @@ export const studyResolvers = {
   },
   Subscription: {
     studyProgress: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => studyProgress(ctx, allow(ctx, 'read'), a.studyId),
+      subscribe: async (_r: unknown, a: { studyId: string }, ctx: GqlContext) => studyProgress(ctx, allow(ctx, 'read'), a.studyId),
       resolve: (m: unknown) => m,
     },
   },

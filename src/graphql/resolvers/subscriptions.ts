@@ -7,16 +7,16 @@ import { AppError } from '../../lib/errors.js';
 import { EVENT_TOPICS, type EventTopic } from '../../domain/eventLog.js';
 import { parseTopics } from '../../domain/eventHistory.js';
 import { eventSeq } from '../../lib/ids.js';
-import type { Services } from '../../services.js';
 import { allow, type GqlContext } from '../context.js';
-import { eventStream, type ProgressHub } from '../streams.js';
+import type { GqlEnum, Opt } from '../args.js';
+import type { Severity } from '../../schemas/vocabulary.js';
+import { eventStream, type ProgressMessage } from '../streams.js';
 import { SEVERITIES, toAgentStatusEvent, toAlarm, toEvent, toNetworkEvent, toProgress, severityLevel, type LiveEvent } from './map.js';
 
-type Args = Record<string, any>;
-
-const hubs = new WeakMap<Services, ProgressHub>();
-export function setProgressHub(s: Services, h: ProgressHub): void {
-  hubs.set(s, h);
+/** The replay arguments every event subscription takes. */
+interface ReplayArgs {
+  replay?: Opt<boolean>;
+  after?: unknown;
 }
 
 function checkAfter(after: unknown): string | undefined {
@@ -28,7 +28,7 @@ function checkAfter(after: unknown): string | undefined {
 export const subscriptionResolvers = {
   Subscription: {
     networkChanged: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+      subscribe: async (_r: unknown, a: ReplayArgs & { id?: Opt<string> }, ctx: GqlContext) => {
         const caller = allow(ctx, 'read');
         const id: string | undefined = a.id ?? undefined;
         return eventStream(ctx.s, caller, {
@@ -39,7 +39,7 @@ export const subscriptionResolvers = {
       resolve: (e: LiveEvent) => toNetworkEvent(e),
     },
     agentStatusChanged: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+      subscribe: async (_r: unknown, a: ReplayArgs & { id?: Opt<string> }, ctx: GqlContext) => {
         const caller = allow(ctx, 'read');
         const id: string | undefined = a.id ?? undefined;
         return eventStream(ctx.s, caller, {
@@ -50,7 +50,7 @@ export const subscriptionResolvers = {
       resolve: (e: LiveEvent) => toAgentStatusEvent(e),
     },
     alarmStream: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+      subscribe: async (_r: unknown, a: ReplayArgs & { severity?: Opt<GqlEnum<Severity>> }, ctx: GqlContext) => {
         const caller = allow(ctx, 'read');
         const min = a.severity ? severityLevel(a.severity) : 0;
         return eventStream(ctx.s, caller, {
@@ -61,7 +61,7 @@ export const subscriptionResolvers = {
       resolve: (e: LiveEvent) => toAlarm({ ...e.payload, id: e.payload.id ?? e.payload.alarm_id, network_id: e.payload.network_id ?? e.network_id, severity: e.payload.severity ?? e.severity }),
     },
     eventStream: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+      subscribe: async (_r: unknown, a: ReplayArgs & { topic?: Opt<string> }, ctx: GqlContext) => {
         const caller = allow(ctx, 'read');
         const topics = parseTopics(a.topic ?? undefined);
         const audit = caller.permissions.has('audit');
@@ -77,13 +77,13 @@ export const subscriptionResolvers = {
       resolve: (e: LiveEvent) => toEvent(e),
     },
     powerFlowProgress: {
-      subscribe: async (_r: unknown, a: Args, ctx: GqlContext) => {
+      subscribe: async (_r: unknown, a: { taskId: string }, ctx: GqlContext) => {
         const caller = allow(ctx, 'read');
-        const hub = hubs.get(ctx.s);
-        if (!hub) throw new AppError('SERVICE_UNAVAILABLE', 'power-flow progress is not available in this process');
+        const hub = ctx.s.progress;
+        if (!hub.started) throw new AppError('SERVICE_UNAVAILABLE', 'power-flow progress is not available in this process');
         return hub.subscribe(caller, a.taskId);
       },
-      resolve: (m: Record<string, unknown>) => toProgress(m),
+      resolve: (m: ProgressMessage) => toProgress(m),
     },
   },
 };

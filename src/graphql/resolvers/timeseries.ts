@@ -3,11 +3,29 @@ import type { TimeseriesQuery } from '../../domain/timeseries.js';
 import type { Caller } from '../../domain/caller.js';
 import type { GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
+import type { GqlEnum, Opt } from '../args.js';
+import type { Aggregation } from '../../schemas/vocabulary.js';
 import { gqlError } from '../errors.js';
 import { limitOf, mapBounded, PointBudget, TS_MULTI_CONCURRENCY, TS_MULTI_QUERIES_MAX } from '../../domain/timeseriesBudget.js';
 import { defined, down } from './map.js';
 
-type Args = Record<string, any>;
+interface TimeSeriesQueryArgs {
+  metric: string;
+  tags?: Opt<string | Record<string, string>>;
+  from: Date;
+  to: Date;
+  aggregation?: Opt<GqlEnum<Aggregation>>;
+  interval?: Opt<string>;
+  fill?: Opt<string>;
+  limit?: Opt<number>;
+}
+
+interface TimeSeriesPointArgs {
+  metric: string;
+  timestamp?: Opt<Date>;
+  value: number;
+  tags?: Opt<Record<string, string>>;
+}
 // Loaded on first use: the time-series module is the heaviest domain module and
 // only these two fields need it.
 const domain = () => import('../../domain/timeseries.js');
@@ -19,23 +37,23 @@ function budgetOf(ctx: GqlContext): PointBudget {
   return (ctx.pointBudget ??= new PointBudget());
 }
 
-async function points(ctx: GqlContext, caller: Caller, q: Args) {
+async function points(ctx: GqlContext, caller: Caller, q: TimeSeriesQueryArgs) {
   // Taken before the query runs (the domain then gets a budget of exactly its limit),
   // so an over-budget request fails as QUERY_TOO_COMPLEX, not as a field validation error.
   const limit = limitOf(q.limit);
   budgetOf(ctx).take(limit, tooComplex);
-  const r = await (await domain()).queryTimeseries(ctx.s, caller, defined({
-    metric: q.metric, tags: q.tags ?? undefined, from: q.from, to: q.to, aggregation: down(q.aggregation), interval: q.interval ?? undefined,
+  const r = await (await domain()).queryTimeseries(ctx.s, caller, defined<TimeseriesQuery>({
+    metric: q.metric, tags: q.tags ?? undefined, from: q.from, to: q.to, aggregation: down<Aggregation>(q.aggregation), interval: q.interval ?? undefined,
     fill: q.fill ?? undefined, limit: q.limit ?? undefined,
-  }) as TimeseriesQuery, new PointBudget(limit));
+  }), new PointBudget(limit));
   return r.points.map((p: { timestamp: Date; value: number | null }) => ({ metric: r.metric, timestamp: p.timestamp, value: p.value, tags: r.tags }));
 }
 
 export const timeseriesResolvers = {
   Query: {
-    timeseries: query('read', (caller, a, ctx) => points(ctx, caller, a.query)),
-    timeseriesMulti: query('read', (caller, a, ctx) => {
-      const queries = a.queries as Args[];
+    timeseries: query('read', (caller, a: { query: TimeSeriesQueryArgs }, ctx) => points(ctx, caller, a.query)),
+    timeseriesMulti: query('read', (caller, a: { queries: TimeSeriesQueryArgs[] }, ctx) => {
+      const queries = a.queries;
       // Also refused by the cost rules before execution (limits.ts); checked here too
       // because the resolver must not rely on the door it was called through.
       if (queries.length > TS_MULTI_QUERIES_MAX) throw tooComplex(`timeseriesMulti takes at most ${TS_MULTI_QUERIES_MAX} queries, got ${queries.length}`, { reason: 'LIST_TOO_LONG', argument: 'queries', limit: TS_MULTI_QUERIES_MAX, got: queries.length });
@@ -45,8 +63,8 @@ export const timeseriesResolvers = {
     }),
   },
   Mutation: {
-    writeTimeseries: mutation({ permission: 'write', resourceType: 'timeseries', resourceId: () => undefined, rate: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } }, async (caller, a, ctx) => {
-      const pts = (a.points as Args[]).map((p) => defined({ metric: p.metric, timestamp: p.timestamp ? (p.timestamp as Date).toISOString() : undefined, value: p.value, tags: p.tags ?? undefined }));
+    writeTimeseries: mutation({ permission: 'write', resourceType: 'timeseries', resourceId: () => undefined, rate: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } }, async (caller, a: { points: TimeSeriesPointArgs[] }, ctx) => {
+      const pts = a.points.map((p) => defined({ metric: p.metric, timestamp: p.timestamp ? p.timestamp.toISOString() : undefined, value: p.value, tags: p.tags ?? undefined }));
       return (await domain()).writeTimeseries(ctx.s, caller, pts);
     }),
   },

@@ -9,7 +9,6 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Actor, Caller, Permission } from '../../domain/caller.js';
 import { AppError } from '../../lib/errors.js';
-import { initSecurity, closeSecurity } from '../../security/state.js';
 import { anonymousCaller, authenticate, identifiedBy, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
 import { checkRateLimits, classifyRoute, type RateLimitDecision } from '../../security/ratelimit.js';
 import { emergencyBypass } from '../../security/emergency.js';
@@ -97,8 +96,7 @@ function errorOf(payload: unknown): { code?: string; scope?: unknown } {
 
 export default fp(async (app: FastifyInstance) => {
   const s = app.services;
-  const st = await initSecurity(s);
-  app.addHook('onClose', async () => closeSecurity(s));
+  const st = s.security;
   if (s.config.production) {
     // Security headers (HSTS, nosniff, frame-ancestors, ...) on every response.
     await app.register(helmet, { global: true });

@@ -26,8 +26,6 @@ import { PersistedQueries } from '../../graphql/persisted.js';
 import { formatError, gqlCodeOf, gqlError, toGraphQLError } from '../../graphql/errors.js';
 import { createContext } from '../../graphql/context.js';
 import { negotiateVersion, type Negotiated } from '../../graphql/versions.js';
-import { ProgressHub } from '../../graphql/streams.js';
-import { setProgressHub } from '../../graphql/resolvers/subscriptions.js';
 import { checkCredential, revocableCredential, revocationError, watchCredential, type Revocation, type RevocableCredential } from '../../security/revocation.js';
 
 export const GRAPHQL_PATH = '/graphql';
@@ -105,11 +103,9 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
   const engine = opts.engine;
   const schema = engine.schema;
   const apq = new PersistedQueries(s.config.redisUrl, s.config.redisPrefix, s.log);
-  const hub = new ProgressHub(s);
-  setProgressHub(s, hub);
-  await hub.ready();
+  await s.progress.start();
   app.addHook('onClose', async () => {
-    hub.close();
+    s.progress.close();
     await apq.close();
   });
 

@@ -12,7 +12,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '../../lib/errors.js';
 import type { DeprecationRule, VersioningConfig } from '../../realtime/settings.js';
-import { sec } from '../../security/state.js';
 import { normalizeIp } from '../../security/ip.js';
 
 /** Known versions and their stability (SPEC 9 table). */
@@ -143,7 +142,7 @@ export default fp(async (app: FastifyInstance) => {
     const ip = normalizeIp(req.ip);
     const burst = Math.max(1, Math.round(perMin / 6));
     const spec = { key: `rl:deprecated:${req.method}:${rule.path}:${ip}`, perMs: perMin / 60_000, burst, debt: 0, maxWaitMs: 0 };
-    const r = await sec(s).store.take([spec]);
+    const r = await s.security.store.take([spec]);
     if (r.failed === 0) return;
     const retryAfter = Math.max(1, Math.ceil((1 - r.tokens[0]) / spec.perMs / 1000));
     reply.header('Retry-After', String(retryAfter));

@@ -19,8 +19,7 @@ import { authenticate } from '../../security/index.js';
 import { unauthenticatedAdmin } from '../../security/authenticate.js';
 import type { Caller } from '../../domain/caller.js';
 import { normalizeIp } from '../../security/ip.js';
-import { realtimeHub, closeRealtimeHub } from '../../realtime/hub.js';
-import { acquireSlots, closeTokenRegistry, requestCredential } from '../../realtime/access.js';
+import { acquireSlots, requestCredential } from '../../realtime/access.js';
 import { WsSession, type UpgradeAuth } from '../../realtime/ws.js';
 
 export const WS_PATH = '/ws';
@@ -58,10 +57,6 @@ export default fp(async (app: FastifyInstance) => {
   app.addHook('preClose', async () => {
     for (const w of [...sessions]) w.shutdown();
   });
-  app.addHook('onClose', async () => {
-    await closeRealtimeHub(s);
-    await closeTokenRegistry(s);
-  });
 
   const handleProtocols = (protocols: Set<string>, request: IncomingMessage): string | false => {
     const path = (request.url ?? '').split('?')[0];
@@ -88,7 +83,7 @@ export default fp(async (app: FastifyInstance) => {
     const c = (request as unknown as Record<symbol, number | undefined>)[kConcurrent];
     if (c !== undefined) headers.push(`X-RateLimit-Concurrent: ${c}`);
   });
-  const hub = await realtimeHub(s);
+  const hub = await s.live.started();
 
   app.get(WS_PATH, {
     websocket: true,

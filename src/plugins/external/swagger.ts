@@ -9,7 +9,7 @@ import fp from 'fastify-plugin';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, RouteOptions } from 'fastify';
-import { ErrorBody } from '../../routes/api/v1/common/schema.js';
+import { ErrorBody } from '../../schemas/common.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

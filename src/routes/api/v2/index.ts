@@ -3,12 +3,12 @@
 // 10,000 points, the tenant's daily quota, the time-series write rate class).
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../v1/common/schema.js';
-import { BatchIn, WriteResult } from '../v1/timeseries/schema.js';
+import { envelope, errorResponses } from '../../../schemas/common.js';
+import { BatchIn, WriteResult } from '../../../schemas/timeseries.js';
 import { TS_BODY_LIMIT } from '../v1/timeseries/index.js';
 import { writeTimeseries } from '../../../domain/timeseries.js';
 import { AppError } from '../../../lib/errors.js';
-import { V2_META } from './schema.js';
+import { V2_META } from '../../../schemas/v2.js';
 
 export default async function v2Root(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -4,14 +4,12 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../common/schema.js';
-import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, RateOverrideIn, RateOverrideOut, TenantIn, TenantOut, UserIdParams, UserIn, UserOut, UserPatch, TenantId } from './schema.js';
+import { envelope, errorResponses } from '../../../../schemas/common.js';
+import { ApiKeyIn, ApiKeyOut, QuotaChangeOut, QuotaIn, RateOverrideIn, RateOverrideOut, TenantIn, TenantOut, UserIdParams, UserIn, UserOut, UserPatch, TenantId } from '../../../../schemas/admin.js';
 import { clearRateOverride, getRateOverride, setRateOverride } from '../../../../security/rateOverrides.js';
-import { sec } from '../../../../security/state.js';
 import { createTenant, createUser, deleteUser, listTenants, listUsers, updateUser } from '../../../../security/users.js';
 import { createApiKey, listApiKeys, revokeApiKey } from '../../../../security/apikeys.js';
-import { changeQuota, getQuotaState, type PlanName } from '../../../../security/quotas.js';
-import type { RoleName } from '../../../../domain/caller.js';
+import { changeQuota, getQuotaState } from '../../../../security/quotas.js';
 
 const tags = ['admin'];
 const admin = { permission: 'admin' as const };
@@ -19,13 +17,13 @@ const admin = { permission: 'admin' as const };
 export default async function adminRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
-  const st = () => sec(s);
+  const st = () => s.security;
 
   app.post('/tenants', {
     config: admin,
     schema: { summary: 'Create a tenant', tags, body: TenantIn, response: { 201: envelope(TenantOut), ...errorResponses(400, 401, 403, 409, 429) } },
   }, async (req, reply) => {
-    const t = await createTenant(st(), req.caller, { tenant_id: req.body.tenant_id, plan: req.body.plan as PlanName | undefined });
+    const t = await createTenant(st(), req.caller, { tenant_id: req.body.tenant_id, plan: req.body.plan });
     const q = await getQuotaState(st(), t.tenant_id);
     req.auditHints = { resource: { type: 'tenant', id: t.tenant_id }, details: { plan: t.plan } };
     return reply.ok({ ...t, quotas: q?.quotas }, undefined, 201);
@@ -40,7 +38,7 @@ export default async function adminRoutes(fastify: FastifyInstance) {
     config: admin,
     schema: { summary: 'Create a user (the password is never returned)', tags, body: UserIn, response: { 201: envelope(UserOut), ...errorResponses(400, 401, 403, 409, 422, 429) } },
   }, async (req, reply) => {
-    const u = await createUser(st(), req.caller, { ...req.body, role: req.body.role as RoleName });
+    const u = await createUser(st(), req.caller, { ...req.body, role: req.body.role });
     req.auditHints = { resource: { type: 'user', id: u.username }, details: { user_id: u.id, tenant_id: u.tenant_id, role: u.role } };
     return reply.ok(u, undefined, 201);
   });
@@ -57,7 +55,7 @@ export default async function adminRoutes(fastify: FastifyInstance) {
       tags, params: UserIdParams, body: UserPatch, response: { 200: envelope(UserOut), ...errorResponses(400, 401, 403, 404, 409, 429) },
     },
   }, async (req, reply) => {
-    const u = await updateUser(st(), req.caller, req.params.id, { role: req.body.role as RoleName | undefined, disabled: req.body.disabled });
+    const u = await updateUser(st(), req.caller, req.params.id, { role: req.body.role, disabled: req.body.disabled });
     req.auditHints = { resource: { type: 'user', id: u.username }, details: { user_id: u.id, tenant_id: u.tenant_id, ...req.body } };
     return reply.ok(u);
   });
@@ -75,7 +73,7 @@ export default async function adminRoutes(fastify: FastifyInstance) {
     config: admin,
     schema: { summary: 'Create an API key for a service account; the key is shown once', tags, body: ApiKeyIn, response: { 201: envelope(ApiKeyOut), ...errorResponses(400, 401, 403, 422, 429) } },
   }, async (req, reply) => {
-    const k = await createApiKey(st(), req.caller, { ...req.body, role: req.body.role as RoleName });
+    const k = await createApiKey(st(), req.caller, { ...req.body, role: req.body.role });
     req.auditHints = { resource: { type: 'api_key', id: k.id }, details: { name: k.name, tenant_id: k.tenant_id, role: k.role } };
     return reply.ok(k, undefined, 201);
   });

@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
+import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import {
   ActionListQuery, ActionOut, AgentIn, AgentListQuery, AgentOut, AgentUpdate, BatchCreateIn, CommandBatchIn, CommandBatchOut, CommandIn, CommandOut, ReasonIn,
-} from './schema.js';
+} from '../../../../schemas/agents.js';
 import * as agents from '../../../../domain/agents.js';
 import * as commands from '../../../../domain/commands/index.js';
 import { AppError } from '../../../../lib/errors.js';
@@ -18,8 +18,8 @@ const checkCommandIn = TypeCompiler.Compile(CommandIn);
 const checkReason = TypeCompiler.Compile(ReasonIn);
 
 /** Judges one batch entry with the schema of the single endpoint. */
-function entry<T>(checker: { Check(x: unknown): boolean; Errors(x: unknown): { First(): { path: string; message: string } | undefined } }, x: unknown, what: string): T {
-  if (checker.Check(x)) return x as T;
+function entry<T>(checker: { Check(x: unknown): x is T; Errors(x: unknown): { First(): { path: string; message: string } | undefined } }, x: unknown, what: string): T {
+  if (checker.Check(x)) return x;
   const first = checker.Errors(x).First();
   const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'entry';
   throw new AppError('INVALID_FIELD', `${field}: ${first?.message ?? `invalid ${what}`}`, { field });

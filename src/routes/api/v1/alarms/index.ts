@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses, IdParams } from '../common/schema.js';
-import { AckIn, AlarmListQuery, AlarmOut } from './schema.js';
+import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
+import { AckIn, AlarmListQuery, AlarmOut } from '../../../../schemas/alarms.js';
 import * as alarms from '../../../../domain/alarms.js';
 
 const tags = ['alarms'];

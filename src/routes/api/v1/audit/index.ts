@@ -3,8 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../common/schema.js';
-import { AuditOut, AuditQuery, DenialOut, DenialQuery, PageMeta } from './schema.js';
+import { envelope, errorResponses } from '../../../../schemas/common.js';
+import { AuditOut, AuditQuery, DenialOut, DenialQuery, PageMeta } from '../../../../schemas/audit.js';
 import { listDenials } from '../../../../security/denials.js';
 import { listAudit } from '../../../../security/audit.js';
 

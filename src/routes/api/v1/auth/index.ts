@@ -4,9 +4,8 @@
 // good or bad, is audited by the caller plugin with the hints set here.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../common/schema.js';
-import { LogoutQuery, LogoutOut, RefreshIn, TokenIn, TokenOut } from './schema.js';
-import { sec } from '../../../../security/state.js';
+import { envelope, errorResponses } from '../../../../schemas/common.js';
+import { LogoutQuery, LogoutOut, RefreshIn, TokenIn, TokenOut } from '../../../../schemas/auth.js';
 import { login } from '../../../../security/users.js';
 import { rotateRefreshToken } from '../../../../security/tokens.js';
 import { logout } from '../../../../security/sessions.js';
@@ -26,7 +25,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
     const { username, tenant_id, scope } = req.body;
     req.auditHints = { actor: { type: 'user', id: username.slice(0, 128), tenant: '' }, action: 'auth.login', resource: { type: 'user', id: username.slice(0, 128) }, details: { username: username.slice(0, 128), ...(tenant_id ? { tenant_id } : {}), ...(scope ? { scope } : {}) } };
     try {
-      const { pair, subject } = await login(sec(s), req.body);
+      const { pair, subject } = await login(s.security, req.body);
       req.auditHints = { ...req.auditHints, actor: { type: 'user', id: subject.username, tenant: subject.tenant }, tenantId: subject.tenant };
       return reply.ok(pair);
     } catch (e) {
@@ -42,7 +41,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
   app.post('/refresh', {
     schema: { summary: 'Exchange a refresh token (single use) for a new token pair', tags, security: [], body: RefreshIn, response: { 200: envelope(TokenOut), ...errorResponses(400, 401, 429) } },
   }, async (req, reply) => {
-    const st = sec(s);
+    const st = s.security;
     req.auditHints = { action: 'auth.refresh', resource: { type: 'refresh_token', id: req.body.refresh_token.split('.')[0].slice(0, 40) } };
     const out = await rotateRefreshToken(st, req.body.refresh_token);
     if (!out.ok) {
@@ -73,7 +72,7 @@ export default async function authRoutes(fastify: FastifyInstance) {
     if (!session.family || !session.userId) {
       throw new AppError('INVALID_REQUEST', 'logout ends the session of a bearer token; an API key is revoked by an admin (DELETE /api/v1/admin/api-keys/{id})');
     }
-    const out = await logout(sec(s), { userId: session.userId, family: session.family, tenant: req.caller.actor.tenant }, req.query.all_sessions === true);
+    const out = await logout(s.security, { userId: session.userId, family: session.family, tenant: req.caller.actor.tenant }, req.query.all_sessions === true);
     req.auditHints = { action: 'auth.logout', resource: { type: 'refresh_family', id: session.family }, details: { all_sessions: req.query.all_sessions === true, sessions: out.sessions } };
     return reply.ok(out);
   });

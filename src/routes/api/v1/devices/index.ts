@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
-import { DeviceBatchIn, DeviceIn, DeviceListQuery, DeviceOut, DevicePatch } from './schema.js';
+import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
+import { DeviceBatchIn, DeviceIn, DeviceListQuery, DeviceOut, DevicePatch } from '../../../../schemas/devices.js';
 import * as devices from '../../../../domain/devices.js';
 
 const tags = ['devices'];

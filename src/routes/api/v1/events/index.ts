@@ -3,8 +3,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../common/schema.js';
-import { EventListQuery, EventOut } from './schema.js';
+import { envelope, errorResponses } from '../../../../schemas/common.js';
+import { EventListQuery, EventOut } from '../../../../schemas/events.js';
 import { listEvents } from '../../../../domain/eventHistory.js';
 
 export default async function eventRoutes(fastify: FastifyInstance) {

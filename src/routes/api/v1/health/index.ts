@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
-import { envelope } from '../common/schema.js';
+import { envelope } from '../../../../schemas/common.js';
 import { healthOf } from '../../../../domain/health.js';
 
 const Health = Type.Object({

@@ -1,17 +1,17 @@
 // /api/v1/networks: thin routes over src/domain/networks.ts and powerflow.ts.
-import { Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { BatchResult, envelope, errorResponses, IdParams } from '../common/schema.js';
+import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import {
   BatchCreateIn, BatchDeleteIn, NetworkDetailOut, NetworkIn, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
-} from './schema.js';
+} from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { submitStudy } from '../../../../domain/studies.js';
-import { StudyIn, StudySubmitted, studyValidator } from '../studies/schema.js';
+import { StudyIn, StudySubmitted, studyValidator } from '../../../../schemas/studies.js';
 import type { NetworkInput } from '../../../../domain/networkModel.js';
 import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
@@ -45,8 +45,8 @@ const Params = IdParams('net');
 const checkNetworkIn = TypeCompiler.Compile(NetworkIn);
 
 /** Judges one batch entry with the same schema as POST /networks. */
-function entryInput(x: unknown): NetworkInput & { status?: 'draft' | 'ready' } {
-  if (checkNetworkIn.Check(x)) return x as NetworkInput;
+function entryInput(x: unknown): Static<typeof NetworkIn> {
+  if (checkNetworkIn.Check(x)) return x;
   const first = checkNetworkIn.Errors(x).First();
   const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'entry';
   throw new AppError('INVALID_FIELD', `${field}: ${first?.message ?? 'invalid network'}`, { field });
@@ -67,7 +67,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/', {
     config: { permission: 'write' },
     schema: { summary: 'Create a network', tags, body: NetworkIn, response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 422) } },
-  }, async (req, reply) => reply.ok(await networks.createNetwork(s, req.caller, req.body as NetworkInput), undefined, 201));
+  }, async (req, reply) => reply.ok(await networks.createNetwork(s, req.caller, req.body), undefined, 201));
 
   app.post('/batch', {
     config: { permission: 'write' },
@@ -150,7 +150,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.put('/:id', {
     config: { permission: 'write' },
     schema: { summary: 'Replace a network (a new version)', tags, params: Params, body: NetworkUpdate, response: { 200: envelope(NetworkOut), ...errorResponses(400, 401, 403, 404, 409, 413, 422) } },
-  }, async (req, reply) => reply.ok(await networks.updateNetwork(s, req.caller, req.params.id, req.body as NetworkInput & { status?: 'draft' | 'ready' | 'archived' })));
+  }, async (req, reply) => reply.ok(await networks.updateNetwork(s, req.caller, req.params.id, req.body)));
 
   app.delete('/:id', {
     config: { permission: 'write' },

@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses, IdParams, PageMeta } from '../common/schema.js';
-import { CaseQuery, CsvQuery, StudyCaseOut, StudyOut } from './schema.js';
+import { envelope, errorResponses, IdParams, PageMeta } from '../../../../schemas/common.js';
+import { CaseQuery, CsvQuery, StudyCaseOut, StudyOut } from '../../../../schemas/studies.js';
 import { cancelStudy, getStudy, listStudyCases, studyCasesCsv } from '../../../../domain/studies.js';
 
 const tags = ['studies'];

@@ -2,8 +2,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses, IdParams } from '../common/schema.js';
-import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from './schema.js';
+import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
+import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from '../../../../schemas/tasks.js';
 import { findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
 import { AppError } from '../../../../lib/errors.js';
 import { exportTaskResult } from '../../../../domain/resultExport.js';

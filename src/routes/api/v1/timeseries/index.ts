@@ -1,8 +1,8 @@
 // /api/v1/timeseries: thin routes over src/domain/timeseries.ts.
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../common/schema.js';
-import { BatchIn, QueryIn, QueryOut, WriteResult } from './schema.js';
+import { envelope, errorResponses } from '../../../../schemas/common.js';
+import { BatchIn, QueryIn, QueryOut, WriteResult } from '../../../../schemas/timeseries.js';
 import { queryTimeseries, writeTimeseries } from '../../../../domain/timeseries.js';
 import { AppError } from '../../../../lib/errors.js';
 

@@ -3,9 +3,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses, IdParams } from '../../v1/common/schema.js';
+import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import { getAgent } from '../../../../domain/agents.js';
-import { V2_META } from '../schema.js';
+import { V2_META } from '../../../../schemas/v2.js';
 
 export default async function agentRoutesV2(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();

@@ -7,11 +7,11 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses, IdParams } from '../../v1/common/schema.js';
-import { BusIn, NetworkIn, NetworkListQuery, NetworkUpdate, PowerFlowIn } from '../../v1/networks/schema.js';
+import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
+import { BusIn, NetworkIn, NetworkListQuery, NetworkUpdate, PowerFlowIn } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
-import { V2_DEFAULT_PAGE_SIZE, V2_META, V2_POWERFLOW_TIMEOUT_MS, networkDetailV2, networkInputV1, networkV2, resultV2 } from '../schema.js';
+import { V2_DEFAULT_PAGE_SIZE, V2_META, V2_POWERFLOW_TIMEOUT_MS, networkDetailV2, networkInputV1, networkV2, resultV2 } from '../../../../schemas/v2.js';
 
 const tags = ['v2 networks (preview)'];
 const Params = IdParams('net');

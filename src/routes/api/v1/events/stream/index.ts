@@ -7,14 +7,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import { envelope, errorResponses } from '../../common/schema.js';
+import { envelope, errorResponses } from '../../../../../schemas/common.js';
 import { AppError } from '../../../../../lib/errors.js';
 import { eventSeq } from '../../../../../lib/ids.js';
 import { parseDateTime } from '../../../../../lib/time.js';
 import { buildFilter, filterSql } from '../../../../../realtime/filter.js';
-import { realtimeHub, closeRealtimeHub } from '../../../../../realtime/hub.js';
 import { SseStream, newConnectionId, recordHeartbeatAck, type SseFormat } from '../../../../../realtime/sse.js';
-import { acquireSlots, auditLive, closeTokenRegistry, requestCredential } from '../../../../../realtime/access.js';
+import { acquireSlots, auditLive, requestCredential } from '../../../../../realtime/access.js';
 import { watchCredential } from '../../../../../security/revocation.js';
 
 const StreamQuery = Type.Object({
@@ -42,15 +41,11 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
   const cfg = s.config.realtime;
-  const hub = await realtimeHub(s);
+  const hub = await s.live.started();
   // Open streams, ended when the app closes (they would hold the server open).
   const streams = new Set<SseStream>();
   app.addHook('preClose', async () => {
     for (const st of [...streams]) st.shutdown();
-  });
-  app.addHook('onClose', async () => {
-    await closeRealtimeHub(s);
-    await closeTokenRegistry(s);
   });
 
   app.get('/', {

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { PageQuery, PageMeta, Timestamp } from '../common/schema.js';
+import { PageQuery, PageMeta, Timestamp } from './common.js';
 
 export const AuditQuery = Type.Object({
   ...PageQuery,

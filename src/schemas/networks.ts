@@ -1,19 +1,20 @@
 // TypeBox schemas of the network resource (SPEC 2 + CONTRACT extra fields).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
+import { BRANCH_STATUSES, BUS_TYPES, COST_MODELS, NETWORK_STATUSES, POWERFLOW_METHODS, literals } from './vocabulary.js';
+import { PageQuery, Timestamp } from './common.js';
 
 const num = (o: object = {}) => Type.Number(o);
 
 export const BusIn = Type.Object({
   id: Type.Integer({ minimum: 1 }),
-  type: Type.Union([Type.Literal('slack'), Type.Literal('pv'), Type.Literal('pq'), Type.Literal('isolated')]),
+  type: literals(BUS_TYPES),
   v: Type.Optional(num({ exclusiveMinimum: 0 })), theta: Type.Optional(num()), area: Type.Optional(Type.Integer()),
   gs: Type.Optional(num()), bs: Type.Optional(num()), base_kv: Type.Optional(num({ minimum: 0 })),
   vmin: Type.Optional(num({ minimum: 0 })), vmax: Type.Optional(num({ minimum: 0 })),
   name: Type.Optional(Type.String({ maxLength: 64 })), zone: Type.Optional(Type.Integer()),
 }, { additionalProperties: false });
 
-export const BranchStatus = Type.Union([Type.Literal('closed'), Type.Literal('open'), Type.Literal('maintenance')]);
+export const BranchStatus = literals(BRANCH_STATUSES);
 export const BranchIn = Type.Object({
   from: Type.Integer(), to: Type.Integer(), r: num(), x: num(),
   b: Type.Optional(num()), ratio: Type.Optional(num({ minimum: 0 })), shift: Type.Optional(num()),
@@ -23,7 +24,7 @@ export const BranchIn = Type.Object({
 
 /** Generator cost (MATPOWER gencost row); src/opf/costs.ts checks what a schema cannot (convexity, lengths). */
 export const GeneratorCostIn = Type.Object({
-  model: Type.Union([Type.Literal('polynomial'), Type.Literal('piecewise_linear')]),
+  model: literals(COST_MODELS),
   startup: Type.Optional(num()), shutdown: Type.Optional(num()),
   coefficients: Type.Array(num(), { minItems: 1, maxItems: 128 }),
 }, { additionalProperties: false });
@@ -60,7 +61,7 @@ export const NetworkUpdate = Type.Object({
   status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('ready'), Type.Literal('archived')])),
 }, { additionalProperties: false });
 
-export const NetworkStatus = Type.Union([Type.Literal('draft'), Type.Literal('ready'), Type.Literal('locked'), Type.Literal('archived')]);
+export const NetworkStatus = literals(NETWORK_STATUSES);
 
 export const NetworkOut = Type.Object({
   id: Type.String(), name: Type.String(), description: Type.String(), base_kv: Type.Number(), base_mva: Type.Number(),
@@ -89,7 +90,7 @@ export const ValidationOut = Type.Object({
 });
 
 export const PowerFlowIn = Type.Object({
-  method: Type.Optional(Type.Union([Type.Literal('newton_raphson'), Type.Literal('fast_decoupled'), Type.Literal('dc')])),
+  method: Type.Optional(literals(POWERFLOW_METHODS)),
   tolerance: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   async: Type.Optional(Type.Boolean()),

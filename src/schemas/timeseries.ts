@@ -1,7 +1,7 @@
 // TypeBox schemas of the time-series endpoints (SPEC 4.3).
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../common/schema.js';
-import { AGGREGATION_ALIASES, FILLS, TS_BATCH_MAX, TS_QUERY_LIMIT_MAX } from '../../../../domain/timeseries.js';
+import { Timestamp } from './common.js';
+import { AGGREGATION_ALIASES, FILLS, TS_BATCH_MAX, TS_QUERY_LIMIT_MAX } from '../domain/timeseries.js';
 
 // Points are judged one by one in the domain (a bad point fails alone), so the
 // body schema only asks for an array; the 10,000 limit is checked there too, with its own message.

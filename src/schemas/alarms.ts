@@ -1,10 +1,10 @@
 // TypeBox schemas of the alarm resource (SPEC 2 "Alarm", 4.3).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
+import { ALARM_STATUSES, SEVERITIES, literals } from './vocabulary.js';
+import { PageQuery, Timestamp } from './common.js';
 
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
-export const Severity = lit(['info', 'warn', 'error', 'critical']);
-export const AlarmStatus = lit(['active', 'acknowledged', 'cleared']);
+export const Severity = literals(SEVERITIES);
+export const AlarmStatus = literals(ALARM_STATUSES);
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
 export const AlarmOut = Type.Object({

@@ -1,7 +1,7 @@
 // TypeBox schemas of the event history (GET /api/v1/events).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
-import { EVENT_TOPICS } from '../../../../domain/eventLog.js';
+import { PageQuery, Timestamp } from './common.js';
+import { EVENT_TOPICS } from '../domain/eventLog.js';
 
 export const EventOut = Type.Object({
   id: Type.String({ description: 'evt_<sequence>; id order is time order' }),

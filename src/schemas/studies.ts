@@ -1,17 +1,18 @@
 // TypeBox schemas of studies (CONTRACT "Studies"); the request body is the engine's own
 // StudyRequestSchema (src/studies/types.ts), so every door checks the same thing.
 import { Type, type TSchema } from '@sinclair/typebox';
+import { literals, STUDY_CASE_STATUSES, STUDY_VIOLATION_TYPES, TASK_STATUSES } from './vocabulary.js';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
-import { PageQuery, Timestamp } from '../common/schema.js';
-import { checkStudyRequest } from '../../../../studies/index.js';
-import { AppError } from '../../../../lib/errors.js';
+import { PageQuery, Timestamp } from './common.js';
+import { checkStudyRequest } from '../studies/index.js';
+import { AppError } from '../lib/errors.js';
 
-export { StudyRequestSchema as StudyIn } from '../../../../studies/index.js';
+export { StudyRequestSchema as StudyIn } from '../studies/index.js';
 
-const Status = Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
+const Status = literals(TASK_STATUSES);
 const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Violation = Type.Object({
-  type: Type.Union([Type.Literal('branch_overload'), Type.Literal('low_voltage'), Type.Literal('high_voltage')]),
+  type: literals(STUDY_VIOLATION_TYPES),
   element: Type.Integer(), value: Type.Number(), limit: Type.Number(),
 });
 
@@ -43,7 +44,7 @@ export const StudyCaseOut = Type.Object({
   case_id: Type.String(),
   scenario: Type.Optional(Type.Integer()),
   contingency: Type.Optional(Type.Object({ id: Type.String(), branches: Type.Array(Type.Integer()), generators: Type.Array(Type.Integer()) })),
-  status: Type.Union([Type.Literal('converged'), Type.Literal('diverged'), Type.Literal('islanded')]),
+  status: literals(STUDY_CASE_STATUSES),
   iterations: Type.Integer(),
   max_loading_percent: Nullable(Type.Number()), max_loading_branch: Nullable(Type.Integer()),
   min_v: Nullable(Type.Number()), min_v_bus: Nullable(Type.Integer()), max_v: Nullable(Type.Number()), max_v_bus: Nullable(Type.Integer()),

@@ -1,10 +1,11 @@
 // TypeBox schemas of the task resource: GET /tasks (list), GET/DELETE /tasks/{id}.
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
+import { TASK_STATUSES, literals } from './vocabulary.js';
+import { PageQuery, Timestamp } from './common.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
-export const TaskStatus = Type.Union(['queued', 'running', 'completed', 'failed', 'cancelled'].map((s) => Type.Literal(s)));
+export const TaskStatus = literals(TASK_STATUSES);
 
 export const ResultSummary = Type.Object({
   status: Type.String({ description: 'how the solve ended: converged, diverged, timeout, cancelled' }),

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../common/schema.js';
+import { PLAN_NAMES, ROLES, literals } from './vocabulary.js';
+import { Timestamp } from './common.js';
 
 export const TenantId = Type.String({ pattern: '^[a-z0-9][a-z0-9_-]{0,62}$', description: 'lowercase letters, digits, _ and -, at most 63' });
-export const Role = Type.Union(['admin', 'operator', 'viewer', 'auditor'].map((r) => Type.Literal(r)));
-export const Plan = Type.Union(['free', 'pro', 'enterprise', 'custom'].map((p) => Type.Literal(p)));
+export const Role = literals(ROLES);
+export const Plan = literals(PLAN_NAMES);
 
 export const TenantIn = Type.Object({ tenant_id: TenantId, plan: Type.Optional(Plan) }, { additionalProperties: false });
 export const TenantOut = Type.Object({ tenant_id: Type.String(), plan: Type.String(), quotas: Type.Optional(Type.Record(Type.String(), Type.Number())), created_at: Timestamp });

@@ -1,12 +1,11 @@
 // TypeBox schemas of the agent resource, its commands and actions (SPEC 2, 4.3).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
+import { AGENT_STATUSES, AGENT_TYPES, COMMAND_PRIORITIES, literals } from './vocabulary.js';
+import { PageQuery, Timestamp } from './common.js';
 
-const lit = (xs: readonly string[]) => Type.Union(xs.map((x) => Type.Literal(x)));
-
-export const AgentStatus = lit(['idle', 'running', 'paused', 'error', 'stopped']);
-export const AgentType = lit(['dispatch', 'self_healing', 'trading', 'maintenance', 'planning']);
-export const Priority = lit(['low', 'normal', 'high', 'emergency']);
+export const AgentStatus = literals(AGENT_STATUSES);
+export const AgentType = literals(AGENT_TYPES);
+export const Priority = literals(COMMAND_PRIORITIES);
 
 const Name = Type.String({ minLength: 1, maxLength: 128 });
 const NetworkId = Type.String({ pattern: '^net_[A-Za-z0-9]+$', maxLength: 64 });

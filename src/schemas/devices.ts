@@ -1,10 +1,11 @@
 // TypeBox schemas of the device resource (SPEC 2 Device, REST snake_case).
 import { Type } from '@sinclair/typebox';
-import { PageQuery, Timestamp } from '../common/schema.js';
-import { DEVICE_STATUSES, DEVICE_TYPES, DEVICE_BATCH_MAX } from '../../../../domain/devices.js';
+import { DEVICE_STATUSES, DEVICE_TYPES, literals } from './vocabulary.js';
+import { PageQuery, Timestamp } from './common.js';
+import { DEVICE_BATCH_MAX } from '../domain/devices.js';
 
-export const DeviceType = Type.Union(DEVICE_TYPES.map((t) => Type.Literal(t)), { description: 'uppercase (SPEC enumerations)' });
-export const DeviceStatus = Type.Union(DEVICE_STATUSES.map((t) => Type.Literal(t)), { description: 'transitions in docs/devices.md' });
+export const DeviceType = Type.Union(literals(DEVICE_TYPES).anyOf, { description: 'uppercase (SPEC enumerations)' });
+export const DeviceStatus = Type.Union(literals(DEVICE_STATUSES).anyOf, { description: 'transitions in docs/devices.md' });
 const Metadata = Type.Record(Type.String(), Type.Unknown(), { description: 'free-form object' });
 // Nullable fields use a type array, not anyOf [T, null]: with type coercion on, ajv
 // would turn 0 or "" into null in the null branch instead of refusing them.

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { Timestamp } from '../common/schema.js';
+import { Timestamp } from './common.js';
 
 export const QuotaViewOut = Type.Object({
   tenant_id: Type.String(),

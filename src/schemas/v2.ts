@@ -5,8 +5,8 @@
 //   created_at -> metadata.created_at      (updated_at -> metadata.updated_at)
 //   bus v -> voltage.magnitude             bus theta -> voltage.angle
 // Converters only; every v2 route calls the same domain function as its v1 twin.
-import type { NetworkDetail, NetworkSummary } from '../../../domain/networks.js';
-import type { NetworkInput } from '../../../domain/networkModel.js';
+import type { NetworkDetail, NetworkSummary } from '../domain/networks.js';
+import type { NetworkInput } from '../domain/networkModel.js';
 
 export const V2_META = { version: 'v2', stability: 'preview' } as const;
 /** SPEC 9: v2 defaults. */
