@@ -9,6 +9,7 @@ import envelope from './plugins/app/envelope.js';
 import requestLog from './plugins/app/requestLog.js';
 import servicesPlugin from './plugins/app/services.js';
 import caller from './plugins/app/caller.js';
+import metrics from './plugins/app/metrics.js';
 import websocketDoor from './plugins/app/websocket.js';
 import versioning, { defaultVersionRewrite } from './plugins/app/versioning.js';
 import graphql from './plugins/app/graphql.js';
@@ -41,6 +42,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   // Disabled versions (404), removed endpoints (410) and deprecation headers, before authentication.
   await app.register(versioning);
   await app.register(caller);
+  await app.register(metrics); // after the caller gate: GET /metrics needs the admin permission
   // Before anything that may register @fastify/websocket itself (GraphQL subscriptions).
   await app.register(websocketDoor);
   // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).

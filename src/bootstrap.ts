@@ -23,6 +23,7 @@ import { createConnectionRegistry } from './security/connections.js';
 import { startSweeper } from './security/quotas.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { ProgressHub } from './graphql/streams.js';
+import { createMetrics } from './metrics/registry.js';
 
 /** Logs a recurring store failure at most once per 10 s (not once per message or request). */
 function throttledWarning(logger: Logger, message: string) {
@@ -70,18 +71,20 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   } else {
     transport = createEmbeddedTransport(() => services);
   }
+  const metrics = createMetrics({ role: config.role, db: core.db });
   const services: Services = {
     ...core,
     security,
     audit: createAuditWriter(core.db),
     denials: createDenialCounter(),
     networkStates: createNetworkStateReader(core.db),
-    tasks: new TaskScheduler(core, transport),
+    tasks: new TaskScheduler(() => services, transport),
     taskLifecycle: createTaskLifecycle(() => services),
     eventRetention: startEventRetention(core), // periodic purge of old events (docs/events.md)
-    live: new RealtimeHub(core),
+    live: new RealtimeHub({ ...core, metrics }),
     liveCredentials: createConnectionRegistry(security.redis, `${config.redisPrefix}:tokconn`),
     progress: new ProgressHub(core),
+    metrics,
   };
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
   registerStudyRunner(); // tasks of kind 'study' (src/queue/study.ts)
@@ -89,6 +92,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
 }
 
 export async function closeServices(s: Services): Promise<void> {
+  s.metrics.registry.clear();
   s.progress.close();
   s.live.close();
   await s.liveCredentials.close();

@@ -38,6 +38,9 @@ export interface Config {
   version: string;
   /** Pages of list endpoints kept per process (0: off) and their longest life (docs/api-conventions.md). */
   listCacheEntries: number;
+  /** Separate Prometheus listener (any role); undefined: none, /metrics on the API listener only (admin). */
+  metricsPort?: number;
+  metricsHost: string;
   listCacheMaxAgeMs: number;
   /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
   introspection: boolean;
@@ -89,6 +92,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     importBodyLimit: int('IMPORT_BODY_LIMIT', env.IMPORT_BODY_LIMIT, 16 * 1024 * 1024),
     version: '0.1.0',
     listCacheEntries: int('LIST_CACHE_ENTRIES', env.LIST_CACHE_ENTRIES, 2000),
+    metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int('METRICS_PORT', env.METRICS_PORT, 0),
+    metricsHost: env.METRICS_HOST ?? '127.0.0.1',
     listCacheMaxAgeMs: int('LIST_CACHE_MAX_AGE_MS', env.LIST_CACHE_MAX_AGE_MS, 60_000),
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
     graphqlTimeoutMs: int('GRAPHQL_TIMEOUT_MS', env.GRAPHQL_TIMEOUT_MS, 30_000),

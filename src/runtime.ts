@@ -8,17 +8,29 @@ import type { Config } from './config.js';
 import type { Services } from './services.js';
 import { createServices, closeServices } from './bootstrap.js';
 import { buildApp } from './app.js';
+import { startMetricsListener } from './metrics/listener.js';
 
 export interface Running {
   services: Services;
   app?: FastifyInstance;
   /** http(s)://host:port when listening. */
   url?: string;
+  /** The METRICS_PORT listener's scrape address, when configured. */
+  metricsUrl?: string;
   close(): Promise<void>;
 }
 
 export async function startGridops(config: Config, opts: { listen?: boolean; log?: Logger } = {}): Promise<Running> {
   const services = await createServices(config, opts.log);
+  let metricsListener: { url: string; close(): Promise<void> } | undefined;
+  if (config.metricsPort !== undefined) {
+    try {
+      metricsListener = await startMetricsListener(services.metrics, config.metricsPort, config.metricsHost);
+    } catch (err) {
+      await closeServices(services).catch(() => {});
+      throw err;
+    }
+  }
   let worker: { close(): Promise<void> } | undefined;
   if (config.redisUrl && config.role !== 'api') {
     const { startBullWorker } = await import('./queue/bullmq.js');
@@ -27,7 +39,9 @@ export async function startGridops(config: Config, opts: { listen?: boolean; log
   if (config.role === 'worker') {
     return {
       services,
+      metricsUrl: metricsListener?.url,
       async close() {
+        await metricsListener?.close();
         await worker?.close();
         await closeServices(services);
       },
@@ -47,6 +61,7 @@ export async function startGridops(config: Config, opts: { listen?: boolean; log
     // A process that cannot serve must not linger on open pools and Redis connections.
     await app?.close().catch(() => {});
     await worker?.close().catch(() => {});
+    await metricsListener?.close().catch(() => {});
     await closeServices(services).catch(() => {});
     throw err;
   }
@@ -55,7 +70,9 @@ export async function startGridops(config: Config, opts: { listen?: boolean; log
     services,
     app: started,
     url,
+    metricsUrl: metricsListener?.url,
     async close() {
+      await metricsListener?.close();
       await started.close();
       await worker?.close();
       await closeServices(services);

@@ -13,7 +13,7 @@ async function main() {
   // port), from this message instead of polling or reading logs. The channel must not
   // keep the process alive.
   if (process.send) {
-    process.send({ type: 'gridops.ready', url: running.url ?? null, role: config.role, pid: process.pid });
+    process.send({ type: 'gridops.ready', url: running.url ?? null, metricsUrl: running.metricsUrl ?? null, role: config.role, pid: process.pid });
     // The drills' soak asks for memory and event-loop delay since its previous question.
     const delay = monitorEventLoopDelay({ resolution: 10 });
     delay.enable();

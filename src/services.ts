@@ -18,6 +18,7 @@ import type { EventRetention } from './domain/eventHistory.js';
 import type { RealtimeHub } from './realtime/hub.js';
 import type { ConnectionRegistry } from './security/connections.js';
 import type { ProgressHub } from './graphql/streams.js';
+import type { Metrics } from './metrics/registry.js';
 
 /** The stores and channels every other component is built from. */
 export interface ServiceCore {
@@ -53,4 +54,6 @@ export interface Services extends ServiceCore {
   liveCredentials: ConnectionRegistry;
   /** Recent power-flow progress for GraphQL subscribers; started by the GraphQL door (src/graphql/streams.ts). */
   progress: ProgressHub;
+  /** Prometheus instruments of this process (src/metrics/registry.ts, docs/observability.md). */
+  metrics: Metrics;
 }

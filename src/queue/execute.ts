@@ -189,6 +189,10 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   let status: 'completed' | 'failed' | 'cancelled';
   let result: TaskResultView | null = null;
   if (outcome) {
+    if (outcome.status === 'converged' || outcome.status === 'diverged') {
+      s.metrics.solverIterations.observe({ method: outcome.method }, outcome.iterations);
+      s.metrics.solveDuration.observe({ method: outcome.method }, outcome.duration_ms / 1000);
+    }
     result = {
       task_id: task.id, network_id: task.network_id, network_version: task.network_version, status: outcome.status, method: outcome.method,
       iterations: outcome.status === 'timeout' || outcome.status === 'cancelled' ? outcome.iterations ?? null : outcome.iterations,
@@ -301,6 +305,15 @@ export interface TaskLifecycle {
   finishes: Batcher<Finish, void>;
 }
 
+/** gridops_tasks_total and gridops_task_duration_seconds of a task finished in this process. */
+function countFinished(s: Services, t: TaskRow): void {
+  s.metrics.tasks.inc({ kind: t.kind, status: t.status });
+  if (t.started_at && t.completed_at) {
+    const method = (t.options as { method?: string } | null)?.method ?? t.kind;
+    s.metrics.taskDuration.observe({ kind: t.kind, method }, Math.max(0, new Date(t.completed_at).getTime() - new Date(t.started_at).getTime()) / 1000);
+  }
+}
+
 /** Events and bus notices of a finished task (stored first, then published). */
 export function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {
   return announceFinishedMany(s, [t], listsCurrent);
@@ -321,6 +334,7 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));
   await Promise.all(tasks.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status })));
+  for (const t of tasks) countFinished(s, t);
 }
 
 /**

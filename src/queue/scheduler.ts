@@ -54,7 +54,12 @@ export class TaskScheduler {
   private unsubscribe?: () => void;
   private closed = false;
 
-  constructor(private readonly s: Pick<Services, 'db' | 'bus' | 'log' | 'lists'> & Partial<Services>, readonly transport: TaskTransport) {}
+  /** `services` is late-bound: the scheduler is one of the services, and a cancel announces with all of them. */
+  constructor(private readonly services: () => Services, readonly transport: TaskTransport) {}
+
+  private get s(): Services {
+    return this.services();
+  }
 
   start(pollMs = 1000): void {
     // Any process's finished task frees a slot: dispatch again and wake waiters.
@@ -207,7 +212,7 @@ export class TaskScheduler {
     if (!rows[0]) return findTask(this.s.db, caller, taskId);
     const cancelled = taskFromRow(rows[0]);
     if (task.status !== 'queued') await this.transport.cancel(taskId);
-    await announceFinished(this.s as Services, cancelled);
+    await announceFinished(this.s, cancelled);
     return cancelled;
   }
 

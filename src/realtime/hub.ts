@@ -3,6 +3,7 @@
 // live subscribers of that message's tenant only. With REDIS_URL the bus is Redis
 // pub/sub, so subscribers here see events raised by any API or worker process.
 import type { ServiceCore } from '../services.js';
+import type { Metrics } from '../metrics/registry.js';
 import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
 import type { LiveEvent } from './filter.js';
 
@@ -61,7 +62,7 @@ export class RealtimeHub {
 
   private starting?: Promise<void>;
 
-  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'log'>) {}
+  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'log'> & { metrics?: Pick<Metrics, 'publishLag'> }) {}
 
   /** Subscribes to the bus on first use (the first live door), once; a failed start is retried by the next caller. */
   started(): Promise<this> {
@@ -91,6 +92,8 @@ export class RealtimeHub {
 
   private dispatch(e: LiveEvent | undefined): void {
     if (!e) return;
+    const created = Date.parse(e.timestamp);
+    if (Number.isFinite(created)) this.s.metrics?.publishLag.observe({ topic: e.topic }, Math.max(0, Date.now() - created) / 1000);
     const subs = this.byTenant.get(e.tenant_id);
     if (!subs) return;
     for (const sub of subs) {

@@ -62,6 +62,7 @@ export function countDenial(s: Services, e: AuditInput): void {
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString();
   const tenant = e.tenantId || e.actor.tenant || 'default';
   const layer = layerOf(e.details ?? {});
+  s.metrics.rateLimitRejections.inc({ layer });
   const ip = e.ip ?? '';
   const door = String(e.interface ?? 'rest');
   const key = `${minute}|${tenant}|${e.actor.type}|${e.actor.id}|${layer}|${ip}|${door}`;

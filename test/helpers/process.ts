@@ -17,6 +17,8 @@ export interface GridopsProcess {
   name: string;
   /** http://host:port of an HTTP role; undefined for ROLE=worker. */
   url?: string;
+  /** The METRICS_PORT listener's scrape address, when METRICS_PORT was set. */
+  metricsUrl?: string;
   /** Its log lines so far (the newest `keepLines`), stdout and stderr together. */
   log: string[];
   /** Resolves with the exit code (null after a signal) when the process ends. */
@@ -94,9 +96,9 @@ export async function spawnGridops(env: Record<string, string>, opts: SpawnOptio
   let timer: NodeJS.Timeout | undefined;
   try {
     const ready = await Promise.race([
-      new Promise<{ url: string | null }>((resolve) => {
-        proc.on('message', (m: { type?: string; url?: string | null }) => {
-          if (m?.type === 'gridops.ready') resolve({ url: m.url ?? null });
+      new Promise<{ url: string | null; metricsUrl: string | null }>((resolve) => {
+        proc.on('message', (m: { type?: string; url?: string | null; metricsUrl?: string | null }) => {
+          if (m?.type === 'gridops.ready') resolve({ url: m.url ?? null, metricsUrl: m.metricsUrl ?? null });
         });
       }),
       exited.then((code) => {
@@ -111,6 +113,7 @@ export async function spawnGridops(env: Record<string, string>, opts: SpawnOptio
       pid: proc.pid!,
       name: `${hostname()}:${proc.pid}`,
       url: ready.url ?? undefined,
+      metricsUrl: ready.metricsUrl ?? undefined,
       log,
       exited,
       async stop(graceMs = 15_000) {

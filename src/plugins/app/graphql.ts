@@ -190,9 +190,11 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         conn.unwatch = watchCredential(s, conn.revocable, (r) => closeRevoked(conn, r));
         const slot = await acquireConnection(s, conn.caller, 'ws');
         let released = false;
+        s.metrics.liveConnections.inc({ transport: 'graphql-ws' });
         conn.release = () => {
           if (released) return;
           released = true;
+          s.metrics.liveConnections.dec({ transport: 'graphql-ws' });
           return slot.release();
         };
         if (conn.socket.readyState !== conn.socket.OPEN) await conn.release();

@@ -139,6 +139,9 @@ export default fp(async (app: FastifyInstance) => {
     upgrades.delete(req);
     const session = new WsSession(s, hub, socket, req, up, socket.protocol);
     sessions.add(session);
-    session.onClosed = () => sessions.delete(session);
+    s.metrics.liveConnections.inc({ transport: 'ws' });
+    session.onClosed = () => {
+      if (sessions.delete(session)) s.metrics.liveConnections.dec({ transport: 'ws' });
+    };
   });
 }, { name: 'websocket-door', dependencies: ['services'] });

@@ -101,7 +101,7 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
       caller, filter, format, afterSeq, since, until, expiresAt: cred.expiresAt, connectionId, cfg,
       onEnd: (info) => {
         unwatch();
-        streams.delete(stream);
+        if (streams.delete(stream)) s.metrics.liveConnections.dec({ transport: 'sse' });
         void lease.release();
         void auditLive(s, caller, {
           action: 'sse.disconnect', resource: { type: 'event_stream', id: connectionId }, result: 'success',
@@ -110,6 +110,7 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
       },
     });
     streams.add(stream);
+    s.metrics.liveConnections.inc({ transport: 'sse' });
     // Revoked while open (logout, refresh-token reuse, API key deleted, user changed; any process): error event, end.
     const unwatch = watchCredential(s, cred.revocable, (r) => stream.revoked(r.code, r.message, r.reason));
     const headers: Record<string, string | number | string[]> = {};
