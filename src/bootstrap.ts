@@ -13,6 +13,7 @@ import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
 import { createTaskLifecycle } from './queue/execute.js';
 import { registerStudyRunner } from './queue/study.js';
+import { registerOpfRunner } from './queue/opf.js';
 import { createListCache } from './cache/listCache.js';
 import { startEventRetention } from './domain/eventHistory.js';
 import { createNetworkStateReader } from './domain/networks.js';
@@ -88,6 +89,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
   };
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
   registerStudyRunner(); // tasks of kind 'study' (src/queue/study.ts)
+  registerOpfRunner(); // tasks of kind 'opf' (src/queue/opf.ts)
   return services;
 }
 

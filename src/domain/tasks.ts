@@ -143,6 +143,7 @@ function resultSummary(row: SummaryRow): ResultSummary | null {
     status: String(r.status ?? row.status), method: r.method ?? null, iterations: r.iterations ?? null, mismatch: r.mismatch ?? null,
     duration_ms: r.duration_ms ?? null, tolerance: r.tolerance ?? null, losses: r.losses ?? null,
     bus_count: counts[0]!, branch_count: counts[1]!, generator_count: counts[2]!, ...(r.message ? { message: r.message } : {}),
+    ...(typeof r.objective === 'number' ? { objective: r.objective } : {}), // an OPF's (currency/h)
   };
 }
 

@@ -3,6 +3,8 @@ import { buildSchema, isObjectType, isScalarType, type GraphQLFieldResolver, typ
 import { typeDefs } from './schema.js';
 import { studyTypeDefs } from './schemaStudies.js';
 import { studyResolvers } from './resolvers/studies.js';
+import { opfTypeDefs } from './schemaOpf.js';
+import { opfResolvers } from './resolvers/opf.js';
 import { scalars } from './scalars.js';
 import { networkResolvers } from './resolvers/networks.js';
 import { powerFlowResolvers } from './resolvers/powerflow.js';
@@ -17,11 +19,11 @@ type FieldDef = GraphQLFieldResolver<unknown, unknown> | { subscribe: GraphQLFie
 type ResolverMap = Record<string, Record<string, FieldDef>>;
 
 const modules: ResolverMap[] = [
-  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers,
+  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers, opfResolvers,
 ] as unknown as ResolverMap[];
 
 export function buildGraphqlSchema(): GraphQLSchema {
-  const schema = buildSchema(typeDefs + studyTypeDefs);
+  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs);
   for (const [name, impl] of Object.entries(scalars)) {
     const t = schema.getType(name);
     if (!isScalarType(t)) throw new Error(`scalar ${name} missing from the SDL`);

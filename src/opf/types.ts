@@ -2,8 +2,8 @@
 // (the service's REST / GraphQL / task doors, the CLI, benchmarks, tests). CONTRACT.md
 // "Optimal power flow" fixes the result's shape.
 
-export type OpfMethod = 'dc' | 'ac';
-export const OPF_METHODS: readonly OpfMethod[] = ['dc', 'ac'];
+export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
+import type { OpfMethod } from '../schemas/vocabulary.js';
 
 export interface OpfOptions {
   method: OpfMethod;          // default 'ac' (CONTRACT); only 'dc' is implemented in the core so far

@@ -328,6 +328,9 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
     if (t.kind === 'study') {
       const studyId = (t.options as { study_id?: string }).study_id;
       news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'study.finished', networkId: t.network_id, payload: { study_id: studyId, task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
+    } else if (t.kind === 'opf') {
+      const objective = (t.result as { objective?: number } | null)?.objective ?? null;
+      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'opf.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, objective, ...(t.error ? { error: t.error } : {}) } });
     } else if (t.result || t.status !== 'cancelled') {
       news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: rstatus, iterations: (t.result as { iterations?: number } | null)?.iterations ?? null } });
     }

@@ -14,6 +14,7 @@ export const ResultSummary = Type.Object({
   tolerance: Type.Union([Type.Number(), Type.Null()]),
   losses: Type.Union([Type.Object({ p_mw: Type.Number(), q_mvar: Type.Number() }), Type.Null()]),
   bus_count: Type.Integer(), branch_count: Type.Integer(), generator_count: Type.Integer(), message: Type.Optional(Type.String()),
+  objective: Type.Optional(Type.Number({ description: 'OPF tasks: the objective, currency/h' })),
 }, { additionalProperties: true });
 
 const taskFields = {

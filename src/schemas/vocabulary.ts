@@ -23,6 +23,10 @@ export type PowerFlowMethod = (typeof POWERFLOW_METHODS)[number];
 export const POWERFLOW_STATUSES = ['queued', 'running', 'converged', 'diverged', 'timeout', 'cancelled', 'failed'] as const;
 export type PowerFlowStatus = (typeof POWERFLOW_STATUSES)[number];
 
+/** Optimal power flow formulations (CONTRACT "Optimal power flow"; default ac). */
+export const OPF_METHODS = ['dc', 'ac'] as const;
+export type OpfMethod = (typeof OPF_METHODS)[number];
+
 export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type TaskStatus = (typeof TASK_STATUSES)[number];
 

@@ -10,6 +10,8 @@ import {
 } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
+import { runOpf } from '../../../../domain/opf.js';
+import { OpfIn } from '../../../../schemas/opf.js';
 import { submitStudy } from '../../../../domain/studies.js';
 import { StudyIn, StudySubmitted, studyValidator } from '../../../../schemas/studies.js';
 import type { NetworkInput } from '../../../../domain/networkModel.js';
@@ -173,6 +175,21 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     },
   }, async (req, reply) => {
     const answer = await runPowerFlow(s, req.caller, req.params.id, req.body ?? {});
+    if (answer.kind === 'queued') {
+      const t = answer.task;
+      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+    }
+    return reply.ok(answer.result);
+  });
+
+  app.post('/:id/opf', {
+    config: { permission: 'compute' },
+    schema: {
+      summary: 'Run an optimal power flow (synchronous result, or a queued task with "async": true); method dc (ac: 501 in this version)', tags, params: Params, body: Type.Optional(OpfIn),
+      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 501, 504) },
+    },
+  }, async (req, reply) => {
+    const answer = await runOpf(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
       const t = answer.task;
       return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);

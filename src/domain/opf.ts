@@ -1,0 +1,58 @@
+// Optimal power flow requests (CONTRACT "Optimal power flow"): like a power flow, every OPF
+// is a task (kind 'opf') on the tenant's FIFO queue, counted against concurrent_powerflow and
+// run by any solver process; the caller waits for it (synchronous) or polls it ("async": true).
+// REST, GraphQL and the task runner (src/queue/opf.ts) share these functions.
+import type { Services } from '../services.js';
+import type { Caller } from './caller.js';
+import { AppError } from '../lib/errors.js';
+import { getNetworkState } from './networks.js';
+import { taskView, type TaskRow } from './tasks.js';
+import { requirePermission } from '../security/index.js';
+import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions } from '../opf/types.js';
+
+export interface OpfRequest {
+  method?: OpfMethod;
+  async?: boolean;
+  timeout_ms?: number;
+  tolerance?: number;
+  max_iterations?: number;
+}
+
+export function opfOptions(r: OpfRequest): OpfOptions {
+  return {
+    method: r.method ?? DEFAULT_OPF_OPTIONS.method,
+    tolerance: r.tolerance ?? DEFAULT_OPF_OPTIONS.tolerance,
+    maxIterations: r.max_iterations ?? DEFAULT_OPF_OPTIONS.maxIterations,
+    timeoutMs: r.timeout_ms ?? DEFAULT_OPF_OPTIONS.timeoutMs,
+  };
+}
+
+export type OpfAnswer =
+  | { kind: 'queued'; task: ReturnType<typeof taskView> }
+  | { kind: 'result'; result: Record<string, unknown>; task: TaskRow };
+
+export async function runOpf(s: Services, caller: Caller, networkId: string, req: OpfRequest): Promise<OpfAnswer> {
+  requirePermission(caller, 'compute');
+  const options = opfOptions(req);
+  // Refused before a task exists: the AC formulation is not in this version's core (docs/opf.md).
+  if (options.method === 'ac') {
+    throw new AppError('NOT_IMPLEMENTED', 'AC-OPF is not available in this version; send "method": "dc" for the DC optimal power flow (docs/opf.md)', { field: 'method', available: ['dc'] });
+  }
+  const net = await getNetworkState(s, caller, networkId);
+  if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, { network_id: networkId, status: net.status });
+  if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running an OPF`, { network_id: networkId, status: net.status });
+  const task = await s.tasks.submitWith(caller, networkId, net.version, 'opf', { ...options }, async () => {});
+  if (req.async) return { kind: 'queued', task: taskView(task) };
+
+  // Synchronous: wait for the task, bounded by timeout_ms (queueing included).
+  const done = await s.tasks.waitFor(task.id, options.timeoutMs + 250);
+  if (!done) {
+    await s.tasks.cancel(caller, task.id).catch(() => {});
+    throw new AppError('GATEWAY_TIMEOUT', `the OPF did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true)`, { task_id: task.id, timeout_ms: options.timeoutMs });
+  }
+  if (done.status === 'completed' && done.result) return { kind: 'result', result: done.result, task: done };
+  const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
+  if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
+  const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
+  throw new AppError(code, err.message, { task_id: done.id, ...err.details });
+}

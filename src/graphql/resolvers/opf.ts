@@ -1,0 +1,35 @@
+// runOpf: the same domain function as POST /networks/{id}/opf (src/domain/opf.ts).
+import { runOpf } from '../../domain/opf.js';
+import type { OpfBranch, OpfBus, OpfGenerator, OpfMethod } from '../../opf/types.js';
+import { mutation } from '../guard.js';
+import type { GqlEnum, IdArgs, Opt } from '../args.js';
+import { defined, down } from './map.js';
+
+interface RunOpfArgs extends IdArgs {
+  method?: Opt<GqlEnum<OpfMethod>>;
+  async?: Opt<boolean>;
+  timeoutMs?: Opt<number>;
+  tolerance?: Opt<number>;
+  maxIterations?: Opt<number>;
+}
+
+interface StoredOpf { task_id: string; status: string; method: OpfMethod; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[] }
+
+export const opfResolvers = {
+  Mutation: {
+    runOpf: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/opf' } }, async (caller, a: RunOpfArgs, ctx) => {
+      const method = down<OpfMethod>(a.method) ?? 'ac';
+      const answer = await runOpf(ctx.s, caller, a.id, defined({
+        method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
+      }));
+      if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), objective: null, iterations: null, buses: [], generators: [], branches: [] };
+      const r = answer.result as unknown as StoredOpf;
+      return {
+        taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), objective: r.objective, iterations: r.iterations,
+        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q })),
+        generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax })),
+        branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
+      };
+    }),
+  },
+};

@@ -1,0 +1,30 @@
+// GraphQL of the optimal power flow (CONTRACT "Optimal power flow", docs/opf.md): runOpf and
+// its result type, the REST result in camelCase. Joined to schema.ts by buildGraphqlSchema.
+import { OPF_METHODS, graphqlEnum } from '../schemas/vocabulary.js';
+
+export const opfTypeDefs = /* GraphQL */ `
+extend type Mutation {
+  """(additive) Runs an optimal power flow on network id, as POST /networks/{id}/opf: the result, or with async: true
+  the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC is refused until the AC core lands."""
+  runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int): OpfResult!
+}
+
+${graphqlEnum('OpfMethod', OPF_METHODS)}
+
+"""An OPF answer (currency/h, MW, MVAr, p.u., radians as power flow; LMPs in currency/MWh)."""
+type OpfResult {
+  taskId: ID!
+  """QUEUED for an async request, else CONVERGED"""
+  status: String!
+  method: OpfMethod!
+  objective: Float
+  iterations: Int
+  buses: [OpfBus!]!
+  generators: [OpfGenerator!]!
+  branches: [OpfBranch!]!
+}
+
+type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! }
+type OpfGenerator { index: Int! bus: Int! pMw: Float! qMvar: Float! muPmin: Float! muPmax: Float! }
+type OpfBranch { index: Int! from: Int! to: Int! pFrom: Float! qFrom: Float! pTo: Float! qTo: Float! loading: Float! muSf: Float! muSt: Float! }
+`;

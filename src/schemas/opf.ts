@@ -1,0 +1,11 @@
+// TypeBox schema of POST /api/v1/networks/{id}/opf (CONTRACT "Optimal power flow").
+import { Type } from '@sinclair/typebox';
+import { literals, OPF_METHODS } from './vocabulary.js';
+
+export const OpfIn = Type.Object({
+  method: Type.Optional(literals(OPF_METHODS)),
+  async: Type.Optional(Type.Boolean()),
+  timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600000 })),
+  tolerance: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
+  max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+}, { additionalProperties: false });

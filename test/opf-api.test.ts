@@ -1,0 +1,127 @@
+// POST /api/v1/networks/{id}/opf (CONTRACT "Optimal power flow") in both modes: the DC OPF
+// through the service matches MATPOWER's rundcopf (shared/reference/opf), synchronously and as a
+// task (kind opf) with progress events; infeasible -> 409 OPF_INFEASIBLE naming the binding
+// limit; AC -> 501 until the AC core lands; bad input -> 400 / 422; roles as power flow.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MODES, startTestApp, json, waitForTaskStatus, type TestApp } from './helpers/app.js';
+import { adminHeaders, tokenFor } from './helpers/auth.js';
+import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
+import { code, gql, ok } from './graphql-helpers.js';
+
+type Headers = Record<string, string>;
+interface Ref { f: number; bus: { lam_p: number }[]; gen: { pg: number }[] }
+const ref = (c: string): Ref => JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', `${c}.dcopf.json`), 'utf8'));
+
+for (const mode of MODES) {
+  describe(`OPF over REST (${mode})`, { timeout: 180_000 }, () => {
+    let app: TestApp;
+    let admin: Headers;
+    const ids: Record<string, string> = {};
+    const call = (method: string, url: string, payload?: unknown, headers: Headers = admin) =>
+      app.app!.inject({ method: method as 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) });
+
+    before(async () => {
+      app = await startTestApp(mode);
+      admin = await adminHeaders(app);
+      for (const c of ['case9', 'case30']) {
+        const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), { ...admin, 'content-type': 'text/plain' });
+        assert.equal(r.statusCode, 201, r.body);
+        ids[c] = json(r).data.id;
+      }
+    });
+    after(async () => app?.close());
+
+    it('answers a DC OPF synchronously with MATPOWER\'s dispatch, prices and objective', async () => {
+      for (const c of ['case9', 'case30']) {
+        const r = await call('POST', `/api/v1/networks/${ids[c]}/opf`, { method: 'dc' });
+        assert.equal(r.statusCode, 200, r.body);
+        const d = json(r).data;
+        const m = ref(c);
+        assert.equal(d.status, 'converged');
+        assert.equal(d.method, 'dc');
+        assert.ok(Math.abs(d.objective - m.f) <= 1e-6 * Math.abs(m.f), `${c} objective ${d.objective} vs ${m.f}`);
+        assert.equal(d.generators.length, m.gen.length);
+        d.generators.forEach((g: { p_mw: number }, i: number) => assert.ok(Math.abs(g.p_mw - m.gen[i]!.pg) <= 1e-3, `${c} Pg ${i}`));
+        d.buses.forEach((b: { lmp_p: number; v: number }, i: number) => {
+          assert.ok(Math.abs(b.lmp_p - m.bus[i]!.lam_p) <= 1e-3, `${c} LMP ${i}: ${b.lmp_p} vs ${m.bus[i]!.lam_p}`);
+          assert.equal(b.v, 1);
+        });
+        assert.ok(d.task_id?.startsWith('task_'));
+      }
+    });
+
+    it('queues an OPF with "async": true: task kind opf, progress and opf.finished events, the result on the task', async () => {
+      const r = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { method: 'dc', async: true });
+      assert.equal(r.statusCode, 202, r.body);
+      const taskId = json(r).data.task_id as string;
+      assert.equal(await waitForTaskStatus(app, admin, taskId, 'completed', 6000), 'completed');
+      const t = json(await call('GET', `/api/v1/tasks/${taskId}?include=result`)).data;
+      assert.equal(t.kind, 'opf');
+      assert.ok(Math.abs(t.result.objective - ref('case9').f) <= 1e-6 * ref('case9').f);
+      const events = json(await call('GET', `/api/v1/events?topic=powerflow&page_size=100`)).data as { kind: string; payload: Record<string, unknown> }[];
+      const fin = events.find((e) => e.kind === 'opf.finished' && e.payload.task_id === taskId);
+      assert.ok(fin, 'an opf.finished event');
+      assert.equal(fin.payload.status, 'completed');
+    });
+
+    it('answers an infeasible OPF with 409 OPF_INFEASIBLE naming the binding limit', async () => {
+      const detail = json(await call('GET', `/api/v1/networks/${ids.case9}`)).data;
+      const heavy = {
+        name: 'case9-overloaded', buses: detail.buses, branches: detail.branches, generators: detail.generators,
+        loads: detail.loads.map((l: { mw: number }) => ({ ...l, mw: l.mw * 4 })), status: 'ready',
+      };
+      const created = await call('POST', '/api/v1/networks', heavy);
+      assert.equal(created.statusCode, 201, created.body);
+      const r = await call('POST', `/api/v1/networks/${json(created).data.id}/opf`, { method: 'dc' });
+      assert.equal(r.statusCode, 409, r.body);
+      const e = json(r).error;
+      assert.equal(e.code, 'OPF_INFEASIBLE');
+      assert.match(e.message, /no dispatch meets the limits/);
+      assert.ok(Array.isArray(e.details.binding) && e.details.binding.length > 0, JSON.stringify(e.details));
+      assert.ok(e.details.task_id);
+    });
+
+    it('refuses AC (the default) with 501 and bad input with 400, before any task exists', async () => {
+      const before = json(await call('GET', '/api/v1/tasks?kind=opf&page_size=100')).meta.total;
+      const ac = await call('POST', `/api/v1/networks/${ids.case9}/opf`, {});
+      assert.equal(ac.statusCode, 501, ac.body);
+      assert.equal(json(ac).error.code, 'NOT_IMPLEMENTED');
+      assert.match(json(ac).error.message, /"method": "dc"/);
+      // The service's rule for every body: an unknown value or field is 400, a number out of its range 422 PARAM_OUT_OF_RANGE.
+      for (const [body, status] of [[{ method: 'newton' }, 400], [{ method: 'dc', extra: 1 }, 400], [{ method: 'dc', tolerance: -1 }, 422], [{ method: 'dc', max_iterations: 0 }, 422]] as const) {
+        const r = await call('POST', `/api/v1/networks/${ids.case9}/opf`, body);
+        assert.equal(r.statusCode, status, `${JSON.stringify(body)}: ${r.body}`);
+        assert.ok(json(r).error.message.length > 0);
+      }
+      assert.equal((await call('POST', '/api/v1/networks/net_doesnotexist/opf', { method: 'dc' })).statusCode, 404);
+      assert.equal(json(await call('GET', '/api/v1/tasks?kind=opf&page_size=100')).meta.total, before, 'no task was created');
+    });
+
+    it('runs the same OPF through GraphQL runOpf', async () => {
+      const r = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC) { taskId status method objective iterations
+        buses { id v lmpP } generators { index bus pMw muPmax } branches { index from to pFrom loading muSf } } }`, { id: ids.case30 }, admin)).runOpf;
+      const m = ref('case30');
+      assert.deepEqual([r.status, r.method], ['CONVERGED', 'DC']);
+      assert.ok(Math.abs(r.objective - m.f) <= 1e-6 * Math.abs(m.f));
+      r.generators.forEach((g: { pMw: number }, i: number) => assert.ok(Math.abs(g.pMw - m.gen[i]!.pg) <= 1e-3));
+      r.buses.forEach((b: { lmpP: number }, i: number) => assert.ok(Math.abs(b.lmpP - m.bus[i]!.lam_p) <= 1e-3));
+      const queued = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC, async: true) { taskId status buses { id } } }`, { id: ids.case9 }, admin)).runOpf;
+      assert.deepEqual([queued.status, queued.buses], ['QUEUED', []]);
+      assert.equal(await waitForTaskStatus(app, admin, queued.taskId, 'completed', 6000), 'completed');
+      const ac = await gql(app, `mutation($id: ID!) { runOpf(id: $id) { taskId } }`, { id: ids.case9 }, admin);
+      assert.equal(code(ac), 'VALIDATION_FAILED', JSON.stringify(ac.body));
+      assert.match(ac.body.errors![0]!.message, /AC-OPF is not available in this version/);
+      assert.equal(code(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC) { taskId } }`, { id: ids.case9 }, await tokenFor(app, 'viewer'))), 'FORBIDDEN');
+    });
+
+    it('lets operators run an OPF and refuses viewers (compute permission)', async () => {
+      const op = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { method: 'dc' }, await tokenFor(app, 'operator'));
+      assert.equal(op.statusCode, 200, op.body);
+      const viewer = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { method: 'dc' }, await tokenFor(app, 'viewer'));
+      assert.equal(viewer.statusCode, 403, viewer.body);
+    });
+  });
+}
