@@ -117,6 +117,32 @@ for (const mode of MODES) {
       assert.equal(code(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC) { taskId } }`, { id: ids.case9 }, await tokenFor(app, 'viewer'))), 'FORBIDDEN');
     });
 
+    it('carries the OPF fields of the model (costs, angle limits) through REST, GraphQL and /api/v2', async () => {
+      const rest = json(await call('GET', `/api/v1/networks/${ids.case9}`)).data;
+      const g = ok(await gql(app, `query($id: ID!) { network(id: $id) { generators { cost { model startup shutdown coefficients } } branches { angmin angmax } } }`, { id: ids.case9 }, admin)).network;
+      assert.deepEqual(g.generators.map((x: any) => x.cost), rest.generators.map((x: any) => ({ ...x.cost, model: x.cost.model.toUpperCase() })));
+      assert.deepEqual(g.branches.map((b: any) => [b.angmin, b.angmax]), rest.branches.map((b: any) => [b.angmin, b.angmax]));
+      const v2 = json(await call('GET', `/api/v2/networks/${ids.case9}`)).data;
+      assert.deepEqual(v2.topology.generators.items.map((x: any) => x.cost), rest.generators.map((x: any) => x.cost));
+      // Written through GraphQL, read through REST.
+      const made = ok(await gql(app, `mutation($input: NetworkInput!) { createNetwork(input: $input) { id } }`, { input: {
+        name: 'opf-fields', buses: [{ id: 1, type: 'SLACK' }, { id: 2, type: 'PQ' }],
+        branches: [{ from: 1, to: 2, r: 0.01, x: 0.1, rateA: 50, angmin: -30, angmax: 30 }],
+        generators: [{ bus: 1, mw: 0, pmin: 0, pmax: 100, cost: { model: 'POLYNOMIAL', coefficients: [0.01, 20, 0] } }],
+        loads: [{ bus: 2, mw: 40 }],
+      } }, admin)).createNetwork;
+      const back = json(await call('GET', `/api/v1/networks/${made.id}`)).data;
+      assert.deepEqual(back.generators[0].cost, { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [0.01, 20, 0] });
+      assert.deepEqual([back.branches[0].angmin, back.branches[0].angmax], [-30, 30]);
+      // A cost the OPF cannot use is refused by every door with the same code.
+      const bad = { model: 'piecewise_linear', coefficients: [0, 0, 10, 100, 20, 150] }; // slopes 10 then 5: not convex
+      const r = await call('POST', '/api/v1/networks', { name: 'bad-cost', buses: [{ id: 1, type: 'slack' }], generators: [{ bus: 1, mw: 0, cost: bad }] });
+      const viaGql = await gql(app, `mutation($input: NetworkInput!) { createNetwork(input: $input) { id } }`, { input: { name: 'bad-cost', buses: [{ id: 1, type: 'SLACK' }], generators: [{ bus: 1, mw: 0, cost: { ...bad, model: 'PIECEWISE_LINEAR' } }] } }, admin);
+      assert.ok(r.statusCode === 400 || r.statusCode === 422, r.body);
+      assert.match(json(r).error.message, /convex/i);
+      assert.match(viaGql.body.errors![0]!.message, /convex/i);
+    });
+
     it('lets operators run an OPF and refuses viewers (compute permission)', async () => {
       const op = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { method: 'dc' }, await tokenFor(app, 'operator'));
       assert.equal(op.statusCode, 200, op.body);

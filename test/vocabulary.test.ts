@@ -19,7 +19,7 @@ const GRAPHQL_ENUMS: Record<string, readonly string[]> = {
   NetworkStatus: V.NETWORK_STATUSES, AgentStatus: V.AGENT_STATUSES, AgentType: V.AGENT_TYPES, BusType: V.BUS_TYPES, DeviceType: V.DEVICE_TYPES,
   PowerFlowMethod: V.POWERFLOW_METHODS, PowerFlowStatus: V.POWERFLOW_STATUSES, Aggregation: V.AGGREGATIONS, Severity: V.SEVERITIES,
   AlarmStatus: V.ALARM_STATUSES, CommandPriority: V.COMMAND_PRIORITIES, BranchStatus: V.BRANCH_STATUSES, TaskStatus: V.TASK_STATUSES,
-  StudyKind: V.STUDY_KINDS, StudyStatus: V.TASK_STATUSES, StudyCaseStatus: V.STUDY_CASE_STATUSES, StudyViolationType: V.STUDY_VIOLATION_TYPES, OpfMethod: V.OPF_METHODS,
+  StudyKind: V.STUDY_KINDS, StudyStatus: V.TASK_STATUSES, StudyCaseStatus: V.STUDY_CASE_STATUSES, StudyViolationType: V.STUDY_VIOLATION_TYPES, OpfMethod: V.OPF_METHODS, CostModel: V.COST_MODELS,
 };
 
 /** The literals a TypeBox union of literals accepts. */

@@ -2,7 +2,7 @@
 // shared/CONTRACT.md ("Network model: fields beyond the specification").
 // REST uses these snake_case names as they are; GraphQL maps them to camelCase.
 // Units: voltages p.u., angles radians, powers MW / MVAr, impedances p.u. on base_mva.
-import { BRANCH_STATUSES, BUS_TYPES, type BranchStatus, type BusType } from '../schemas/vocabulary.js';
+import { BRANCH_STATUSES, BUS_TYPES, COST_MODELS, type BranchStatus, type BusType, type CostModel } from '../schemas/vocabulary.js';
 
 /** MATPOWER bus types 3 (slack), 2 (pv), 1 (pq), 4 (isolated: left out of the solve).
  *  'isolated' is an additive enum value beyond the specification (docs/network-model.md). */
@@ -40,8 +40,7 @@ export interface Branch {
 
 /** Generator cost (MATPOWER gencost row): polynomial coefficients highest order first, in currency/h
  *  for P in MW; piecewise linear as x1,y1,x2,y2,... (MW, currency/h) with x increasing. */
-export type CostModel = 'polynomial' | 'piecewise_linear';
-export const COST_MODELS: readonly CostModel[] = ['polynomial', 'piecewise_linear'];
+export { COST_MODELS, type CostModel };
 export interface GeneratorCost {
   model: CostModel;
   startup: number;     // currency, kept for unit commitment; not used by OPF

@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
 import { validateTopology, type ValidationIssue } from './networkValidation.js';
+import { opfFieldIssues } from '../opf/costs.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkNetworkQuota } from '../security/quotas.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
@@ -61,7 +62,8 @@ function firstIssueError(issues: ValidationIssue[]): AppError {
 
 function checkModel(input: NetworkInput): NetworkModel {
   const model = withDefaults(input);
-  const issues = validateTopology(model);
+  // OPF fields too (costs MATPOWER could not use, angmin > angmax): refused when stored, not at the first OPF.
+  const issues = [...validateTopology(model), ...opfFieldIssues(model)];
   if (issues.length > 0) throw firstIssueError(issues);
   return model;
 }
@@ -263,7 +265,7 @@ export async function deleteNetwork(s: Services, caller: Caller, id: string): Pr
 
 export async function validateNetwork(s: Services, caller: Caller, id: string) {
   const { model } = await getModel(s, caller, id);
-  const issues = validateTopology(model);
+  const issues = [...validateTopology(model), ...opfFieldIssues(model)];
   return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })) };
 }
 

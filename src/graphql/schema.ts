@@ -2,7 +2,7 @@
 // the camelCase forms of the REST names; enums are UPPERCASE. Additive fields
 // beyond the specification are marked "(additive)"; deprecated ones carry
 // @deprecated(reason) and stay answerable until their sunset (docs/graphql.md).
-import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, COST_MODELS, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const typeDefs = /* GraphQL */ `
 """RFC 3339 date-time in UTC, e.g. 2026-07-01T12:00:00.000Z."""
 scalar DateTime
@@ -165,6 +165,9 @@ type Branch {
   ratio: Float!
   shift: Float!
   rateA: Float!
+  """(additive) OPF angle-difference limits, degrees (MATPOWER ANGMIN/ANGMAX; -360/360 = none)"""
+  angmin: Float!
+  angmax: Float!
   """From the latest converged power flow of the network's current version; null when there is none."""
   flow: BranchFlow
 }
@@ -179,7 +182,26 @@ type Generator {
   qmax: Float
   vg: Float!
   inService: Boolean!
+  """(additive) OPF cost (MATPOWER gencost row); null when the case gave none"""
+  cost: GeneratorCost
 }
+
+"""(additive) Polynomial: coefficients highest order first (currency/h, P in MW); piecewise linear: x1,y1,x2,y2,..."""
+type GeneratorCost {
+  model: CostModel!
+  startup: Float!
+  shutdown: Float!
+  coefficients: [Float!]!
+}
+
+input GeneratorCostInput {
+  model: CostModel!
+  startup: Float
+  shutdown: Float
+  coefficients: [Float!]!
+}
+
+${graphqlEnum('CostModel', COST_MODELS)}
 
 type Load {
   bus: Int!
@@ -249,6 +271,8 @@ input BranchInput {
   ratio: Float
   shift: Float
   rateA: Float
+  angmin: Float
+  angmax: Float
 }
 
 input GeneratorInput {
@@ -261,6 +285,7 @@ input GeneratorInput {
   qmax: Float
   vg: Float
   inService: Boolean
+  cost: GeneratorCostInput
 }
 
 input LoadInput {

@@ -320,6 +320,7 @@ export function announceFinished(s: Services, t: TaskRow, listsCurrent = false):
 }
 
 async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent = false): Promise<void> {
+  for (const t of tasks) countFinished(s, t); // finished once stored; counted before anyone is told
   if (!listsCurrent) await networksChanged(s, tasks.map((t) => t.tenant_id));
   const news: NewEvent[] = [];
   for (const t of tasks) {
@@ -337,7 +338,6 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));
   await Promise.all(tasks.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status })));
-  for (const t of tasks) countFinished(s, t);
 }
 
 /**

@@ -58,11 +58,13 @@ export function toBranch(br: Branch, index: number, ref: { id: string; version: 
   return {
     __ref: ref, index,
     from: br.from, to: br.to, r: br.r, x: br.x, b: br.b, status: up(br.status), ratio: br.ratio, shift: br.shift, rateA: br.rate_a,
+    angmin: br.angmin, angmax: br.angmax,
   };
 }
 
 export function toGenerator(g: Generator) {
-  return { bus: g.bus, mw: g.mw, mvar: g.mvar, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg, inService: g.in_service };
+  return { bus: g.bus, mw: g.mw, mvar: g.mvar, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg, inService: g.in_service,
+    cost: g.cost ? { model: up(g.cost.model), startup: g.cost.startup, shutdown: g.cost.shutdown, coefficients: g.cost.coefficients } : null };
 }
 
 export function toLoad(l: Load) {
@@ -84,9 +86,11 @@ export function fromNetworkInput(i: Row): Row {
     })),
     branches: i.branches == null ? undefined : i.branches.map((b: Row) => defined({
       from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined,
+      angmin: b.angmin ?? undefined, angmax: b.angmax ?? undefined,
     })),
     generators: i.generators == null ? undefined : i.generators.map((g: Row) => defined({
       bus: g.bus, mw: g.mw, mvar: g.mvar ?? undefined, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg ?? undefined, in_service: g.inService ?? undefined,
+      cost: g.cost == null ? undefined : defined({ model: down(g.cost.model), startup: g.cost.startup ?? undefined, shutdown: g.cost.shutdown ?? undefined, coefficients: g.cost.coefficients }),
     })),
     loads: i.loads == null ? undefined : i.loads.map((l: Row) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
     tags: i.tags ?? undefined,
