@@ -2,7 +2,7 @@
 // the camelCase forms of the REST names; enums are UPPERCASE. Additive fields
 // beyond the specification are marked "(additive)"; deprecated ones carry
 // @deprecated(reason) and stay answerable until their sunset (docs/graphql.md).
-import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, COST_MODELS, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const typeDefs = /* GraphQL */ `
 """RFC 3339 date-time in UTC, e.g. 2026-07-01T12:00:00.000Z."""
 scalar DateTime
@@ -186,22 +186,6 @@ type Generator {
   cost: GeneratorCost
 }
 
-"""(additive) Polynomial: coefficients highest order first (currency/h, P in MW); piecewise linear: x1,y1,x2,y2,..."""
-type GeneratorCost {
-  model: CostModel!
-  startup: Float!
-  shutdown: Float!
-  coefficients: [Float!]!
-}
-
-input GeneratorCostInput {
-  model: CostModel!
-  startup: Float
-  shutdown: Float
-  coefficients: [Float!]!
-}
-
-${graphqlEnum('CostModel', COST_MODELS)}
 
 type Load {
   bus: Int!

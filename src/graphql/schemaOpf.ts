@@ -1,6 +1,6 @@
 // GraphQL of the optimal power flow (CONTRACT "Optimal power flow", docs/opf.md): runOpf and
-// its result type, the REST result in camelCase. Joined to schema.ts by buildGraphqlSchema.
-import { OPF_METHODS, graphqlEnum } from '../schemas/vocabulary.js';
+// its result type (the REST result in camelCase), and the generator cost of the model (Generator.cost). Joined to schema.ts by buildGraphqlSchema.
+import { COST_MODELS, OPF_METHODS, graphqlEnum } from '../schemas/vocabulary.js';
 
 export const opfTypeDefs = /* GraphQL */ `
 extend type Mutation {
@@ -10,6 +10,23 @@ extend type Mutation {
 }
 
 ${graphqlEnum('OpfMethod', OPF_METHODS)}
+
+"""(additive) Polynomial: coefficients highest order first (currency/h, P in MW); piecewise linear: x1,y1,x2,y2,..."""
+type GeneratorCost {
+  model: CostModel!
+  startup: Float!
+  shutdown: Float!
+  coefficients: [Float!]!
+}
+
+input GeneratorCostInput {
+  model: CostModel!
+  startup: Float
+  shutdown: Float
+  coefficients: [Float!]!
+}
+
+${graphqlEnum('CostModel', COST_MODELS)}
 
 """An OPF answer (currency/h, MW, MVAr, p.u., radians as power flow; LMPs in currency/MWh)."""
 type OpfResult {
