@@ -437,7 +437,11 @@ describe('distributed workers (separate processes)', () => {
 
     const jobOf = async () => new Map((await app.services.db.query<{ id: string; job_id: string | null }>('SELECT id, job_id FROM tasks WHERE id = ANY($1)', [ids])).rows.map((r) => [r.id, r.job_id]));
     const waiting = async () => (await queue.getJobs(['waiting'])).filter((j) => [j.data.taskId, ...(j.data.taskIds ?? [])].some((id) => id && ids.includes(id)));
-    let jobs = await waiting();
+    // A pass marks its tasks dispatched, then adds their jobs: wait until every task's job is in the queue.
+    let jobs = await waitUntil('the 40 tasks in waiting jobs', async () => {
+      const j = await waiting();
+      return j.flatMap((x) => x.data.taskIds ?? [x.data.taskId!]).length >= ids.length ? j : undefined;
+    }, 90_000);
     // Every task in exactly one job, in submission order; jobs of several tasks are named on the task.
     assert.deepEqual(jobs.flatMap((j) => j.data.taskIds ?? [j.data.taskId!]).sort(), [...ids].sort());
     assert.ok(jobs.length < ids.length && jobs.length >= JOBS_PER_PASS, `${jobs.length} jobs for 40 tasks`);
