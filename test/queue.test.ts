@@ -269,7 +269,11 @@ describe('distributed workers (separate processes)', () => {
     }
   }
 
-  const processedBy = async (taskId: string) => (await queue.getJob(taskId))?.processedBy;
+  /** The worker that took a task's job: its own job (id = task id), or the shared job of its dispatch pass (tasks.job_id). */
+  const processedBy = async (taskId: string) => {
+    const { rows: t } = await app.services.db.query<{ job: string }>('SELECT COALESCE(job_id, id) AS job FROM tasks WHERE id = $1', [taskId]);
+    return (await queue.getJob(t[0]?.job ?? taskId))?.processedBy;
+  };
 
   /** Submits a converging large-case solve and SIGKILLs the worker as soon as it is solving it. */
   async function killMidSolve(workers: Worker[]): Promise<{ task: string; victim: Worker; survivor: Worker; killedAt: number }> {
