@@ -6,6 +6,7 @@
 // objective) -> i32 (non-zero = stop). Memory may grow inside opfInputPtr()
 // and opfSolve(): re-create views afterwards.
 import { dcopf } from './dcopf';
+import { acopf } from './acopf';
 import { MipsOptions } from './mips';
 import {
   OPF_ABI_VERSION, OPF_IN_VERSION, OPF_IN_METHOD, OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_FEASTOL, OPF_IN_GRADTOL,
@@ -41,6 +42,5 @@ export function opfSolve(): i32 {
   o.costtol = inp[OPF_IN_COSTTOL];
   o.maxIt = <i32>inp[OPF_IN_MAXIT];
   if (<i32>inp[OPF_IN_METHOD] == OPF_METHOD_DC) return dcopf(inp, out, o);
-  unchecked(out[OPF_OUT_STATUS] = <f64>OPF_BAD_INPUT); // AC-OPF: not in this core yet
-  return OPF_BAD_INPUT;
+  return acopf(inp, out, o);
 }

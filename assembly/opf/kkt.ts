@@ -1,5 +1,5 @@
 // The MIPS Newton system in a fixed sparse pattern (CSC, rows ascending):
-//     [ M   Aeᵀ ] [dx  ]   [-N]      M = diag(h) + Aiᵀ diag(μ/z) Ai
+//     [ M   Aeᵀ ] [dx  ]   [-N]      M = Lxx + Aiᵀ diag(μ/z) Ai
 //     [ Ae  0   ] [dλ  ] = [-g]
 // The pattern (and the symbolic LU analysis) is made once per solve; every
 // iteration only rewrites the values through precomputed slot maps and
@@ -25,6 +25,8 @@ export class KKT {
    *  pairStart[k] + a*m + b. */
   pairStart: StaticArray<i32> = new StaticArray<i32>(0);
   pairSlot: StaticArray<i32> = new StaticArray<i32>(0);
+  /** slot of each entry of the Hessian-of-the-Lagrangian pattern (row CSR, symmetric). */
+  hessSlot: StaticArray<i32> = new StaticArray<i32>(0);
   /** slots of Ae(e, j) below and Aeᵀ above, per equality entry. */
   eqLow: StaticArray<i32> = new StaticArray<i32>(0);
   eqUp: StaticArray<i32> = new StaticArray<i32>(0);
@@ -59,7 +61,8 @@ export class KKT {
 
   constructor(nx: i32, neq: i32,
     eqP: StaticArray<i32>, eqJ: StaticArray<i32>,
-    iqP: StaticArray<i32>, iqJ: StaticArray<i32>, niq: i32) {
+    iqP: StaticArray<i32>, iqJ: StaticArray<i32>, niq: i32,
+    hessP: StaticArray<i32>, hessJ: StaticArray<i32>) {
     const n = nx + neq;
     this.n = n;
     this.nx = nx;
@@ -103,6 +106,10 @@ export class KKT {
     for (let j = 0; j < nx; j++) {
       const start = rows.length;
       unchecked(mark[j] = j); rows.push(j);
+      for (let p = unchecked(hessP[j]); p < unchecked(hessP[j + 1]); p++) {
+        const i = unchecked(hessJ[p]);
+        if (unchecked(mark[i]) != j) { unchecked(mark[i] = j); rows.push(i); }
+      }
       for (let q = unchecked(iqCnt[j]); q < unchecked(iqCnt[j + 1]); q++) {
         const k = unchecked(rowOfEntry[iqRowOf[q]]);
         for (let p = unchecked(iqP[k]); p < unchecked(iqP[k + 1]); p++) {
@@ -147,10 +154,13 @@ export class KKT {
     this.pairSlot = new StaticArray<i32>(unchecked(pairStart[niq]));
     this.eqLow = new StaticArray<i32>(eqNnz);
     this.eqUp = new StaticArray<i32>(eqNnz);
+    this.hessSlot = new StaticArray<i32>(unchecked(hessP[nx]));
     for (let j = 0; j < n; j++) {
       for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(pos[rowIdx[p]] = p);
       if (j < nx) {
         unchecked(this.diagSlot[j] = pos[j]);
+        // H(j, i) = H(i, j): row j of the symmetric pattern is column j
+        for (let p = unchecked(hessP[j]); p < unchecked(hessP[j + 1]); p++) unchecked(this.hessSlot[p] = pos[hessJ[p]]);
         for (let q = unchecked(iqCnt[j]); q < unchecked(iqCnt[j + 1]); q++) {
           const pb = unchecked(iqRowOf[q]);
           const k = unchecked(rowOfEntry[pb]);

@@ -1,14 +1,19 @@
 // MIPS, MATPOWER's primal-dual interior-point method (Wang, Murillo-Sánchez,
-// Zimmerman, Thomas 2007; MATPOWER mips.m), here for a QP (./qp.ts) as
-// qps_mips poses it. Same constraint split, start point, step rule
-// (ξ = 0.99995, σ = 0.1, z0 = 1, no step control), convergence tests and
-// multiplier clean-up as mips.m, so the answers are MATPOWER's.
+// Zimmerman, Thomas 2007; MATPOWER mips.m): a separable quadratic cost and
+// linear constraints (./qp.ts, as qps_mips poses a QP) plus, optionally,
+// nonlinear constraints with their Jacobians and Hessians (./nonlinear.ts:
+// the AC power balance and flow limits). Same constraint split, start point,
+// step rule (ξ = 0.99995, σ = 0.1, z0 = 1, no step control), cost scaling
+// (cost_mult), convergence tests and multiplier clean-up as mips.m, so the
+// answers are MATPOWER's.
 //   AA = [I; A], ll = [xmin; l], uu = [xmax; u];
-//   equalities  |uu−ll| ≤ eps;  inequalities (order as mips.m):
+//   g = [g_nonlinear; Ae x − be],  h = [h_nonlinear; Ai x − bi]
+//   linear equalities |uu−ll| ≤ eps;  inequalities (order as mips.m):
 //   uu only (ilt), ll only (igt), both: upper rows then lower rows (ibx).
 // All work arrays are allocated in setup; the iteration loop allocates nothing.
 import { QP } from './qp';
 import { KKT } from './kkt';
+import { NonlinearConstraints } from './nonlinear';
 
 // @ts-ignore: decorator
 @external("env", "opfProgress")
@@ -55,13 +60,27 @@ export class Mips {
   feascond: f64 = 0.0; gradcond: f64 = 0.0; compcond: f64 = 0.0; costcond: f64 = 0.0;
   muL: StaticArray<f64> = new StaticArray<f64>(0); muU: StaticArray<f64> = new StaticArray<f64>(0);
 
-  constructor(qp: QP) {
+  /** the nonlinear constraints (rows 0..neqNonlinear of g, 0..niqNonlinear of h), or none */
+  nln: NonlinearConstraints;
+  neqNonlinear: i32;
+  niqNonlinear: i32;
+  /** MATPOWER's cost_mult: f and its derivatives are scaled by it inside the iterations (1e-4 for
+   *  AC-OPF, 1 for a QP); f and the multipliers are unscaled at the end. */
+  costMult: f64;
+  hv: StaticArray<f64> = new StaticArray<f64>(0);
+
+  constructor(qp: QP, nonlinear: NonlinearConstraints | null = null, costMult: f64 = 1.0) {
     this.qp = qp;
+    const nln = nonlinear !== null ? nonlinear : new NonlinearConstraints(qp.nx);
+    this.nln = nln;
+    this.costMult = costMult;
     const nx = qp.nx, nA = qp.nA;
     this.nx = nx;
     const rows = nx + nA;
-    // classify the rows of AA
-    let neq = 0, niq = 0, eqNnz = 0, iqNnz = 0;
+    // classify the rows of AA, after the nonlinear rows
+    const neqN = nln.neq, niqN = nln.niq;
+    this.neqNonlinear = neqN; this.niqNonlinear = niqN;
+    let neq = neqN, niq = niqN, eqNnz = unchecked(nln.eqP[neqN]), iqNnz = unchecked(nln.iqP[niqN]);
     for (let r = 0; r < rows; r++) {
       const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
       const hi = r < nx ? unchecked(qp.xmax[r]) : unchecked(qp.u[r - nx]);
@@ -77,7 +96,16 @@ export class Mips {
     this.eqB = new StaticArray<f64>(neq); this.eqSrc = new StaticArray<i32>(neq);
     this.iqP = new StaticArray<i32>(niq + 1); this.iqJ = new StaticArray<i32>(iqNnz); this.iqV = new StaticArray<f64>(iqNnz);
     this.iqB = new StaticArray<f64>(niq); this.iqSrc = new StaticArray<i32>(niq);
-    let e = 0, pe = 0;
+    // nonlinear rows first: their pattern, values written by nln.evaluate
+    for (let e = 0; e < neqN; e++) {
+      for (let p = unchecked(nln.eqP[e]); p < unchecked(nln.eqP[e + 1]); p++) unchecked(this.eqJ[p] = nln.eqJ[p]);
+      unchecked(this.eqP[e + 1] = nln.eqP[e + 1]); unchecked(this.eqSrc[e] = -1);
+    }
+    for (let k = 0; k < niqN; k++) {
+      for (let p = unchecked(nln.iqP[k]); p < unchecked(nln.iqP[k + 1]); p++) unchecked(this.iqJ[p] = nln.iqJ[p]);
+      unchecked(this.iqP[k + 1] = nln.iqP[k + 1]); unchecked(this.iqSrc[k] = -1);
+    }
+    let e = neqN, pe = unchecked(nln.eqP[neqN]);
     for (let r = 0; r < rows; r++) {
       const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
       const hi = r < nx ? unchecked(qp.xmax[r]) : unchecked(qp.u[r - nx]);
@@ -86,7 +114,7 @@ export class Mips {
       unchecked(this.eqB[e] = hi); unchecked(this.eqSrc[e] = r);
       e++; unchecked(this.eqP[e] = pe);
     }
-    let k = 0, pi = 0;
+    let k = niqN, pi = unchecked(nln.iqP[niqN]);
     for (let kind = 0; kind < 4; kind++) {
       for (let r = 0; r < rows; r++) {
         const lo = r < nx ? unchecked(qp.xmin[r]) : unchecked(qp.l[r - nx]);
@@ -104,7 +132,8 @@ export class Mips {
         k++; unchecked(this.iqP[k] = pi);
       }
     }
-    this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq);
+    this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq, nln.hessP, nln.hessJ);
+    this.hv = new StaticArray<f64>(unchecked(nln.hessP[nx]));
     this.x = new StaticArray<f64>(nx); this.dx = new StaticArray<f64>(nx);
     this.z = new StaticArray<f64>(niq); this.dz = new StaticArray<f64>(niq);
     this.mu = new StaticArray<f64>(niq); this.dmu = new StaticArray<f64>(niq); this.h = new StaticArray<f64>(niq);
@@ -122,17 +151,19 @@ export class Mips {
     return p;
   }
 
-  /** f = ½xᵀHx + cᵀx; g, h at x; Lx = Hx + c + Aeᵀλ + Aiᵀμ. */
+  /** f = cost_mult (½xᵀHx + cᵀx + k); g, h and their Jacobians at x; Lx = ∇f + dgᵀλ + dhᵀμ. */
   private evaluate(): void {
-    const nx = this.nx, qp = this.qp;
+    const nx = this.nx, qp = this.qp, cm = this.costMult;
     const x = this.x, Lx = this.Lx;
     let f = 0.0;
     for (let j = 0; j < nx; j++) {
       const xj = unchecked(x[j]), hj = unchecked(qp.h[j]), cj = unchecked(qp.c[j]);
       f += 0.5 * hj * xj * xj + cj * xj;
-      unchecked(Lx[j] = hj * xj + cj);
+      unchecked(Lx[j] = cm * (hj * xj + cj));
     }
-    this.f = f;
+    this.f = cm * (f + qp.k);
+    const neqN = this.neqNonlinear, niqN = this.niqNonlinear;
+    if (neqN + niqN > 0) this.nln.evaluate(x, this.g, this.eqV, this.h, this.iqV);
     for (let e = 0; e < this.neq; e++) {
       let s = -unchecked(this.eqB[e]);
       const le = unchecked(this.lam[e]);
@@ -141,7 +172,7 @@ export class Mips {
         s += v * unchecked(x[j]);
         unchecked(Lx[j] += v * le);
       }
-      unchecked(this.g[e] = s);
+      if (e >= neqN) unchecked(this.g[e] = s);
     }
     for (let k = 0; k < this.niq; k++) {
       let s = -unchecked(this.iqB[k]);
@@ -151,7 +182,7 @@ export class Mips {
         s += v * unchecked(x[j]);
         unchecked(Lx[j] += v * mk);
       }
-      unchecked(this.h[k] = s);
+      if (k >= niqN) unchecked(this.h[k] = s);
     }
   }
 
@@ -193,12 +224,19 @@ export class Mips {
     let status = MIPS_MAXIT;
     let it = 0;
     if (this.converged(o)) status = MIPS_CONVERGED;
-    else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f + constant) != 0) status = MIPS_CANCELLED;
+    else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f / this.costMult + constant) != 0) status = MIPS_CANCELLED;
     while (status == MIPS_MAXIT && it < o.maxIt) {
       it++;
       // KKT values
       for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-      for (let j = 0; j < nx; j++) unchecked(val[kkt.diagSlot[j]] += qp.h[j]);
+      const cm = this.costMult;
+      for (let j = 0; j < nx; j++) unchecked(val[kkt.diagSlot[j]] += cm * qp.h[j]);
+      if (this.neqNonlinear + this.niqNonlinear > 0) {
+        // Lxx = cost_mult ∇²f + Σ λ ∇²g + Σ μ ∇²h (mips.m's hess_fcn) at the current x, λ, μ
+        const hv = this.hv;
+        this.nln.hessian(x, lam, mu, hv);
+        for (let p = 0; p < hv.length; p++) unchecked(val[kkt.hessSlot[p]] += hv[p]);
+      }
       for (let k = 0; k < niq; k++) {
         const w = unchecked(mu[k]) / unchecked(z[k]);
         const p0 = unchecked(this.iqP[k]), m = unchecked(this.iqP[k + 1]) - p0;
@@ -254,7 +292,7 @@ export class Mips {
       }
       this.evaluate();
       this.conditions(f0);
-      if (opfProgress(it, this.feascond, this.gradcond, this.compcond, this.f + constant) != 0) { status = MIPS_CANCELLED; break; }
+      if (opfProgress(it, this.feascond, this.gradcond, this.compcond, this.f / this.costMult + constant) != 0) { status = MIPS_CANCELLED; break; }
       if (this.converged(o)) { status = MIPS_CONVERGED; break; }
       let xnan = false;
       for (let j = 0; j < nx; j++) if (unchecked(x[j]) != unchecked(x[j])) xnan = true;
@@ -263,6 +301,15 @@ export class Mips {
     }
     this.iterations = it;
     this.multipliers(o);
+    // un-scale the cost and the prices (mips.m), after the clean-up that compares scaled μ
+    const cm = this.costMult;
+    if (cm != 1.0) {
+      this.f /= cm;
+      for (let e = 0; e < neq; e++) unchecked(lam[e] /= cm);
+      for (let k = 0; k < niq; k++) unchecked(mu[k] /= cm);
+      const rows = nx + qp.nA;
+      for (let r = 0; r < rows; r++) { unchecked(this.muL[r] /= cm); unchecked(this.muU[r] /= cm); }
+    }
     return status;
   }
 
@@ -275,15 +322,16 @@ export class Mips {
   private multipliers(o: MipsOptions): void {
     const rows = this.nx + this.qp.nA;
     for (let r = 0; r < rows; r++) { unchecked(this.muL[r] = 0.0); unchecked(this.muU[r] = 0.0); }
-    for (let e = 0; e < this.neq; e++) {
+    for (let e = this.neqNonlinear; e < this.neq; e++) {
       const l = unchecked(this.lam[e]), r = unchecked(this.eqSrc[e]);
       if (l < 0.0) unchecked(this.muL[r] = -l);
       else if (l > 0.0) unchecked(this.muU[r] = l);
     }
     for (let k = 0; k < this.niq; k++) {
       let m = unchecked(this.mu[k]);
-      if (unchecked(this.h[k]) < -o.feastol && m < MU_THRESHOLD) m = 0.0;
+      if (unchecked(this.h[k]) < -o.feastol && m < MU_THRESHOLD) { m = 0.0; unchecked(this.mu[k] = 0.0); }
       const src = unchecked(this.iqSrc[k]);
+      if (src < 0) continue; // a nonlinear row: its μ stays in this.mu
       const kind = src / rows, r = src % rows;
       if (kind == 1 || kind == 3) unchecked(this.muL[r] = m);
       else unchecked(this.muU[r] = m);

@@ -1,6 +1,6 @@
 // A quadratic programme in MATPOWER's qps_mips form, with a diagonal Hessian
 // (OPF costs are separable per generator):
-//     min  ½ xᵀ diag(h) x + cᵀ x
+//     min  ½ xᵀ diag(h) x + cᵀ x + k
 //     s.t. l ≤ A x ≤ u,   xmin ≤ x ≤ xmax
 // A is held row by row (CSR); a row may list a column more than once (parallel
 // branches): the entries add up. Built once per solve, outside any loop that
@@ -11,6 +11,9 @@ export class QP {
   nA: i32 = 0;
   h: StaticArray<f64> = new StaticArray<f64>(0);
   c: StaticArray<f64> = new StaticArray<f64>(0);
+  /** constant cost term: part of f inside MIPS (AC-OPF, as MATPOWER's quadratic cost k); the DC-OPF
+   *  adds its constant after the solve, as dcopf_solver does, and leaves this 0 */
+  k: f64 = 0.0;
   xmin: StaticArray<f64> = new StaticArray<f64>(0);
   xmax: StaticArray<f64> = new StaticArray<f64>(0);
   x0: StaticArray<f64> = new StaticArray<f64>(0);

@@ -57,6 +57,7 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     const f = busIndex[at(br.from, `branch ${l}`)]!, t = busIndex[at(br.to, `branch ${l}`)]!;
     if (br.status !== 'closed' || f < 0 || t < 0) return;
     if (o.method === 'dc' && br.x === 0) throw new PowerFlowInputError(`branch ${l} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch_index: l });
+    if (br.r === 0 && br.x === 0) throw new PowerFlowInputError(`branch ${l} (${br.from}-${br.to}) has r = x = 0: the AC model needs an impedance`, 'VALIDATION_FAILED', { branch_index: l });
     branchOrder.push(l);
   });
   const genOrder: number[] = [];
@@ -94,7 +95,8 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     const b = net.buses[busOrder[i]!]!;
     const row = [TYPE[b.type], b.v, b.theta, pd[i]!, qd[i]!, b.gs, b.bs, b.vmin, b.vmax];
     for (let c = 0; c < BUS_FIELDS; c++) input[bus + c * nb + i] = row[c]!;
-    demand += b.gs; // shunt conductance draws power at |V| = 1 in the DC model
+    // shunt conductance draws power at |V| = 1 in the DC model; in AC at least gs·V² within the voltage limits
+    demand += o.method === 'dc' ? b.gs : b.gs * (b.gs > 0 ? b.vmin : b.vmax) ** 2;
   }
   for (let l = 0; l < nl; l++) {
     const b = net.branches[branchOrder[l]!]!;

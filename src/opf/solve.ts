@@ -1,7 +1,7 @@
 // solveOpf: the one function every door (REST, GraphQL, task queue, CLI, bench) calls.
 //
 //   const result = await solveOpf(pool, network, {
-//     method: 'dc',            // 'dc' | 'ac' (default 'ac', CONTRACT; AC is not in the core yet: see docs/opf.md)
+//     method: 'ac',            // 'ac' | 'dc' (default 'ac', CONTRACT)
 //     tolerance: 1e-6,         // MIPS gradtol/comptol/costtol; feastol = max(5e-6, tolerance)
 //     maxIterations: 150,      // MIPS max_it
 //     timeoutMs: 30000,        // -> status 'timeout'
@@ -49,11 +49,8 @@ function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult>
 
 export async function solveOpf(pool: SolverPool, network: NetworkModel, call: OpfCall = {}): Promise<OpfResult> {
   const o = options(call);
-  if (o.method === 'ac') {
-    throw new PowerFlowInputError('AC-OPF is not available in this version; use method "dc" (docs/opf.md)', 'VALIDATION_FAILED', { field: 'method' });
-  }
   const packed = packOpf(network, o);
-  const capacity = capacityCheck(packed);
+  const capacity = capacityCheck(packed, o.method);
   if (capacity) return emptyResult('infeasible', o, { message: capacity.message, binding: [capacity] });
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', o, { message: 'cancelled before it started' });
@@ -103,14 +100,15 @@ export async function solveOpf(pool: SolverPool, network: NetworkModel, call: Op
   });
 }
 
-/** Limits no dispatch can meet: in-service capacity below demand (DC: demand includes shunt
- *  conductance at 1 p.u.), or minimum outputs above it. */
-function capacityCheck(p: PackedOpf): BindingLimit | undefined {
+/** Limits no dispatch can meet: in-service capacity below demand (shunt conductance included: at
+ *  1 p.u. in DC, at its least within the voltage limits in AC), or, in DC, minimum outputs above it
+ *  (AC losses may absorb a surplus, so there it is left to the solver). */
+function capacityCheck(p: PackedOpf, method: OpfOptions['method']): BindingLimit | undefined {
   const tol = 1e-9 * Math.max(1, Math.abs(p.demandMw));
   if (p.pmaxMw < p.demandMw - tol) {
     return { kind: 'total_generation', message: `in-service generation capacity ${round(p.pmaxMw)} MW is below the demand of ${round(p.demandMw)} MW` };
   }
-  if (p.pminMw > p.demandMw + tol) {
+  if (method === 'dc' && p.pminMw > p.demandMw + tol) {
     return { kind: 'total_generation', message: `in-service generators' minimum output ${round(p.pminMw)} MW exceeds the demand of ${round(p.demandMw)} MW` };
   }
   return undefined;

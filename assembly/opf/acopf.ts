@@ -1,0 +1,122 @@
+// AC-OPF as MATPOWER's runopf poses it with MIPS (legacy core: opf_setup +
+// nlpopf_solver, polar voltages, opf.flow_lim 'S'):
+//   x = [Va (nb); Vm (nb); Pg (ng); Qg (ng); y (one per piecewise-linear cost)], powers in p.u.
+//   min  Σ polynomial cost(Pg) + Σ y
+//   g:   Pmis, Qmis = 0                       (./acConstraints.ts)
+//   h:   |Sf|², |St|² ≤ (rate_a/baseMVA)²     for branches with 0 < rate_a < 1e10
+//   ang: angmin ≤ Va_f − Va_t ≤ angmax; y rows as the DC-OPF (./opfRows.ts)
+//   Va_ref fixed; vmin ≤ Vm ≤ vmax; Pmin ≤ Pg ≤ Pmax; Qmin ≤ Qg ≤ Qmax.
+// MIPS with cost_mult 1e-4 (as MATPOWER), start point as nlpopf_solver with
+// opf.start 0: mid-way between bounds, angles at the first reference angle,
+// Vm at the middle of [max(vmin, 0.5), min(vmax, 1.5)].
+import { QP } from './qp';
+import { Mips, MipsOptions } from './mips';
+import { AcConstraints } from './acConstraints';
+import { BranchPower, branchCoefficients } from './branchPower';
+import {
+  costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+} from './opfRows';
+import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+
+/** MATPOWER's mips cost_mult for OPF: the cost is scaled down inside the iterations. */
+const COST_MULT: f64 = 1e-4;
+
+export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptions): i32 {
+  const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
+  const base = inp[OPF_IN_BASEMVA];
+  const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
+  const bPd = bus + 3 * nb, bQd = bus + 4 * nb, bGs = bus + 5 * nb, bBs = bus + 6 * nb, bVmin = bus + 7 * nb, bVmax = bus + 8 * nb;
+  const lF = br, lT = br + nl, lR = br + 2 * nl, lX = br + 3 * nl, lB = br + 4 * nl, lTap = br + 5 * nl, lShift = br + 6 * nl,
+    lRate = br + 7 * nl;
+  const gBus = gen, gPmin = gen + ng, gPmax = gen + 2 * ng, gQmin = gen + 3 * ng, gQmax = gen + 4 * ng;
+
+  const sizes = costSizes(inp, gen, ng, 3);
+  if (sizes.bad) return bad(out);
+  const ny = sizes.ny, nang = countAngleRows(inp, br, nl);
+  const va0 = 0, vm0 = nb, pg0 = 2 * nb, qg0 = 2 * nb + ng, y0 = 2 * nb + 2 * ng;
+  const nx = y0 + ny;
+
+  // network data for the nonlinear constraints
+  const from = new StaticArray<i32>(nl), to = new StaticArray<i32>(nl), coef = new StaticArray<f64>(8 * nl);
+  const ratedOf = new StaticArray<i32>(nl);
+  let nrated = 0;
+  for (let l = 0; l < nl; l++) {
+    unchecked(from[l] = <i32>inp[lF + l]); unchecked(to[l] = <i32>inp[lT + l]);
+    if (inp[lR + l] == 0.0 && inp[lX + l] == 0.0) return bad(out);
+    branchCoefficients(coef, 8 * l, inp[lR + l], inp[lX + l], inp[lB + l], inp[lTap + l], inp[lShift + l]);
+    const rate = inp[lRate + l];
+    unchecked(ratedOf[l] = rate != 0.0 && rate < 1e10 ? nrated++ : -1);
+  }
+  const smax2 = new StaticArray<f64>(nrated);
+  for (let l = 0; l < nl; l++) {
+    const k = unchecked(ratedOf[l]);
+    if (k >= 0) { const s = inp[lRate + l] / base; unchecked(smax2[k] = s * s); }
+  }
+  const gs = new StaticArray<f64>(nb), bs = new StaticArray<f64>(nb), pd = new StaticArray<f64>(nb), qd = new StaticArray<f64>(nb);
+  for (let i = 0; i < nb; i++) {
+    unchecked(gs[i] = inp[bGs + i] / base); unchecked(bs[i] = inp[bBs + i] / base);
+    unchecked(pd[i] = inp[bPd + i] / base); unchecked(qd[i] = inp[bQd + i] / base);
+  }
+  const genBus = new StaticArray<i32>(ng);
+  for (let g = 0; g < ng; g++) unchecked(genBus[g] = <i32>inp[gBus + g]);
+  const cons = new AcConstraints(nx, nb, ng, nl, from, to, coef, gs, bs, pd, qd, genBus, ratedOf, smax2);
+
+  // linear part: angle limits, cost rows; bounds; start point
+  const qp = new QP(nx, nang + sizes.nseg, 2 * nang + 2 * sizes.nseg);
+  addAngleRows(qp, inp, br, nl);
+  const costs = addCostRows(qp, inp, gen, ng, base, pg0, y0);
+  qp.k = costs.constant;
+  const varef = fixReferenceAngles(qp, inp, bus, nb);
+  if (varef != varef) return bad(out);
+  for (let i = 0; i < nb; i++) { unchecked(qp.xmin[vm0 + i] = inp[bVmin + i]); unchecked(qp.xmax[vm0 + i] = inp[bVmax + i]); }
+  for (let g = 0; g < ng; g++) {
+    unchecked(qp.xmin[pg0 + g] = inp[gPmin + g] / base); unchecked(qp.xmax[pg0 + g] = inp[gPmax + g] / base);
+    unchecked(qp.xmin[qg0 + g] = inp[gQmin + g] / base); unchecked(qp.xmax[qg0 + g] = inp[gQmax + g] / base);
+  }
+  interiorStart(qp, y0, costs.ymax);
+  for (let i = 0; i < nb; i++) {
+    unchecked(qp.x0[va0 + i] = varef);
+    unchecked(qp.x0[vm0 + i] = (Math.min(inp[bVmax + i], 1.5) + Math.max(inp[bVmin + i], 0.5)) / 2.0);
+  }
+
+  const mips = new Mips(qp, cons, COST_MULT);
+  const status = mips.solve(o, 0.0);
+
+  // results (MATPOWER's units: MW, MVAr, currency/MWh, /MVArh, /MVAh)
+  const x = mips.x, muL = mips.muL, muU = mips.muU, lam = mips.lam, mu = mips.mu;
+  writeSolveHeader(out, mips, status, mips.f);
+  const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
+  for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
+  for (let i = 0; i < nb; i++) {
+    unchecked(out[oBus + i] = x[vm0 + i]);
+    unchecked(out[oBus + nb + i] = x[va0 + i]);
+    unchecked(out[oBus + 2 * nb + i] = lam[i] / base);
+    unchecked(out[oBus + 3 * nb + i] = lam[nb + i] / base);
+    unchecked(out[oBus + 4 * nb + i] = muL[vm0 + i]);
+    unchecked(out[oBus + 5 * nb + i] = muU[vm0 + i]);
+  }
+  const bp = new BranchPower();
+  for (let l = 0; l < nl; l++) {
+    const f = unchecked(from[l]), t = unchecked(to[l]);
+    bp.at(coef, 8 * l, x[va0 + f], x[va0 + t], x[vm0 + f], x[vm0 + t], false);
+    unchecked(out[oBr + l] = bp.sfR * base); unchecked(out[oBr + nl + l] = bp.sfI * base);
+    unchecked(out[oBr + 2 * nl + l] = bp.stR * base); unchecked(out[oBr + 3 * nl + l] = bp.stI * base);
+    const k = unchecked(ratedOf[l]);
+    if (k >= 0) {
+      // multipliers of |S| ≤ rate_a from those of |S|² ≤ rate_a²: 2 μ rate_a / baseMVA, per baseMVA
+      const rate = inp[lRate + l];
+      unchecked(out[oBr + 4 * nl + l] = 2.0 * mu[k] * rate / base / base);
+      unchecked(out[oBr + 5 * nl + l] = 2.0 * mu[nrated + k] * rate / base / base);
+    }
+  }
+  writeAngleMultipliers(out, oBr, inp, br, nl, muL, muU, nx);
+  for (let g = 0; g < ng; g++) {
+    unchecked(out[oGen + g] = x[pg0 + g] * base);
+    unchecked(out[oGen + ng + g] = x[qg0 + g] * base);
+    unchecked(out[oGen + 2 * ng + g] = muL[pg0 + g] / base);
+    unchecked(out[oGen + 3 * ng + g] = muU[pg0 + g] / base);
+    unchecked(out[oGen + 4 * ng + g] = muL[qg0 + g] / base);
+    unchecked(out[oGen + 5 * ng + g] = muU[qg0 + g] / base);
+  }
+  return status;
+}
