@@ -5,7 +5,7 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CASES_DIR, REFERENCE_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR, REFERENCE_DIR, ROOT, SHARED_DIR } from '../src/paths.js';
 
 const BIN = join(ROOT, 'bin', 'gridops.js');
 const CASE9 = join(CASES_DIR, 'case9.m');
@@ -243,6 +243,22 @@ test('opf case9 --method dc --json prints the OPF result matching MATPOWER rundc
   assert.ok(Math.abs(res.objective - 5216.0266077472725) < 1e-5 * 5216);
   assert.ok(Math.abs(res.generators[0]!.p_mw - 86.56449793365489) < 1e-3);
   assert.ok(Math.abs(res.buses[0]!.lmp_p - 24.044189544746) < 1e-3);
+});
+
+test('opf case9 (AC, the default) prints MATPOWER runopf\'s answer', () => {
+  const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', 'case9.acopf.json'), 'utf8')) as { f: number; gen: { pg: number; qg: number }[]; bus: { vm: number }[] };
+  const r = gridops(['opf', CASE9, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const res = JSON.parse(r.stdout) as { status: string; method: string; objective: number; generators: { p_mw: number; q_mvar: number }[]; buses: { v: number }[] };
+  assert.deepEqual([res.status, res.method], ['converged', 'ac']);
+  assert.ok(Math.abs(res.objective - ref.f) < 1e-6 * ref.f);
+  res.generators.forEach((g, i) => { assert.ok(Math.abs(g.p_mw - ref.gen[i]!.pg) < 1e-3); assert.ok(Math.abs(g.q_mvar - ref.gen[i]!.qg) < 1e-3); });
+  res.buses.forEach((b, i) => assert.ok(Math.abs(b.v - ref.bus[i]!.vm) < 1e-5));
+  const text = gridops(['opf', CASE9]);
+  assert.equal(text.code, 0, text.stderr);
+  assert.match(text.stdout, /AC-OPF \(MIPS\): converged after 11 iterations/);
+  assert.match(text.stdout, /Objective: 5296\.69 per hour/);
+  assert.match(text.stdout, /Voltage: 1\.0\d+ \.\. 1\.1000 p\.u\./);
 });
 
 test('opf: summary, bad method and a case without costs fail with a message and exit 1', () => {

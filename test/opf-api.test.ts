@@ -1,7 +1,7 @@
 // POST /api/v1/networks/{id}/opf (CONTRACT "Optimal power flow") in both modes: the DC OPF
 // through the service matches MATPOWER's rundcopf (shared/reference/opf), synchronously and as a
 // task (kind opf) with progress events; infeasible -> 409 OPF_INFEASIBLE naming the binding
-// limit; AC -> 501 until the AC core lands; bad input -> 400 / 422; roles as power flow.
+// limit; AC (the default) against MATPOWER's runopf; bad input -> 400 / 422; roles as power flow.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -12,8 +12,8 @@ import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { code, gql, ok } from './graphql-helpers.js';
 
 type Headers = Record<string, string>;
-interface Ref { f: number; bus: { lam_p: number }[]; gen: { pg: number }[] }
-const ref = (c: string): Ref => JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', `${c}.dcopf.json`), 'utf8'));
+interface Ref { f: number; bus: { lam_p: number; vm?: number; lam_q?: number | null; mu_vmax?: number }[]; gen: { pg: number; qg?: number | null }[] }
+const ref = (c: string, method: 'dc' | 'ac' = 'dc'): Ref => JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', `${c}.${method}opf.json`), 'utf8'));
 
 for (const mode of MODES) {
   describe(`OPF over REST (${mode})`, { timeout: 180_000 }, () => {
@@ -84,12 +84,27 @@ for (const mode of MODES) {
       assert.ok(e.details.task_id);
     });
 
-    it('refuses AC (the default) with 501 and bad input with 400, before any task exists', async () => {
+    it('answers an AC OPF (the default method) with MATPOWER\'s runopf dispatch, voltages and prices', async () => {
+      for (const c of ['case9', 'case30']) {
+        const r = await call('POST', `/api/v1/networks/${ids[c]}/opf`, {});
+        assert.equal(r.statusCode, 200, r.body);
+        const d = json(r).data, m = ref(c, 'ac');
+        assert.deepEqual([d.status, d.method], ['converged', 'ac']);
+        assert.ok(Math.abs(d.objective - m.f) <= 1e-6 * Math.abs(m.f), `${d.objective} vs ${m.f}`);
+        d.generators.forEach((g: { p_mw: number; q_mvar: number }, i: number) => {
+          assert.ok(Math.abs(g.p_mw - m.gen[i]!.pg) <= 1e-3);
+          assert.ok(Math.abs(g.q_mvar - m.gen[i]!.qg!) <= 1e-3);
+        });
+        d.buses.forEach((b: { v: number; lmp_p: number; lmp_q: number }, i: number) => {
+          assert.ok(Math.abs(b.v - m.bus[i]!.vm!) <= 1e-5);
+          assert.ok(Math.abs(b.lmp_p - m.bus[i]!.lam_p) <= 1e-3);
+          assert.ok(Math.abs(b.lmp_q - m.bus[i]!.lam_q!) <= 1e-3);
+        });
+      }
+    });
+
+    it('refuses bad input with 400 / 422, before any task exists', async () => {
       const before = json(await call('GET', '/api/v1/tasks?kind=opf&page_size=100')).meta.total;
-      const ac = await call('POST', `/api/v1/networks/${ids.case9}/opf`, {});
-      assert.equal(ac.statusCode, 501, ac.body);
-      assert.equal(json(ac).error.code, 'NOT_IMPLEMENTED');
-      assert.match(json(ac).error.message, /"method": "dc"/);
       // The service's rule for every body: an unknown value or field is 400, a number out of its range 422 PARAM_OUT_OF_RANGE.
       for (const [body, status] of [[{ method: 'newton' }, 400], [{ method: 'dc', extra: 1 }, 400], [{ method: 'dc', tolerance: -1 }, 422], [{ method: 'dc', max_iterations: 0 }, 422]] as const) {
         const r = await call('POST', `/api/v1/networks/${ids.case9}/opf`, body);
@@ -111,9 +126,14 @@ for (const mode of MODES) {
       const queued = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC, async: true) { taskId status buses { id } } }`, { id: ids.case9 }, admin)).runOpf;
       assert.deepEqual([queued.status, queued.buses], ['QUEUED', []]);
       assert.equal(await waitForTaskStatus(app, admin, queued.taskId, 'completed', 6000), 'completed');
-      const ac = await gql(app, `mutation($id: ID!) { runOpf(id: $id) { taskId } }`, { id: ids.case9 }, admin);
-      assert.equal(code(ac), 'VALIDATION_FAILED', JSON.stringify(ac.body));
-      assert.match(ac.body.errors![0]!.message, /AC-OPF is not available in this version/);
+      const ac = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id) { status method objective buses { v lmpQ muVmax } generators { qMvar muQmax } } }`, { id: ids.case9 }, admin)).runOpf;
+      const mac = ref('case9', 'ac');
+      assert.deepEqual([ac.status, ac.method], ['CONVERGED', 'AC']);
+      assert.ok(Math.abs(ac.objective - mac.f) <= 1e-6 * Math.abs(mac.f));
+      ac.buses.forEach((b: { v: number; muVmax: number }, i: number) => {
+        assert.ok(Math.abs(b.v - mac.bus[i]!.vm!) <= 1e-5);
+        assert.ok(Math.abs(b.muVmax - mac.bus[i]!.mu_vmax!) <= 1e-3);
+      });
       assert.equal(code(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC) { taskId } }`, { id: ids.case9 }, await tokenFor(app, 'viewer'))), 'FORBIDDEN');
     });
 

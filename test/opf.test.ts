@@ -60,7 +60,7 @@ test('piecewise-linear costs: the dispatch follows the cheaper segments', async 
   assert.ok(Math.abs(r.buses[0]!.lmp_p - 30) < 1e-3, `LMP ${r.buses[0]!.lmp_p}`);
 });
 
-test('bad input is refused before any solve: missing or non-convex costs, unknown method, AC not yet', async () => {
+test('bad input is refused before any solve: missing or non-convex costs, unknown method, no impedance', async () => {
   const net = case9();
   net.generators[1]!.cost = null;
   await assert.rejects(solveOpf(pool, net, { method: 'dc' }), (e: unknown) => e instanceof PowerFlowInputError && /generator 1 \(bus 2\): in service without a cost/.test(e.message));
@@ -69,7 +69,9 @@ test('bad input is refused before any solve: missing or non-convex costs, unknow
   net.generators[1]!.cost = { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [1, 0.1, 5, 150] };
   await assert.rejects(solveOpf(pool, net, { method: 'dc' }), /up to quadratic; this one has degree 3/);
   await assert.rejects(solveOpf(pool, case9(), { method: 'xx' as 'dc' }), /unknown OPF method/);
-  await assert.rejects(solveOpf(pool, case9(), { method: 'ac' }), /AC-OPF is not available/);
+  const shorted = case9();
+  shorted.branches[3]!.r = 0; shorted.branches[3]!.x = 0;
+  await assert.rejects(solveOpf(pool, shorted, { method: 'ac' }), /branch 3 .* has r = x = 0: the AC model needs an impedance/);
 });
 
 test('out-of-service generator and open branch are left out and reported as zero', async () => {
@@ -115,4 +117,67 @@ test('timeout_ms: a solve that runs past it ends as timeout, and the pool stays 
   assert.match(r.message!, /exceeded timeout_ms \(1 ms\)/);
   const again = await solveOpf(pool, case9(), { method: 'dc' });
   assert.equal(again.status, 'converged');
+});
+
+// AC-OPF behaviour (the reference answers are in opf-reference.test.ts).
+
+test('AC: a fine piecewise-linear sampling of the quadratic costs gives the quadratic dispatch and cost', async () => {
+  const quad = await solveOpf(pool, case9(), { method: 'ac' });
+  const net = case9();
+  for (const g of net.generators) {
+    const [c2, c1, c0] = g.cost!.coefficients as [number, number, number];
+    const pts: number[] = [];
+    for (let k = 0; k <= 60; k++) { const p = g.pmin! + ((g.pmax! - g.pmin!) * k) / 60; pts.push(p, c2 * p * p + c1 * p + c0); }
+    g.cost = { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: pts };
+  }
+  const pwl = await solveOpf(pool, net, { method: 'ac' });
+  assert.equal(pwl.status, 'converged', pwl.message);
+  // chords lie above a convex curve by at most c2·(Δp/2)²: here well under 0.1 % of the cost
+  assert.ok(pwl.objective >= quad.objective - 1e-6 && pwl.objective - quad.objective < 1e-3 * quad.objective, `${pwl.objective} vs ${quad.objective}`);
+  pwl.generators.forEach((g, i) => assert.ok(Math.abs(g.p_mw - quad.generators[i]!.p_mw) < 5, `generator ${i}: ${g.p_mw} vs ${quad.generators[i]!.p_mw}`));
+  // the objective is the piecewise-linear cost of the dispatch
+  const cost = net.generators.reduce((s, g, i) => {
+    const c = g.cost!.coefficients, p = pwl.generators[i]!.p_mw;
+    for (let k = 0; k + 3 < c.length; k += 2) if (p <= c[k + 2]! + 1e-9) return s + c[k + 1]! + ((c[k + 3]! - c[k + 1]!) * (p - c[k]!)) / (c[k + 2]! - c[k]!);
+    return s + Number.NaN;
+  }, 0);
+  assert.ok(Math.abs(cost - pwl.objective) < 1e-3 * Math.max(1, cost), `${cost} vs ${pwl.objective}`);
+});
+
+test('AC: voltage and reactive limits hold at the optimum, with their multipliers when they bind', async () => {
+  const net = case9();
+  for (const b of net.buses) b.vmax = 1.05;
+  const r = await solveOpf(pool, net, { method: 'ac' });
+  assert.equal(r.status, 'converged', r.message);
+  for (const b of r.buses) assert.ok(b.v <= 1.05 + 1e-6 && b.v >= 0.9 - 1e-6, `bus ${b.id} v ${b.v}`);
+  assert.ok(r.buses.some((b) => b.mu_vmax > 0), 'some bus sits at vmax with a price');
+  const free = await solveOpf(pool, case9(), { method: 'ac' });
+  assert.ok(r.objective > free.objective, 'a tighter voltage band costs more');
+  // losses: generation exceeds the 315 MW demand, and power balances at every bus
+  const gen = r.generators.reduce((s, g) => s + g.p_mw, 0);
+  const loss = r.branches.reduce((s, b) => s + b.p_from + b.p_to, 0);
+  assert.ok(Math.abs(gen - 315 - loss) < 1e-4, `generation ${gen}, losses ${loss}`);
+});
+
+test('AC: limits no dispatch can meet end infeasible, naming what binds', async () => {
+  const net = case9();
+  for (const br of net.branches) if (br.to === 5 || br.from === 5) br.rate_a = 20;
+  const r = await solveOpf(pool, net, { method: 'ac' });
+  assert.equal(r.status, 'infeasible', r.message);
+  assert.ok(r.binding!.length > 0, JSON.stringify(r.binding));
+  const capacity = case9();
+  for (const g of capacity.generators) g.pmax = 50;
+  const c = await solveOpf(pool, capacity, { method: 'ac' });
+  assert.equal(c.status, 'infeasible');
+  assert.equal(c.binding?.[0]?.kind, 'total_generation');
+});
+
+test('AC: an open branch and a generator out of service are left out and reported as zero', async () => {
+  const net = case9();
+  net.generators[2]!.in_service = false;
+  net.branches[8]!.status = 'open';
+  const r = await solveOpf(pool, net, { method: 'ac' });
+  assert.equal(r.status, 'converged', r.message);
+  assert.deepEqual([r.generators[2]!.p_mw, r.generators[2]!.q_mvar, r.branches[8]!.p_from, r.branches[8]!.q_to], [0, 0, 0, 0]);
+  assert.ok(r.generators[0]!.p_mw + r.generators[1]!.p_mw > 315);
 });

@@ -45,6 +45,8 @@ export const OPF_OUT_COST: i32 = 6;
 export const OPF_OUT_FALLBACKS: i32 = 7;  // pivoting LU factorisations (diagnostics)
 export const OPF_OUT_KKT_N: i32 = 8;      // order of the KKT system
 export const OPF_OUT_KKT_NNZL: i32 = 9;   // nonzeros of its L factor
+export const OPF_OUT_KKT_REANALYSES: i32 = 10; // pivot sequences found again after a failed static pivot
+export const OPF_OUT_KKT_FLOPS: i32 = 11;  // multiply-adds of one factorisation
 export const OPF_OUT_HEADER: i32 = 16;
 
 export const OPF_OUT_BUS_FIELDS: i32 = 6;

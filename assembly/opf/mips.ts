@@ -262,8 +262,8 @@ export class Mips {
       // constraints grows without bound and the LU's relative pivot tests would read the
       // unscaled system as singular; the scaled one has the same solution, D y.
       kkt.equilibrate(rhs);
-      if (!kkt.lu.factor(val)) { status = MIPS_FAILED; break; }
-      kkt.lu.solve(rhs);
+      if (!kkt.factor()) { status = MIPS_FAILED; break; }
+      kkt.solve(rhs);
       kkt.unscale(rhs);
       let norm2 = 0.0;
       let bad = false;

@@ -6,7 +6,7 @@ import { QP } from './qp';
 import { Mips } from './mips';
 import {
   OPF_GEN_FIELDS, COST_PWL, COST_POLY, OPF_OUT_STATUS, OPF_OUT_ITER, OPF_OUT_F, OPF_OUT_FEAS, OPF_OUT_GRAD, OPF_OUT_COMP,
-  OPF_OUT_COST, OPF_OUT_HEADER, OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL, OPF_BAD_INPUT,
+  OPF_OUT_COST, OPF_OUT_HEADER, OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL, OPF_OUT_KKT_REANALYSES, OPF_OUT_KKT_FLOPS, OPF_BAD_INPUT,
 } from './layout';
 
 const DEG: f64 = Math.PI / 180.0;
@@ -137,6 +137,8 @@ export function writeSolveHeader(out: StaticArray<f64>, mips: Mips, status: i32,
   unchecked(out[OPF_OUT_FALLBACKS] = <f64>mips.kkt!.lu.fallbacks);
   unchecked(out[OPF_OUT_KKT_N] = <f64>mips.kkt!.n);
   unchecked(out[OPF_OUT_KKT_NNZL] = <f64>mips.kkt!.lu.nnzL());
+  unchecked(out[OPF_OUT_KKT_REANALYSES] = <f64>mips.kkt!.reanalyses);
+  unchecked(out[OPF_OUT_KKT_FLOPS] = mips.kkt!.lu.flops());
 }
 
 /** MU_ANGMIN / MU_ANGMAX (currency per degree-hour, as MATPOWER) of the angle rows, which start at AA row `row`. */

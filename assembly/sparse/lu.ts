@@ -31,6 +31,11 @@ export class SparseLU {
    *  KKT system changes its values by orders of magnitude between iterations; a smaller threshold
    *  keeps the sequence the pivoting fallback chose instead of redoing it every time. */
   staticPivotTol: f64 = PIVOT_TOL;
+  /** Keep the analysed pivot sequence: a pivoting fallback serves only the factorisation that needed
+   *  it, and the next one returns to the static sequence (whose structure is far sparser for a
+   *  saddle-point system than the one partial pivoting picks). Off: the fallback's sequence is adopted. */
+  keepStaticOrder: bool = false;
+  private restoreStatic: bool = false;
 
   private Ap: StaticArray<i32> = new StaticArray<i32>(1);
   private Ai: StaticArray<i32> = new StaticArray<i32>(0);
@@ -64,9 +69,19 @@ export class SparseLU {
   /** Symbolic analysis, once per sparsity pattern (may allocate). CSC input,
    *  row indices ascending within a column, no duplicates; copied. */
   analyze(n: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>): void {
+    // Symmetric fill-reducing order: column q[k] and row q[k] at step k.
+    const q = new StaticArray<i32>(n);
+    amdOrder(n, colPtr, rowIdx, q);
+    this.analyzeOrdered(n, colPtr, rowIdx, q, q);
+  }
+
+  /** Symbolic analysis for the caller's pivot sequence: column q[k] is eliminated at step k on
+   *  original row prow[k] (a saddle-point system's 2×2 pivots, see assembly/opf/kktOrder.ts). */
+  analyzeOrdered(n: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>, q: StaticArray<i32>, prow: StaticArray<i32>): void {
     this.n = n;
     this.singular = false;
     this.fallbacks = 0;
+    this.restoreStatic = false;
     const nnz = unchecked(colPtr[n]);
     const Ap = new StaticArray<i32>(n + 1);
     const Ai = new StaticArray<i32>(nnz);
@@ -83,15 +98,14 @@ export class SparseLU {
     this.ident = new StaticArray<i32>(n);
     for (let i = 0; i < n; i++) unchecked(this.ident[i] = i);
 
-    // Symmetric fill-reducing order: column q[k] and row q[k] at step k.
-    const q = new StaticArray<i32>(n);
-    amdOrder(n, Ap, Ai, q);
-    this.q = q;
+    const qq = new StaticArray<i32>(n);
+    for (let k = 0; k < n; k++) unchecked(qq[k] = q[k]);
+    this.q = qq;
     this.pinv = new StaticArray<i32>(n);
     this.prow = new StaticArray<i32>(n);
     for (let k = 0; k < n; k++) {
-      unchecked(this.pinv[q[k]] = k);
-      unchecked(this.prow[k] = q[k]);
+      unchecked(this.pinv[prow[k]] = k);
+      unchecked(this.prow[k] = prow[k]);
     }
     this.pinvG = new StaticArray<i32>(n);
     this.Apq = new StaticArray<i32>(n + 1);
@@ -99,14 +113,14 @@ export class SparseLU {
     this.stepOf = new StaticArray<i32>(nnz);
     this.Aq = new StaticArray<f64>(nnz);
     for (let k = 0; k < n; k++) {
-      const col = unchecked(q[k]);
+      const col = unchecked(qq[k]);
       const start = unchecked(this.Apq[k]);
       for (let p = unchecked(Ap[col]); p < unchecked(Ap[col + 1]); p++) unchecked(this.slotOf[p] = start + p - Ap[col]);
       unchecked(this.Apq[k + 1] = start + Ap[col + 1] - Ap[col]);
     }
 
     this.f = new LUFactors(n, 2 * nnz + n, 2 * nnz + n);
-    symbolicLU(n, Ap, Ai, q, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
+    symbolicLU(n, Ap, Ai, qq, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
     this.updateStepOf();
     this.snEnd = new StaticArray<i32>(n);
     this.refreshSupernodes();
@@ -119,15 +133,7 @@ export class SparseLU {
    *  (and sets `singular`) when the matrix is numerically singular. */
   factor(values: StaticArray<f64>): bool {
     const n = this.n;
-    // one sequential pass puts the values in pivot-column order
-    const va = ptr(values), aq = ptr(this.Aq), slot = ptr(this.slotOf);
-    const nnz = this.slotOf.length;
-    for (let p = 0; p < nnz; p++) setf(aq, geti(slot, p), getf(va, p));
-    const failed = refactorLU(n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x, this.staticPivotTol);
-    if (failed < 0) {
-      this.singular = false;
-      return true;
-    }
+    if (this.factorStatic(values)) return true;
     // Static pivot too small: pivot for real, preferring the current rows.
     this.fallbacks++;
     const ok = pivotingLU(n, this.Ap, this.Ai, values, this.q, this.prow, this.ident, this.g,
@@ -136,20 +142,49 @@ export class SparseLU {
       this.singular = true;
       return false;
     }
-    // Adopt the new pivot sequence and its structure as the static ones.
+    // Use the new pivot sequence and its structure: from now on, or (keepStaticOrder) for this
+    // factorisation only.
+    this.swapFactors(true);
+    this.restoreStatic = this.keepStaticOrder;
+    this.singular = false;
+    return true;
+  }
+
+  /** Numeric factorisation on the analysed pivot sequence only: false (factors unusable, nothing
+   *  else changed) when a pivot fails its test, so the caller may re-analyse before pivoting. */
+  factorStatic(values: StaticArray<f64>): bool {
+    if (this.restoreStatic) this.swapFactors(false);
+    // one sequential pass puts the values in pivot-column order
+    const va = ptr(values), aq = ptr(this.Aq), slot = ptr(this.slotOf);
+    const nnz = this.slotOf.length;
+    for (let p = 0; p < nnz; p++) setf(aq, geti(slot, p), getf(va, p));
+    const failed = refactorLU(this.n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x, this.staticPivotTol);
+    if (failed >= 0) {
+      // the work vector must be zero for whatever factorisation comes next
+      for (let i = 0; i < this.n; i++) unchecked(this.x[i] = 0.0);
+      return false;
+    }
+    this.singular = false;
+    return true;
+  }
+
+  /** Exchanges the current factors and pivot sequence with the spare ones (fresh from the pivoting
+   *  factorisation: their columns still to be sorted). */
+  private swapFactors(fresh: bool): void {
     const f = this.f;
     this.f = this.g;
     this.g = f;
     const pinv = this.pinv;
     this.pinv = this.pinvG;
     this.pinvG = pinv;
-    for (let i = 0; i < n; i++) unchecked(this.prow[this.pinv[i]] = i);
+    for (let i = 0; i < this.n; i++) unchecked(this.prow[this.pinv[i]] = i);
     this.updateStepOf();
-    const h = this.f;
-    sortFactorColumns(n, h.Lp, h.Li, h.Lx, h.Up, h.Ui, h.Ux);
+    if (fresh) {
+      const h = this.f;
+      sortFactorColumns(this.n, h.Lp, h.Li, h.Lx, h.Up, h.Ui, h.Ux);
+    }
     this.refreshSupernodes();
-    this.singular = false;
-    return true;
+    this.restoreStatic = false;
   }
 
   /** Solves A x = b in place (b becomes x). After a failed factor(), b is

@@ -34,10 +34,6 @@ export type OpfAnswer =
 export async function runOpf(s: Services, caller: Caller, networkId: string, req: OpfRequest): Promise<OpfAnswer> {
   requirePermission(caller, 'compute');
   const options = opfOptions(req);
-  // Refused before a task exists: the AC formulation is not in this version's core (docs/opf.md).
-  if (options.method === 'ac') {
-    throw new AppError('NOT_IMPLEMENTED', 'AC-OPF is not available in this version; send "method": "dc" for the DC optimal power flow (docs/opf.md)', { field: 'method', available: ['dc'] });
-  }
   const net = await getNetworkState(s, caller, networkId);
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, { network_id: networkId, status: net.status });
   if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running an OPF`, { network_id: networkId, status: net.status });

@@ -41,7 +41,7 @@ type OpfResult {
   branches: [OpfBranch!]!
 }
 
-type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! }
-type OpfGenerator { index: Int! bus: Int! pMw: Float! qMvar: Float! muPmin: Float! muPmax: Float! }
+type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! muVmin: Float! muVmax: Float! }
+type OpfGenerator { index: Int! bus: Int! pMw: Float! qMvar: Float! muPmin: Float! muPmax: Float! muQmin: Float! muQmax: Float! }
 type OpfBranch { index: Int! from: Int! to: Int! pFrom: Float! qFrom: Float! pTo: Float! qTo: Float! loading: Float! muSf: Float! muSt: Float! }
 `;

@@ -74,11 +74,16 @@ export function opfSummary(net: NetworkModel, r: OpfResult): string {
   lines.push('Dispatch:');
   for (const g of r.generators.slice(0, 20)) {
     const at = g.mu_pmax > 0 ? '  at pmax' : g.mu_pmin > 0 ? '  at pmin' : '';
-    lines.push(`  gen ${String(g.index).padEnd(5)} bus ${String(g.bus).padEnd(7)} ${f(g.p_mw, 2).padStart(9)} MW${at}`);
+    const q = r.method === 'ac' ? ` ${f(g.q_mvar, 2).padStart(9)} MVAr` : '';
+    lines.push(`  gen ${String(g.index).padEnd(5)} bus ${String(g.bus).padEnd(7)} ${f(g.p_mw, 2).padStart(9)} MW${q}${at}`);
   }
   if (r.generators.length > 20) lines.push(`  ... ${r.generators.length - 20} more (--json for all)`);
   const lmps = r.buses.map((b) => b.lmp_p).filter((x) => x !== 0);
   if (lmps.length > 0) lines.push(`LMP: ${f(Math.min(...lmps), 3)} .. ${f(Math.max(...lmps), 3)} per MWh`);
+  if (r.method === 'ac' && r.buses.length > 0) {
+    const v = r.buses.map((b) => b.v);
+    lines.push(`Voltage: ${f(Math.min(...v), 4)} .. ${f(Math.max(...v), 4)} p.u.`);
+  }
   const congested = r.branches.filter((b) => b.mu_sf > 0 || b.mu_st > 0);
   lines.push(congested.length === 0 ? 'Congested branches: none' : 'Congested branches:');
   for (const b of congested.slice(0, 10)) lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);

@@ -126,15 +126,17 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
   const { nb, nl, ng } = p;
   const oBus = OUT.HEADER, oBr = oBus + OUT_BUS_FIELDS * nb, oGen = oBr + OUT_BR_FIELDS * nl;
   const dc = o.method === 'dc';
-  const buses = net.buses.map((b) => ({ id: b.id, v: dc ? 1 : b.v, theta: b.theta, lmp_p: 0, lmp_q: 0 }));
+  const buses = net.buses.map((b) => ({ id: b.id, v: dc ? 1 : b.v, theta: b.theta, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0 }));
   for (let i = 0; i < nb; i++) {
     const r = buses[p.busOrder[i]!]!;
     r.v = out[oBus + i]!; r.theta = out[oBus + nb + i]!; r.lmp_p = out[oBus + 2 * nb + i]!; r.lmp_q = dc ? 0 : out[oBus + 3 * nb + i]!;
+    r.mu_vmin = out[oBus + 4 * nb + i]!; r.mu_vmax = out[oBus + 5 * nb + i]!;
   }
-  const generators = net.generators.map((g, index) => ({ index, bus: g.bus, p_mw: 0, q_mvar: 0, mu_pmin: 0, mu_pmax: 0 }));
+  const generators = net.generators.map((g, index) => ({ index, bus: g.bus, p_mw: 0, q_mvar: 0, mu_pmin: 0, mu_pmax: 0, mu_qmin: 0, mu_qmax: 0 }));
   for (let g = 0; g < ng; g++) {
     const r = generators[p.genOrder[g]!]!;
     r.p_mw = out[oGen + g]!; r.q_mvar = dc ? 0 : out[oGen + ng + g]!; r.mu_pmin = out[oGen + 2 * ng + g]!; r.mu_pmax = out[oGen + 3 * ng + g]!;
+    r.mu_qmin = out[oGen + 4 * ng + g]!; r.mu_qmax = out[oGen + 5 * ng + g]!;
   }
   const branches = net.branches.map((b, index) => ({ index, from: b.from, to: b.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0, mu_sf: 0, mu_st: 0 }));
   const muAngle = new Float64Array(net.branches.length * 2);
@@ -156,19 +158,26 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
     status = feasible ? 'diverged' : 'infeasible';
     message = `${code === STATUS.MAXIT ? `MIPS did not converge in ${base.iterations} iterations` : 'MIPS failed numerically'}`
       + (feasible ? '' : ` with the limits still violated (feasibility ${convergence.feasibility.toExponential(2)}): the problem is probably infeasible`);
-    if (!feasible) binding = bindingLimits(net, generators, branches, muAngle);
+    if (!feasible) binding = bindingLimits(net, buses, generators, branches, muAngle);
   }
   return { status, objective: out[OUT.F]!, ...base, buses, generators, branches, ...(message ? { message } : {}), ...(binding ? { binding } : {}) };
 }
 
 /** The limits with the largest multipliers at MIPS's last iterate: at an infeasible end those are the
  *  limits pushing against each other (as best an interior-point method can tell). */
-function bindingLimits(net: NetworkModel, gens: OpfResult['generators'], brs: OpfResult['branches'], muAngle: Float64Array): BindingLimit[] {
+function bindingLimits(net: NetworkModel, buses: OpfResult['buses'], gens: OpfResult['generators'], brs: OpfResult['branches'], muAngle: Float64Array): BindingLimit[] {
   const all: BindingLimit[] = [];
   for (const g of gens) {
     if (g.mu_pmax > 0) all.push({ kind: 'generator_pmax', index: g.index, bus: g.bus, multiplier: g.mu_pmax, message: `generator ${g.index} (bus ${g.bus}) at its pmax ${net.generators[g.index]!.pmax} MW` });
     if (g.mu_pmin > 0) all.push({ kind: 'generator_pmin', index: g.index, bus: g.bus, multiplier: g.mu_pmin, message: `generator ${g.index} (bus ${g.bus}) at its pmin ${net.generators[g.index]!.pmin} MW` });
+    if (g.mu_qmax > 0) all.push({ kind: 'generator_qmax', index: g.index, bus: g.bus, multiplier: g.mu_qmax, message: `generator ${g.index} (bus ${g.bus}) at its qmax ${net.generators[g.index]!.qmax} MVAr` });
+    if (g.mu_qmin > 0) all.push({ kind: 'generator_qmin', index: g.index, bus: g.bus, multiplier: g.mu_qmin, message: `generator ${g.index} (bus ${g.bus}) at its qmin ${net.generators[g.index]!.qmin} MVAr` });
   }
+  net.buses.forEach((b, k) => {
+    const r = buses[k]!;
+    if (r.mu_vmax > 0) all.push({ kind: 'bus_vmax', bus: b.id, multiplier: r.mu_vmax, message: `bus ${b.id} at its vmax ${b.vmax} p.u.` });
+    if (r.mu_vmin > 0) all.push({ kind: 'bus_vmin', bus: b.id, multiplier: r.mu_vmin, message: `bus ${b.id} at its vmin ${b.vmin} p.u.` });
+  });
   for (const b of brs) {
     const mu = Math.max(b.mu_sf, b.mu_st);
     if (mu > 0) all.push({ kind: 'branch_flow', index: b.index, from: b.from, to: b.to, multiplier: mu, message: `branch ${b.index} (${b.from}-${b.to}) at its rate_a ${net.branches[b.index]!.rate_a} MVA` });

@@ -6,7 +6,7 @@ export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
 import type { OpfMethod } from '../schemas/vocabulary.js';
 
 export interface OpfOptions {
-  method: OpfMethod;          // default 'ac' (CONTRACT); only 'dc' is implemented in the core so far
+  method: OpfMethod;          // default 'ac' (CONTRACT)
   /** MIPS gradtol, comptol and costtol (default 1e-6, MATPOWER's); feastol is opf.violation 5e-6,
    *  or the tolerance itself when that is larger. */
   tolerance: number;
@@ -33,8 +33,10 @@ export interface OpfProgress {
  *  timeout / cancelled carry no bus / branch / generator results. */
 export type OpfStatus = 'converged' | 'infeasible' | 'diverged' | 'timeout' | 'cancelled';
 
-export interface OpfBus { id: number; v: number; theta: number; lmp_p: number; lmp_q: number }
-export interface OpfGenerator { index: number; bus: number; p_mw: number; q_mvar: number; mu_pmin: number; mu_pmax: number }
+/** CONTRACT's fields, plus MATPOWER's voltage and reactive-limit multipliers (MU_VMIN / MU_VMAX in
+ *  currency/p.u.h, MU_QMIN / MU_QMAX in currency/MVArh; 0 in DC). */
+export interface OpfBus { id: number; v: number; theta: number; lmp_p: number; lmp_q: number; mu_vmin: number; mu_vmax: number }
+export interface OpfGenerator { index: number; bus: number; p_mw: number; q_mvar: number; mu_pmin: number; mu_pmax: number; mu_qmin: number; mu_qmax: number }
 export interface OpfBranch {
   index: number; from: number; to: number;
   p_from: number; q_from: number; p_to: number; q_to: number;
@@ -42,7 +44,7 @@ export interface OpfBranch {
 }
 /** A limit that binds (or is violated) at the end of an infeasible solve, largest first. */
 export interface BindingLimit {
-  kind: 'generator_pmax' | 'generator_pmin' | 'branch_flow' | 'branch_angle' | 'total_generation';
+  kind: 'generator_pmax' | 'generator_pmin' | 'generator_qmax' | 'generator_qmin' | 'bus_vmax' | 'bus_vmin' | 'branch_flow' | 'branch_angle' | 'total_generation';
   index?: number;           // generator or branch index (0-based, model order)
   bus?: number;
   from?: number;

@@ -26,8 +26,8 @@ export const opfResolvers = {
       const r = answer.result as unknown as StoredOpf;
       return {
         taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), objective: r.objective, iterations: r.iterations,
-        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q })),
-        generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax })),
+        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q, muVmin: b.mu_vmin, muVmax: b.mu_vmax })),
+        generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
       };
     }),
