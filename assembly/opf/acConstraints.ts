@@ -176,6 +176,9 @@ export class AcConstraints extends NonlinearConstraints {
     }
   }
 
+  /** Pmis_i with Va_i, Qmis_i with Vm_i: both are variable e. */
+  partner(e: i32): i32 { return e; }
+
   evaluate(x: StaticArray<f64>, g: StaticArray<f64>, eqV: StaticArray<f64>, h: StaticArray<f64>, iqV: StaticArray<f64>): void {
     const nb = this.nb, ng = this.ng, nr = this.nrated;
     const eqP = this.eqP, eqJ = this.eqJ, nbrP = this.nbrP;

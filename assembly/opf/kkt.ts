@@ -44,6 +44,8 @@ export class KKT {
   private r: StaticArray<f64> = new StaticArray<f64>(0);
 
   private analysed: bool = false;
+  /** preferred pivot partner of each equality row (a variable, or −1) */
+  private partner: StaticArray<i32> = new StaticArray<i32>(0);
   /** Re-analyses made after a static pivot failed (bounded: each costs about a pivoting factorisation). */
   reanalyses: i32 = 0;
 
@@ -89,7 +91,7 @@ export class KKT {
   private analyse(): void {
     const n = this.n;
     const q = new StaticArray<i32>(n), prow = new StaticArray<i32>(n);
-    kktOrder(n, this.nx, this.colPtr, this.rowIdx, this.val, q, prow);
+    kktOrder(n, this.nx, this.colPtr, this.rowIdx, this.val, this.partner, q, prow);
     this.lu.analyzeOrdered(n, this.colPtr, this.rowIdx, q, prow);
   }
 
@@ -121,7 +123,8 @@ export class KKT {
   constructor(nx: i32, neq: i32,
     eqP: StaticArray<i32>, eqJ: StaticArray<i32>,
     iqP: StaticArray<i32>, iqJ: StaticArray<i32>, niq: i32,
-    hessP: StaticArray<i32>, hessJ: StaticArray<i32>) {
+    hessP: StaticArray<i32>, hessJ: StaticArray<i32>, partner: StaticArray<i32>) {
+    this.partner = partner;
     const n = nx + neq;
     this.n = n;
     this.nx = nx;

@@ -17,7 +17,7 @@ import { amdOrder } from '../sparse/amd';
  *  pattern (rows ascending) whose first nx rows/columns are variables and the rest equality rows;
  *  val: the current values, which rank the candidates of the matching. */
 export function kktOrder(n: i32, nx: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>, val: StaticArray<f64>,
-  q: StaticArray<i32>, prow: StaticArray<i32>): void {
+  partner: StaticArray<i32>, q: StaticArray<i32>, prow: StaticArray<i32>): void {
   const neq = n - nx;
   const mateOfVar = new StaticArray<i32>(nx);   // equality row (0-based among rows) or −1
   const mateOfRow = new StaticArray<i32>(neq);  // variable or −1
@@ -32,9 +32,21 @@ export function kktOrder(n: i32, nx: i32, colPtr: StaticArray<i32>, rowIdx: Stat
     }
     unchecked(rowMax[e] = m);
   }
-  // 0: rows of one variable (fixed variables); 1: a row whose largest entry's variable is free;
-  // 2: the largest free candidate of at least 1e-3 of the row's largest entry
-  for (let pass = 0; pass < 3; pass++) {
+  // equality rows each variable appears in: a variable of one row only (a generator's Pg in its
+  // bus's balance) is that row's private partner, whose entry does not move with the operating point
+  const rowsOfVar = new StaticArray<i32>(nx);
+  for (let e = 0; e < neq; e++) {
+    for (let p = unchecked(colPtr[nx + e]); p < unchecked(colPtr[nx + e + 1]); p++) {
+      const v = unchecked(rowIdx[p]);
+      if (v < nx) unchecked(rowsOfVar[v]++);
+    }
+  }
+  // pass 0: rows of one variable (fixed variables); then each row's natural partner (`partner`)
+  // when free and significant; 1: a row whose largest entry's variable is free; 2: the largest free
+  // private variable; 3: the largest free candidate; candidates of passes 2 and 3 are entries of at
+  // least 1e-3 of the row's largest
+  for (let pass = 0; pass < 4; pass++) {
+    if (pass == 1) matchPartners(nx, neq, colPtr, rowIdx, val, rowMax, partner, mateOfRow, mateOfVar);
     for (let e = 0; e < neq; e++) {
       if (unchecked(mateOfRow[e]) >= 0) continue;
       const c = nx + e;
@@ -45,6 +57,7 @@ export function kktOrder(n: i32, nx: i32, colPtr: StaticArray<i32>, rowIdx: Stat
         deg++;
         const a = Math.abs(unchecked(val[p]));
         if (a > topAbs) { topAbs = a; top = v; }
+        if (pass == 2 && unchecked(rowsOfVar[v]) != 1) continue;
         if (unchecked(mateOfVar[v]) < 0 && a > bestAbs && a >= SIGNIFICANT * unchecked(rowMax[e])) { bestAbs = a; best = v; }
       }
       let pick = -1;
@@ -198,6 +211,26 @@ function augment(nx: i32, neq: i32, colPtr: StaticArray<i32>, rowIdx: StaticArra
     for (let t = found; t >= 0; t--) {
       const e = unchecked(rowStack[t]), v = unchecked(viaVar[t]);
       unchecked(mateOfRow[e] = v); unchecked(mateOfVar[v] = e);
+    }
+  }
+}
+
+/** Pass 1 of the matching: each row with its natural partner, when that variable is free and the
+ *  entry significant (a fixed variable's row always takes its variable). */
+function matchPartners(nx: i32, neq: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>, val: StaticArray<f64>,
+  rowMax: StaticArray<f64>, partner: StaticArray<i32>, mateOfRow: StaticArray<i32>, mateOfVar: StaticArray<i32>): void {
+  for (let e = 0; e < neq; e++) {
+    if (unchecked(mateOfRow[e]) >= 0) continue;
+    const v = unchecked(partner[e]);
+    if (v < 0 || v >= nx || unchecked(mateOfVar[v]) >= 0) continue;
+    for (let p = unchecked(colPtr[nx + e]); p < unchecked(colPtr[nx + e + 1]); p++) {
+      if (unchecked(rowIdx[p]) != v) continue;
+      const a = Math.abs(unchecked(val[p]));
+      // a fixed variable's row (one entry) always takes it; others if the entry is significant
+      if (a > 0.0 && (unchecked(colPtr[nx + e + 1]) - unchecked(colPtr[nx + e]) <= 2 || a >= SIGNIFICANT * unchecked(rowMax[e]))) {
+        unchecked(mateOfRow[e] = v); unchecked(mateOfVar[v] = e);
+      }
+      break;
     }
   }
 }

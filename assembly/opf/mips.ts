@@ -132,7 +132,14 @@ export class Mips {
         k++; unchecked(this.iqP[k] = pi);
       }
     }
-    this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq, nln.hessP, nln.hessJ);
+    // the variable each equality row would naturally pivot with: the problem's own (a bus balance and
+    // that bus's voltage), a fixed variable's row with that variable
+    const partner = new StaticArray<i32>(neq);
+    for (let r = 0; r < neq; r++) {
+      const src = unchecked(this.eqSrc[r]);
+      unchecked(partner[r] = r < neqN ? nln.partner(r) : src < nx ? src : -1);
+    }
+    this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq, nln.hessP, nln.hessJ, partner);
     this.hv = new StaticArray<f64>(unchecked(nln.hessP[nx]));
     this.x = new StaticArray<f64>(nx); this.dx = new StaticArray<f64>(nx);
     this.z = new StaticArray<f64>(niq); this.dz = new StaticArray<f64>(niq);

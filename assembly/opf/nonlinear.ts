@@ -23,6 +23,9 @@ export class NonlinearConstraints {
    *  with iqJ, all at x. Writes only the leading parts of the arrays it is given. */
   evaluate(x: StaticArray<f64>, g: StaticArray<f64>, eqV: StaticArray<f64>, h: StaticArray<f64>, iqV: StaticArray<f64>): void {}
 
+  /** The variable equality row e naturally pivots with (the KKT ordering's first choice), or −1. */
+  partner(e: i32): i32 { return -1; }
+
   /** Σ λ_e ∇²g_e + Σ μ_k ∇²h_k at x into hv (aligned with hessJ); λ and μ are MIPS's whole vectors,
    *  whose leading entries belong to these constraints. */
   hessian(x: StaticArray<f64>, lam: StaticArray<f64>, mu: StaticArray<f64>, hv: StaticArray<f64>): void {}

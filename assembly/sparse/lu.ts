@@ -5,7 +5,10 @@
 //            that static structure, every pivot checked; if one is too small,
 //            a Gilbert–Peierls factorisation with threshold partial pivoting
 //            takes over and its pivot sequence (and structure) becomes the
-//            static one for the following calls — a one-time re-analysis;
+//            static one for the following calls — a one-time re-analysis
+//            (or, with keepStaticOrder, serves that call only);
+//   analyzeOrdered — the same for a pivot sequence the caller chose (the
+//            OPF's KKT systems: assembly/opf/kktOrder.ts);
 //   solve    — permuted forward/back substitution.
 // P·A·Q = L·U with Q the fill-reducing column order and P the pivot rows.
 // All work arrays are fields sized in analyze: factor and solve allocate
