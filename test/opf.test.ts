@@ -181,3 +181,17 @@ test('AC: an open branch and a generator out of service are left out and reporte
   assert.deepEqual([r.generators[2]!.p_mw, r.generators[2]!.q_mvar, r.branches[8]!.p_from, r.branches[8]!.q_to], [0, 0, 0, 0]);
   assert.ok(r.generators[0]!.p_mw + r.generators[1]!.p_mw > 315);
 });
+
+test('AC: a long OPF reports its iterations live, each once and in order, before the result', async () => {
+  const net = parseMatpower(readFileSync(join(CASES_DIR, 'case2383wp.m'), 'utf8'), 'case2383wp.m');
+  // event-loop turns, counted by a setImmediate chain: reports delivered together at the end share one turn
+  let turn = 0, ticking = true;
+  const tick = () => { turn++; if (ticking) setImmediate(tick); };
+  setImmediate(tick);
+  const reports: { iteration: number; turn: number }[] = [];
+  const r = await solveOpf(pool, net, { method: 'ac', timeoutMs: 600_000, onProgress: (p) => reports.push({ iteration: p.iteration, turn }) });
+  ticking = false;
+  assert.equal(r.status, 'converged', r.message);
+  assert.deepEqual(reports.map((x) => x.iteration), Array.from({ length: r.iterations + 1 }, (_, k) => k));
+  assert.ok(new Set(reports.map((x) => x.turn)).size > 1, 'reports arrived over several turns, not all with the result');
+});

@@ -6,7 +6,8 @@
 //     maxIterations: 150,      // MIPS max_it
 //     timeoutMs: 30000,        // -> status 'timeout'
 //     signal,                  // AbortSignal -> status 'cancelled'
-//     onProgress,              // (OpfProgress) => void, once per MIPS iteration, all before the promise resolves
+//     onProgress,              // (OpfProgress) => void, once per MIPS iteration, in order, all before the
+//                              // promise resolves; live as they happen once the solve has run 20 ms
 //   });
 //
 // Resolves with an OpfResult (./types.ts, CONTRACT "Optimal power flow"): statuses converged,
@@ -79,16 +80,21 @@ export async function solveOpf(pool: SolverPool, network: NetworkModel, call: Op
     const onAbort = () => interrupt('cancelled');
     const timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    pool.runOpf(packed.input, stop, ac.signal).then((full) => {
+    let reported = 0; // rows passed to onProgress (live ones, then the rest from the trailer)
+    const report = (from: number, rows: Float64Array) => {
+      for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && !settled; i++) {
+        const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
+        last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
+        reported = from + i + 1;
+        onProgress?.(last);
+      }
+    };
+    pool.runOpf(packed.input, stop, ac.signal, onProgress ? report : undefined).then((full) => {
       if (grace) clearTimeout(grace);
       if (settled) return;
       const n = full[full.length - 1]!;
       const outLen = full.length - 1 - PROGRESS_FIELDS * n;
-      for (let i = 0; i < n && !settled; i++) {
-        const p = full.subarray(outLen + PROGRESS_FIELDS * i, outLen + PROGRESS_FIELDS * (i + 1));
-        last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
-        onProgress?.(last);
-      }
+      report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
       if (settled) return; // onProgress cancelled it
       settle(() => {
         try { resolve(unpackOpf(network, packed, full.subarray(0, outLen), o)); } catch (e) { reject(e as Error); }

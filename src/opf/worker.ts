@@ -3,12 +3,28 @@
 // (iteration, feascond, gradcond, compcond, objective), then the number of
 // iterations as the buffer's last value. The stop flag ([0] non-zero = stop,
 // [1] set here on start) is read between iterations through the progress hook.
-import { threadId } from 'node:worker_threads';
+// A solve that runs longer than LIVE_AFTER_MS (an AC-OPF of thousands of buses)
+// also posts its rows as they come on the pool's BroadcastChannel, as power
+// flow does: {key, from, progress}.
+import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
 import { OUT, STATUS } from './abi.js';
 
-export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array }
+export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array; live?: { channel: string; key: number } }
+
+/** An OPF reports live once it has run this long (as workers/solver.ts's power flow). */
+const LIVE_AFTER_MS = 20;
+const channels = new Map<string, BroadcastChannel>();
+function channel(name: string): BroadcastChannel {
+  let c = channels.get(name);
+  if (!c) {
+    c = new BroadcastChannel(name);
+    c.unref();
+    channels.set(name, c);
+  }
+  return c;
+}
 
 export const PROGRESS_FIELDS = 5;
 
@@ -24,6 +40,8 @@ export function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Float64Array
     return out;
   }
   if (stop) Atomics.store(stop, 1, 1);
+  const live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
+  let sent = 0;
   engine.onOpfProgress = (it, feas, grad, comp, obj) => {
     if (PROGRESS_FIELDS * (n + 1) > progress.length) {
       const grown = new Float64Array(progress.length * 2);
@@ -32,6 +50,10 @@ export function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Float64Array
     }
     progress.set([it, feas, grad, comp, obj], PROGRESS_FIELDS * n);
     n++;
+    if (live && performance.now() - started >= LIVE_AFTER_MS) {
+      live.channel.postMessage({ key: live.key, from: sent, progress: progress.slice(PROGRESS_FIELDS * sent, PROGRESS_FIELDS * n) });
+      sent = n;
+    }
     return stop ? Atomics.load(stop, 0) : 0;
   };
   try {

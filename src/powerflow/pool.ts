@@ -44,7 +44,9 @@ export interface SolverPool {
     hooks?: { signal?: AbortSignal; onCasesDone?: (done: number) => void }): Promise<StudyWorkerResult>;
   /** Runs one packed OPF input on a worker (src/opf/solve.ts builds on this): the output buffer
    *  with its progress trailer (src/opf/worker.ts). stop as for solve; signal withdraws / aborts it. */
-  runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal): Promise<Float64Array>;
+  /** One OPF (src/opf/worker.ts). onLive receives the progress of a long solve as it happens: rows of
+   *  PROGRESS_FIELDS values from row `from` on (the trailer of the result repeats them all). */
+  runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void): Promise<Float64Array>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -127,7 +129,7 @@ function progressTrailer(out: Float64Array): { pairs: Float64Array; outputLength
 
 export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   const threads = opts.threads ?? defaultThreads();
-  const piscina = new Piscina<WorkerTask | { kind: 'opf'; input: Float64Array; stop: Int32Array }, Float64Array>({
+  const piscina = new Piscina<WorkerTask | { kind: 'opf'; input: Float64Array; stop: Int32Array; live?: { channel: string; key: number } }, Float64Array>({
     filename: workerFile(),
     minThreads: threads,
     maxThreads: threads,
@@ -289,9 +291,13 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   return {
     solve,
     runStudy,
-    runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal) {
+    runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
-      return piscina.run({ kind: 'opf', input, stop }, { transferList: [input.buffer as ArrayBuffer], signal });
+      const key = onLive ? nextKey++ : -1;
+      if (onLive) liveHandlers.set(key, onLive);
+      const live = onLive ? { channel: liveName, key } : undefined;
+      return piscina.run({ kind: 'opf', input, stop, live }, { transferList: [input.buffer as ArrayBuffer], signal })
+        .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
     get threads() { return threads; },
     async close() {
