@@ -64,7 +64,7 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
 
   for (let i = 0; i < nb; i++) {
     const rhs = -(inp[bPd + i] + inp[bGs + i]) / base - unchecked(pbusinj[i]);
-    qp.addRow(rhs, rhs);
+    unchecked(qp.partner[qp.addRow(rhs, rhs)] = i); // the bus's angle
     for (let q = unchecked(brStart[i]); q < unchecked(brStart[i + 1]); q++) {
       const l = unchecked(brList[q]);
       const f = <i32>inp[lF + l], t = <i32>inp[lT + l], b = unchecked(bsus[l]);

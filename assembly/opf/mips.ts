@@ -137,7 +137,7 @@ export class Mips {
     const partner = new StaticArray<i32>(neq);
     for (let r = 0; r < neq; r++) {
       const src = unchecked(this.eqSrc[r]);
-      unchecked(partner[r] = r < neqN ? nln.partner(r) : src < nx ? src : -1);
+      unchecked(partner[r] = r < neqN ? nln.partner(r) : src < nx ? src : unchecked(qp.partner[src - nx]));
     }
     this.kkt = new KKT(nx, neq, this.eqP, this.eqJ, this.iqP, this.iqJ, niq, nln.hessP, nln.hessJ, partner);
     this.hv = new StaticArray<f64>(unchecked(nln.hessP[nx]));

@@ -23,6 +23,9 @@ export class QP {
   Ax: StaticArray<f64> = new StaticArray<f64>(0);
   l: StaticArray<f64> = new StaticArray<f64>(0);
   u: StaticArray<f64> = new StaticArray<f64>(0);
+  /** per row of A: the variable an equality row naturally pivots with (DC power balance of bus i:
+   *  its angle), or −1; a hint for the KKT ordering (./kktOrder.ts) */
+  partner: StaticArray<i32> = new StaticArray<i32>(0);
   private nnz: i32 = 0;
 
   /** Room for nA rows and nnz entries of A; fill with addRow / addEntry. */
@@ -39,6 +42,8 @@ export class QP {
     this.Ax = new StaticArray<f64>(nnz);
     this.l = new StaticArray<f64>(nARows);
     this.u = new StaticArray<f64>(nARows);
+    this.partner = new StaticArray<i32>(nARows);
+    for (let r = 0; r < nARows; r++) unchecked(this.partner[r] = -1);
   }
 
   /** Starts row nA with bounds lo..hi; returns its index. */
