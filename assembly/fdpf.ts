@@ -52,11 +52,37 @@ function mismatchMax(): f64 {
 
 export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64,
   tol: f64, maxIt: i32): i32 {
+  return fdIterate(topo, factorB(topo, input, busOff, brOff, baseMVA, hash), tol, maxIt);
+}
+
+/** B' and B'' of a study case: the base network without the branches marked in `out`, refactorised
+ *  on the base pattern. The factors then belong to the case: a later power flow rebuilds its own. */
+export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64,
+  out: StaticArray<u8>): bool {
+  topo.prepareB();
+  topo.bpOk = false;
+  topo.bppOk = false;
+  makeBp(topo, input, brOff, out);
+  if (topo.nR > 0) {
+    topo.analyzeBp();
+    if (!topo.luBp.factor(topo.bpVal)) return false;
+  }
+  makeBpp(topo, input, busOff, brOff, baseMVA, out);
+  if (topo.nQ > 0) {
+    topo.analyzeBpp();
+    if (!topo.luBpp.factor(topo.bppVal)) return false;
+  }
+  return true;
+}
+
+/** The fast-decoupled iterations from topo.vm / va on factors prepared by the caller (factored:
+ *  false when B' or B'' was singular). */
+export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32): i32 {
   const nb = topo.nb;
   wrapAll(topo);
   polarToRect(topo);
   iterations = 0;
-  if (!factorB(topo, input, busOff, brOff, baseMVA, hash)) {
+  if (!factored) {
     injections(topo);
     mismatchFD(topo, topo.rhsP, topo.rhsQ);
     lastMismatch = mismatchMax();

@@ -112,7 +112,8 @@ export function studyInputPtr(len: i32): usize {
   if (studyIn.length < len) studyIn = new StaticArray<f64>(len);
   return changetype<usize>(studyIn);
 }
-/** Runs the study in the study buffer on the network in the input buffer (Newton-Raphson or DC).
+/** Runs the study in the study buffer on the network in the input buffer (Newton-Raphson,
+ *  fast-decoupled or DC).
  *  Returns the number of cases done, or -1 for a bad input buffer. */
 export function studySolve(): i32 {
   const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];
@@ -121,8 +122,8 @@ export function studySolve(): i32 {
   const baseMVA = input[IN_BASEMVA];
   const topo = preparedTopology(nb, nl, busOff, brOff, baseMVA);
   const method = <i32>input[IN_METHOD];
-  if (method != METHOD_NR && method != METHOD_DC) return -1;
-  return runStudy(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT], method == METHOD_DC);
+  if (method != METHOD_NR && method != METHOD_FDXB && method != METHOD_DC) return -1;
+  return runStudy(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT], method);
 }
 export function studyRecordsPtr(): usize { return changetype<usize>(studyRecords); }
 export function studyViolationsPtr(): usize { return changetype<usize>(studyViolations); }

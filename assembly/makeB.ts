@@ -18,18 +18,22 @@ function stamp(val: StaticArray<f64>, map: StaticArray<i32>, topo: Topology, l: 
   unchecked(val[map[topo.pTT[l]]] -= tmp[7]);
 }
 
-export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32): void {
+/** `out` (optional, a study's outage mask): branches whose entry is non-zero are left out; the
+ *  pattern stays the base topology's, so the symbolic analysis is reused. */
+export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null = null): void {
   const nl = topo.nl;
   const val = topo.bpVal, map = topo.bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
   const xOff = brOff + 3 * nl, shOff = brOff + 6 * nl;
   for (let l = 0; l < nl; l++) {
+    if (out !== null && unchecked(out[l]) != 0) continue;
     branchAdmittance(0.0, unchecked(input[xOff + l]), 0.0, 1.0, unchecked(input[shOff + l]), tmp, 0);
     stamp(val, map, topo, l);
   }
 }
 
-export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64): void {
+export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64,
+  out: StaticArray<u8> | null = null): void {
   const nb = topo.nb, nl = topo.nl;
   const val = topo.bppVal, map = topo.qMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
@@ -40,6 +44,7 @@ export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, br
   }
   const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, bOff = brOff + 4 * nl, tapOff = brOff + 5 * nl;
   for (let l = 0; l < nl; l++) {
+    if (out !== null && unchecked(out[l]) != 0) continue;
     branchAdmittance(unchecked(input[rOff + l]), unchecked(input[xOff + l]), unchecked(input[bOff + l]),
       unchecked(input[tapOff + l]), 0.0, tmp, 0);
     stamp(val, map, topo, l);

@@ -19,11 +19,12 @@
 import { Topology, PV, REF } from './symbolic';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations } from './newtonpf';
+import { factorBWithout, fdIterate, iterations as fdIterations } from './fdpf';
 import { progress } from './progress';
 import { components, cutOff } from './islands';
 import { caseMetrics, flowModel, monitored, resetViolations, violationCount } from './studyMetrics';
 import { dcCase } from './studyDc';
-import { STATUS_CANCELLED, STATUS_CONVERGED } from './layout';
+import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from './layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
@@ -55,7 +56,12 @@ let saved = new StaticArray<f64>(64);     // (position, re, im) of edited Ybus e
 let typed = new Array<Topology>();        // topologies of changed bus types (generator outages)
 let typedHash: u64 = 0;                   // Ybus parameter hash the typed topologies were made for
 let dc = false;                           // DC study (studyDc.ts) instead of Newton-Raphson
+let fd = false;                           // fast-decoupled (XB) study
 let dcBusOff = 0, dcBrOff = 0;
+// B' / B'' of which topology and outage the factors hold: a scenario case on the intact network
+// reuses the intact factors; an outage case refactors on the base pattern (fdpf.ts factorBWithout)
+let fdTopo: Topology | null = null;
+let fdIntact = false;
 
 function sizeScratch(topo: Topology, ng: i32): void {
   if (typedHash != topo.yHash) { typed = new Array<Topology>(); typedHash = topo.yHash; }
@@ -153,10 +159,19 @@ function schedule(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32,
   }
 }
 
-/** Newton-Raphson from topo.vm / va, or the DC equations, on the current case's injections. */
-function solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32): i32 {
+/** Newton-Raphson or fast-decoupled from topo.vm / va, or the DC equations, on the current case's injections. */
+function solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, intact: bool): i32 {
   if (dc) return dcCase(topo, input, dcBusOff, dcBrOff, genOff, ng, baseMVA, brOut, genOut, pd, pg);
   schedule(topo, input, genOff, ng, baseMVA);
+  if (fd) {
+    let factored = true;
+    if (!(fdTopo === topo && fdIntact && intact)) {
+      factored = factorBWithout(topo, input, dcBusOff, dcBrOff, baseMVA, brOut);
+      fdTopo = factored ? topo : null;
+      fdIntact = intact;
+    }
+    return fdIterate(topo, factored, tol, maxIt);
+  }
   topo.resetJacobianPivoting(); // every case from the analysed state: rows independent of history and chunking
   return newtonpf(topo, tol, maxIt);
 }
@@ -174,11 +189,12 @@ function clearRecord(r: i32): void {
 /** Runs the study described by s on the packed network in input (base topology `topo`, Ybus made).
  *  Returns the number of cases done (less than asked when cancelled). */
 export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32,
-  ng: i32, baseMVA: f64, tol: f64, maxIt: i32, isDc: bool): i32 {
+  ng: i32, baseMVA: f64, tol: f64, maxIt: i32, method: i32): i32 {
   const nb = topo.nb, nl = topo.nl;
   sizeScratch(topo, ng);
-  dc = isDc; dcBusOff = busOff; dcBrOff = brOff;
-  flowModel(isDc ? input : null, brOff);
+  dc = method == METHOD_DC; fd = method == METHOD_FDXB; dcBusOff = busOff; dcBrOff = brOff;
+  fdTopo = null; // the cached topology's B factors may hold another parameter set
+  flowModel(dc ? input : null, brOff);
   const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
   const nMonBr = <i32>s[SIN_NMONBR], nMonBus = <i32>s[SIN_NMONBUS];
   const nScen = <i32>s[SIN_NSCEN], nOut = <i32>s[SIN_NOUT], nCorr = <i32>s[SIN_NCORR];
@@ -282,11 +298,11 @@ function solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaO
   tol: f64, maxIt: i32, r: i32, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64,
   monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
   for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]); }
-  const st = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt);
+  const st = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, true);
   if (r >= 0) {
     clearRecord(r);
     unchecked(records[r + REC_CODE] = <f64>st);
-    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : nrIterations));
+    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : fd ? fdIterations : nrIterations));
     if (st == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
     if (mo >= 0) monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, st == STATUS_CONVERGED, monitorValues, mo);
   }
@@ -361,8 +377,8 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
         if (<i32>unchecked(input[genOff + g]) == bus && unchecked(genOut[g]) == 0) { unchecked(topo.vm[bus] = s[vgOff + g]); break; }
       }
     }
-    code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt);
-    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : nrIterations));
+    code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
+    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : fd ? fdIterations : nrIterations));
     if (code == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
     monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, monitorValues, mo);
     restoreYbus(topo, nSaved);

@@ -18,7 +18,7 @@ export const STUDY_USAGE = `Usage: gridops study CASE.m [options]   contingency 
 
 Options of study:
   --contingencies C     n-1-branches (default), n-1-generators or n-1 (both)
-  --method M            newton_raphson (default) or dc
+  --method M            newton_raphson (default), fast_decoupled or dc
   --tolerance T         max-norm of the p.u. power mismatch (default 1e-8)
   --max-iterations N    Newton iterations per case (default 10, MATPOWER's)
   --loading-limit P     a rated branch loaded above P % is an overload (default 100)
@@ -63,7 +63,7 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
   const set = values.contingencies ?? 'n-1-branches';
   if (!(CONTINGENCY_SETS as readonly string[]).includes(set)) throw new UsageError(`--contingencies must be one of ${CONTINGENCY_SETS.join(', ')}, got '${set}'`);
   const method = values.method ?? 'newton_raphson';
-  if (method !== 'newton_raphson' && method !== 'dc') throw new UsageError(`--method must be newton_raphson or dc for a study, got '${method}'`);
+  if (method !== 'newton_raphson' && method !== 'fast_decoupled' && method !== 'dc') throw new UsageError(`--method must be newton_raphson, fast_decoupled or dc for a study, got '${method}'`);
   const request: StudyRequest = {
     kind: 'contingency',
     method,

@@ -222,7 +222,7 @@ test('study --csv prints a header and one line per case; the summary names islan
 });
 
 test('study: bad options are usage errors (exit 1, no stack)', () => {
-  for (const args of [['--contingencies', 'n-2'], ['--json', '--csv'], ['--threads', '0'], ['--loading-limit', 'x'], ['--method', 'fast_decoupled']]) {
+  for (const args of [['--contingencies', 'n-2'], ['--json', '--csv'], ['--threads', '0'], ['--loading-limit', 'x'], ['--method', 'newton']]) {
     const r = gridops(['study', join(CASES_DIR, 'case30.m'), ...args]);
     assert.equal(r.code, 1, args.join(' '));
     assert.match(r.stderr, /^gridops: /);

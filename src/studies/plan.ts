@@ -136,9 +136,6 @@ function monitorLists(net: NetworkModel, busType: Map<number, string>, spec: Stu
 export function planStudy(network: NetworkModel, request: StudyRequest): StudyPlan {
   const req = checkStudyRequest(request);
   const method = req.method ?? 'newton_raphson';
-  if (method === 'fast_decoupled') {
-    invalid('method', "studies are solved with newton_raphson (warm-started) or dc; fast_decoupled is available for single power flows only");
-  }
   if (req.enforce_q_limits) {
     invalid('enforce_q_limits', 'studies do not enforce generator reactive limits yet: omit it or set it to false (single power flows do enforce them)');
   }
@@ -159,7 +156,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
   return {
     kind: req.kind,
     options: {
-      method: method as StudyPlan['options']['method'], // fast_decoupled was refused above
+      method,
       tolerance: req.tolerance ?? STUDY_DEFAULTS.tolerance,
       maxIterations: req.max_iterations ?? STUDY_DEFAULTS.maxIterations,
       enforceQLimits: false,

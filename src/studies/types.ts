@@ -95,7 +95,7 @@ export interface StudyScenarios {
 
 export interface StudyPlan {
   kind: StudyKind;
-  options: { method: 'newton_raphson' | 'dc'; tolerance: number; maxIterations: number; enforceQLimits: boolean };
+  options: { method: 'newton_raphson' | 'fast_decoupled' | 'dc'; tolerance: number; maxIterations: number; enforceQLimits: boolean };
   /** contingencies in case order; empty for a scenario sweep without contingencies. */
   contingencies: StudyContingency[];
   scenarios: StudyScenarios | null;
