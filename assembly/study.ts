@@ -17,6 +17,7 @@
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
 import { Topology, PV, REF } from './symbolic';
+import { polarToRect } from './mismatch';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations } from './newtonpf';
 import { factorBWithout, fdIterate, iterations as fdIterations } from './fdpf';
@@ -24,11 +25,12 @@ import { progress } from './progress';
 import { components, cutOff } from './islands';
 import { caseMetrics, flowModel, monitored, resetViolations, violationCount } from './studyMetrics';
 import { dcCase } from './studyDc';
+import { enforceQLimits, QLIM_NONE, QLIM_INFEASIBLE, slackMoved, resetSlackMoved } from './studyQLimits';
 import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from './layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
-  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST,
+  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM,
 } from './studyLayout';
 
 export let records = new StaticArray<f64>(0);
@@ -50,6 +52,10 @@ let scenVa = new StaticArray<f64>(0);
 let pd = new StaticArray<f64>(0);
 let qd = new StaticArray<f64>(0);
 let pg = new StaticArray<f64>(0);
+let qg = new StaticArray<f64>(0);         // the scenario's generator Q (MVAr)
+let pgCase = new StaticArray<f64>(0);     // the case's set points: the scenario's, then the Q-limit loop's
+let qgCase = new StaticArray<f64>(0);
+let refVa = new StaticArray<f64>(0);      // a case's slack angles before its Q-limit loop (NaN: not a slack)
 let gensAt = new StaticArray<i32>(0);
 let types = new StaticArray<i32>(0);
 let saved = new StaticArray<f64>(64);     // (position, re, im) of edited Ybus entries
@@ -62,6 +68,12 @@ let dcBusOff = 0, dcBrOff = 0;
 // reuses the intact factors; an outage case refactors on the base pattern (fdpf.ts factorBWithout)
 let fdTopo: Topology | null = null;
 let fdIntact = false;
+let qlim = false;                         // enforce generator Q limits (studyQLimits.ts)
+// the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
+// edited for the outage, and the iterations of all its runs
+let caseTopo: Topology | null = null;
+let caseSaved = 0;
+let caseIterations = 0;
 
 function sizeScratch(topo: Topology, ng: i32): void {
   if (typedHash != topo.yHash) { typed = new Array<Topology>(); typedHash = topo.yHash; }
@@ -74,7 +86,9 @@ function sizeScratch(topo: Topology, ng: i32): void {
   baseVm = new StaticArray<f64>(nb); baseVa = new StaticArray<f64>(nb);
   scenVm = new StaticArray<f64>(nb); scenVa = new StaticArray<f64>(nb);
   pd = new StaticArray<f64>(nb); qd = new StaticArray<f64>(nb);
-  pg = new StaticArray<f64>(ng);
+  pg = new StaticArray<f64>(ng); qg = new StaticArray<f64>(ng);
+  pgCase = new StaticArray<f64>(ng); qgCase = new StaticArray<f64>(ng);
+  refVa = new StaticArray<f64>(nb);
   gensAt = new StaticArray<i32>(nb);
   types = new StaticArray<i32>(nb);
   typed = new Array<Topology>();
@@ -150,8 +164,8 @@ function schedule(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32,
   for (let g = 0; g < ng; g++) {
     if (unchecked(genOut[g]) != 0) continue;
     const bus = <i32>unchecked(input[genOff + g]);
-    unchecked(pSch[bus] += pg[g]);
-    unchecked(qSch[bus] += input[genOff + 2 * ng + g]);
+    unchecked(pSch[bus] += pgCase[g]);
+    unchecked(qSch[bus] += qgCase[g]);
   }
   for (let i = 0; i < nb; i++) {
     unchecked(pSch[i] = (pSch[i] - pd[i]) / baseMVA);
@@ -176,6 +190,64 @@ function solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32
   return newtonpf(topo, tol, maxIt);
 }
 
+/** solveCase on topo (types in `types`, the outage's branches already removed from its Ybus: caseSaved
+ *  entries), then, when the study enforces Q limits, MATPOWER's loop: each run warm from the last on
+ *  the topology of the new bus types (its Ybus edited for the same outage), iterations summed, the
+ *  original slack's angle restored if the slack moved. Sets caseTopo, caseSaved, caseIterations. */
+function solveLimited(base: Topology, topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, busOff: i32, brOff: i32,
+  genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, outOff: i32, nBr: i32): i32 {
+  for (let g = 0; g < ng; g++) { unchecked(pgCase[g] = pg[g]); unchecked(qgCase[g] = qg[g]); }
+  let code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
+  let its = dc ? 1 : fd ? fdIterations : nrIterations;
+  if (qlim && !dc) {
+    const nb = topo.nb;
+    for (let i = 0; i < nb; i++) unchecked(refVa[i] = topo.type[i] == REF ? topo.va[i] : NaN);
+    resetSlackMoved();
+    while (code == STATUS_CONVERGED) {
+      const step = enforceQLimits(topo, types, input, busOff, genOff, ng, baseMVA, genOut, pgCase, qgCase, pd, qd);
+      if (step == QLIM_NONE) break;
+      if (step == QLIM_INFEASIBLE) { code = CODE_QLIM_INFEASIBLE; break; }
+      const next = topologyWithTypes(base, input, busOff, brOff, baseMVA);
+      if (next !== topo) {
+        for (let i = 0; i < nb; i++) { unchecked(next.vm[i] = topo.vm[i]); unchecked(next.va[i] = topo.va[i]); }
+        restoreYbus(topo, caseSaved);
+        caseSaved = 0;
+        for (let k = 0; k < nBr; k++) caseSaved = removeBranch(next, <i32>s[outOff + k], caseSaved);
+        topo = next;
+      }
+      code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
+      its += fd ? fdIterations : nrIterations;
+    }
+    if (slackMoved) {
+      // the original slack keeps its angle (one island per slack, as the Q-limit loop of power flow)
+      const islandOff = busOff + 7 * nb;
+      for (let i = 0; i < nb; i++) {
+        const a = unchecked(refVa[i]);
+        if (a != a) continue;
+        const shift = unchecked(topo.va[i]) - a, island = unchecked(input[islandOff + i]);
+        if (shift == 0.0) continue;
+        for (let j = 0; j < nb; j++) if (unchecked(input[islandOff + j]) == island) unchecked(topo.va[j] -= shift);
+      }
+      polarToRect(topo);
+    }
+  }
+  caseTopo = topo;
+  caseIterations = its;
+  return code;
+}
+
+/** The generators' voltage set points on the voltage-controlled buses (MATPOWER's V0(gbus) = Vg, the
+ *  last in-service generator listed): a case under Q limits starts with the model's bus types, so a bus
+ *  its start point (a solution) had turned pq is held at its set point again. */
+function holdSetPoints(topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, genOff: i32, ng: i32, vgOff: i32): void {
+  for (let g = 0; g < ng; g++) {
+    if (unchecked(genOut[g]) != 0) continue;
+    const bus = <i32>unchecked(input[genOff + g]);
+    const ty = unchecked(types[bus]);
+    if (ty == PV || ty == REF) unchecked(topo.vm[bus] = s[vgOff + g]);
+  }
+}
+
 function clearRecord(r: i32): void {
   for (let k = 0; k < REC_FIELDS; k++) unchecked(records[r + k] = 0.0);
   unchecked(records[r + REC_MINV] = NaN);
@@ -193,6 +265,7 @@ export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray
   const nb = topo.nb, nl = topo.nl;
   sizeScratch(topo, ng);
   dc = method == METHOD_DC; fd = method == METHOD_FDXB; dcBusOff = busOff; dcBrOff = brOff;
+  qlim = <i32>s[SIN_QLIM] != 0;
   fdTopo = null; // the cached topology's B factors may hold another parameter set
   flowModel(dc ? input : null, brOff);
   const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
@@ -280,7 +353,7 @@ function setScenario(sc: i32, input: StaticArray<f64>, s: StaticArray<f64>, pdOf
     unchecked(pd[i] = scale * input[pdOff + i]);
     unchecked(qd[i] = scale * input[qdOff + i]);
   }
-  for (let g = 0; g < ng; g++) unchecked(pg[g] = input[genOff + ng + g]);
+  for (let g = 0; g < ng; g++) { unchecked(pg[g] = input[genOff + ng + g]); unchecked(qg[g] = input[genOff + 2 * ng + g]); }
   if (sc < 0) return;
   const e = scenOff + SCEN_FIELDS * sc;
   const c0 = <i32>unchecked(s[e + 1]), cn = <i32>unchecked(s[e + 2]);
@@ -297,15 +370,21 @@ function setScenario(sc: i32, input: StaticArray<f64>, s: StaticArray<f64>, pdOf
 function solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaOff: i32, genOff: i32, ng: i32, baseMVA: f64,
   tol: f64, maxIt: i32, r: i32, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64,
   monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
-  for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]); }
-  const st = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, true);
+  for (let i = 0; i < topo.nb; i++) {
+    unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]);
+    unchecked(types[i] = topo.type[i]);
+  }
+  caseSaved = 0;
+  const st = solveLimited(topo, topo, input, s, dcBusOff, dcBrOff, genOff, ng, baseMVA, tol, maxIt, 0, 0);
+  const solved = caseTopo!;
   if (r >= 0) {
     clearRecord(r);
     unchecked(records[r + REC_CODE] = <f64>st);
-    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : fd ? fdIterations : nrIterations));
-    if (st == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
-    if (mo >= 0) monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, st == STATUS_CONVERGED, monitorValues, mo);
+    unchecked(records[r + REC_ITER] = <f64>caseIterations);
+    if (st == STATUS_CONVERGED) caseMetrics(solved, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
+    if (mo >= 0) monitored(solved, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, st == STATUS_CONVERGED, monitorValues, mo);
   }
+  if (solved !== topo) for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = solved.vm[i]); unchecked(topo.va[i] = solved.va[i]); }
   return st == STATUS_CONVERGED;
 }
 
@@ -365,10 +444,11 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
 
   if (code == STATUS_CONVERGED) {
     const topo = dc ? base : topologyWithTypes(base, input, busOff, brOff, baseMVA); // DC: only the reference matters
-    let nSaved = 0;
-    for (let k = 0; k < nBr; k++) nSaved = removeBranch(topo, <i32>s[outOff + k], nSaved);
+    caseSaved = 0;
+    for (let k = 0; k < nBr; k++) caseSaved = removeBranch(topo, <i32>s[outOff + k], caseSaved);
     const wVm = fromScenario ? scenVm : baseVm, wVa = fromScenario ? scenVa : baseVa;
     for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = wVm[i]); unchecked(topo.va[i] = wVa[i]); }
+    if (qlim && !dc) holdSetPoints(topo, input, s, genOff, ng, vgOff);
     // a voltage-controlled bus that keeps generators: the set point of the last one listed (MATPOWER's V0(gbus) = Vg)
     for (let k = 0; k < nGen; k++) {
       const bus = <i32>unchecked(input[genOff + <i32>s[outOff + nBr + k]]);
@@ -377,11 +457,12 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
         if (<i32>unchecked(input[genOff + g]) == bus && unchecked(genOut[g]) == 0) { unchecked(topo.vm[bus] = s[vgOff + g]); break; }
       }
     }
-    code = solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
-    unchecked(records[r + REC_ITER] = <f64>(dc ? 1 : fd ? fdIterations : nrIterations));
-    if (code == STATUS_CONVERGED) caseMetrics(topo, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
-    monitored(topo, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, monitorValues, mo);
-    restoreYbus(topo, nSaved);
+    code = solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, maxIt, outOff, nBr);
+    const solved = caseTopo!;
+    unchecked(records[r + REC_ITER] = <f64>caseIterations);
+    if (code == STATUS_CONVERGED) caseMetrics(solved, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
+    monitored(solved, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, monitorValues, mo);
+    restoreYbus(solved, caseSaved);
   } else {
     monitored(base, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, false, monitorValues, mo);
   }

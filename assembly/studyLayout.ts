@@ -25,6 +25,7 @@ export const SIN_NSCEN: i32 = 4;
 export const SIN_NOUT: i32 = 5;
 export const SIN_NCORR: i32 = 6;
 export const SIN_NSGEN: i32 = 7;
+export const SIN_QLIM: i32 = 8;      // 1: enforce generator Q limits (studyQLimits.ts)
 export const SIN_HEADER: i32 = 16;
 
 export const CASE_FIELDS: i32 = 4;
@@ -52,3 +53,4 @@ export const VIOL_HIGH_V: i32 = 2;
 // case codes (beyond the solver's STATUS_*: 0 converged, 1 max it, 2 NaN, 3 singular, 4 cancelled)
 export const CODE_ISLANDED: i32 = 10;
 export const CODE_SLACK_LOST: i32 = 11;
+export const CODE_QLIM_INFEASIBLE: i32 = 12; // every remaining generator beyond the same Q limit

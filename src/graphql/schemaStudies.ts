@@ -84,7 +84,7 @@ type StudyCase {
   scenario: Int
   contingency: StudyContingency
   status: StudyCaseStatus!
-  """why a case did not converge: max_iterations, not_finite, singular, slack_lost, cancelled"""
+  """why a case did not converge: max_iterations, not_finite, singular, slack_lost, q_limits_infeasible, cancelled"""
   reason: String
   iterations: Int!
   maxLoadingPercent: Float

@@ -54,7 +54,7 @@ export const StudyCaseOut = Type.Object({
     branches: Type.Array(Type.Object({ index: Type.Integer(), p_from: Type.Number(), q_from: Type.Number(), p_to: Type.Number(), q_to: Type.Number(), loading: Type.Number() })),
     buses: Type.Array(Type.Object({ id: Type.Integer(), v: Type.Number(), theta: Type.Number() })),
   })),
-  reason: Type.Optional(Type.String({ description: 'why a case did not converge (an addition): max_iterations, not_finite, singular, slack_lost, cancelled' })),
+  reason: Type.Optional(Type.String({ description: 'why a case did not converge (an addition): max_iterations, not_finite, singular, slack_lost, q_limits_infeasible, cancelled' })),
 });
 
 const Filters = {

@@ -136,9 +136,6 @@ function monitorLists(net: NetworkModel, busType: Map<number, string>, spec: Stu
 export function planStudy(network: NetworkModel, request: StudyRequest): StudyPlan {
   const req = checkStudyRequest(request);
   const method = req.method ?? 'newton_raphson';
-  if (req.enforce_q_limits) {
-    invalid('enforce_q_limits', 'studies do not enforce generator reactive limits yet: omit it or set it to false (single power flows do enforce them)');
-  }
   const busType = new Map<number, string>();
   for (const b of network.buses) busType.set(b.id, b.type);
 
@@ -159,7 +156,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
       method,
       tolerance: req.tolerance ?? STUDY_DEFAULTS.tolerance,
       maxIterations: req.max_iterations ?? STUDY_DEFAULTS.maxIterations,
-      enforceQLimits: false,
+      enforceQLimits: req.enforce_q_limits ?? false,
     },
     contingencies,
     scenarios,

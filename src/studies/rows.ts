@@ -12,6 +12,7 @@ export function caseReason(code: number): StudyCaseReason | undefined {
     case CASE_CODE.NOT_FINITE: return 'not_finite';
     case CASE_CODE.SINGULAR: return 'singular';
     case CASE_CODE.SLACK_LOST: return 'slack_lost';
+    case CASE_CODE.QLIM_INFEASIBLE: return 'q_limits_infeasible';
     case CASE_CODE.CANCELLED: return 'cancelled';
     default: return undefined;
   }

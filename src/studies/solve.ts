@@ -115,6 +115,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.NOUT] = outages.length;
   buf[SIN.NCORR] = corr.length / 3;
   buf[SIN.NSGEN] = sgen.length / 2;
+  buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
   let o = SIN.HEADER;
   for (const part of [fixed, cases, outages, scen, corr, sgen]) {
     buf.set(part, o);

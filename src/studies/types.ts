@@ -137,7 +137,7 @@ export interface StudyCaseMetrics {
 }
 
 /** One entry of GET /api/v1/studies/{id}/cases (CONTRACT), plus `reason` (an addition):
- *  why a case did not converge: max_iterations | not_finite | singular | slack_lost | cancelled. */
+ *  why a case did not converge: max_iterations | not_finite | singular | slack_lost | q_limits_infeasible | cancelled. */
 export interface StudyCaseRow extends StudyCaseMetrics {
   case_id: string;
   scenario?: number;
@@ -146,7 +146,7 @@ export interface StudyCaseRow extends StudyCaseMetrics {
   islanded?: { buses: number[]; load_mw: number; generation_mw: number };
 }
 
-export type StudyCaseReason = 'max_iterations' | 'not_finite' | 'singular' | 'slack_lost' | 'cancelled';
+export type StudyCaseReason = 'max_iterations' | 'not_finite' | 'singular' | 'slack_lost' | 'q_limits_infeasible' | 'cancelled';
 
 /** The base case (network version as stored, no outage, no scenario): the summary of GET /studies/{id}. */
 export interface StudyBaseSummary extends StudyCaseMetrics {
@@ -164,6 +164,7 @@ export const CASE_CODE = {
   CANCELLED: 4,
   ISLANDED: 10,
   SLACK_LOST: 11,
+  QLIM_INFEASIBLE: 12,
 } as const;
 
 /** Codes of StudyChunk.violationType. */
