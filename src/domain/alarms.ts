@@ -239,7 +239,7 @@ interface ResultLike {
   status?: string;
   task_id?: string;
   buses?: { id: number; v: number }[];
-  branches?: { from: number; to: number; loading: number; p_from: number; q_from: number; p_to: number; q_to: number }[];
+  branches?: { loading: number; p_from: number; q_from: number; p_to: number; q_to: number }[];
 }
 
 /** The overload and voltage conditions a converged result shows (docs/alarms.md). */

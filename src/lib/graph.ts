@@ -1,6 +1,6 @@
 // Connected components of an undirected graph by union-find (path halving), the one
 // island search of the code base: network validation (src/domain/networkValidation.ts), the
-// what-if check of a change (src/powerflow/whatIf.ts) and the solver's packing of a
+// what-if check of a change (src/studies/whatIf.ts) and the solver's packing of a
 // case into islands (src/powerflow/pack.ts) all ask "which nodes hang together?".
 
 export interface Components {

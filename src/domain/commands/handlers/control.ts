@@ -1,5 +1,5 @@
 // The shared run of control commands (switch_branch, set_generation): plan the change on the
-// current model, ask the what-if check (src/powerflow/whatIf.ts) whether the grid stays within
+// current model, ask the what-if check (src/studies/whatIf.ts) whether the grid stays within
 // its limits, and store the change as a new network version — or refuse with 409
 // CONSTRAINT_VIOLATION, leaving the network exactly as it was. docs/agents.md.
 import type { TObject } from '@sinclair/typebox';
@@ -8,7 +8,7 @@ import { AppError } from '../../../lib/errors.js';
 import { getNetworkSummary, saveModelVersion } from '../../networks.js';
 import { branchIds } from '../../alarms.js';
 import type { NetworkModel } from '../../networkModel.js';
-import { WHAT_IF_SOLVE, whatIf, type WhatIfVerdict } from '../../../powerflow/whatIf.js';
+import { whatIf, type WhatIfVerdict } from '../../../studies/whatIf.js';
 import { abortError, type CommandContext } from '../context.js';
 import { defineCommand, type ChangePlan, type CommandDefinition } from '../registry.js';
 import type { Params } from '../vocabulary.js';
@@ -41,7 +41,7 @@ function refusal(ctx: CommandContext, v: Exclude<WhatIfVerdict, { ok: true }>): 
       ctx.checkpoint();
       return abortError(ctx, 'timeout');
     case 'diverged':
-      return new AppError('CONSTRAINT_VIOLATION', `the power flow of the changed network does not converge (mismatch ${v.mismatch.toExponential(3)} after ${v.iterations} iterations); the change is refused`,
+      return new AppError('CONSTRAINT_VIOLATION', `the power flow of the changed network does not converge (${Number.isFinite(v.mismatch) ? `mismatch ${v.mismatch.toExponential(3)} ` : ''}after ${v.iterations} iterations); the change is refused`,
         { reason: 'diverged', iterations: v.iterations, mismatch: Number.isFinite(v.mismatch) ? v.mismatch : null });
     case 'limits': {
       const first = v.violations[0]!;
@@ -60,11 +60,9 @@ async function controlCommand(ctx: CommandContext, plan: (m: NetworkModel, p: Pa
   const { summary, model } = await agentNetwork(s, caller, ctx.agent, ctx);
   assertOperable(summary);
   const p = plan(model, ctx.params);
-  const solve = async (m: NetworkModel) => {
-    if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no power-flow solver (ROLE=api), so control commands cannot be checked here; send them to a process with ROLE=all');
-    return s.solver.solve(m, { ...WHAT_IF_SOLVE, timeoutMs: ctx.remaining() }, { signal: ctx.signal });
-  };
-  const verdict = await whatIf(solve, model, p.model, branchIds(p.model), { baseKey: `${summary.id}@${summary.version}` });
+  if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no power-flow solver (ROLE=api), so control commands cannot be checked here; send them to a process with ROLE=all');
+  const verdict = await whatIf(s.solver, model, p.model, branchIds(p.model),
+    { baseKey: `${summary.id}@${summary.version}`, timeoutMs: Math.max(1, ctx.remaining()), signal: ctx.signal });
   if (!verdict.ok) throw refusal(ctx, verdict);
   const checked = { constraint_checked: true, checks: { ...flowSummary(p.model, { ...verdict.outcome, duration_ms: Math.round(verdict.outcome.duration_ms) }), islands: verdict.islands } };
   // Last look before the change: deadline, emergency shutdown (from any process), lock.

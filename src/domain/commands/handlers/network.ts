@@ -3,7 +3,6 @@
 import type { Services } from '../../../services.js';
 import type { Caller } from '../../caller.js';
 import type { NetworkModel } from '../../networkModel.js';
-import type { SolveOutcome } from '../../../powerflow/types.js';
 import { AppError } from '../../../lib/errors.js';
 import { getModel, type NetworkSummary } from '../../networks.js';
 import { branchIds, powerFlowConditions } from '../../alarms.js';
@@ -11,7 +10,11 @@ import type { AgentRow } from '../../agents.js';
 import type { CommandContext } from '../context.js';
 
 /** The result fields flowSummary reads. */
-export type FlowLike = { status: string; method: string; iterations: number; duration_ms: number; losses: { p_mw: number; q_mvar: number }; buses: SolveOutcome['buses']; branches: SolveOutcome['branches'] };
+/** What flowSummary reads of a solved network: a power-flow result, or the what-if check's flows. */
+export type FlowLike = {
+  status: string; method: string; iterations: number; duration_ms: number; losses: { p_mw: number; q_mvar: number };
+  buses: { id: number; v: number }[]; branches: { p_from: number; q_from: number; p_to: number; q_to: number; loading: number }[];
+};
 
 export async function agentNetwork(s: Services, caller: Caller, agent: AgentRow, ctx?: CommandContext): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
   if (!agent.network_id) {
