@@ -214,4 +214,4 @@ export function solve(): i32 {
   unchecked(out[OUT_ANALYSES] = <f64>analysisTotal());
   return status;
 }
-export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve } from './opf/entry';
+export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish } from './opf/entry';

@@ -8,7 +8,11 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/powerflow/pool.js';
 import { PowerFlowInputError } from '../src/powerflow/types.js';
-import { solveOpf } from '../src/opf/solve.js';
+import { solveOpf, unpackOpf } from '../src/opf/solve.js';
+import { solveOpfLp } from '../src/opf/lp.js';
+import { packOpf } from '../src/opf/pack.js';
+import { DEFAULT_OPF_OPTIONS } from '../src/opf/types.js';
+import { PowerFlowEngine } from '../src/powerflow/solverInstance.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 
 const pool = createSolverPool({ threads: 1 });
@@ -194,4 +198,38 @@ test('AC: a long OPF reports its iterations live, each once and in order, before
   assert.equal(r.status, 'converged', r.message);
   assert.deepEqual(reports.map((x) => x.iteration), Array.from({ length: r.iterations + 1 }, (_, k) => k));
   assert.ok(new Set(reports.map((x) => x.turn)).size > 1, 'reports arrived over several turns, not all with the result');
+});
+
+test('DC with linear costs: HiGHS answers where MIPS does not (case2383wp), with the same prices MIPS gives where both do', async () => {
+  const wp = parseMatpower(readFileSync(join(CASES_DIR, 'case2383wp.m'), 'utf8'), 'case2383wp.m');
+  const r = await solveOpf(pool, wp, { method: 'dc', timeoutMs: 600_000 });
+  assert.equal(r.status, 'converged', r.message);
+  assert.equal(r.solver, 'highs');
+  // the answer is a dispatch within every limit, balanced, whose cost is the objective
+  const demand = wp.loads.filter((l) => l.in_service).reduce((s, l) => s + l.mw, 0) + wp.buses.reduce((s, b) => s + b.gs, 0);
+  assert.ok(Math.abs(r.generators.reduce((s, g) => s + g.p_mw, 0) - demand) < 1e-4, 'generation meets demand');
+  let cost = 0;
+  r.generators.forEach((g, i) => {
+    const m = wp.generators[i]!;
+    if (!m.in_service) return;
+    assert.ok(g.p_mw >= m.pmin! - 1e-6 && g.p_mw <= m.pmax! + 1e-6, `generator ${i} within its limits`);
+    const c = m.cost!.coefficients;
+    cost += c.length === 3 ? c[0]! * g.p_mw ** 2 + c[1]! * g.p_mw + c[2]! : c.length === 2 ? c[0]! * g.p_mw + c[1]! : c[0]!;
+  });
+  assert.ok(Math.abs(cost - r.objective) < 1e-6 * r.objective, `${cost} vs ${r.objective}`);
+  r.branches.forEach((b, i) => { const rate = wp.branches[i]!.rate_a; if (rate > 0) assert.ok(Math.abs(b.p_from) <= rate * (1 + 1e-9) + 1e-6, `branch ${i}`); });
+  // where MIPS converges on an LP (case1354pegase), HiGHS gives its objective and prices
+  const engine = new PowerFlowEngine();
+  const pegase = parseMatpower(readFileSync(join(CASES_DIR, 'case1354pegase.m'), 'utf8'), 'case1354pegase.m');
+  const o = { ...DEFAULT_OPF_OPTIONS, method: 'dc' as const };
+  const packed = packOpf(pegase, o);
+  const mips = unpackOpf(pegase, packed, engine.solveOpf(packed.input.slice()), o);
+  const lp = await solveOpfLp(engine, packed.input.slice(), 600);
+  assert.ok(lp, 'case1354pegase has linear costs: an LP');
+  const highs = unpackOpf(pegase, packed, lp.output, o);
+  assert.equal(highs.status, 'converged');
+  assert.ok(Math.abs(highs.objective - mips.objective) < 1e-6 * mips.objective);
+  highs.buses.forEach((b, i) => assert.ok(Math.abs(b.lmp_p - mips.buses[i]!.lmp_p) < 1e-6, `bus ${b.id} LMP`));
+  highs.branches.forEach((b, i) => assert.ok(Math.abs(b.mu_sf - mips.branches[i]!.mu_sf) + Math.abs(b.mu_st - mips.branches[i]!.mu_st) < 1e-6, `branch ${i} multipliers`));
+  assert.equal(await solveOpfLp(engine, packOpf(case9(), o).input, 600), undefined, 'quadratic costs are not an LP');
 });

@@ -16,7 +16,18 @@ import {
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
 
-export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptions): i32 {
+/** The DC-OPF of a packed input as a QP, with what its results need; null for input the core cannot take. */
+export class DcModel {
+  qp: QP;
+  constant: f64;
+  bsus: StaticArray<f64>;
+  pfinj: StaticArray<f64>;
+  constructor(qp: QP, constant: f64, bsus: StaticArray<f64>, pfinj: StaticArray<f64>) {
+    this.qp = qp; this.constant = constant; this.bsus = bsus; this.pfinj = pfinj;
+  }
+}
+
+export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
   const base = inp[OPF_IN_BASEMVA];
   const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
@@ -26,7 +37,7 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const gBus = gen, gPmin = gen + ng, gPmax = gen + 2 * ng;
 
   const sizes = costSizes(inp, gen, ng, 3);
-  if (sizes.bad) return bad(out);
+  if (sizes.bad) return null;
   const ny = sizes.ny, nseg = sizes.nseg, nang = countAngleRows(inp, br, nl);
   let nrated = 0;
   for (let l = 0; l < nl; l++) {
@@ -86,7 +97,7 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const costs = addCostRows(qp, inp, gen, ng, base, nb, nb + ng);
   const constant = costs.constant;
   const varef = fixReferenceAngles(qp, inp, bus, nb);
-  if (varef != varef) return bad(out);
+  if (varef != varef) return null;
   for (let g = 0; g < ng; g++) {
     unchecked(qp.xmin[nb + g] = inp[gPmin + g] / base);
     unchecked(qp.xmax[nb + g] = inp[gPmax + g] / base);
@@ -94,12 +105,28 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   interiorStart(qp, nb + ng, costs.ymax);
   for (let i = 0; i < nb; i++) unchecked(qp.x0[i] = varef);
 
-  const mips = new Mips(qp);
-  const status = mips.solve(o, constant);
+  return new DcModel(qp, constant, bsus, pfinj);
+}
 
-  // results
-  const x = mips.x, muL = mips.muL, muU = mips.muU;
-  writeSolveHeader(out, mips, status, mips.f + constant);
+export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptions): i32 {
+  const model = buildDcModel(inp);
+  if (model === null) return bad(out);
+  const mips = new Mips(model.qp);
+  const status = mips.solve(o, model.constant);
+  writeSolveHeader(out, mips, status, mips.f + model.constant);
+  writeDcResults(inp, out, model, mips.x, mips.muL, mips.muU);
+  return status;
+}
+
+/** Results of a DC-OPF solution x with the multipliers of AA = [I; A]'s lower and upper sides (MATPOWER's
+ *  mu_l / mu_u, un-scaled) into out, after its header. */
+export function writeDcResults(inp: StaticArray<f64>, out: StaticArray<f64>, model: DcModel, x: StaticArray<f64>,
+  muL: StaticArray<f64>, muU: StaticArray<f64>): void {
+  const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
+  const base = inp[OPF_IN_BASEMVA];
+  const br = OPF_IN_HEADER + OPF_BUS_FIELDS * nb;
+  const lF = br, lT = br + nl, lRate = br + 7 * nl;
+  const nx = model.qp.nx, bsus = model.bsus, pfinj = model.pfinj;
   const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
   for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
   for (let i = 0; i < nb; i++) {
@@ -126,5 +153,4 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     unchecked(out[oGen + 2 * ng + g] = muL[nb + g] / base);
     unchecked(out[oGen + 3 * ng + g] = muU[nb + g] / base);
   }
-  return status;
 }

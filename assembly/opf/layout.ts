@@ -29,6 +29,7 @@ export const OPF_IN_GRADTOL: i32 = 7;
 export const OPF_IN_COMPTOL: i32 = 8;
 export const OPF_IN_COSTTOL: i32 = 9;
 export const OPF_IN_MAXIT: i32 = 10;
+export const OPF_IN_TIME_LIMIT_S: i32 = 11; // for the LP path in JavaScript (src/opf/lp.ts); not read here
 export const OPF_IN_HEADER: i32 = 16;
 
 export const OPF_BUS_FIELDS: i32 = 9;

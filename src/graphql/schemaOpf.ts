@@ -34,6 +34,8 @@ type OpfResult {
   """QUEUED for an async request, else CONVERGED"""
   status: String!
   method: OpfMethod!
+  """mips, or highs for a DC-OPF with linear costs that MIPS did not solve (docs/opf.md); null while queued"""
+  solver: String
   objective: Float
   iterations: Int
   buses: [OpfBus!]!

@@ -3,13 +3,16 @@ export const OPF_ABI_VERSION = 1;
 
 export const IN = {
   VERSION: 0, METHOD: 1, NB: 2, NL: 3, NG: 4, BASEMVA: 5, FEASTOL: 6, GRADTOL: 7, COMPTOL: 8, COSTTOL: 9, MAXIT: 10,
+  TIME_LIMIT_S: 11, // read by the LP path only (src/opf/lp.ts); the core ignores it
   HEADER: 16,
 } as const;
 export const BUS_FIELDS = 9;    // type, vm0, va0, pd, qd, gs, bs, vmin, vmax
 export const BR_FIELDS = 10;    // f, t, r, x, b, ratio, shift, rate_a, angmin, angmax
 export const GEN_FIELDS = 8;    // bus, pmin, pmax, qmin, qmax, model, ncost, offset
 
-export const OUT = { STATUS: 0, ITER: 1, F: 2, FEAS: 3, GRAD: 4, COMP: 5, COST: 6, FALLBACKS: 7, KKT_N: 8, KKT_NNZL: 9, KKT_REANALYSES: 10, KKT_FLOPS: 11, SOLVE_MS: 12, THREAD: 13, HEADER: 16 } as const;
+export const OUT = { STATUS: 0, ITER: 1, F: 2, FEAS: 3, GRAD: 4, COMP: 5, COST: 6, FALLBACKS: 7, KKT_N: 8, KKT_NNZL: 9, KKT_REANALYSES: 10, KKT_FLOPS: 11, SOLVE_MS: 12, THREAD: 13, LP_ITERATIONS: 14, SOLVER: 15, HEADER: 16 } as const;
+/** OUT.SOLVER: which solver answered (a DC-OPF with linear costs that MIPS did not solve goes to HiGHS). */
+export const SOLVER_CODE = { mips: 0, highs: 1 } as const;
 export const OUT_BUS_FIELDS = 6;  // vm, va, lam_p, lam_q, mu_vmin, mu_vmax
 export const OUT_BR_FIELDS = 8;   // pf, qf, pt, qt, mu_sf, mu_st, mu_angmin, mu_angmax
 export const OUT_GEN_FIELDS = 6;  // pg, qg, mu_pmin, mu_pmax, mu_qmin, mu_qmax

@@ -9,6 +9,9 @@ import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_
 import { opfCostProblems, trimLeadingZeros } from './costs.js';
 import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
 
+/** MIPS iterations a DC-OPF with linear costs gets before the LP solver takes over. */
+export const LP_MIPS_ITERATIONS = 50;
+
 export interface PackedOpf {
   input: Float64Array;
   nb: number; nl: number; ng: number;
@@ -81,7 +84,11 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   input[IN.BASEMVA] = base;
   input[IN.FEASTOL] = Math.max(OPF_VIOLATION, o.tolerance);
   input[IN.GRADTOL] = o.tolerance; input[IN.COMPTOL] = o.tolerance; input[IN.COSTTOL] = o.tolerance;
-  input[IN.MAXIT] = o.maxIterations;
+  // A DC-OPF with linear costs is an LP: MIPS solves most in 10–15 iterations and crawls on a degenerate
+  // one, which HiGHS then takes over (src/opf/worker.ts), so MIPS gets at most LP_MIPS_ITERATIONS there.
+  const lp = o.method === 'dc' && net.generators.every((g) => !g.in_service || !g.cost || g.cost.model === 'piecewise_linear' || trimLeadingZeros(g.cost.coefficients).length <= 2);
+  input[IN.MAXIT] = lp ? Math.min(o.maxIterations, LP_MIPS_ITERATIONS) : o.maxIterations;
+  input[IN.TIME_LIMIT_S] = o.timeoutMs / 1000;
 
   const pd = new Float64Array(nb), qd = new Float64Array(nb);
   let demand = 0;

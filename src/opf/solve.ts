@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
-import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, STATUS } from './abi.js';
+import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
 import { packOpf, type PackedOpf } from './pack.js';
 import { PROGRESS_FIELDS } from './worker.js';
 import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgress, type OpfResult, type OpfStatus } from './types.js';
@@ -43,7 +43,7 @@ function options(call: OpfCall): OpfOptions {
 
 function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult> = {}): OpfResult {
   return {
-    status, objective: NaN, iterations: 0, method: o.method, buses: [], generators: [], branches: [],
+    status, objective: NaN, iterations: 0, method: o.method, solver: 'mips', buses: [], generators: [], branches: [],
     convergence: { feasibility: NaN, gradient: NaN, complementarity: NaN, cost: NaN }, duration_ms: 0, ...extra,
   };
 }
@@ -127,7 +127,8 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
   const code = out[OUT.STATUS]!;
   if (code === STATUS.BAD_INPUT) throw new PowerFlowInputError('the OPF core rejected the packed network', 'VALIDATION_FAILED');
   const convergence = { feasibility: out[OUT.FEAS]!, gradient: out[OUT.GRAD]!, complementarity: out[OUT.COMP]!, cost: out[OUT.COST]! };
-  const base = { method: o.method, iterations: out[OUT.ITER]!, duration_ms: out[OUT.SOLVE_MS]!, convergence };
+  const solver: OpfResult['solver'] = out[OUT.SOLVER] === SOLVER_CODE.highs ? 'highs' : 'mips';
+  const base = { method: o.method, solver, iterations: out[OUT.ITER]!, duration_ms: out[OUT.SOLVE_MS]!, convergence };
   if (code === STATUS.CANCELLED) return emptyResult('cancelled', o, { ...base, message: 'stopped' });
   const { nb, nl, ng } = p;
   const oBus = OUT.HEADER, oBr = oBus + OUT_BUS_FIELDS * nb, oGen = oBr + OUT_BR_FIELDS * nl;

@@ -58,6 +58,9 @@ export interface OpfResult {
   objective: number;        // currency/h (MATPOWER f); NaN when there is no solution
   iterations: number;
   method: OpfMethod;
+  /** which solver answered: MIPS (MATPOWER's interior point), or HiGHS for a DC-OPF with linear costs (an LP)
+   *  that MIPS did not solve — the way MATPOWER hands LPs to GLPK (docs/opf.md) */
+  solver: 'mips' | 'highs';
   buses: OpfBus[];          // model order; theta in radians, as power flow
   generators: OpfGenerator[];
   branches: OpfBranch[];

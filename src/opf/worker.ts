@@ -9,7 +9,8 @@
 import { BroadcastChannel, threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
-import { OUT, STATUS } from './abi.js';
+import { IN, METHOD_CODE, OUT, SOLVER_CODE, STATUS } from './abi.js';
+import { solveOpfLp } from './lp.js';
 
 export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array; live?: { channel: string; key: number } }
 
@@ -30,7 +31,7 @@ export const PROGRESS_FIELDS = 5;
 
 let progress = new Float64Array(PROGRESS_FIELDS * 64);
 
-export function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Float64Array {
+export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promise<Float64Array> {
   const stop = task.stop;
   let n = 0;
   const started = performance.now();
@@ -57,7 +58,22 @@ export function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Float64Array
     return stop ? Atomics.load(stop, 0) : 0;
   };
   try {
-    const out = engine.solveOpf(task.input);
+    const dc = task.input[IN.METHOD] === METHOD_CODE.dc;
+    const input = dc ? task.input.slice() : task.input; // kept for the LP path: the core may reuse its buffer
+    let out = engine.solveOpf(task.input);
+    if (dc && out[OUT.STATUS] !== STATUS.CONVERGED && out[OUT.STATUS] !== STATUS.CANCELLED) {
+      // MIPS did not converge on a DC-OPF: if its costs are linear it is an LP, which HiGHS solves (./lp.ts),
+      // as MATPOWER hands LPs to GLPK; one more progress report at its end
+      const lp = await solveOpfLp(engine, input, input[IN.TIME_LIMIT_S] || 600);
+      if (lp) {
+        const last = n > 0 ? progress[PROGRESS_FIELDS * (n - 1)]! : 0;
+        engine.onOpfProgress(last + 1, 0, 0, 0, lp.objective);
+        out = lp.output;
+        out[OUT.LP_ITERATIONS] = lp.iterations;
+        out[OUT.SOLVER] = SOLVER_CODE.highs;
+        out[OUT.ITER] = last;
+      }
+    }
     out[OUT.SOLVE_MS] = performance.now() - started;
     out[OUT.THREAD] = threadId;
     const full = new Float64Array(out.length + PROGRESS_FIELDS * n + 1);

@@ -27,6 +27,10 @@ interface CoreExports {
   opfOutputPtr(): number;
   opfOutputLength(): number;
   opfSolve(): number;
+  opfLpBuild(): number;
+  opfLpDataPtr(): number;
+  opfLpSolutionPtr(): number;
+  opfLpFinish(status: number, iterations: number, objective: number): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/studyLayout.ts). */
@@ -109,6 +113,35 @@ export class PowerFlowEngine {
   /** Solves one packed OPF input (src/opf/abi.ts); returns a fresh copy of the output buffer. */
   solveOpf(input: Float64Array): Float64Array {
     return this.exchange(input, (x) => x.opfInputPtr(input.length), (x) => x.opfSolve(), (x) => [x.opfOutputPtr(), x.opfOutputLength()]);
+  }
+
+  /** The DC-OPF of a packed OPF input as a linear programme (assembly/opf/entry.ts opfLpBuild), or null
+   *  when its costs are not linear (then solveOpf). The input stays in the core for finishOpfLp. */
+  buildOpfLp(input: Float64Array): Float64Array | null {
+    try {
+      const at = this.x.opfInputPtr(input.length); // may grow the memory: views after it
+      new Float64Array(this.x.memory.buffer, at, input.length).set(input);
+      const n = this.x.opfLpBuild();
+      if (n <= 0) return null;
+      return new Float64Array(this.x.memory.buffer, this.x.opfLpDataPtr(), n).slice();
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
+  }
+
+  /** The output buffer of the LP built last, from its solution: x, then the lower- and upper-side
+   *  multipliers of [I; A] (non-negative, MATPOWER's mu_l / mu_u). */
+  finishOpfLp(solution: Float64Array, status: number, iterations: number, objective: number): Float64Array {
+    try {
+      const at = this.x.opfLpSolutionPtr();
+      new Float64Array(this.x.memory.buffer, at, solution.length).set(solution);
+      this.x.opfLpFinish(status, iterations, objective);
+      return new Float64Array(this.x.memory.buffer, this.x.opfOutputPtr(), this.x.opfOutputLength()).slice();
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
   }
 
   get analyses(): number { return this.x.analysisCount(); }

@@ -13,7 +13,7 @@ interface RunOpfArgs extends IdArgs {
   maxIterations?: Opt<number>;
 }
 
-interface StoredOpf { task_id: string; status: string; method: OpfMethod; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[] }
+interface StoredOpf { task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[] }
 
 export const opfResolvers = {
   Mutation: {
@@ -22,10 +22,10 @@ export const opfResolvers = {
       const answer = await runOpf(ctx.s, caller, a.id, defined({
         method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
       }));
-      if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), objective: null, iterations: null, buses: [], generators: [], branches: [] };
+      if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), solver: null, objective: null, iterations: null, buses: [], generators: [], branches: [] };
       const r = answer.result as unknown as StoredOpf;
       return {
-        taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), objective: r.objective, iterations: r.iterations,
+        taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), solver: r.solver ?? 'mips', objective: r.objective, iterations: r.iterations,
         buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q, muVmin: b.mu_vmin, muVmax: b.mu_vmax })),
         generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
