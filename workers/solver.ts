@@ -94,7 +94,7 @@ function withProgress(out: Float64Array): Float64Array {
 }
 
 export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
-  if ('kind' in anyTask) return move(runOpfTask(engine, anyTask));
+  if ('kind' in anyTask) return runOpfTask(engine, anyTask).then((out) => move(out));
   const task: SolverTask = anyTask;
   stop = task.stop;
   live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
