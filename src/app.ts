@@ -16,6 +16,7 @@ import graphql from './plugins/app/graphql.js';
 import swagger from './plugins/external/swagger.js';
 import { logRedactPaths, logSerializers, requestIdOf } from './security/logRedaction.js';
 import docsPages from './plugins/app/docsPages.js';
+import consolePages from './plugins/app/console.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
@@ -48,6 +49,7 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
   // POST /graphql and graphql-ws at /graphql (after the caller gate, before the REST routes).
   await app.register(graphql);
   await app.register(docsPages);
+  await app.register(consolePages);
   await app.register(swagger);
   await app.register(autoload, { dir: join(here, 'routes'), dirNameRoutePrefix: true, forceESM: true, ignorePattern: /(^schema|\.map$|\.d\.ts$)/ });
   return app;

@@ -1,0 +1,131 @@
+// The network drawing: graphology holds buses and branches, sigma.js draws them with WebGL (made for
+// thousands of nodes: case9241pegase stays usable), a force layout computed once per network version
+// and kept in sessionStorage. Colours after a power flow: buses by voltage, branches by loading.
+/* global graphology, Sigma */
+
+export const VOLTAGE_COLORS = [
+  { label: 'below vmin', color: '#2563eb' }, { label: 'within limits', color: '#16a34a' }, { label: 'above vmax', color: '#dc2626' },
+];
+export const LOADING_COLORS = [
+  { label: '< 70 %', color: '#9ca3af' }, { label: '70–100 %', color: '#f59e0b' }, { label: '> 100 %', color: '#dc2626' },
+];
+
+/** Force layout (springs along branches, repulsion from nearby buses through a grid, a little gravity). */
+function layout(n, edges) {
+  const x = new Float64Array(n), y = new Float64Array(n);
+  // deterministic start: a spiral, so the same network always looks the same
+  for (let i = 0; i < n; i++) { const a = i * 2.399963, r = Math.sqrt(i + 1); x[i] = r * Math.cos(a); y[i] = r * Math.sin(a); }
+  const iterations = n > 5000 ? 60 : n > 1000 ? 120 : 300;
+  const k = 1.0, dx = new Float64Array(n), dy = new Float64Array(n);
+  for (let it = 0; it < iterations; it++) {
+    const t = 0.1 * (1 - it / iterations) + 0.01;
+    dx.fill(0); dy.fill(0);
+    // repulsion within a 2k neighbourhood (grid of cell 2k)
+    const cell = 2 * k, grid = new Map();
+    for (let i = 0; i < n; i++) {
+      const key = `${Math.floor(x[i] / cell)},${Math.floor(y[i] / cell)}`;
+      let c = grid.get(key); if (!c) grid.set(key, (c = [])); c.push(i);
+    }
+    for (let i = 0; i < n; i++) {
+      const cx = Math.floor(x[i] / cell), cy = Math.floor(y[i] / cell);
+      for (let ox = -1; ox <= 1; ox++) for (let oy = -1; oy <= 1; oy++) {
+        const c = grid.get(`${cx + ox},${cy + oy}`); if (!c) continue;
+        for (const j of c) {
+          if (j === i) continue;
+          let ddx = x[i] - x[j], ddy = y[i] - y[j];
+          let d2 = ddx * ddx + ddy * ddy;
+          if (d2 < 1e-9) { ddx = 0.01 * (i - j); ddy = 0.01; d2 = ddx * ddx + ddy * ddy; }
+          if (d2 > cell * cell) continue;
+          const f = (k * k) / d2;
+          dx[i] += ddx * f; dy[i] += ddy * f;
+        }
+      }
+    }
+    for (const [a, b] of edges) {
+      const ddx = x[a] - x[b], ddy = y[a] - y[b], d = Math.sqrt(ddx * ddx + ddy * ddy) + 1e-9;
+      const f = d / k;
+      dx[a] -= ddx * f / d * d; dy[a] -= ddy * f / d * d;
+      dx[b] += ddx * f / d * d; dy[b] += ddy * f / d * d;
+    }
+    for (let i = 0; i < n; i++) {
+      dx[i] -= 0.01 * x[i]; dy[i] -= 0.01 * y[i];
+      const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) + 1e-9, step = Math.min(d, t * Math.sqrt(n));
+      x[i] += (dx[i] / d) * step; y[i] += (dy[i] / d) * step;
+    }
+  }
+  return { x, y };
+}
+
+/** Positions of the model's buses, from sessionStorage when this network version was laid out before. */
+function positions(model, key) {
+  try {
+    const kept = JSON.parse(sessionStorage.getItem(key) ?? 'null');
+    if (kept && kept.length === 2 * model.buses.length) return kept;
+  } catch { /* recompute */ }
+  const index = new Map(model.buses.map((b, i) => [b.id, i]));
+  const edges = model.branches.map((br) => [index.get(br.from), index.get(br.to)]).filter(([a, b]) => a !== undefined && b !== undefined && a !== b);
+  const { x, y } = layout(model.buses.length, edges);
+  const flat = [];
+  for (let i = 0; i < model.buses.length; i++) flat.push(Math.round(x[i] * 1000) / 1000, Math.round(y[i] * 1000) / 1000);
+  try { sessionStorage.setItem(key, JSON.stringify(flat)); } catch { /* storage full: keep it in memory only */ }
+  return flat;
+}
+
+export class NetworkDrawing {
+  constructor(container, model, key, onPick) {
+    this.container = container;
+    this.model = model;
+    const graph = new graphology.MultiGraph();
+    const pos = positions(model, `gridops.layout.${key}`);
+    model.buses.forEach((b, i) => {
+      graph.addNode(String(b.id), { x: pos[2 * i], y: pos[2 * i + 1], size: model.buses.length > 2000 ? 2 : 5, label: `bus ${b.id}`, color: b.type === 'slack' ? '#7c3aed' : '#6b7280' });
+    });
+    model.branches.forEach((br, i) => {
+      if (!graph.hasNode(String(br.from)) || !graph.hasNode(String(br.to))) return;
+      graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size: 1, color: br.status === 'closed' ? '#cbd5e1' : '#fecaca' });
+    });
+    this.graph = graph;
+    this.sigma = new Sigma(graph, container, { enableEdgeEvents: true, renderLabels: model.buses.length <= 300, labelRenderedSizeThreshold: 8 });
+    this.sigma.on('clickNode', ({ node }) => onPick({ kind: 'bus', id: Number(node) }));
+    this.sigma.on('clickEdge', ({ edge }) => onPick({ kind: 'branch', index: Number(edge.slice(1)) }));
+    container.dataset.nodes = String(graph.order);
+    container.dataset.edges = String(graph.size);
+    container.dataset.colored = 'false';
+  }
+
+  /** Colours from a power-flow result (buses by voltage against vmin/vmax, branches by loading). */
+  color(result) {
+    const busById = new Map(this.model.buses.map((b) => [b.id, b]));
+    let low = 0, high = 0, over = 0;
+    for (const r of result.buses ?? []) {
+      const b = busById.get(r.id);
+      if (!b || !this.graph.hasNode(String(r.id))) continue;
+      const c = r.v < (b.vmin ?? 0.9) - 1e-6 ? VOLTAGE_COLORS[0].color : r.v > (b.vmax ?? 1.1) + 1e-6 ? VOLTAGE_COLORS[2].color : VOLTAGE_COLORS[1].color;
+      if (c === VOLTAGE_COLORS[0].color) low++; else if (c === VOLTAGE_COLORS[2].color) high++;
+      this.graph.setNodeAttribute(String(r.id), 'color', c);
+    }
+    (result.branches ?? []).forEach((f, i) => {
+      const key = `b${i}`;
+      if (!this.graph.hasEdge(key)) return;
+      const l = f.loading ?? 0;
+      const c = l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color;
+      if (l > 100) over++;
+      this.graph.setEdgeAttribute(key, 'color', c);
+      this.graph.setEdgeAttribute(key, 'size', l > 100 ? 3 : l >= 70 ? 2 : 1);
+    });
+    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over) });
+  }
+
+  /** Marks one branch (a study's worst case) on the drawing. */
+  highlight(index) {
+    const key = `b${index}`;
+    if (!this.graph.hasEdge(key)) return;
+    if (this.highlighted && this.graph.hasEdge(this.highlighted)) this.graph.setEdgeAttribute(this.highlighted, 'size', 1);
+    this.graph.setEdgeAttribute(key, 'color', '#db2777');
+    this.graph.setEdgeAttribute(key, 'size', 5);
+    this.highlighted = key;
+    this.container.dataset.highlighted = String(index);
+  }
+
+  destroy() { this.sigma.kill(); }
+}
