@@ -110,21 +110,22 @@ function Networks() {
   </section>`;
 }
 
-/** Polls a task (and, for studies, the study) until it ends; onProgress(fraction or null). */
-async function followTask(taskId, onProgress, studyId) {
-  for (;;) {
-    if (studyId) {
-      const st = (await api('GET', `/api/v1/studies/${studyId}`)).data;
-      onProgress(st.progress?.total ? st.progress.done / st.progress.total : null);
-      if (['completed', 'failed', 'cancelled'].includes(st.status)) return st;
-    } else {
-      const t = (await api('GET', `/api/v1/tasks/${taskId}`)).data;
-      const p = t.progress;
-      onProgress(p && p.max_iterations ? Math.min(1, (p.iteration ?? 0) / p.max_iterations) : null);
-      if (['completed', 'failed', 'cancelled'].includes(t.status)) return t;
+/** Follows a task (and, for studies, the study) until it ends: progress live from the SSE stream (topic powerflow:
+ *  powerflow.progress and study.progress events of this network), the end by polling its status. */
+async function followTask(taskId, onProgress, networkId, studyId) {
+  const ac = new AbortController();
+  listen({ topics: 'powerflow', network_id: networkId }, (e) => {
+    const p = e.data?.payload ?? {};
+    if (studyId && p.study_id === studyId && p.total) onProgress(p.done / p.total);
+    else if (!studyId && p.task_id === taskId && p.max_iterations) onProgress(Math.min(1, (p.iteration ?? 0) / p.max_iterations));
+  }, ac.signal);
+  try {
+    for (;;) {
+      const st = (await api('GET', studyId ? `/api/v1/studies/${studyId}` : `/api/v1/tasks/${taskId}`)).data;
+      if (['completed', 'failed', 'cancelled'].includes(st.status)) { onProgress(1); return st; }
+      await new Promise((r) => setTimeout(r, 500));
     }
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  } finally { ac.abort(); }
 }
 
 function NetworkView({ id }) {
@@ -148,13 +149,13 @@ function NetworkView({ id }) {
     try {
       if (what === 'powerflow') {
         const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method, async: true });
-        const t = await followTask(q.data.task_id, setProgress);
+        const t = await followTask(q.data.task_id, setProgress, id);
         if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
         const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;
         setResult(full); drawing.current?.color(full);
       } else if (what === 'study') {
         const q = await api('POST', `/api/v1/networks/${id}/studies`, { kind: 'contingency', contingencies: 'n-1-branches', method: method === 'dc' ? 'dc' : method });
-        const st = await followTask(q.data.task_id, setProgress, q.data.study_id);
+        const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
         if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
         const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
         setStudy({ id: q.data.study_id, summary: st, cases: cases.data });
@@ -325,4 +326,6 @@ function App() {
     <main>${view}</main>`;
 }
 
-render(html`<${App} />`, document.getElementById('app'));
+const root = document.getElementById('app');
+root.textContent = ''; // the static "Loading" line
+render(html`<${App} />`, root);

@@ -147,3 +147,41 @@ for (const mode of ['embedded', 'distributed'] as const) {
     });
   });
 }
+
+describe('console for a viewer', { timeout: 120_000 }, () => {
+  let server: GridopsProcess;
+  let browser: Browser;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'gridops-console-'));
+    server = await spawnGridops({ NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, DATA_DIR: dir, WORKERS: '1' });
+    browser = await launch();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.stop(5000);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('does not offer what the role may not do (import, run, cancel, acknowledge)', async () => {
+    const base = server.url!;
+    const h = { authorization: `Bearer ${await apiToken(base)}`, 'content-type': 'application/json' };
+    const made = await fetch(`${base}/api/v1/admin/users`, { method: 'POST', headers: h, body: JSON.stringify({ username: 'vera', password: 'viewer-password-1', role: 'viewer', tenant_id: 'default' }) });
+    assert.ok(made.status < 300, await made.text());
+    const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, 'case9.m'), 'utf8') });
+    const id = ((await imp.json()) as { data: { id: string } }).data.id;
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${base}/console/`);
+    await page.fill('input[name=username]', 'vera');
+    await page.fill('input[name=password]', 'viewer-password-1');
+    await page.click('button[type=submit]');
+    await page.waitForSelector('#networks tbody tr');
+    assert.match(await page.textContent('#who') ?? '', /vera · tenant default · viewer/);
+    assert.equal(await page.$('#import-file'), null, 'no import for a viewer');
+    await page.click(`a[href="#/network/${id}"]`);
+    await page.waitForSelector('#drawing[data-nodes="9"]');
+    assert.equal(await page.$('#run-powerflow'), null, 'no power flow button for a viewer');
+    assert.match(await page.textContent('main') ?? '', /needs the operator role/);
+    await page.screenshot({ path: join(ARTIFACTS, 'viewer-network.png') });
+  });
+});

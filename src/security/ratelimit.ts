@@ -382,8 +382,9 @@ export function classifyRoute(method: string, url: string | undefined, isPublic:
   if (method === 'POST' && u === '/api/v1/timeseries/batch') return { ipClass: 'timeseries_write', endpoint };
   if (u === '/api/v1/events/stream') return { ipClass: 'sse_connect' };
   if (u === '/ws' || u === '/graphql' && method === 'GET') return { ipClass: isPublic ? 'ws_connect' : 'authenticated' };
-  // Static API documentation (swagger UI assets, the OpenAPI document) loads many files at once.
-  if (u.startsWith('/docs') || u.endsWith('/openapi.json')) return { ipClass: 'authenticated' };
+  // Static API documentation (swagger UI assets, the OpenAPI document) and the console's files load
+  // many files at once: a page load must not spend the public class's burst of 10.
+  if (u.startsWith('/docs') || u.endsWith('/openapi.json') || u.startsWith('/console')) return { ipClass: 'authenticated' };
   if (isPublic) return { ipClass: 'public' };
   return { ipClass: 'authenticated', endpoint };
 }
