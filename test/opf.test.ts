@@ -233,3 +233,25 @@ test('DC with linear costs: HiGHS answers where MIPS does not (case2383wp), with
   highs.branches.forEach((b, i) => assert.ok(Math.abs(b.mu_sf - mips.branches[i]!.mu_sf) + Math.abs(b.mu_st - mips.branches[i]!.mu_st) < 1e-6, `branch ${i} multipliers`));
   assert.equal(await solveOpfLp(engine, packOpf(case9(), o).input, 600), undefined, 'quadratic costs are not an LP');
 });
+
+test('AC: polynomial costs above quadratic are taken directly (MATPOWER accepts any degree in AC)', async () => {
+  const net = case9();
+  net.generators[0]!.cost = { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [2e-4, 0.11, 5, 150] }; // + 0.0002 P³
+  net.generators[1]!.cost = { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [1e-6, 0, 0.085, 1.2, 600] }; // + 1e-6 P⁴
+  const r = await solveOpf(pool, net, { method: 'ac' });
+  assert.equal(r.status, 'converged', r.message);
+  const poly = (c: number[], p: number) => c.reduce((s, a) => s * p + a, 0);
+  const der = (c: number[], p: number) => c.slice(0, -1).reduce((s, a, i) => s * p + a * (c.length - 1 - i), 0);
+  const cost = net.generators.reduce((s, g, i) => s + poly(g.cost!.coefficients, r.generators[i]!.p_mw), 0);
+  assert.ok(Math.abs(cost - r.objective) < 1e-6 * cost, `${cost} vs ${r.objective}`);
+  // optimality: a generator within its limits produces where its marginal cost equals its bus's LMP
+  r.generators.forEach((g, i) => {
+    const m = net.generators[i]!;
+    if (g.mu_pmax > 1e-6 || g.mu_pmin > 1e-6 || g.mu_qmax > 1e-6 || g.mu_qmin > 1e-6) return;
+    const lmp = r.buses.find((b) => b.id === g.bus)!.lmp_p;
+    assert.ok(Math.abs(der(m.cost!.coefficients, g.p_mw) - lmp) < 1e-4, `generator ${i}: marginal cost ${der(m.cost!.coefficients, g.p_mw)} vs LMP ${lmp}`);
+  });
+  // the cubic term raises generator 0's marginal cost: it produces less than with the quadratic alone
+  const quad = await solveOpf(pool, case9(), { method: 'ac' });
+  assert.ok(r.generators[0]!.p_mw < quad.generators[0]!.p_mw - 1, `${r.generators[0]!.p_mw} vs ${quad.generators[0]!.p_mw}`);
+});

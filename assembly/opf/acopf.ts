@@ -20,6 +20,8 @@ import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS
 
 /** MATPOWER's mips cost_mult for OPF: the cost is scaled down inside the iterations. */
 const COST_MULT: f64 = 1e-4;
+/** As src/opf/costs.ts MAX_COST_TERMS. */
+const MAX_POLY_TERMS: i32 = 64;
 
 export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptions): i32 {
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
@@ -30,7 +32,7 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     lRate = br + 7 * nl;
   const gBus = gen, gPmin = gen + ng, gPmax = gen + 2 * ng, gQmin = gen + 3 * ng, gQmax = gen + 4 * ng;
 
-  const sizes = costSizes(inp, gen, ng, 3);
+  const sizes = costSizes(inp, gen, ng, MAX_POLY_TERMS); // MATPOWER's AC-OPF takes any polynomial degree
   if (sizes.bad) return bad(out);
   const ny = sizes.ny, nang = countAngleRows(inp, br, nl);
   const va0 = 0, vm0 = nb, pg0 = 2 * nb, qg0 = 2 * nb + ng, y0 = 2 * nb + 2 * ng;

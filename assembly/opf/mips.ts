@@ -168,6 +168,14 @@ export class Mips {
       f += 0.5 * hj * xj * xj + cj * xj;
       unchecked(Lx[j] = cm * (hj * xj + cj));
     }
+    // polynomial costs of degree ≥ 3 (Horner: value and first derivative)
+    for (let t = 0; t < qp.polyVar.length; t++) {
+      const j = unchecked(qp.polyVar[t]), xj = unchecked(x[j]);
+      let v = 0.0, d = 0.0;
+      for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) { d = d * xj + v; v = v * xj + unchecked(qp.polyCoef[p]); }
+      f += v;
+      unchecked(Lx[j] += cm * d);
+    }
     this.f = cm * (f + qp.k);
     const neqN = this.neqNonlinear, niqN = this.niqNonlinear;
     if (neqN + niqN > 0) this.nln.evaluate(x, this.g, this.eqV, this.h, this.iqV);
@@ -238,6 +246,13 @@ export class Mips {
       for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
       const cm = this.costMult;
       for (let j = 0; j < nx; j++) unchecked(val[kkt.diagSlot[j]] += cm * qp.h[j]);
+      for (let t = 0; t < qp.polyVar.length; t++) {
+        // second derivative of a polynomial cost (Horner on value, first and second derivative)
+        const j = unchecked(qp.polyVar[t]), xj = unchecked(x[j]);
+        let v = 0.0, d = 0.0, d2 = 0.0;
+        for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) { d2 = d2 * xj + 2.0 * d; d = d * xj + v; v = v * xj + unchecked(qp.polyCoef[p]); }
+        unchecked(val[kkt.diagSlot[j]] += cm * d2);
+      }
       if (this.neqNonlinear + this.niqNonlinear > 0) {
         // Lxx = cost_mult ∇²f + Σ λ ∇²g + Σ μ ∇²h (mips.m's hess_fcn) at the current x, λ, μ
         const hv = this.hv;

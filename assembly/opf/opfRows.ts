@@ -55,7 +55,7 @@ export function addAngleRows(qp: QP, inp: StaticArray<f64>, br: i32, nl: i32): v
 }
 
 /** Generator costs over Pg (columns pg0 + g, p.u.) and cost variables (from column y0): polynomial terms
- *  (up to quadratic) into qp.h / qp.c, piecewise-linear ones as y ≥ m_k·baseMVA·Pg + c_k rows and
+ *  up to quadratic into qp.h / qp.c, higher degrees (AC) as qp's polynomial terms, piecewise-linear ones as y ≥ m_k·baseMVA·Pg + c_k rows and
  *  cost 1 on y. Returns the constant terms' sum; sets `ymax` (largest y of any curve) for the start point. */
 export class CostRows {
   constant: f64 = 0.0;
@@ -79,6 +79,12 @@ export function addCostRows(qp: QP, inp: StaticArray<f64>, gen: i32, ng: i32, ba
         out.constant += inp[off + 1];
       } else if (n == 1) {
         out.constant += inp[off];
+      } else if (n > 3) {
+        // degree ≥ 3 (AC only): c_k (baseMVA·Pg)^k, ascending powers of Pg in p.u.
+        const asc = new StaticArray<f64>(n);
+        let scale = 1.0;
+        for (let k = 0; k < n; k++) { unchecked(asc[k] = inp[off + n - 1 - k] * scale); scale *= base; }
+        qp.addPolynomial(pg, asc);
       }
       continue;
     }

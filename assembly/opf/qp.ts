@@ -23,6 +23,11 @@ export class QP {
   Ax: StaticArray<f64> = new StaticArray<f64>(0);
   l: StaticArray<f64> = new StaticArray<f64>(0);
   u: StaticArray<f64> = new StaticArray<f64>(0);
+  /** Separable polynomial costs of degree ≥ 3 (AC-OPF only): variable polyVar[t] costs
+   *  Σ_k polyCoef[polyStart[t] + k] · x^k (ascending powers), added to ½hx² + cx. */
+  polyVar: Array<i32> = new Array<i32>();
+  polyStart: Array<i32> = [0];
+  polyCoef: Array<f64> = new Array<f64>();
   /** per row of A: the variable an equality row naturally pivots with (DC power balance of bus i:
    *  its angle), or −1; a hint for the KKT ordering (./kktOrder.ts) */
   partner: StaticArray<i32> = new StaticArray<i32>(0);
@@ -44,6 +49,13 @@ export class QP {
     this.u = new StaticArray<f64>(nARows);
     this.partner = new StaticArray<i32>(nARows);
     for (let r = 0; r < nARows; r++) unchecked(this.partner[r] = -1);
+  }
+
+  /** Adds a polynomial cost on x_j: coefficients of x^0, x^1, … (setup only: it allocates). */
+  addPolynomial(j: i32, ascending: StaticArray<f64>): void {
+    this.polyVar.push(j);
+    for (let k = 0; k < ascending.length; k++) this.polyCoef.push(unchecked(ascending[k]));
+    this.polyStart.push(this.polyCoef.length);
   }
 
   /** Starts row nA with bounds lo..hi; returns its index. */
