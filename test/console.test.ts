@@ -129,6 +129,26 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await shot('events');
     });
 
+    it('imports by drag and drop and exports a network as a MATPOWER file', async () => {
+      await page.click('a[href="#/networks"]');
+      await page.waitForSelector('.drop');
+      const text = readFileSync(join(CASES_DIR, 'case9.m'), 'utf8');
+      const dt = await page.evaluateHandle((t: string) => {
+        const g = globalThis as unknown as { DataTransfer: new () => { items: { add(f: unknown): void } }; File: new (parts: string[], name: string) => unknown };
+        const d = new g.DataTransfer();
+        d.items.add(new g.File([t], 'case9.m'));
+        return d;
+      }, text);
+      await page.dispatchEvent('.drop', 'drop', { dataTransfer: dt });
+      await page.waitForSelector('#drawing[data-nodes="9"]');
+      await page.click('a[href="#/networks"]');
+      await page.waitForSelector('#networks tbody tr');
+      const [download] = await Promise.all([page.waitForEvent('download'), page.click('#networks tbody tr:has-text("case9") button')]);
+      assert.equal(download.suggestedFilename(), 'case9.m');
+      const path = await download.path();
+      assert.match(readFileSync(path, 'utf8'), /mpc\.bus = \[/);
+    });
+
     it('tasks and time series views work against the API', async () => {
       await page.click('a[href="#/tasks"]');
       await page.waitForSelector('#tasks tbody tr');

@@ -66,7 +66,8 @@ for (const mode of MODES) {
       const monitored: StudyRequest = { kind: 'contingency', contingencies: [{ branches: [0] }, { branches: [12] }, { generators: [1], id: 'g1' }], monitor: { branches: [0, 5, 9], buses: [1, 8, 30] } };
       const sweep: StudyRequest = { kind: 'scenarios', scenarios: { count: 3, load_scale: [0.9, 1, 1.1], loads: { 2: { p_mw: [5, 6, 7] } } }, contingencies: [{ branches: [9] }], monitor: { buses: 'all' } };
       const dc: StudyRequest = { kind: 'contingency', method: 'dc', contingencies: [{ branches: [0] }, { branches: [5] }], monitor: { branches: [0, 1] } };
-      for (const request of [monitored, sweep, dc]) {
+      const fdq: StudyRequest = { kind: 'contingency', method: 'fast_decoupled', enforce_q_limits: true, contingencies: [{ branches: [0] }, { branches: [5] }, { generators: [2] }], monitor: { buses: 'all' } };
+      for (const request of [monitored, sweep, dc, fdq]) {
         const sub = await api.submit(net30, request);
         const st = await api.waitFor(sub.study_id);
         assert.equal(st.status, 'completed', JSON.stringify(st.error));
