@@ -5,7 +5,7 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
 
 export const OPF_USAGE = `Options of opf:
-  --method M            dc or ac (default ac; this version solves dc only, see docs/opf.md)
+  --method M            ac (MATPOWER runopf, the default) or dc (rundcopf); docs/opf.md
   --tolerance T         MIPS gradient / complementarity / cost tolerance (default 1e-6)
   --max-iterations N    MIPS iteration limit (default 150)
   --timeout-ms N        give up after N ms (default 30000)
