@@ -137,6 +137,8 @@ function NetworkView({ id }) {
   const [progress, setProgress] = useState(undefined);
   const [pick, setPick] = useState(null);
   const [method, setMethod] = useState('newton_raphson');
+  const [opts, setOpts] = useState({ tolerance: '1e-8', maxIterations: '50', contingencies: 'n-1-branches', limit: '100', opfMethod: 'ac' });
+  const opt = (k) => (e) => setOpts({ ...opts, [k]: e.target.value });
   const box = useRef(null), drawing = useRef(null);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
   useEffect(() => {
@@ -148,21 +150,24 @@ function NetworkView({ id }) {
     setError(null); setProgress(0);
     try {
       if (what === 'powerflow') {
-        const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method, async: true });
+        const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method, async: true, tolerance: Number(opts.tolerance), max_iterations: Number(opts.maxIterations) });
         const t = await followTask(q.data.task_id, setProgress, id);
         if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
         const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;
         setResult(full); drawing.current?.color(full);
       } else if (what === 'study') {
-        const q = await api('POST', `/api/v1/networks/${id}/studies`, { kind: 'contingency', contingencies: 'n-1-branches', method: method === 'dc' ? 'dc' : method });
+        const q = await api('POST', `/api/v1/networks/${id}/studies`, {
+          kind: 'contingency', contingencies: opts.contingencies, method, tolerance: Number(opts.tolerance), max_iterations: Number(opts.maxIterations),
+          loading_limit_percent: Number(opts.limit),
+        });
         const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
         if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
         const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
         setStudy({ id: q.data.study_id, summary: st, cases: cases.data });
-        const worst = cases.data.find((c) => c.status === 'converged');
-        if (worst?.contingency?.branches?.length) drawing.current?.highlight(worst.contingency.branches[0]);
+        const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
+        if (worst) drawing.current?.highlight(worst.contingency.branches[0]);
       } else {
-        const r = await api('POST', `/api/v1/networks/${id}/opf`, { method: method === 'dc' ? 'dc' : 'ac' });
+        const r = await api('POST', `/api/v1/networks/${id}/opf`, { method: opts.opfMethod });
         setOpf(r.data); drawing.current?.color(r.data);
       }
     } catch (e) { setError(e); } finally { setProgress(undefined); }
@@ -176,8 +181,15 @@ function NetworkView({ id }) {
     <h2>${net.name} <span class="muted">(${net.buses.length} buses, ${net.branches.length} branches, version ${net.version ?? ''})</span></h2>
     ${may('compute') ? html`<div class="row">
       <label>Method <select value=${method} onChange=${(e) => setMethod(e.target.value)}><option value="newton_raphson">Newton-Raphson</option><option value="fast_decoupled">fast decoupled</option><option value="dc">DC</option></select></label>
+      <label>Tolerance <input size="6" value=${opts.tolerance} onInput=${opt('tolerance')} /></label>
+      <label>Max iterations <input size="3" value=${opts.maxIterations} onInput=${opt('maxIterations')} /></label>
       <button id="run-powerflow" onClick=${() => run('powerflow')} disabled=${progress !== undefined}>Run power flow</button>
+    </div>
+    <div class="row">
+      <label>Outages <select id="study-contingencies" value=${opts.contingencies} onChange=${opt('contingencies')}><option value="n-1-branches">each branch</option><option value="n-1-generators">each generator</option><option value="n-1">both</option></select></label>
+      <label>Loading limit % <input size="4" value=${opts.limit} onInput=${opt('limit')} /></label>
       <button id="run-study" onClick=${() => run('study')} disabled=${progress !== undefined}>Run N-1 study</button>
+      <label>OPF <select id="opf-method" value=${opts.opfMethod} onChange=${opt('opfMethod')}><option value="ac">AC</option><option value="dc">DC</option></select></label>
       <button id="run-opf" onClick=${() => run('opf')} disabled=${progress !== undefined}>Run OPF</button>
       ${progress !== undefined ? html`<progress id="progress" aria-label="progress" max="1" value=${progress ?? undefined}></progress>` : null}
     </div>` : html`<p class="muted">Your role may read this network; running calculations needs the operator role.</p>`}

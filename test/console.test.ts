@@ -109,6 +109,13 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const worst = rows.find((r) => r[1] === 'converged')![0]!;
       assert.equal(`branch:${await page.getAttribute('#drawing', 'data-highlighted')}`, worst, 'the worst case is highlighted on the drawing');
       await shot('study');
+      // and an OPF with its method chosen: the dispatch table and the drawing coloured by its flows
+      await page.selectOption('#opf-method', 'dc');
+      await page.click('#run-opf');
+      await page.waitForSelector('#opf-generators tbody tr');
+      assert.match(await page.textContent('main') ?? '', /OPF: converged, objective 5\d\d\.\d\d per hour/);
+      assert.equal((await page.$$('#opf-generators tbody tr')).length, 6);
+      await shot('opf');
     });
 
     it('acknowledges an alarm, and shows a live event as it arrives', async () => {
