@@ -25,7 +25,7 @@
 // Why a trailer and not a message per iteration: most solves take a millisecond or
 // less, and a cross-thread message (a port per task, a wake-up per message) cost
 // more than the solve; only a solve long enough for anyone to watch is reported live.
-import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { threadId, type BroadcastChannel } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { PowerFlowEngine } from '../src/powerflow/solverInstance.js';
@@ -33,9 +33,8 @@ import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
+import { LIVE_AFTER_MS, liveChannel } from '../src/powerflow/liveChannel.js';
 
-/** A solve reports live once it has run this long. */
-export const LIVE_AFTER_MS = 20;
 
 export interface SolverTask {
   input: Float64Array;
@@ -45,7 +44,6 @@ export interface SolverTask {
 }
 
 const engine = new PowerFlowEngine();
-const channels = new Map<string, BroadcastChannel>();
 
 // Progress of the current solve: pairs (iteration, mismatch), reused across solves.
 let progress = new Float64Array(512);
@@ -74,15 +72,6 @@ engine.onProgress = (iteration: number, mismatch: number): number => {
   return stop ? Atomics.load(stop, 0) : 0;
 };
 
-function channel(name: string): BroadcastChannel {
-  let c = channels.get(name);
-  if (!c) {
-    c = new BroadcastChannel(name);
-    c.unref();
-    channels.set(name, c);
-  }
-  return c;
-}
 
 /** out followed by the progress trailer (see the header). */
 function withProgress(out: Float64Array): Float64Array {
@@ -97,7 +86,7 @@ export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
   if ('kind' in anyTask) return runOpfTask(engine, anyTask).then((out) => move(out));
   const task: SolverTask = anyTask;
   stop = task.stop;
-  live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
+  live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   offset = 0;
   pairs = 0;
   sentLive = 0;

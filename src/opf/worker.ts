@@ -6,26 +6,15 @@
 // A solve that runs longer than LIVE_AFTER_MS (an AC-OPF of thousands of buses)
 // also posts its rows as they come on the pool's BroadcastChannel, as power
 // flow does: {key, from, progress}.
-import { BroadcastChannel, threadId } from 'node:worker_threads';
+import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
+import { LIVE_AFTER_MS, liveChannel } from '../powerflow/liveChannel.js';
 import { IN, METHOD_CODE, OUT, SOLVER_CODE, STATUS } from './abi.js';
 import { solveOpfLp } from './lp.js';
 
 export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array; live?: { channel: string; key: number } }
 
-/** An OPF reports live once it has run this long (as workers/solver.ts's power flow). */
-const LIVE_AFTER_MS = 20;
-const channels = new Map<string, BroadcastChannel>();
-function channel(name: string): BroadcastChannel {
-  let c = channels.get(name);
-  if (!c) {
-    c = new BroadcastChannel(name);
-    c.unref();
-    channels.set(name, c);
-  }
-  return c;
-}
 
 export const PROGRESS_FIELDS = 5;
 
@@ -41,7 +30,7 @@ export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promis
     return out;
   }
   if (stop) Atomics.store(stop, 1, 1);
-  const live = task.live ? { channel: channel(task.live.channel), key: task.live.key } : undefined;
+  const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   let sent = 0;
   engine.onOpfProgress = (it, feas, grad, comp, obj) => {
     if (PROGRESS_FIELDS * (n + 1) > progress.length) {

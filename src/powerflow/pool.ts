@@ -18,7 +18,7 @@
 //   promise resolves; a timed-out / cancelled outcome then carries the last
 //   reported iteration and mismatch (else 0 and NaN) and no bus / branch results.
 //   A short solve's reports come together with its result (the output's progress
-//   trailer); a solve running longer than LIVE_AFTER_MS (workers/solver.ts) reports
+//   trailer); a solve running longer than LIVE_AFTER_MS (./liveChannel.ts) reports
 //   each iteration as it happens, over the pool's BroadcastChannel.
 // The network is packed into one Float64Array that is transferred (not copied)
 // to the worker; the result comes back the same way.
