@@ -15,7 +15,6 @@ import { solveOpfLp } from './lp.js';
 
 export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array; live?: { channel: string; key: number } }
 
-
 export const PROGRESS_FIELDS = 5;
 
 let progress = new Float64Array(PROGRESS_FIELDS * 64);
@@ -47,13 +46,15 @@ export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promis
     return stop ? Atomics.load(stop, 0) : 0;
   };
   try {
-    const dc = task.input[IN.METHOD] === METHOD_CODE.dc;
-    const input = dc ? task.input.slice() : task.input; // kept for the LP path: the core may reuse its buffer
-    let out = engine.solveOpf(task.input);
+    const input = task.input; // solveOpf copies it into the core: it stays as sent, for the LP path
+    const dc = input[IN.METHOD] === METHOD_CODE.dc;
+    let out = engine.solveOpf(input);
     if (dc && out[OUT.STATUS] !== STATUS.CONVERGED && out[OUT.STATUS] !== STATUS.CANCELLED) {
       // MIPS did not converge on a DC-OPF: if its costs are linear it is an LP, which HiGHS solves (./lp.ts),
       // as MATPOWER hands LPs to GLPK; one more progress report at its end
-      const lp = await solveOpfLp(engine, input, input[IN.TIME_LIMIT_S] || 600);
+      // HiGHS gets what is left of timeout_ms (it cannot read the stop flag)
+      const left = (input[IN.TIME_LIMIT_S] || 600) - (performance.now() - started) / 1000;
+      const lp = await solveOpfLp(engine, input, Math.max(left, 0.01));
       if (lp) {
         const last = n > 0 ? progress[PROGRESS_FIELDS * (n - 1)]! : 0;
         engine.onOpfProgress(last + 1, 0, 0, 0, lp.objective);
