@@ -17,6 +17,7 @@ import swagger from './plugins/external/swagger.js';
 import { logRedactPaths, logSerializers, requestIdOf } from './security/logRedaction.js';
 import docsPages from './plugins/app/docsPages.js';
 import consolePages from './plugins/app/console.js';
+import { frameworkErrorHandler } from './plugins/app/frameworkErrors.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const BODY_LIMIT = 1024 * 1024; // SPEC 8.3
@@ -34,6 +35,8 @@ export async function buildApp(services: Services, opts: FastifyServerOptions = 
     trustProxy: false,
     // Unversioned /api/... paths go to the default API version (docs/versioning.md).
     rewriteUrl: defaultVersionRewrite(services.config.versioning),
+    // Paths refused before routing (bad percent-encoding, an over-long segment): spec body and audit row.
+    frameworkErrors: frameworkErrorHandler(() => services),
     ajv: { customOptions: { coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false } },
     ...opts,
   });

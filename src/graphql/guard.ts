@@ -5,7 +5,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
-import { checkRateLimits, recordAudit, fromCaller, anonymousCaller } from '../security/index.js';
+import { checkRateLimits, recordAudit, logAuditFailure, fromCaller, anonymousCaller } from '../security/index.js';
 import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import type { EndpointKey, IpClass } from '../security/settings.js';
 import { allow, type GqlContext } from './context.js';
@@ -83,6 +83,6 @@ async function audit(ctx: GqlContext, caller: Caller, field: string, type: strin
       details: { operation: field, transport: ctx.transport, schema_version: ctx.schemaVersion, ...details },
     });
   } catch (err) {
-    ctx.s.log.error({ err, field }, 'audit entry of a GraphQL mutation could not be written');
+    logAuditFailure(ctx.s.log, err);
   }
 }

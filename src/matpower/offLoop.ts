@@ -21,6 +21,12 @@ function workerFile(): string {
   return fileURLToPath(new URL(`../../workers/matpower${ext}`, here));
 }
 
+/**
+ * The thread ids (never the main thread's 0) of the last reads done off the loop: where a
+ * parse ran is what shows it did not block the loop, on any machine (tests, #21 item 5).
+ */
+export const readsOffLoop: number[] = [];
+
 let running = 0;
 const waiting: (() => void)[] = [];
 async function slot(): Promise<() => void> {
@@ -32,7 +38,7 @@ async function slot(): Promise<() => void> {
   };
 }
 
-type WorkerReply = { model: NetworkModel } | { error: { file: string; line: number; expected: string; found?: string } } | { failure: string };
+type WorkerReply = { model: NetworkModel; threadId: number } | { error: { file: string; line: number; expected: string; found?: string } } | { failure: string };
 
 /** Reads a MATPOWER case; throws MatpowerParseError, or 422 VALIDATION_FAILED when the time budget runs out. */
 export async function parseMatpowerOffLoop(text: string, file: string, opts: { minChars?: number; timeBudgetMs?: number } = {}): Promise<NetworkModel> {
@@ -58,7 +64,11 @@ export async function parseMatpowerOffLoop(text: string, file: string, opts: { m
         reject(heap ? new AppError('VALIDATION_FAILED', 'the MATPOWER case needs more memory to read than an import may use', { reason: 'IMPORT_MEMORY_BUDGET' }) : e);
       });
     });
-    if ('model' in reply) return reply.model;
+    if ('model' in reply) {
+      readsOffLoop.push(reply.threadId);
+      if (readsOffLoop.length > 16) readsOffLoop.shift();
+      return reply.model;
+    }
     if ('error' in reply) throw new MatpowerParseError(reply.error.file, reply.error.line, reply.error.expected, reply.error.found);
     throw new Error(`MATPOWER reader thread failed: ${reply.failure}`);
   } finally {

@@ -7,7 +7,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
-import { acquireConnection, recordAudit, fromCaller, type AuditInput } from '../security/index.js';
+import { acquireConnection, recordAudit, logAuditFailure, fromCaller, type AuditInput } from '../security/index.js';
 import type { ConnKind } from '../security/connections.js';
 import { revocableCredential, type RevocableCredential } from '../security/revocation.js';
 
@@ -93,5 +93,5 @@ export function connectionCount(s: Services, kind: ConnKind, tenantId: string): 
 
 /** Writes an audit entry; a failure is logged, never thrown (the stream is already open). */
 export function auditLive(s: Services, caller: Caller, entry: Omit<AuditInput, 'actor' | 'tenantId' | 'requestId' | 'ip' | 'userAgent' | 'interface'> & Partial<AuditInput>): Promise<void> {
-  return recordAudit(s, { ...fromCaller(caller), ...entry }).then(() => undefined, (err) => s.log.error({ err, action: entry.action }, 'audit entry of a live connection could not be written'));
+  return recordAudit(s, { ...fromCaller(caller), ...entry }).then(() => undefined, (err) => logAuditFailure(s.log, err));
 }

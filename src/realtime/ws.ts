@@ -13,7 +13,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
-import { authenticate, checkRateLimits, recordAudit, fromCaller } from '../security/index.js';
+import { authenticate, checkRateLimits, recordAudit, logAuditFailure, fromCaller } from '../security/index.js';
 import { normalizeIp } from '../security/ip.js';
 import { executeCommand, type CommandRequest } from '../domain/commands/index.js';
 import { agentInTenant } from '../domain/agents.js';
@@ -398,7 +398,7 @@ export class WsSession {
     const audit = (result: 'success' | 'failure' | 'denied', status: number, code?: string) => recordAudit(this.s, {
       ...fromCaller(caller), action: 'WS /ws command', resource: { type: 'agent', id: agentId }, result, status,
       details: { method: 'WS', path: '/ws', message: 'command', command: body.command, ...(code ? { error_code: code } : {}) },
-    }).catch((err) => this.s.log.error({ err }, 'audit entry of a WebSocket command could not be written'));
+    }).catch((err) => logAuditFailure(this.s.log, err));
     if (!caller.permissions.has('command')) {
       await audit('denied', 403, 'FORBIDDEN');
       return this.error(m.id, 'FORBIDDEN', `role ${caller.role} lacks the "command" permission this operation needs`, { permission: 'command', role: caller.role });

@@ -71,7 +71,19 @@ function entry(r: AuditRow): AuditEntry {
   };
 }
 
-const cut = (v: string | undefined | null, n: number) => (v == null ? null : v.length > n ? v.slice(0, n) : v);
+/**
+ * PostgreSQL refuses the NUL character in text and jsonb ("invalid byte sequence"), so an
+ * entry naming `/networks/%00` would be lost: NUL is stored as the six characters `\u0000`
+ * instead (#21). Lone surrogates need nothing: they are sent as U+FFFD.
+ */
+const storable = (v: string) => (v.includes('\u0000') ? v.replaceAll('\u0000', '\\u0000') : v);
+const cut = (v: string | undefined | null, n: number) => {
+  if (v == null) return null;
+  const t = storable(v);
+  return t.length > n ? t.slice(0, n) : t;
+};
+/** Details as jsonb text: an escaped NUL (an odd run of backslashes before u0000) gets one more backslash, so it reads as text. */
+const storableJson = (json: string) => (json.includes('u0000') ? json.replace(/\\+u0000/g, (m) => ((m.length - 5) % 2 === 1 ? `\\${m}` : m)) : json);
 
 /** Helper: the audit fields a caller contributes. */
 export function fromCaller(c: Caller): Pick<AuditInput, 'tenantId' | 'actor' | 'requestId' | 'ip' | 'userAgent' | 'interface'> {
@@ -83,7 +95,7 @@ type AuditValues = unknown[];
 function auditValues(e: AuditInput): AuditValues {
   const tenant = e.tenantId || e.actor.tenant || 'default';
   return [newId('aud'), tenant, e.actor.type, cut(e.actor.id, 200), e.actor.tenant || tenant, cut(e.action, 200), cut(e.resource?.type, 100), cut(e.resource?.id, 200),
-    cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), e.interface ?? null, e.result, e.status ?? null, JSON.stringify(e.details ?? {})];
+    cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), cut(e.interface, 50), e.result, e.status ?? null, storableJson(JSON.stringify(e.details ?? {}))];
 }
 
 const COLUMNS = 'id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details';
@@ -156,6 +168,20 @@ export async function recordAudit(s: Services, e: AuditInput, tx?: Queryable): P
     if (!unavailableDependency(err) && (code === '' || /^(08|53|57|58|XX)/.test(code))) st.auditFailing = true;
     throw err;
   }
+}
+
+/**
+ * Logs an entry that could not be written: at error level with its stack only when the store
+ * itself failed; a store that is away (every mutation answers 503 meanwhile) or an entry the
+ * store refused (a data exception, SQLSTATE class 22) is a warning without a stack, so no
+ * client can fill the error log with its requests (#21 item 3).
+ */
+export function logAuditFailure(log: { warn: (o: object, m: string) => void; error: (o: object, m: string) => void }, err: unknown): void {
+  const code = String((err as { code?: unknown } | undefined)?.code ?? '');
+  const reason = (err as Error | undefined)?.message ?? String(err);
+  if (unavailableDependency(err)) log.warn({ code, reason }, 'audit entry could not be written: the database is unavailable');
+  else if (code.startsWith('22')) log.warn({ code, reason }, 'audit entry could not be written: the database refused its values');
+  else log.error({ err }, 'audit entry could not be written');
 }
 
 export interface AuditQuery {

@@ -21,7 +21,7 @@ import { normalizeIp } from './ip.js';
 export { createSecurity, closeSecurity } from './state.js';
 export { authenticate, anonymousCaller, certificateIdentity, type AuthInput, type AuthResult } from './authenticate.js';
 export { checkRateLimits, classifyRoute, type RateLimitDecision, type RateLimitRequest } from './ratelimit.js';
-export { recordAudit, fromCaller, listAudit, purgeAudit, type AuditInput, type AuditEntry } from './audit.js';
+export { recordAudit, logAuditFailure, fromCaller, listAudit, purgeAudit, type AuditInput, type AuditEntry } from './audit.js';
 export { getQuotas, checkAgentQuota, checkNetworkQuota, checkCountQuota, consumeTimeseriesQuota, quotaView, PLANS, type Quotas } from './quotas.js';
 export type { EndpointKey, IpClass } from './settings.js';
 

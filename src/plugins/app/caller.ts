@@ -12,7 +12,7 @@ import { AppError } from '../../lib/errors.js';
 import { anonymousCaller, authenticate, identifiedBy, unauthenticatedAdmin, type CertIdentity } from '../../security/authenticate.js';
 import { checkRateLimits, classifyRoute, type RateLimitDecision } from '../../security/ratelimit.js';
 import { emergencyBypass } from '../../security/emergency.js';
-import { recordAudit } from '../../security/audit.js';
+import { logAuditFailure, recordAudit } from '../../security/audit.js';
 import { normalizeIp } from '../../security/ip.js';
 import { apiKeyCached } from '../../security/apikeys.js';
 import type { EndpointKey, IpClass } from '../../security/settings.js';
@@ -198,8 +198,8 @@ export default fp(async (app: FastifyInstance) => {
     const denied = status === 401 || status === 403 || status === 429;
     const cfg = req.routeOptions.config ?? {};
     const hints = req.auditHints;
-    const routed = req.routeOptions.url !== undefined;
-    if (!denied && !(routed && MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
+    // Mutating requests are audited whether or not a route matched (a DELETE probing unknown paths too).
+    if (!denied && !(MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
@@ -229,7 +229,7 @@ export default fp(async (app: FastifyInstance) => {
         details,
       });
     } catch (err) {
-      req.log.error({ err }, 'audit entry could not be written');
+      logAuditFailure(req.log, err);
     }
     return payload;
   });

@@ -26,7 +26,7 @@ declare module 'fastify' {
 }
 
 /** 32 hex digits (a W3C trace-id); randomUUID draws from a pooled entropy buffer, randomBytes does not. */
-function traceIdNow(): string {
+export function traceIdNow(): string {
   const u = randomUUID();
   return u.slice(0, 8) + u.slice(9, 13) + u.slice(14, 18) + u.slice(19, 23) + u.slice(24);
 }

@@ -17,8 +17,9 @@ import { makeServer, CloseCode, type Context as WsContext } from 'graphql-ws';
 import { subscribe, type ExecutionResult, type GraphQLError } from 'graphql';
 import { AppError } from '../../lib/errors.js';
 import type { Caller } from '../../domain/caller.js';
-import { acquireConnection, checkRateLimits, gate, recordAudit, fromCaller, anonymousCaller } from '../../security/index.js';
+import { acquireConnection, checkRateLimits, gate, recordAudit, logAuditFailure, fromCaller, anonymousCaller } from '../../security/index.js';
 import { normalizeIp } from '../../security/ip.js';
+import { clientSocketError, websocketErrorHandler } from '../../realtime/socketErrors.js';
 import { toAppError } from './envelope.js';
 import { buildGraphqlSchema } from '../../graphql/build.js';
 import { GraphqlEngine } from '../../graphql/execute.js';
@@ -134,7 +135,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
       await recordAudit(s, {
         ...fromCaller(caller), tenantId: caller.tenantId || 'default', interface: 'graphql', action: `${req.method} ${GRAPHQL_PATH}`, requestId: req.id,
         ip: normalizeIp(req.ip), result: 'denied', status: original.statusCode, details: { error_code: original.code, reason: original.message },
-      }).catch((e) => req.log.error({ err: e }, 'audit entry could not be written'));
+      }).catch((e) => logAuditFailure(req.log, e));
     }
     let neg: Negotiated | undefined;
     try {
@@ -269,6 +270,8 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
   function wsHandler(socket: WebSocket, request: FastifyRequest) {
     const conn: WsConn = { socket, request, window: { start: Date.now(), count: 0 } };
     socket.once('error', (err) => {
+      // A client's protocol error: ws has closed the connection with its code, and the door's errorHandler logged it once.
+      if (clientSocketError(err)) return;
       s.log.warn({ err }, 'graphql-ws socket error');
       socket.close(CloseCode.InternalServerError, 'Internal server error');
     });
@@ -325,7 +328,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
 /** Registers @fastify/websocket for the whole app when the WebSocket door has not, then the GraphQL routes (encapsulated: own error handler). */
 export default fp(async (app: FastifyInstance) => {
   const s = app.services;
-  if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1024 * 1024 } });
+  if (!app.hasDecorator('websocketServer')) await app.register(websocket, { options: { maxPayload: 1024 * 1024 }, errorHandler: websocketErrorHandler });
   const engine = new GraphqlEngine(buildGraphqlSchema(), { introspection: s.config.introspection, timeoutMs: s.config.graphqlTimeoutMs ?? 30_000 });
   app.decorate('graphqlEngine', engine);
   await app.register(graphqlRoutes, { engine });

@@ -21,6 +21,7 @@ import type { Caller } from '../../domain/caller.js';
 import { normalizeIp } from '../../security/ip.js';
 import { acquireSlots, requestCredential } from '../../realtime/access.js';
 import { WsSession, type UpgradeAuth } from '../../realtime/ws.js';
+import { websocketErrorHandler } from '../../realtime/socketErrors.js';
 
 export const WS_PATH = '/ws';
 
@@ -73,7 +74,7 @@ export default fp(async (app: FastifyInstance) => {
     if (typeof up === 'string' && up.toLowerCase() === 'websocket' && !req.raw.socket.destroyed) req.raw.socket.destroy();
   });
   if (!app.hasDecorator('websocketServer')) {
-    await app.register(websocket, { options: { maxPayload: cfg.wsMaxFrameBytes, handleProtocols } });
+    await app.register(websocket, { options: { maxPayload: cfg.wsMaxFrameBytes, handleProtocols }, errorHandler: websocketErrorHandler });
   } else {
     (app.websocketServer.options as { handleProtocols?: typeof handleProtocols }).handleProtocols = handleProtocols;
   }

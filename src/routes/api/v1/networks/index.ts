@@ -37,11 +37,19 @@ const FORM_ADVICE = 'The body has no line breaks: curl -d @file removes them; se
 
 /** The one file of a multipart/form-data upload, as text (the field name does not matter). */
 async function uploadedText(req: FastifyRequest, limit: number): Promise<string> {
-  const part = await req.file();
-  if (!part) throw new AppError('INVALID_REQUEST', 'the multipart/form-data body has no file part: upload the case with curl -F file=@case9.m');
-  const buf = await part.toBuffer();
-  if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
-  return buf.toString('utf8');
+  try {
+    const part = await req.file();
+    if (!part) throw new AppError('INVALID_REQUEST', 'the multipart/form-data body has no file part: upload the case with curl -F file=@case9.m');
+    const buf = await part.toBuffer();
+    if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
+    return buf.toString('utf8');
+  } catch (e) {
+    // The multipart parser's own refusals (limits, content type) carry their 4xx; anything else it
+    // throws is a body it could not read (truncated, no closing boundary): the client's to fix (#21).
+    const status = (e as { statusCode?: number }).statusCode;
+    if (e instanceof AppError || (status !== undefined && status < 500)) throw e;
+    throw new AppError('INVALID_REQUEST', `the multipart/form-data body could not be read (${(e as Error).message}): send the whole file with its closing boundary, e.g. curl -F file=@case9.m, or the .m text as text/plain with --data-binary @case9.m`, { reason: 'malformed_multipart' });
+  }
 }
 const Params = IdParams('net');
 const checkNetworkIn = TypeCompiler.Compile(NetworkIn);
