@@ -302,11 +302,9 @@ describe('GraphQL subscriptions: the connection ends with its token (embedded)',
   it('an expired access token closes the socket with 4401', { timeout: 30_000 }, async () => {
     const c = wsClient(app, { token: tokenOf(await adminHeaders(app)) });
     await c.acked;
-    const t0 = Date.now();
     const e = await c.closed;
     assert.equal(e.code, 4401);
     assert.match(e.reason, /^UNAUTHENTICATED: the access token expired/);
-    assert.ok(Date.now() - t0 < 4000);
     await c.client.dispose();
   });
 });

@@ -123,14 +123,11 @@ test('case_ACTIVSg10k: out-of-service generators, negative slack angle, names', 
   assert.equal(m.buses[0]!.name, 'NEAH BAY 1');
 });
 
-test('reading the largest cases is fast', () => {
+test('reading the largest cases twice gives the same model (the reader keeps no state between files)', () => {
+  // How fast is for bench/, not for a test on a shared machine (#21 item 5).
   for (const file of ['case_ACTIVSg10k.m', 'case13659pegase.m']) {
     const text = readCase(file);
-    parseMatpower(text, file); // warm-up
-    const t0 = performance.now();
-    parseMatpower(text, file);
-    const ms = performance.now() - t0;
-    assert.ok(ms < 1000, `${file} took ${ms.toFixed(0)} ms`); // ~60-100 ms on the project machine; loose for CI
+    assert.deepEqual(parseMatpower(text, file), parseMatpower(text, file));
   }
 });
 
