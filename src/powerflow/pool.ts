@@ -29,9 +29,10 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { NetworkModel } from '../domain/networkModel.js';
-import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
+import { DEFAULT_SOLVE_OPTIONS, ISLANDING_RULES, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
 import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
+import { islandSplit, withIslands } from './islanding.js';
 import { emptyOutcome, unpackOutcome } from './unpack.js';
 import { OUT, STATUS } from './abi.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
@@ -155,6 +156,14 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     const t0 = performance.now();
     if (closed) throw new Error('solver pool is closed');
     const o = withDefaults(options);
+    if (o.islanding !== undefined && !ISLANDING_RULES.includes(o.islanding)) {
+      throw new PowerFlowInputError(`unknown islanding rule '${String(o.islanding)}' (refuse, isolate, new_reference)`, 'VALIDATION_FAILED', { field: 'islanding' });
+    }
+    if (o.islanding === 'isolate' || o.islanding === 'new_reference') {
+      // The islands without a reference are typed out before packing, as MATPOWER's answer is made (./islanding.ts).
+      const split = islandSplit(network, o.islanding);
+      return withIslands(await solve(split.model, { ...o, islanding: 'refuse' }, hooks), split);
+    }
     const packed = packFor(network, o); // throws PowerFlowInputError
     const { signal, onProgress } = hooks;
     if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });

@@ -1,8 +1,8 @@
 // The contract between the power-flow core (assembly/ + workers/ + src/powerflow/)
 // and everything that calls it (the service, the CLI, benchmarks, tests).
-import { POWERFLOW_METHODS, type PowerFlowMethod } from '../schemas/vocabulary.js';
+import { ISLANDING_RULES, POWERFLOW_METHODS, type IslandingRule, type PowerFlowMethod } from '../schemas/vocabulary.js';
 
-export { POWERFLOW_METHODS, type PowerFlowMethod };
+export { ISLANDING_RULES, POWERFLOW_METHODS, type IslandingRule, type PowerFlowMethod };
 
 export interface SolveOptions {
   method: PowerFlowMethod;       // default newton_raphson
@@ -11,6 +11,7 @@ export interface SolveOptions {
   flatStart: boolean;            // default false (CONTRACT "Power flow semantics")
   enforceQLimits: boolean;       // default false (MATPOWER pf.enforce_q_lims)
   timeoutMs: number;             // default 30000; exceeded -> status 'timeout'
+  islanding?: IslandingRule;     // default 'refuse' (CONTRACT "Islands"; src/powerflow/islanding.ts)
 }
 
 export const DEFAULT_SOLVE_OPTIONS: SolveOptions = {
@@ -39,6 +40,7 @@ export interface BusResult {
   q_gen: number;   // MVAr
   p_load: number;  // MW
   q_load: number;  // MVAr
+  energized?: boolean; // with islanding isolate / new_reference: false for a de-energized bus (v = theta = 0)
 }
 
 export interface BranchResult {
@@ -50,6 +52,15 @@ export interface BranchResult {
   p_to: number;
   q_to: number;
   loading: number; // % of rate_a, 0 when rate_a is 0 (unlimited) or out of service
+}
+
+/** One island of the network under islanding isolate / new_reference (CONTRACT "Islands"). */
+export interface IslandSummary {
+  buses: number[];
+  reference_bus: number | null; // null when de-energized
+  energized: boolean;
+  load_mw: number;              // sum of the island's in-service loads
+  generation_mw: number;        // sum of its in-service generators' set-points
 }
 
 export interface GeneratorResult {
@@ -71,6 +82,9 @@ export interface SolveOutcome {
   generators: GeneratorResult[]; // in network order
   losses: { p_mw: number; q_mvar: number }; // series I^2 R / I^2 X, as MATPOWER get_losses
   message?: string;          // why it diverged / was rejected
+  islands?: IslandSummary[]; // with islanding isolate / new_reference: every island, the largest first
+  lost_load_mw?: number;     // sums over the de-energized islands
+  lost_generation_mw?: number;
 }
 
 /** Raised (as a rejected promise) for inputs the solver cannot accept:

@@ -19,6 +19,9 @@ export type CostModel = (typeof COST_MODELS)[number];
 
 export const POWERFLOW_METHODS = ['newton_raphson', 'fast_decoupled', 'dc'] as const;
 export type PowerFlowMethod = (typeof POWERFLOW_METHODS)[number];
+/** What a power flow does with islands left without a reference (CONTRACT "Islands"). */
+export const ISLANDING_RULES = ['refuse', 'isolate', 'new_reference'] as const;
+export type IslandingRule = (typeof ISLANDING_RULES)[number];
 
 export const POWERFLOW_STATUSES = ['queued', 'running', 'converged', 'diverged', 'timeout', 'cancelled', 'failed'] as const;
 export type PowerFlowStatus = (typeof POWERFLOW_STATUSES)[number];
