@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
-import { POWERFLOW_METHODS, PowerFlowInputError, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
+import { ISLANDING_RULES, POWERFLOW_METHODS, PowerFlowInputError, type IslandingRule, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/networkModel.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
@@ -28,6 +28,8 @@ Options of solve:
   --max-iterations N    default 10 for newton_raphson, 30 for fast_decoupled (MATPOWER's)
   --flat-start          start from 1.0 p.u. and the slack angle instead of the case's voltages
   --enforce-q-limits    hold generators at their reactive limits (pv buses become pq)
+  --islanding R         islands without a slack: refuse (default), isolate (de-energize them) or
+                        new_reference (an island with a generator gets a reference); CONTRACT "Islands"
   --timeout-ms N        give up after N ms (default 30000)
   --json                print only the power flow result object (JSON) on standard output
 
@@ -71,6 +73,7 @@ export function parseSolveArgs(argv: string[]): SolveCommand | 'help' {
         'max-iterations': { type: 'string' },
         'flat-start': { type: 'boolean' },
         'enforce-q-limits': { type: 'boolean' },
+        islanding: { type: 'string' },
         'timeout-ms': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -96,6 +99,10 @@ export function parseSolveArgs(argv: string[]): SolveCommand | 'help' {
     enforceQLimits: values['enforce-q-limits'] ?? false,
   };
   if (values['timeout-ms'] !== undefined) options.timeoutMs = positiveNumber('timeout-ms', values['timeout-ms'], true);
+  if (values.islanding !== undefined) {
+    if (!ISLANDING_RULES.includes(values.islanding as IslandingRule)) throw new UsageError(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
+    options.islanding = values.islanding as IslandingRule;
+  }
   return { file: positionals[0]!, json: values.json ?? false, options };
 }
 
@@ -113,6 +120,7 @@ export function resultObject(outcome: SolveOutcome): Record<string, unknown> {
     generators: outcome.generators,
     losses: outcome.losses,
   };
+  if (outcome.islands) Object.assign(out, { islands: outcome.islands, lost_load_mw: outcome.lost_load_mw, lost_generation_mw: outcome.lost_generation_mw });
   if (outcome.message !== undefined) out.message = outcome.message;
   return out;
 }
@@ -143,6 +151,11 @@ export function summary(network: NetworkModel, outcome: SolveOutcome): string {
   if (outcome.status !== 'converged') return `${lines.join('\n')}\n`;
 
   lines.push(`Losses: ${fmt(outcome.losses.p_mw, 3)} MW, ${fmt(outcome.losses.q_mvar, 3)} MVAr`);
+  if (outcome.islands && outcome.islands.length > 1) {
+    const off = outcome.islands.filter((i) => !i.energized);
+    lines.push(`Islands: ${outcome.islands.length}, ${off.length} de-energized (${fmt(outcome.lost_load_mw ?? 0, 1)} MW of load and ${fmt(outcome.lost_generation_mw ?? 0, 1)} MW of generation lost)`);
+    for (const i of off.slice(0, 5)) lines.push(`  de-energized: bus${i.buses.length === 1 ? '' : 'es'} ${i.buses.slice(0, 8).join(', ')}${i.buses.length > 8 ? ', …' : ''}`);
+  }
   const deg = (rad: number) => fmt(rad * 180 / Math.PI, 2);
   if (outcome.method === 'dc') {
     lines.push('Voltages: 1.0 p.u. everywhere (DC power flow)');

@@ -122,8 +122,8 @@ for (const mode of MODES) {
     });
 
     it('validates a network', async () => {
-      const v = ok(await q(`mutation($id: ID!) { validateNetwork(id: $id) { valid errors { field message code } } }`, { id: ids.case9 })).validateNetwork;
-      assert.deepEqual(v, { valid: true, errors: [] });
+      const v = ok(await q(`mutation($id: ID!) { validateNetwork(id: $id) { valid errors { field message code } islands { buses slackBus } } }`, { id: ids.case9 })).validateNetwork;
+      assert.deepEqual(v, { valid: true, errors: [], islands: [{ buses: [1, 2, 3, 4, 5, 6, 7, 8, 9], slackBus: 1 }] });
     });
 
     it('runs power flows synchronously and asynchronously; nested results; cancelTask', async () => {

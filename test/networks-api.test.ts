@@ -110,11 +110,17 @@ for (const mode of MODES) {
       assert.equal(e.details.bus, 9);
       assert.equal(e.details.field, 'branches[0].to');
 
-      res = await call('POST', '/api/v1/networks', tiny('island', { branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }] }));
-      assert.equal(res.statusCode, 422);
-      e = json(res).error;
-      assert.equal(e.code, 'ISLANDED_BUS');
-      assert.deepEqual(e.details.buses, [3]);
+      // A split network is stored (CONTRACT "Islands"); validate reports its islands, a power flow refuses it by default.
+      res = await call('POST', '/api/v1/networks', tiny('island', { branches: [{ from: 1, to: 3, r: 0.01, x: 0.1 }] }));
+      assert.equal(res.statusCode, 201, res.body);
+      const split = json(res).data.id;
+      const v = json(await call('POST', `/api/v1/networks/${split}/validate`)).data;
+      assert.equal(v.valid, false);
+      assert.equal(v.errors[0].code, 'ISLANDED_BUS');
+      assert.deepEqual(v.islands, [{ buses: [1, 3], slack_bus: 1 }, { buses: [2], slack_bus: null }]);
+      res = await call('POST', `/api/v1/networks/${split}/powerflow`, {});
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(json(res).error.code, 'ISLANDED_BUS');
 
       res = await call('POST', '/api/v1/networks', tiny('noslack', { buses: [{ id: 1, type: 'pq' }, { id: 2, type: 'pq' }, { id: 3, type: 'pv' }] }));
       assert.equal(res.statusCode, 422);
@@ -222,7 +228,7 @@ for (const mode of MODES) {
     it('validates a stored network', async () => {
       const id = json(await call('POST', '/api/v1/networks', tiny('valid-one'))).data.id;
       const v = json(await call('POST', `/api/v1/networks/${id}/validate`)).data;
-      assert.deepEqual(v, { valid: true, errors: [] });
+      assert.deepEqual(v, { valid: true, errors: [], islands: [{ buses: [1, 2, 3], slack_bus: 1 }] });
       const res = await call('POST', '/api/v1/networks/net_nothere0000/validate');
       assert.equal(res.statusCode, 404);
     });

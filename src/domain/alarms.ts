@@ -261,7 +261,8 @@ export function powerFlowConditions(model: NetworkModel, result: ResultLike): Co
   const busIndex = new Map(model.buses.map((b, i) => [b.id, i]));
   for (const r of result.buses ?? []) {
     const bus = model.buses[busIndex.get(r.id) ?? -1];
-    if (!bus || bus.type === 'isolated' || !Number.isFinite(r.v)) continue;
+    // A de-energized bus (islanding isolate) is not a voltage violation: the result lists it under islands.
+    if (!bus || bus.type === 'isolated' || (r as { energized?: boolean }).energized === false || !Number.isFinite(r.v)) continue;
     const low = r.v < bus.vmin - EPS;
     const high = r.v > bus.vmax + EPS;
     if (!low && !high) continue;

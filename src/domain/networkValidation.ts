@@ -81,3 +81,15 @@ export function busIslands(m: NetworkModel, index: Map<number, number> = new Map
     }
   });
 }
+
+/** The islands of a network for POST /validate: buses, the first slack (null: none; a power flow refuses it by default), the largest first. */
+export function islandSummaries(m: NetworkModel): { buses: number[]; slack_bus: number | null }[] {
+  const { label, count } = busIslands(m);
+  const out = Array.from({ length: count }, () => ({ buses: [] as number[], slack_bus: null as number | null }));
+  m.buses.forEach((b, i) => {
+    const isl = out[label[i]!]!;
+    isl.buses.push(b.id);
+    if (b.type === 'slack' && isl.slack_bus === null) isl.slack_bus = b.id;
+  });
+  return out.sort((a, b) => b.buses.length - a.buses.length);
+}

@@ -7,7 +7,7 @@ import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
-import { validateTopology, type ValidationIssue } from './networkValidation.js';
+import { islandSummaries, validateTopology, type ValidationIssue } from './networkValidation.js';
 import { opfFieldIssues } from '../opf/costs.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkNetworkQuota } from '../security/quotas.js';
@@ -63,7 +63,9 @@ function firstIssueError(issues: ValidationIssue[]): AppError {
 function checkModel(input: NetworkInput): NetworkModel {
   const model = withDefaults(input);
   // OPF fields too (costs MATPOWER could not use, angmin > angmax): refused when stored, not at the first OPF.
-  const issues = [...validateTopology(model), ...opfFieldIssues(model)];
+  // A split network is stored as it is (open breakers are part of a real model): only a
+  // calculation refuses its islands, and by default only (CONTRACT "Islands").
+  const issues = [...validateTopology(model), ...opfFieldIssues(model)].filter((i) => i.code !== 'ISLANDED_BUS');
   if (issues.length > 0) throw firstIssueError(issues);
   return model;
 }
@@ -266,7 +268,7 @@ export async function deleteNetwork(s: Services, caller: Caller, id: string): Pr
 export async function validateNetwork(s: Services, caller: Caller, id: string) {
   const { model } = await getModel(s, caller, id);
   const issues = [...validateTopology(model), ...opfFieldIssues(model)];
-  return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })) };
+  return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })), islands: islandSummaries(model) };
 }
 
 export interface BatchResult {

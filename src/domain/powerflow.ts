@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { getNetworkState } from './networks.js';
-import { DEFAULT_SOLVE_OPTIONS, type PowerFlowMethod, type SolveOptions } from '../powerflow/types.js';
+import { DEFAULT_SOLVE_OPTIONS, type IslandingRule, type PowerFlowMethod, type SolveOptions } from '../powerflow/types.js';
 import { taskView, type TaskRow } from './tasks.js';
 
 export interface PowerFlowRequest {
@@ -16,6 +16,7 @@ export interface PowerFlowRequest {
   flat_start?: boolean;
   timeout_ms?: number;
   enforce_q_limits?: boolean;
+  islanding?: IslandingRule;
 }
 
 export function solveOptions(r: PowerFlowRequest): SolveOptions {
@@ -26,6 +27,7 @@ export function solveOptions(r: PowerFlowRequest): SolveOptions {
     flatStart: r.flat_start ?? false,
     enforceQLimits: r.enforce_q_limits ?? false,
     timeoutMs: r.timeout_ms ?? DEFAULT_SOLVE_OPTIONS.timeoutMs,
+    ...(r.islanding && r.islanding !== 'refuse' ? { islanding: r.islanding } : {}),
   };
 }
 

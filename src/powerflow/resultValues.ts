@@ -2,7 +2,7 @@
 // compact binary form stored with the task (tasks.result_values): little-endian float64,
 //
 //   header     FORMAT, nb, nl, ng
-//   buses      nb x (id, v, theta, p_gen, q_gen, p_load, q_load)
+//   buses      nb x (id, v, theta, p_gen, q_gen, p_load, q_load[, energized])
 //   branches   nl x (from, to, p_from, q_from, p_to, q_to, loading); index is the position k
 //   generators ng x (bus, p_gen, q_gen)
 //
@@ -13,9 +13,11 @@
 // is self-contained (element ids included): reading a result needs no network model.
 import type { BranchResult, BusResult, GeneratorResult } from './types.js';
 
+/** Format 1: buses without the energized flag; format 2 (a solve with islanding isolate / new_reference): with it, 1 or 0. */
 const FORMAT = 1;
+const FORMAT_ENERGIZED = 2;
 const HEADER = 4;
-const BUS = 7;
+const busWidth = (format: number) => (format === FORMAT_ENERGIZED ? 8 : 7);
 const BRANCH = 7;
 const GEN = 3;
 
@@ -30,14 +32,17 @@ export interface ResultValues {
 
 export function encodeResultValues(r: ResultValues): Buffer {
   const nb = r.buses.length, nl = r.branches.length, ng = r.generators.length;
+  const format = nb > 0 && r.buses[0]!.energized !== undefined ? FORMAT_ENERGIZED : FORMAT;
+  const BUS = busWidth(format);
   const f = new Float64Array(HEADER + nb * BUS + nl * BRANCH + ng * GEN);
-  f[0] = FORMAT;
+  f[0] = format;
   f[1] = nb;
   f[2] = nl;
   f[3] = ng;
   let o = HEADER;
   for (const b of r.buses) {
     f[o] = b.id; f[o + 1] = b.v; f[o + 2] = b.theta; f[o + 3] = b.p_gen; f[o + 4] = b.q_gen; f[o + 5] = b.p_load; f[o + 6] = b.q_load;
+    if (format === FORMAT_ENERGIZED) f[o + 7] = b.energized ? 1 : 0;
     o += BUS;
   }
   for (const b of r.branches) {
@@ -58,13 +63,15 @@ export function decodeResultValues(bytes: Uint8Array): ResultValues {
   const f = new Float64Array(bytes.byteLength / 8);
   new Uint8Array(f.buffer).set(bytes);
   const [format, nb, nl, ng] = [f[0]!, f[1]!, f[2]!, f[3]!];
-  if (format !== FORMAT || HEADER + nb * BUS + nl * BRANCH + ng * GEN !== f.length) {
+  const BUS = busWidth(format);
+  if ((format !== FORMAT && format !== FORMAT_ENERGIZED) || HEADER + nb * BUS + nl * BRANCH + ng * GEN !== f.length) {
     throw new Error(`stored result values are corrupt or of an unknown format (format ${format}, ${f.length} values)`);
   }
   let o = HEADER;
   const buses: BusResult[] = new Array(nb);
   for (let k = 0; k < nb; k++, o += BUS) {
     buses[k] = { id: f[o]!, v: f[o + 1]!, theta: f[o + 2]!, p_gen: f[o + 3]!, q_gen: f[o + 4]!, p_load: f[o + 5]!, q_load: f[o + 6]! };
+    if (format === FORMAT_ENERGIZED) buses[k]!.energized = f[o + 7] === 1;
   }
   const branches: BranchResult[] = new Array(nl);
   for (let k = 0; k < nl; k++, o += BRANCH) {

@@ -118,6 +118,9 @@ export interface TaskResultView {
   branches: SolveOutcome['branches'];
   generators: SolveOutcome['generators'];
   losses: SolveOutcome['losses'];
+  islands?: SolveOutcome['islands'];
+  lost_load_mw?: number;
+  lost_generation_mw?: number;
   started_at: string;
   completed_at: string;
   message?: string;
@@ -198,6 +201,7 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
       iterations: outcome.status === 'timeout' || outcome.status === 'cancelled' ? outcome.iterations ?? null : outcome.iterations,
       mismatch: outcome.mismatch, duration_ms: Math.round(outcome.duration_ms), tolerance: outcome.tolerance,
       buses: outcome.buses, branches: outcome.branches, generators: outcome.generators, losses: outcome.losses,
+      ...(outcome.islands ? { islands: outcome.islands, lost_load_mw: outcome.lost_load_mw, lost_generation_mw: outcome.lost_generation_mw } : {}),
       started_at: startedAt.toISOString(), completed_at: completedAt.toISOString(), ...(outcome.message ? { message: outcome.message } : {}),
     };
     switch (outcome.status) {

@@ -1,6 +1,6 @@
 // TypeBox schemas of the network resource (SPEC 2 + CONTRACT extra fields).
 import { Type } from '@sinclair/typebox';
-import { BRANCH_STATUSES, BUS_TYPES, COST_MODELS, NETWORK_STATUSES, POWERFLOW_METHODS, literals } from './vocabulary.js';
+import { BRANCH_STATUSES, BUS_TYPES, COST_MODELS, ISLANDING_RULES, NETWORK_STATUSES, POWERFLOW_METHODS, literals } from './vocabulary.js';
 import { PageQuery, Timestamp } from './common.js';
 
 const num = (o: object = {}) => Type.Number(o);
@@ -87,6 +87,8 @@ export const NetworkListQuery = Type.Object({
 export const ValidationOut = Type.Object({
   valid: Type.Boolean(),
   errors: Type.Array(Type.Object({ field: Type.String(), message: Type.String(), code: Type.String() })),
+  // (additive) the islands over closed branches, the largest first; slack_bus null: none (CONTRACT "Islands").
+  islands: Type.Optional(Type.Array(Type.Object({ buses: Type.Array(Type.Integer()), slack_bus: Type.Union([Type.Integer(), Type.Null()]) }))),
 });
 
 export const PowerFlowIn = Type.Object({
@@ -97,6 +99,8 @@ export const PowerFlowIn = Type.Object({
   flat_start: Type.Optional(Type.Boolean()),
   timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600000 })),
   enforce_q_limits: Type.Optional(Type.Boolean()),
+  // Islands without a slack: refuse (default, 422 ISLANDED_BUS), isolate (de-energize them) or new_reference (CONTRACT "Islands").
+  islanding: Type.Optional(literals(ISLANDING_RULES)),
 }, { additionalProperties: false });
 
 export const BatchCreateIn = Type.Object({ networks: Type.Array(Type.Unknown(), { minItems: 1, maxItems: 20 }) }, { additionalProperties: false });

@@ -86,7 +86,7 @@ export const networkResolvers = {
     }),
     validateNetwork: mutation({ permission: 'read', resourceType: 'network', rate: { ipClass: 'authenticated', endpoint: 'POST /networks/:id/validate' } }, async (caller, a: IdArgs, ctx) => {
       const r = await networks.validateNetwork(ctx.s, caller, a.id);
-      return { valid: r.valid, errors: r.errors };
+      return { valid: r.valid, errors: r.errors, islands: r.islands.map((i) => ({ buses: i.buses, slackBus: i.slack_bus })) };
     }),
   },
 

@@ -6,7 +6,7 @@ import { PowerFlowIn } from '../../schemas/networks.js';
 import { need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
 import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
-import type { PowerFlowMethod, TaskStatus } from '../../schemas/vocabulary.js';
+import type { IslandingRule, PowerFlowMethod, TaskStatus } from '../../schemas/vocabulary.js';
 import { checkInput } from './networks.js';
 import { connection, defined, down, toNetwork, toPowerFlowResult, up } from './map.js';
 
@@ -22,7 +22,7 @@ interface TasksArgs extends PageArgs {
 interface RunPowerFlowArgs extends IdArgs {
   method?: Opt<GqlEnum<PowerFlowMethod>>;
   async?: Opt<boolean>;
-  options?: Opt<{ tolerance?: Opt<number>; maxIterations?: Opt<number>; flatStart?: Opt<boolean>; timeoutMs?: Opt<number>; enforceQLimits?: Opt<boolean> }>;
+  options?: Opt<{ tolerance?: Opt<number>; maxIterations?: Opt<number>; flatStart?: Opt<boolean>; timeoutMs?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<IslandingRule>> }>;
 }
 
 export const powerFlowResolvers = {
@@ -51,6 +51,7 @@ export const powerFlowResolvers = {
       const req = checkInput(PowerFlowIn, defined({
         method: down<PowerFlowMethod>(a.method), async: a.async ?? undefined, tolerance: o.tolerance ?? undefined, max_iterations: o.maxIterations ?? undefined,
         flat_start: o.flatStart ?? undefined, timeout_ms: o.timeoutMs ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined,
+        islanding: down<IslandingRule>(o.islanding),
       }), 'options');
       try {
         const answer = await runPowerFlow(ctx.s, caller, a.id, req);

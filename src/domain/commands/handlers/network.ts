@@ -49,7 +49,7 @@ export function flowSummary(model: NetworkModel, r: FlowLike) {
   let vmax: { bus: number; v: number } | null = null;
   for (const b of r.buses) {
     const bus = byId.get(b.id);
-    if (!bus || bus.type === 'isolated') continue;
+    if (!bus || bus.type === 'isolated' || (b as { energized?: boolean }).energized === false) continue;
     if (!vmin || b.v < vmin.v) vmin = { bus: b.id, v: b.v };
     if (!vmax || b.v > vmax.v) vmax = { bus: b.id, v: b.v };
     // Distance to the nearer limit, negative inside the band: the worst is the largest.

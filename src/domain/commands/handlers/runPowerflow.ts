@@ -7,6 +7,7 @@ import { runPowerFlow } from '../../powerflow.js';
 import type { TaskRow } from '../../tasks.js';
 import { abortError } from '../context.js';
 import { defineCommand } from '../registry.js';
+import { ISLANDING_RULES } from '../../../schemas/vocabulary.js';
 import { agentNetwork, flowSummary, type FlowLike } from './network.js';
 
 const lit = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
@@ -22,6 +23,7 @@ export default defineCommand({
     max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
     flat_start: Type.Optional(Type.Boolean()),
     enforce_q_limits: Type.Optional(Type.Boolean()),
+    islanding: Type.Optional(lit(ISLANDING_RULES)),
   }),
   control: false, slot: true, anyState: false,
   async run(ctx, p) {

@@ -1,0 +1,125 @@
+// Islands through every door (CONTRACT "Islands"), both modes: a MATPOWER case with open
+// branches that split it is imported and validated (its islands listed); a power flow refuses it
+// by default and solves it with islanding isolate / new_reference through REST (sync and async),
+// GraphQL, the agents' run_powerflow and the CLI; de-energized buses raise no voltage alarm.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders } from './helpers/auth.js';
+import { restClient, type Headers } from './helpers/rest.js';
+import { CASES_DIR } from '../src/paths.js';
+import { parseMatpower } from '../src/matpower/reader.js';
+import { writeMatpower } from '../src/matpower/writer.js';
+import { parseSolveArgs, resultObject } from '../src/cli.js';
+import { createSolverPool } from '../src/powerflow/pool.js';
+import { powerFlowConditions } from '../src/domain/alarms.js';
+
+/** case118 with branch 6 (cuts off generator buses 9-10, 450 MW) and branch 183 (bus 117, 20 MW of load) open. */
+function splitCase118(): string {
+  const m = parseMatpower(readFileSync(join(CASES_DIR, 'case118.m'), 'utf8'), 'case118.m');
+  return writeMatpower({ ...m, name: 'case118_split', branches: m.branches.map((b, k) => (k === 6 || k === 183 ? { ...b, status: 'open' as const } : b)) });
+}
+
+for (const mode of MODES) {
+  describe(`islands through every door (${mode})`, () => {
+    let app: TestApp;
+    let h: Headers;
+    let net: string;
+    const { call, ok, err } = restClient(() => ({ app, h }));
+    before(async () => {
+      app = await startTestApp(mode);
+      h = await adminHeaders(app);
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', splitCase118(), { 'content-type': 'text/plain' });
+      assert.equal(r.statusCode, 201, `a split network is stored: ${r.body}`);
+      net = json(r).data.id;
+    });
+    after(async () => {
+      await app?.close();
+    });
+
+    it('validate lists the islands; a power flow refuses them by default', async () => {
+      const v = await ok('POST', `/api/v1/networks/${net}/validate`);
+      assert.equal(v.valid, false);
+      assert.deepEqual(v.islands.map((i: { buses: number[]; slack_bus: number | null }) => [i.buses.length, i.slack_bus]), [[115, 69], [2, null], [1, null]]);
+      err(await call('POST', `/api/v1/networks/${net}/powerflow`, {}), 422, 'ISLANDED_BUS');
+      err(await call('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'refuse' }), 422, 'ISLANDED_BUS');
+      err(await call('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'sometimes' }), 400, 'INVALID_FIELD');
+    });
+
+    it('REST isolate (sync) and new_reference (async, read back from the task) answer what was lost', async () => {
+      const iso = await ok('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'isolate' });
+      assert.equal(iso.status, 'converged');
+      assert.equal(iso.lost_load_mw, 20);
+      assert.equal(iso.lost_generation_mw, 450);
+      assert.deepEqual(iso.islands.map((i: { buses: number[]; energized: boolean; reference_bus: number | null }) => [i.buses, i.energized, i.reference_bus]).slice(1), [[[9, 10], false, null], [[117], false, null]]);
+      for (const id of [9, 10, 117]) {
+        const b = iso.buses.find((x: { id: number }) => x.id === id);
+        assert.deepEqual([b.v, b.theta, b.energized], [0, 0, false]);
+      }
+      assert.equal(iso.buses.find((x: { id: number }) => x.id === 69).energized, true);
+
+      const queued = await ok('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'new_reference', async: true }, 202);
+      assert.ok(await app.services.tasks.waitFor(queued.task_id, 60_000), 'the task finished');
+      const t = await ok('GET', `/api/v1/tasks/${queued.task_id}?include=result`);
+      assert.equal(t.status, 'completed', JSON.stringify(t.error));
+      assert.equal(t.result.lost_load_mw, 20);
+      assert.equal(t.result.lost_generation_mw, 0);
+      assert.equal(t.result.islands[1].reference_bus, 10);
+      // The stored binary values keep the energized flag.
+      assert.equal(t.result.buses.find((x: { id: number }) => x.id === 10).energized, true);
+      assert.equal(t.result.buses.find((x: { id: number }) => x.id === 117).energized, false);
+    });
+
+    it('de-energized buses raise no voltage alarm (the conditions alarms are raised from)', async () => {
+      const pf = await ok('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'isolate' });
+      const model = parseMatpower(splitCase118(), 'split.m');
+      const voltage = powerFlowConditions(model, pf).filter((c) => c.sourceType === 'bus').map((c) => c.sourceId);
+      const unmarked = powerFlowConditions(model, { ...pf, buses: pf.buses.map((b: object) => ({ ...b, energized: undefined })) }).filter((c) => c.sourceType === 'bus').map((c) => c.sourceId);
+      for (const id of ['9', '10', '117']) {
+        assert.ok(!voltage.includes(id), `no voltage condition for de-energized bus ${id}: ${voltage}`);
+        assert.ok(unmarked.includes(id), `without the flag, v = 0 would be one (${id})`);
+      }
+    });
+
+    it('GraphQL runPowerFlow takes options.islanding and answers islands and lost MW', async () => {
+      const r = await app.app!.inject({
+        method: 'POST', url: '/graphql', headers: h,
+        payload: { query: 'mutation($id: ID!) { runPowerFlow(id: $id, options: { islanding: ISOLATE }) { status lostLoadMw lostGenerationMw islands { buses referenceBus energized loadMw } buses { id v energized } } }', variables: { id: net } },
+      });
+      const d = json(r);
+      assert.equal(d.errors, undefined, r.body);
+      const pf = d.data.runPowerFlow;
+      assert.equal(pf.status, 'CONVERGED');
+      assert.equal(pf.lostLoadMw, 20);
+      assert.deepEqual(pf.islands[2], { buses: [117], referenceBus: null, energized: false, loadMw: 20 });
+      assert.deepEqual(pf.buses.find((b: { id: number }) => b.id === 117), { id: 117, v: 0, energized: false });
+    });
+
+    it('the agents\' run_powerflow takes islanding', async () => {
+      const a = await ok('POST', '/api/v1/agents', { name: `isl-${mode}`, type: 'dispatch', network_id: net, auto_start: true }, 201);
+      err(await call('POST', `/api/v1/agents/${a.id}/command`, { command: 'run_powerflow' }), 422, 'ISLANDED_BUS');
+      const r = await call('POST', `/api/v1/agents/${a.id}/command`, { command: 'run_powerflow', params: { islanding: 'isolate' } });
+      assert.equal(r.statusCode, 200, r.body);
+      assert.equal(json(r).data.status, 'completed', r.body);
+    });
+  });
+}
+
+describe('islands on the command line', () => {
+  it('gridops solve --islanding parses, refuses an unknown rule, and its result object carries the islands', async () => {
+    const cmd = parseSolveArgs(['x.m', '--islanding', 'new_reference']);
+    assert.ok(cmd !== 'help');
+    assert.equal(cmd.options.islanding, 'new_reference');
+    assert.throws(() => parseSolveArgs(['x.m', '--islanding', 'maybe']), /--islanding must be one of refuse, isolate, new_reference/);
+    const pool = createSolverPool({ threads: 1 });
+    try {
+      const out = resultObject(await pool.solve(parseMatpower(splitCase118(), 'split.m'), { ...cmd.options, islanding: 'isolate' }));
+      assert.equal(out.lost_generation_mw, 450);
+      assert.equal((out.islands as unknown[]).length, 3);
+    } finally {
+      await pool.close();
+    }
+  });
+});
