@@ -105,7 +105,7 @@ for (const mode of MODES) {
     it('names the element in topology errors', async () => {
       let res = await call('POST', '/api/v1/networks', tiny('bad-ref', { branches: [{ from: 1, to: 9, r: 0.01, x: 0.1 }, { from: 1, to: 2, r: 0.01, x: 0.1 }, { from: 1, to: 3, r: 0.01, x: 0.1 }] }));
       assert.equal(res.statusCode, 422);
-      let e = json(res).error;
+      const e = json(res).error;
       assert.equal(e.code, 'BUS_NOT_FOUND');
       assert.equal(e.details.bus, 9);
       assert.equal(e.details.field, 'branches[0].to');
