@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { availableParallelism } from 'node:os';
 import type { NetworkModel } from './domain/networkModel.js';
 import type { StudyCaseRow, StudyRequest } from './studies/types.js';
+import { STUDY_ISLANDING, type StudyIslanding } from './schemas/vocabulary.js';
 
 export interface StudyCommand {
   file: string;
@@ -22,6 +23,8 @@ Options of study:
   --tolerance T         max-norm of the p.u. power mismatch (default 1e-8)
   --max-iterations N    Newton iterations per case (default 10, MATPOWER's)
   --loading-limit P     a rated branch loaded above P % is an overload (default 100)
+  --islanding R         an outage that splits the network: isolate (default: solved on what stays
+                        energized), new_reference, or skip (not solved, as MATPOWER's N-1 loop)
   --threads N           solver threads (default: the machine's cores)
   --json                print {"base": ..., "cases": [...]} (the rows of GET /studies/{id}/cases)
   --csv                 print the rows as CSV
@@ -48,7 +51,7 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
       args: argv, allowPositionals: true, strict: true,
       options: {
         contingencies: { type: 'string' }, method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
-        'loading-limit': { type: 'string' }, threads: { type: 'string' },
+        'loading-limit': { type: 'string' }, threads: { type: 'string' }, islanding: { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     });
@@ -72,6 +75,10 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
     max_iterations: values['max-iterations'] === undefined ? 10 : positive('max-iterations', values['max-iterations'], true, UsageError),
   };
   if (values['loading-limit'] !== undefined) request.loading_limit_percent = positive('loading-limit', values['loading-limit'], false, UsageError);
+  if (values.islanding !== undefined) {
+    if (!(STUDY_ISLANDING as readonly string[]).includes(values.islanding)) throw new UsageError(`--islanding must be one of ${STUDY_ISLANDING.join(', ')}, got '${values.islanding}'`);
+    request.islanding = values.islanding as StudyIslanding;
+  }
   const threads = values.threads === undefined ? availableParallelism() : positive('threads', values.threads, true, UsageError);
   return { file: positionals[0]!, output: values.json ? 'json' : values.csv ? 'csv' : 'summary', request, threads };
 }
@@ -123,7 +130,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
       for (const r of rows) {
         counts[r.status]++;
         if (r.violations.length > 0) withViolations++;
-        if (r.status === 'islanded') islanded.push(r);
+        if (r.islanded) islanded.push(r);
         if (r.status === 'converged' && r.max_loading_percent !== null) {
           worst.push(r);
           worst.sort((a, b) => b.max_loading_percent! - a.max_loading_percent!);
@@ -143,7 +150,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
     const lines = [
       `${network.name}: ${plan.caseCount} contingencies (${cmd.request.contingencies}), ${pool.threads} thread${pool.threads === 1 ? '' : 's'}, ${ms} ms`,
       `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ${base.violations.length} violation(s)`,
-      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded; ${withViolations} with violations`,
+      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded; ${withViolations} with violations; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
     ];
     if (worst.length > 0) {
       lines.push('Highest loadings:');
@@ -152,7 +159,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
       lines.push('Highest loadings: none rated (rate_a is 0 on every branch)');
     }
     if (islanded.length > 0) {
-      lines.push('Islanding outages:');
+      lines.push(cmd.request.islanding === 'skip' ? 'Islanding outages (not solved):' : 'Islanding outages (solved on what stays energized):');
       for (const r of islanded.slice(0, 10)) lines.push(`  ${r.case_id.padEnd(16)} cuts off bus${r.islanded!.buses.length === 1 ? '' : 'es'} ${r.islanded!.buses.slice(0, 8).join(', ')}${r.islanded!.buses.length > 8 ? ', …' : ''} (${fmt(r.islanded!.load_mw, 1)} MW load, ${fmt(r.islanded!.generation_mw, 1)} MW generation)`);
       if (islanded.length > 10) lines.push(`  and ${islanded.length - 10} more`);
     }

@@ -192,7 +192,7 @@ test('--help prints the usage and exits 0', () => {
 const N1_DIR = join(REFERENCE_DIR, '..', 'n1');
 
 test('study case30 --json prints the base and one row per in-service branch, as MATPOWER\'s N-1', () => {
-  const r = gridops(['study', join(CASES_DIR, 'case30.m'), '--json', '--threads', '2']);
+  const r = gridops(['study', join(CASES_DIR, 'case30.m'), '--json', '--threads', '2', '--islanding', 'skip']);
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout) as { base: { status: string; iterations: number }; cases: { case_id: string; status: string; islanded?: { buses: number[] }; max_loading_percent: number | null }[] };
   const ref = JSON.parse(readFileSync(join(N1_DIR, 'case30.branches.json'), 'utf8')) as { contingencies: { branch: number; status: string; islands?: number[][]; max_loading_pct?: number }[] };
@@ -214,11 +214,17 @@ test('study --csv prints a header and one line per case; the summary names islan
   assert.match(lines[0]!, /^case_id,scenario,contingency_id,/);
   assert.equal(lines.length, 1 + 54);
   assert.ok(lines.some((l) => /^generator:29,.*,diverged,slack_lost,0,/.test(l)), 'the slack generator\'s outage is slack_lost');
-  const text = gridops(['study', join(CASES_DIR, 'case30.m')]);
+  const text = gridops(['study', join(CASES_DIR, 'case30.m'), '--islanding', 'skip']);
   assert.equal(text.code, 0, text.stderr);
   assert.match(text.stdout, /41 contingencies \(n-1-branches\)/);
   assert.match(text.stdout, /38 converged, 0 diverged, 3 islanded/);
   assert.match(text.stdout, /branch:15 +cuts off bus 13 \(0\.0 MW load, 37\.0 MW generation\)/);
+  // The default, isolate: every case solved; the outage that cuts off bus 26 lost its 3.5 MW.
+  const isolated = gridops(['study', join(CASES_DIR, 'case30.m')]);
+  assert.equal(isolated.code, 0, isolated.stderr);
+  assert.match(isolated.stdout, /41 converged, 0 diverged, 0 islanded; \d+ with violations; 1 with lost load/);
+  assert.match(isolated.stdout, /branch:33 +cuts off bus 26 \(3\.5 MW load, 0\.0 MW generation\)/);
+  assert.match(gridops(['study', join(CASES_DIR, 'case30.m'), '--islanding', 'maybe']).stderr, /--islanding must be one of isolate, new_reference, skip/);
 });
 
 test('study: bad options are usage errors (exit 1, no stack)', () => {

@@ -115,7 +115,7 @@ test('an N-k outage that cuts buses off reports them with their load and generat
   const net = load('case30');
   // branches 15 (12-13) and 11 (6-9)? find them by their ends to keep the test readable
   const idx = (f: number, t: number) => net.branches.findIndex((b) => b.from === f && b.to === t);
-  const plan = planStudy(net, { kind: 'contingency', contingencies: [{ id: 'bus 13 cut', branches: [idx(12, 13)] }, { branches: [idx(25, 26)], generators: [5] }] });
+  const plan = planStudy(net, { kind: 'contingency', contingencies: [{ id: 'bus 13 cut', branches: [idx(12, 13)] }, { branches: [idx(25, 26)], generators: [5] }], islanding: 'skip' });
   const [a, b] = await rows(net, plan);
   assert.equal(a!.status, 'islanded');
   assert.equal(a!.iterations, 0);
@@ -200,7 +200,7 @@ test('branch outages reuse the cached pattern and symbolic analysis, and leave t
     const net = load('case118');
     const before = await one.solve(net, { maxIterations: 10 });
     const analysesBefore = solveDiagnostics(before)!.analyses;
-    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', max_iterations: 10 });
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', max_iterations: 10, islanding: 'skip' });
     const chunk = await solveStudyChunk(one, net, plan, 0, plan.caseCount);
     assert.equal(chunk.end, plan.caseCount);
     const after = await one.solve(net, { maxIterations: 10 });
@@ -262,7 +262,7 @@ test('rows do not depend on what the solver thread solved before (a singular cas
 
 test('DC studies: every outage equals a DC power flow of the model without it', async () => {
   const net = load('case30');
-  const plan = planStudy(net, { kind: 'contingency', method: 'dc', contingencies: 'n-1', monitor: { branches: 'all' } });
+  const plan = planStudy(net, { kind: 'contingency', method: 'dc', contingencies: 'n-1', monitor: { branches: 'all' }, islanding: 'skip' });
   const one = createSolverPool({ threads: 1 });
   const before = await one.solve(net, { method: 'dc' });
   await solveStudyChunk(one, net, plan, 0, plan.caseCount);
@@ -299,7 +299,7 @@ test('DC studies: every outage equals a DC power flow of the model without it', 
 test('fast-decoupled studies: every outage and scenario equals a fast-decoupled power flow of the changed model', async () => {
   const net = load('case30');
   const FD = { method: 'fast_decoupled' as const, maxIterations: 50 };
-  const plan = planStudy(net, { kind: 'contingency', method: 'fast_decoupled', contingencies: 'n-1', monitor: { buses: [3, 8, 30], branches: [0, 5, 20] } });
+  const plan = planStudy(net, { kind: 'contingency', method: 'fast_decoupled', contingencies: 'n-1', monitor: { buses: [3, 8, 30], branches: [0, 5, 20] }, islanding: 'skip' });
   const one = createSolverPool({ threads: 1 });
   const before = await one.solve(net, FD);
   await solveStudyChunk(one, net, plan, 0, plan.caseCount);
@@ -330,7 +330,7 @@ test('studies under generator Q limits: every case equals a power flow with enfo
   for (const [c, method] of [['case14', 'newton_raphson'], ['case118', 'newton_raphson'], ['case14', 'fast_decoupled']] as const) {
     const net = load(c);
     const opts = { method, enforceQLimits: true, maxIterations: 50 };
-    const plan = planStudy(net, { kind: 'contingency', method, enforce_q_limits: true, contingencies: 'n-1', monitor: { buses: 'all' } });
+    const plan = planStudy(net, { kind: 'contingency', method, enforce_q_limits: true, contingencies: 'n-1', monitor: { buses: 'all' }, islanding: 'skip' });
     const base = await pool.solve(net, opts);
     assert.equal(base.status, 'converged');
     assert.ok(solveDiagnostics(base)!.runs > 1, `${c}: the base case hits Q limits`);

@@ -81,7 +81,7 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
     cols.mask[i] = mask;
     cols.count[i] = v1 - v0;
     cols.violations[i] = vs.length ? JSON.stringify(vs) : null;
-    cols.islanded[i] = code === CASE_CODE.ISLANDED
+    cols.islanded[i] = code === CASE_CODE.ISLANDED || chunk.islandStart[i + 1]! > chunk.islandStart[i]!
       ? JSON.stringify({ buses: Array.from(chunk.islandBuses.subarray(chunk.islandStart[i]!, chunk.islandStart[i + 1]!)), load_mw: chunk.islandLoadMw[i]!, generation_mw: chunk.islandGenerationMw[i]! })
       : null;
     cols.monitoredAt[i] = -1;
@@ -200,6 +200,8 @@ export interface StudyCounts {
   /** cases with at least one violation of the type */
   by_violation: { branch_overload: number; low_voltage: number; high_voltage: number };
   with_violations: number;
+  /** cases that lost load: solved on what stayed energized (or, with islanding skip, not solved) */
+  cases_with_lost_load: number;
 }
 
 export const shapeOf = (st: StudyRow): StudyShape => ({ scenarioCount: st.scenario_count, contingencyCount: st.contingency_count, monitor: st.monitor });
@@ -215,12 +217,14 @@ export async function studyCounts(q: Queryable, studyId: string): Promise<StudyC
     `SELECT count(*) FILTER (WHERE status = 0)::int AS converged, count(*) FILTER (WHERE status = 1)::int AS diverged,
             count(*) FILTER (WHERE status = 2)::int AS islanded,
             count(*) FILTER (WHERE violation_mask & 1 <> 0)::int AS branch_overload, count(*) FILTER (WHERE violation_mask & 2 <> 0)::int AS low_voltage,
-            count(*) FILTER (WHERE violation_mask & 4 <> 0)::int AS high_voltage, count(*) FILTER (WHERE violation_mask <> 0)::int AS with_violations
+            count(*) FILTER (WHERE violation_mask & 4 <> 0)::int AS high_voltage, count(*) FILTER (WHERE violation_mask <> 0)::int AS with_violations,
+            count(*) FILTER (WHERE (islanded->>'load_mw')::float8 > 0)::int AS cases_with_lost_load
      FROM study_cases WHERE study_id = $1`, [studyId]);
   const r = rows[0]!;
   return {
     by_status: { converged: r.converged!, diverged: r.diverged!, islanded: r.islanded! },
     by_violation: { branch_overload: r.branch_overload!, low_voltage: r.low_voltage!, high_voltage: r.high_voltage! },
     with_violations: r.with_violations!,
+    cases_with_lost_load: r.cases_with_lost_load!,
   };
 }

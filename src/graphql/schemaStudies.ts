@@ -1,6 +1,6 @@
 // GraphQL of studies (CONTRACT "Studies", docs/studies.md): root fields and types, kept
 // apart from schema.ts (buildGraphqlSchema joins them with `extend type`).
-import { STUDY_CASE_STATUSES, STUDY_KINDS, STUDY_VIOLATION_TYPES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import { STUDY_CASE_STATUSES, STUDY_ISLANDING, STUDY_KINDS, STUDY_VIOLATION_TYPES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const studyTypeDefs = /* GraphQL */ `
 extend type Query {
   """(additive) A study (docs/studies.md): status, progress, base case, counts and its cases page by page."""
@@ -32,7 +32,11 @@ input StudyOptions {
   tolerance: Float
   maxIterations: Int
   enforceQLimits: Boolean
+  """(additive) an outage that splits the network: ISOLATE (default), NEW_REFERENCE or SKIP (CONTRACT "Islands")"""
+  islanding: StudyIslanding
 }
+
+${graphqlEnum('StudyIslanding', STUDY_ISLANDING)}
 
 type Study {
   id: ID!
@@ -69,6 +73,8 @@ type StudyCounts {
   lowVoltage: Int!
   highVoltage: Int!
   withViolations: Int!
+  """(additive) cases that lost load (islanding: solved on what stayed energized, or skipped)"""
+  casesWithLostLoad: Int!
 }
 
 type StudyCaseConnection {

@@ -70,10 +70,17 @@ function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>)
   }
   const reference = new Int32Array(count).fill(-1); // island -> bus position of its reference
   for (let k = 0; k < nb; k++) if (buses[k]!.type === 'slack' && reference[label[k]!]! < 0) reference[label[k]!] = k;
+  // Slack buses that still have an in-service generator: an island whose slack lost its last one
+  // gets a new reference under new_reference too (an outage of the slack's generator in a study).
+  const slackLive = new Uint8Array(count);
+  for (const gen of gens) {
+    const k = pos.get(gen.bus);
+    if (k !== undefined && gen.in_service && buses[k]!.type === 'slack') slackLive[label[k]!] = 1;
+  }
   const newReference = new Int32Array(count).fill(-1);
   if (rule === 'new_reference') {
     for (let s = 0; s < count; s++) {
-      if (reference[s]! >= 0 || bestGen[s]! < 0) continue;
+      if ((reference[s]! >= 0 && slackLive[s]) || bestGen[s]! < 0) continue;
       newReference[s] = pos.get(gens[bestGen[s]!]!.bus)!;
       reference[s] = newReference[s]!;
     }

@@ -31,6 +31,7 @@ export const StudyOut = Type.Object({
     by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer() }),
     by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
     with_violations: Type.Integer(),
+    cases_with_lost_load: Type.Integer(),
   }),
   timings: Type.Object({
     created_at: Timestamp, started_at: Type.Union([Timestamp, Type.Null()]), completed_at: Type.Union([Timestamp, Type.Null()]),

@@ -22,6 +22,9 @@ export type PowerFlowMethod = (typeof POWERFLOW_METHODS)[number];
 /** What a power flow does with islands left without a reference (CONTRACT "Islands"). */
 export const ISLANDING_RULES = ['refuse', 'isolate', 'new_reference'] as const;
 export type IslandingRule = (typeof ISLANDING_RULES)[number];
+/** What a study does with an outage that splits the network (CONTRACT "Islands"): skip is MATPOWER's N-1 loop. */
+export const STUDY_ISLANDING = ['isolate', 'new_reference', 'skip'] as const;
+export type StudyIslanding = (typeof STUDY_ISLANDING)[number];
 
 export const POWERFLOW_STATUSES = ['queued', 'running', 'converged', 'diverged', 'timeout', 'cancelled', 'failed'] as const;
 export type PowerFlowStatus = (typeof POWERFLOW_STATUSES)[number];

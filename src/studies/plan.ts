@@ -163,6 +163,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
     caseCount,
     monitor: monitorLists(network, busType, req.monitor),
     loadingLimitPercent: req.loading_limit_percent ?? STUDY_DEFAULTS.loadingLimitPercent,
+    islanding: req.islanding ?? 'isolate',
   };
 }
 

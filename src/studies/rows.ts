@@ -77,7 +77,8 @@ export function studyChunkRows(plan: StudyPlan, chunk: StudyChunk): StudyCaseRow
       const c = plan.contingencies[contingency]!;
       row.contingency = { id: c.id, branches: [...c.branches], generators: [...c.generators] };
     }
-    if (code === CASE_CODE.ISLANDED) {
+    // Not solved (islanding skip), or solved on what stayed energized with something lost.
+    if (code === CASE_CODE.ISLANDED || chunk.islandStart[i + 1]! > chunk.islandStart[i]!) {
       row.islanded = {
         buses: Array.from(chunk.islandBuses.subarray(chunk.islandStart[i]!, chunk.islandStart[i + 1]!)),
         load_mw: chunk.islandLoadMw[i]!,

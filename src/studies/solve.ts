@@ -12,6 +12,7 @@ import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js'
 import { studyCaseAt } from './plan.js';
 import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
 import { caseMetricsAt } from './rows.js';
+import { solveIslandedCases } from './islanded.js';
 import {
   CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan,
 } from './types.js';
@@ -246,5 +247,6 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
     : decode(network, sn, r, start, 1, baseViolations, done);
   chunk.cancelled = done < end - start;
   splitMonitored(plan, chunk, r.monitor, 1, done);
-  return chunk;
+  // Outages that split the network: solved on what stays energized unless islanding is skip (./islanded.ts).
+  return solveIslandedCases(pool, network, plan, chunk, hooks.signal);
 }

@@ -26,7 +26,7 @@
 //     (scenario-major: a chunk reuses each scenario's intact solution for its contingencies)
 // Case ids: `branch:<index>`, `generator:<index>` (n-1 shorthands), the request's `id` or
 // `contingency:<position>` (N-k lists), `scenario:<s>`, and `scenario:<s>/<contingency id>`.
-import { literals, STUDY_KINDS, type StudyCaseStatus, type StudyViolationType } from '../schemas/vocabulary.js';
+import { literals, STUDY_ISLANDING, STUDY_KINDS, type StudyCaseStatus, type StudyIslanding, type StudyViolationType } from '../schemas/vocabulary.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 const Index = Type.Integer({ minimum: 0, description: '0-based position in the network list' });
@@ -73,6 +73,8 @@ export const StudyRequestSchema = Type.Object({
   scenarios: Type.Optional(ScenariosSchema),
   monitor: Type.Optional(MonitorSchema),
   loading_limit_percent: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  /** an outage that splits the network: isolate (default), new_reference or skip (CONTRACT "Islands") */
+  islanding: Type.Optional(literals(STUDY_ISLANDING)),
 }, { additionalProperties: false });
 
 export type StudyRequest = Static<typeof StudyRequestSchema>;
@@ -104,6 +106,7 @@ export interface StudyPlan {
   /** monitored branch positions and bus ids, ascending. */
   monitor: { branches: number[]; buses: number[] };
   loadingLimitPercent: number;
+  islanding: StudyIslanding;
 }
 
 export type { StudyCaseStatus, StudyViolationType };

@@ -7,7 +7,7 @@ import { checkStudyRequest, type StudyCaseRow } from '../../studies/index.js';
 import { allow, need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
 import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
-import type { PowerFlowMethod, StudyCaseStatus, StudyKind, StudyViolationType } from '../../schemas/vocabulary.js';
+import type { PowerFlowMethod, StudyCaseStatus, StudyIslanding, StudyKind, StudyViolationType } from '../../schemas/vocabulary.js';
 import { PushIterator } from '../streams.js';
 import { connection, defined, down, normalizeEvent, up } from './map.js';
 
@@ -17,7 +17,7 @@ interface RunStudyArgs extends IdArgs {
   scenarios?: Opt<unknown>;
   monitor?: Opt<unknown>;
   loadingLimitPercent?: Opt<number>;
-  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean> }>;
+  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>> }>;
 }
 
 interface CasesArgs extends PageArgs {
@@ -35,6 +35,7 @@ function toStudy(v: StudyView) {
     counts: {
       ...v.counts.by_status, branchOverload: v.counts.by_violation.branch_overload, lowVoltage: v.counts.by_violation.low_voltage,
       highVoltage: v.counts.by_violation.high_voltage, withViolations: v.counts.with_violations,
+      casesWithLostLoad: v.counts.cases_with_lost_load,
     },
     createdAt: v.timings.created_at, startedAt: v.timings.started_at, completedAt: v.timings.completed_at, wallMs: v.timings.wall_ms, solveMs: v.timings.solve_ms,
     error: v.error,
@@ -119,7 +120,7 @@ export const studyResolvers = {
       const request = checkStudyRequest(defined({
         kind: down<StudyKind>(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
         loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
-        max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined,
+        max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined, islanding: down<StudyIslanding>(o.islanding),
       }));
       const sub = await submitStudy(ctx.s, caller, a.id, request);
       return toStudy(await getStudy(ctx.s, caller, sub.study_id));
