@@ -161,8 +161,10 @@ export async function solveIslandedCases(pool: SolverPool, network: NetworkModel
   const base = await baseSolution(pool, network, plan, signal);
   if (base.status !== 'converged') return chunk;
   const replaced = new Map<number, CaseValues>();
-  // The pool's threads share the cases (each one a power flow of its own topology).
-  await Promise.all(todo.map(async ({ i, contingency }) => {
+  // The pool's threads share the cases (each one a power flow of its own topology); two per
+  // thread in flight bounds the memory of a chunk whose cases nearly all split the network.
+  let next = 0;
+  const one = async ({ i, contingency }: { i: number; contingency: number }) => {
     if (signal?.aborted) return;
     const model = contingencyModel(network, plan, contingency, base);
     try {
@@ -173,6 +175,9 @@ export async function solveIslandedCases(pool: SolverPool, network: NetworkModel
       if (!(e instanceof PowerFlowInputError)) throw e;
       replaced.set(i, { ...caseValues(model, plan, { status: 'diverged', message: 'singular', iterations: 0, buses: [], branches: [], generators: [] } as unknown as SolveOutcome), code: CASE_CODE.SINGULAR });
     }
+  };
+  await Promise.all(Array.from({ length: Math.min(todo.length, 2 * pool.threads) }, async () => {
+    while (next < todo.length) await one(todo[next++]!);
   }));
   return rebuilt(plan, chunk, replaced);
 }
