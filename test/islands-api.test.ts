@@ -15,6 +15,7 @@ import { writeMatpower } from '../src/matpower/writer.js';
 import { parseSolveArgs, resultObject } from '../src/cli.js';
 import { createSolverPool } from '../src/powerflow/pool.js';
 import { powerFlowConditions } from '../src/domain/alarms.js';
+import { solveOpf } from '../src/opf/solve.js';
 
 /** case118 with branch 6 (cuts off generator buses 9-10, 450 MW) and branch 183 (bus 117, 20 MW of load) open. */
 function splitCase118(): string {
@@ -97,6 +98,19 @@ for (const mode of MODES) {
       assert.deepEqual(pf.buses.find((b: { id: number }) => b.id === 117), { id: 117, v: 0, energized: false });
     });
 
+    it('OPF refuses the islands by default and optimises what stays energized with islanding isolate (REST and GraphQL)', async () => {
+      err(await call('POST', `/api/v1/networks/${net}/opf`, { method: 'dc' }), 422, 'ISLANDED_BUS');
+      const r = await ok('POST', `/api/v1/networks/${net}/opf`, { method: 'dc', islanding: 'isolate' });
+      assert.equal(r.status, 'converged');
+      assert.equal(r.lost_load_mw, 20);
+      assert.equal(r.lost_generation_mw, 450);
+      assert.deepEqual(r.buses.find((b: { id: number }) => b.id === 117), { id: 117, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false });
+      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'mutation($id: ID!) { runOpf(id: $id, method: DC, islanding: ISOLATE) { status lostLoadMw buses { id energized } } }', variables: { id: net } } });
+      const d = json(g);
+      assert.equal(d.errors, undefined, g.body);
+      assert.equal(d.data.runOpf.lostLoadMw, 20);
+    });
+
     it('the agents\' run_powerflow takes islanding', async () => {
       const a = await ok('POST', '/api/v1/agents', { name: `isl-${mode}`, type: 'dispatch', network_id: net, auto_start: true }, 201);
       err(await call('POST', `/api/v1/agents/${a.id}/command`, { command: 'run_powerflow' }), 422, 'ISLANDED_BUS');
@@ -106,6 +120,44 @@ for (const mode of MODES) {
     });
   });
 }
+
+describe('OPF on a split network', () => {
+  it('DC-OPF with isolate equals the DC-OPF of the model without the de-energized part; new_reference optimises the cut-off island on its own', async () => {
+    const pool = createSolverPool({ threads: 1 });
+    try {
+      const m0 = () => parseMatpower(readFileSync(join(CASES_DIR, 'case118.m'), 'utf8'), 'case118.m');
+      const m = parseMatpower(splitCase118(), 'split.m');
+      const iso = await solveOpf(pool, m, { method: 'dc', islanding: 'isolate' });
+      assert.equal(iso.status, 'converged', iso.message);
+      // The same network with buses 9, 10 and 117 and everything on them removed.
+      const gone = new Set([9, 10, 117]);
+      const cut = { ...m, buses: m.buses.filter((b) => !gone.has(b.id)), branches: m.branches.filter((b) => !gone.has(b.from) && !gone.has(b.to)),
+        generators: m.generators.filter((g) => !gone.has(g.bus)), loads: m.loads.filter((l) => !gone.has(l.bus)) };
+      const ref = await solveOpf(pool, cut, { method: 'dc' });
+      assert.equal(ref.status, 'converged');
+      assert.ok(Math.abs(iso.objective - ref.objective) <= 1e-6 * Math.abs(ref.objective), `objective ${iso.objective} vs ${ref.objective}`);
+      for (const b of ref.buses) {
+        const x = iso.buses.find((y) => y.id === b.id)!;
+        assert.ok(Math.abs(x.lmp_p - b.lmp_p) <= 1e-4, `bus ${b.id} LMP ${x.lmp_p} vs ${b.lmp_p}`);
+      }
+      // new_reference: buses 86-87 cut off (21 MW of load, generator 87) are dispatched on their own, with their own price.
+      // (An island with generators and no load, as 9-10, has one feasible point at pmin = 0: MIPS stops numerically there; docs/opf.md.)
+      const m86 = { ...m0(), branches: m0().branches.map((b, k) => (k === 132 ? { ...b, status: 'open' as const } : b)) };
+      for (const method of ['dc', 'ac'] as const) {
+        const nr = await solveOpf(pool, m86, { method, islanding: 'new_reference' });
+        assert.equal(nr.status, 'converged', nr.message);
+        assert.equal(nr.lost_load_mw, 0);
+        assert.equal(nr.islands!.find((i) => i.buses.includes(87))!.reference_bus, 87);
+        const g87 = m86.generators.findIndex((g) => g.bus === 87);
+        const load = m86.loads.filter((l) => l.bus === 86 || l.bus === 87).reduce((s, l) => s + l.mw, 0);
+        assert.ok(nr.generators[g87]!.p_mw >= load - 1e-6, `${method}: generator 87 serves its island's ${load} MW (${nr.generators[g87]!.p_mw})`);
+      }
+      await assert.rejects(solveOpf(pool, m, { method: 'dc' }), (e: { code?: string }) => e.code === 'ISLANDED_BUS');
+    } finally {
+      await pool.close();
+    }
+  });
+});
 
 describe('islands on the command line', () => {
   it('gridops solve --islanding parses, refuses an unknown rule, and its result object carries the islands', async () => {

@@ -9,6 +9,7 @@ import { getNetworkState } from './networks.js';
 import { taskView, type TaskRow } from './tasks.js';
 import { requirePermission } from '../security/index.js';
 import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions } from '../opf/types.js';
+import type { IslandingRule } from '../powerflow/types.js';
 
 export interface OpfRequest {
   method?: OpfMethod;
@@ -16,6 +17,7 @@ export interface OpfRequest {
   timeout_ms?: number;
   tolerance?: number;
   max_iterations?: number;
+  islanding?: IslandingRule;
 }
 
 export function opfOptions(r: OpfRequest): OpfOptions {
@@ -24,6 +26,7 @@ export function opfOptions(r: OpfRequest): OpfOptions {
     tolerance: r.tolerance ?? DEFAULT_OPF_OPTIONS.tolerance,
     maxIterations: r.max_iterations ?? DEFAULT_OPF_OPTIONS.maxIterations,
     timeoutMs: r.timeout_ms ?? DEFAULT_OPF_OPTIONS.timeoutMs,
+    ...(r.islanding && r.islanding !== 'refuse' ? { islanding: r.islanding } : {}),
   };
 }
 
@@ -49,6 +52,6 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   if (done.status === 'completed' && done.result) return { kind: 'result', result: done.result, task: done };
   const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
   if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
-  const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
+  const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
   throw new AppError(code, err.message, { task_id: done.id, ...err.details });
 }

@@ -3,12 +3,14 @@
 import { parseArgs } from 'node:util';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
+import { ISLANDING_RULES, type IslandingRule } from '../powerflow/types.js';
 
 export const OPF_USAGE = `Options of opf:
   --method M            ac (MATPOWER runopf, the default) or dc (rundcopf); docs/opf.md
   --tolerance T         MIPS gradient / complementarity / cost tolerance (default 1e-6)
   --max-iterations N    MIPS iteration limit (default 150)
   --timeout-ms N        give up after N ms (default 30000)
+  --islanding R         islands without a slack: refuse (default), isolate or new_reference
   --json                print only the OPF result object (JSON) on standard output
 Exit codes: 0 converged, 1 usage or input error, 2 infeasible, diverged or timed out.
 `;
@@ -23,7 +25,7 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
       args: argv, allowPositionals: true, strict: true,
       options: {
         method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
-        'timeout-ms': { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        'timeout-ms': { type: 'string' }, islanding: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     });
   } catch (e) {
@@ -48,6 +50,10 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
   if (tolerance !== undefined) options.tolerance = tolerance;
   if (maxIterations !== undefined) options.maxIterations = maxIterations;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
+  if (values.islanding !== undefined) {
+    if (!(ISLANDING_RULES as readonly string[]).includes(values.islanding)) throw usage(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
+    options.islanding = values.islanding as IslandingRule;
+  }
   return { file: positionals[0]!, json: values.json ?? false, options };
 }
 
@@ -57,6 +63,7 @@ export function opfResultObject(r: OpfResult): Record<string, unknown> {
   return {
     status, objective: Number.isFinite(objective) ? objective : null, iterations, method, duration_ms: Math.round(r.duration_ms),
     ...(message !== undefined ? { message } : {}), ...(binding ? { binding } : {}), buses, generators, branches,
+    ...(r.islands ? { islands: r.islands, lost_load_mw: r.lost_load_mw, lost_generation_mw: r.lost_generation_mw } : {}),
   };
 }
 

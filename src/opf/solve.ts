@@ -20,6 +20,8 @@ import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
+import { islandSplit } from '../powerflow/islanding.js';
+import { islandSummaries } from '../domain/networkValidation.js';
 import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
 import { packOpf, type PackedOpf } from './pack.js';
 import { PROGRESS_FIELDS } from './worker.js';
@@ -49,6 +51,32 @@ function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult>
 }
 
 export async function solveOpf(pool: SolverPool, network: NetworkModel, call: OpfCall = {}): Promise<OpfResult> {
+  const rule = call.islanding ?? 'refuse';
+  if (rule === 'refuse') {
+    refuseIslands(network);
+    return solveOpfModel(pool, network, call);
+  }
+  if (rule !== 'isolate' && rule !== 'new_reference') {
+    throw new PowerFlowInputError(`unknown islanding rule '${String(rule)}' (refuse, isolate, new_reference)`, 'VALIDATION_FAILED', { field: 'islanding' });
+  }
+  // As power flow: the islands without a reference typed out before packing (src/powerflow/islanding.ts),
+  // each energized island optimised with its own reference angle.
+  const split = islandSplit(network, rule);
+  const r = await solveOpfModel(pool, split.model, call);
+  const out: OpfResult = { ...r, islands: split.islands, lost_load_mw: split.lostLoadMw, lost_generation_mw: split.lostGenerationMw };
+  if (r.buses.length > 0) out.buses = r.buses.map((b, k) => (split.energized[k] ? { ...b, energized: true } : { ...b, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false }));
+  return out;
+}
+
+/** islanding refuse: 422 ISLANDED_BUS for buses not connected to a slack bus (as a power flow). */
+function refuseIslands(network: NetworkModel): void {
+  const orphans = islandSummaries(network).filter((i) => i.slack_bus === null).flatMap((i) => i.buses)
+    .filter((id) => network.buses.find((b) => b.id === id)?.type !== 'isolated');
+  if (orphans.length === 0) return;
+  throw new PowerFlowInputError(`${orphans.length} bus(es) are not connected to a slack bus through closed branches: ${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to optimise the rest`, 'ISLANDED_BUS', { buses: orphans.slice(0, 100) });
+}
+
+async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
   const o = options(call);
   const packed = packOpf(network, o);
   const capacity = capacityCheck(packed, o.method);

@@ -1,6 +1,7 @@
 // The contract between the OPF core (assembly/opf/, workers/, src/opf/) and its callers
 // (the service's REST / GraphQL / task doors, the CLI, benchmarks, tests). CONTRACT.md
 // "Optimal power flow" fixes the result's shape.
+import type { IslandingRule, IslandSummary } from '../powerflow/types.js';
 
 export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
 import type { OpfMethod } from '../schemas/vocabulary.js';
@@ -12,6 +13,8 @@ export interface OpfOptions {
   tolerance: number;
   maxIterations: number;      // MIPS max_it, default 150
   timeoutMs: number;          // default 30000; exceeded -> status 'timeout'
+  /** islands without a slack (CONTRACT "Islands"): refuse (default), isolate or new_reference */
+  islanding?: IslandingRule;
 }
 
 export const DEFAULT_OPF_OPTIONS: OpfOptions = { method: 'ac', tolerance: 1e-6, maxIterations: 150, timeoutMs: 30000 };
@@ -35,7 +38,7 @@ export type OpfStatus = 'converged' | 'infeasible' | 'diverged' | 'timeout' | 'c
 
 /** CONTRACT's fields, plus MATPOWER's voltage and reactive-limit multipliers (MU_VMIN / MU_VMAX in
  *  currency/p.u.h, MU_QMIN / MU_QMAX in currency/MVArh; 0 in DC). */
-export interface OpfBus { id: number; v: number; theta: number; lmp_p: number; lmp_q: number; mu_vmin: number; mu_vmax: number }
+export interface OpfBus { id: number; v: number; theta: number; lmp_p: number; lmp_q: number; mu_vmin: number; mu_vmax: number; energized?: boolean }
 export interface OpfGenerator { index: number; bus: number; p_mw: number; q_mvar: number; mu_pmin: number; mu_pmax: number; mu_qmin: number; mu_qmax: number }
 export interface OpfBranch {
   index: number; from: number; to: number;
@@ -69,4 +72,8 @@ export interface OpfResult {
   /** MIPS's last convergence measures (for diagnostics). */
   convergence: { feasibility: number; gradient: number; complementarity: number; cost: number };
   duration_ms: number;      // in the worker, around the wasm solve
+  /** with islanding isolate / new_reference: every island, the largest first, and what was lost */
+  islands?: IslandSummary[];
+  lost_load_mw?: number;
+  lost_generation_mw?: number;
 }

@@ -1,6 +1,6 @@
 // TypeBox schema of POST /api/v1/networks/{id}/opf (CONTRACT "Optimal power flow").
 import { Type } from '@sinclair/typebox';
-import { literals, OPF_METHODS } from './vocabulary.js';
+import { ISLANDING_RULES, literals, OPF_METHODS } from './vocabulary.js';
 
 export const OpfIn = Type.Object({
   method: Type.Optional(literals(OPF_METHODS)),
@@ -8,4 +8,6 @@ export const OpfIn = Type.Object({
   timeout_ms: Type.Optional(Type.Integer({ minimum: 1, maximum: 3600000 })),
   tolerance: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 1 })),
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+  // Islands without a slack: refuse (default, 422 ISLANDED_BUS), isolate or new_reference (CONTRACT "Islands").
+  islanding: Type.Optional(literals(ISLANDING_RULES)),
 }, { additionalProperties: false });

@@ -1,6 +1,7 @@
 // runOpf: the same domain function as POST /networks/{id}/opf (src/domain/opf.ts).
 import { runOpf } from '../../domain/opf.js';
 import type { OpfBranch, OpfBus, OpfGenerator, OpfMethod } from '../../opf/types.js';
+import type { IslandingRule } from '../../powerflow/types.js';
 import { mutation } from '../guard.js';
 import type { GqlEnum, IdArgs, Opt } from '../args.js';
 import { defined, down } from './map.js';
@@ -11,9 +12,10 @@ interface RunOpfArgs extends IdArgs {
   timeoutMs?: Opt<number>;
   tolerance?: Opt<number>;
   maxIterations?: Opt<number>;
+  islanding?: Opt<GqlEnum<IslandingRule>>;
 }
 
-interface StoredOpf { task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[] }
+interface StoredOpf { task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
 
 export const opfResolvers = {
   Mutation: {
@@ -21,12 +23,14 @@ export const opfResolvers = {
       const method = down<OpfMethod>(a.method) ?? 'ac';
       const answer = await runOpf(ctx.s, caller, a.id, defined({
         method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
+        islanding: down<IslandingRule>(a.islanding),
       }));
       if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), solver: null, objective: null, iterations: null, buses: [], generators: [], branches: [] };
       const r = answer.result as unknown as StoredOpf;
       return {
         taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), solver: r.solver ?? 'mips', objective: r.objective, iterations: r.iterations,
-        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q, muVmin: b.mu_vmin, muVmax: b.mu_vmax })),
+        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q, muVmin: b.mu_vmin, muVmax: b.mu_vmax, energized: b.energized ?? null })),
+        lostLoadMw: r.lost_load_mw ?? null, lostGenerationMw: r.lost_generation_mw ?? null,
         generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
       };
