@@ -3,7 +3,7 @@
 // alarms, events, time series. docs/console.md.
 import { html, render, useState, useEffect, useRef, useMemo } from '/console/vendor/preact-htm.js';
 import { api, session, sentence, listen, download, may } from '/console/api.js';
-import { NetworkDrawing, VOLTAGE_COLORS, LOADING_COLORS } from '/console/graph.js';
+import { NetworkDrawing, VOLTAGE_COLORS, LOADING_COLORS, DEENERGIZED_COLOR } from '/console/graph.js';
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : x ?? '');
 
@@ -137,7 +137,7 @@ function NetworkView({ id }) {
   const [progress, setProgress] = useState(undefined);
   const [pick, setPick] = useState(null);
   const [method, setMethod] = useState('newton_raphson');
-  const [opts, setOpts] = useState({ tolerance: '1e-8', maxIterations: '50', contingencies: 'n-1-branches', limit: '100', opfMethod: 'ac' });
+  const [opts, setOpts] = useState({ tolerance: '1e-8', maxIterations: '50', contingencies: 'n-1-branches', limit: '100', opfMethod: 'ac', islanding: 'refuse' });
   const opt = (k) => (e) => setOpts({ ...opts, [k]: e.target.value });
   const box = useRef(null), drawing = useRef(null);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
@@ -150,7 +150,7 @@ function NetworkView({ id }) {
     setError(null); setProgress(0);
     try {
       if (what === 'powerflow') {
-        const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method, async: true, tolerance: Number(opts.tolerance), max_iterations: Number(opts.maxIterations) });
+        const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method, async: true, tolerance: Number(opts.tolerance), max_iterations: Number(opts.maxIterations), islanding: opts.islanding });
         const t = await followTask(q.data.task_id, setProgress, id);
         if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
         const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;
@@ -167,7 +167,7 @@ function NetworkView({ id }) {
         const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
         if (worst) drawing.current?.highlight(worst.contingency.branches[0]);
       } else {
-        const r = await api('POST', `/api/v1/networks/${id}/opf`, { method: opts.opfMethod });
+        const r = await api('POST', `/api/v1/networks/${id}/opf`, { method: opts.opfMethod, islanding: opts.islanding });
         setOpf(r.data); drawing.current?.color(r.data);
       }
     } catch (e) { setError(e); } finally { setProgress(undefined); }
@@ -183,6 +183,7 @@ function NetworkView({ id }) {
       <label>Method <select value=${method} onChange=${(e) => setMethod(e.target.value)}><option value="newton_raphson">Newton-Raphson</option><option value="fast_decoupled">fast decoupled</option><option value="dc">DC</option></select></label>
       <label>Tolerance <input size="6" value=${opts.tolerance} onInput=${opt('tolerance')} /></label>
       <label>Max iterations <input size="3" value=${opts.maxIterations} onInput=${opt('maxIterations')} /></label>
+      <label>Islands <select id="islanding" value=${opts.islanding} onChange=${opt('islanding')} title="an island without a slack bus: refuse the calculation, de-energize it, or give it a reference"><option value="refuse">refuse</option><option value="isolate">de-energize</option><option value="new_reference">new reference</option></select></label>
       <button id="run-powerflow" onClick=${() => run('powerflow')} disabled=${progress !== undefined}>Run power flow</button>
     </div>
     <div class="row">
@@ -199,6 +200,7 @@ function NetworkView({ id }) {
         <div id="drawing" ref=${box} aria-label="network drawing"></div>
         <div class="legend" id="legend">
           <strong>Buses:</strong> ${VOLTAGE_COLORS.map((c) => html`<span style=${`--c:${c.color}`}>${c.label}</span>`)}
+          <span style=${`--c:${DEENERGIZED_COLOR}`}>de-energized</span>
           <strong>Branches:</strong> ${LOADING_COLORS.map((c) => html`<span style=${`--c:${c.color}`}>${c.label}</span>`)}
         </div>
       </div>
@@ -208,7 +210,9 @@ function NetworkView({ id }) {
             : brRow ? html`<h3>Branch ${pick.index} (${brRow.from}–${brRow.to})</h3><p>r ${brRow.r}, x ${brRow.x}, rate_a ${brRow.rate_a} MVA, ${brRow.status}</p>${brRes ? html`<p>P from ${fmt(brRes.p_from, 2)} MW, loading ${fmt(brRes.loading, 1)} %</p>` : null}`
             : html`<p class="muted">Click a bus or a branch for its values.</p>`}
         </div>
-        ${result ? html`<div class="card" id="powerflow-summary"><h3>Power flow: ${result.status}</h3><p>${result.iterations} iterations, losses ${fmt(result.losses?.p_mw, 2)} MW</p></div>` : null}
+        ${result ? html`<div class="card" id="powerflow-summary"><h3>Power flow: ${result.status}</h3><p>${result.iterations} iterations, losses ${fmt(result.losses?.p_mw, 2)} MW</p>
+          ${result.islands?.some((i) => !i.energized) ? html`<p id="deenergized"><strong>De-energized:</strong> ${result.islands.filter((i) => !i.energized).map((i) => `bus${i.buses.length === 1 ? '' : 'es'} ${i.buses.slice(0, 12).join(', ')}${i.buses.length > 12 ? ', …' : ''}`).join('; ')}
+            (${fmt(result.lost_load_mw, 1)} MW of load and ${fmt(result.lost_generation_mw, 1)} MW of generation lost)</p>` : null}</div>` : null}
       </div>
     </div>
     ${result ? html`<h3>Bus results</h3><${Table} id="bus-results" columns=${[
@@ -216,12 +220,13 @@ function NetworkView({ id }) {
     ]} rows=${result.buses} />` : null}
     ${study ? html`<h3>N-1 study: cases ranked by loading</h3>
       <div class="row"><button class="secondary" onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(setError)}>Download CSV</button>
-      <span class="muted">${study.summary.progress?.total} cases</span></div>
+      <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load</span></div>
       <${Table} id="study-cases" rowClass=${(_r, i) => (i === 0 ? 'worst' : '')} columns=${[
         { key: 'case_id', label: 'case', value: (r) => r.case_id }, { key: 'status', label: 'status', value: (r) => r.status },
         { key: 'max_loading_percent', label: 'max loading %', value: (r) => r.max_loading_percent ?? -1, render: (r) => fmt(r.max_loading_percent, 1) },
         { key: 'min_v', label: 'min v', value: (r) => r.min_v ?? 0, render: (r) => fmt(r.min_v, 4) },
         { key: 'violations', label: 'violations', value: (r) => r.violations?.length ?? 0 },
+        { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
       ]} rows=${study.cases} />` : null}
     ${opf ? html`<h3>OPF: ${opf.status}, objective ${fmt(opf.objective, 2)} per hour</h3><${Table} id="opf-generators" columns=${[
       { key: 'index', label: 'generator', value: (g) => g.index }, { key: 'bus', label: 'bus', value: (g) => g.bus },

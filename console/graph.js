@@ -6,6 +6,8 @@
 export const VOLTAGE_COLORS = [
   { label: 'below vmin', color: '#2563eb' }, { label: 'within limits', color: '#16a34a' }, { label: 'above vmax', color: '#dc2626' },
 ];
+/** A bus or branch left without supply (islanding isolate / new_reference). */
+export const DEENERGIZED_COLOR = '#d1d5db';
 export const LOADING_COLORS = [
   { label: '< 70 %', color: '#9ca3af' }, { label: '70–100 %', color: '#f59e0b' }, { label: '> 100 %', color: '#dc2626' },
 ];
@@ -96,10 +98,16 @@ export class NetworkDrawing {
   /** Colours from a power-flow result (buses by voltage against vmin/vmax, branches by loading). */
   color(result) {
     const busById = new Map(this.model.buses.map((b) => [b.id, b]));
-    let low = 0, high = 0, over = 0;
+    let low = 0, high = 0, over = 0, dark = 0;
+    const off = new Set();
     for (const r of result.buses ?? []) {
       const b = busById.get(r.id);
       if (!b || !this.graph.hasNode(String(r.id))) continue;
+      if (r.energized === false) {
+        off.add(r.id); dark++;
+        this.graph.setNodeAttribute(String(r.id), 'color', DEENERGIZED_COLOR);
+        continue;
+      }
       const c = r.v < (b.vmin ?? 0.9) - 1e-6 ? VOLTAGE_COLORS[0].color : r.v > (b.vmax ?? 1.1) + 1e-6 ? VOLTAGE_COLORS[2].color : VOLTAGE_COLORS[1].color;
       if (c === VOLTAGE_COLORS[0].color) low++; else if (c === VOLTAGE_COLORS[2].color) high++;
       this.graph.setNodeAttribute(String(r.id), 'color', c);
@@ -107,13 +115,19 @@ export class NetworkDrawing {
     (result.branches ?? []).forEach((f, i) => {
       const key = `b${i}`;
       if (!this.graph.hasEdge(key)) return;
+      const br = this.model.branches[i];
+      if (br && (off.has(br.from) || off.has(br.to))) {
+        this.graph.setEdgeAttribute(key, 'color', DEENERGIZED_COLOR);
+        this.graph.setEdgeAttribute(key, 'size', 1);
+        return;
+      }
       const l = f.loading ?? 0;
       const c = l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color;
       if (l > 100) over++;
       this.graph.setEdgeAttribute(key, 'color', c);
       this.graph.setEdgeAttribute(key, 'size', l > 100 ? 3 : l >= 70 ? 2 : 1);
     });
-    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over) });
+    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark) });
   }
 
   /** Marks one branch (a study's worst case) on the drawing. */

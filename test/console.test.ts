@@ -13,6 +13,8 @@ import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CASES_DIR, ROOT } from '../src/paths.js';
 import { spawnGridops, type GridopsProcess } from './helpers/process.js';
+import { parseMatpower } from '../src/matpower/reader.js';
+import { writeMatpower } from '../src/matpower/writer.js';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'console');
@@ -106,6 +108,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const loadings = rows.filter((r) => r[1] === 'converged').map((r) => Number(r[2]));
       assert.ok(loadings.length > 30 && loadings.every((x) => x > 0));
       assert.deepEqual(loadings, [...loadings].sort((a, b) => b - a), 'ranked by loading, worst first');
+      // Islanding isolate (the study default): branch 33 cuts bus 26 off; its 3.5 MW lost are shown.
+      assert.match(await page.textContent('#study-summary') ?? '', /41 cases, 1 with lost load/);
+      assert.equal(rows.find((r) => r[0] === 'branch:33')![5], '3.5');
       const worst = rows.find((r) => r[1] === 'converged')![0]!;
       assert.equal(`branch:${await page.getAttribute('#drawing', 'data-highlighted')}`, worst, 'the worst case is highlighted on the drawing');
       await shot('study');
@@ -116,6 +121,23 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.match(await page.textContent('main') ?? '', /OPF: converged, objective 5\d\d\.\d\d per hour/);
       assert.equal((await page.$$('#opf-generators tbody tr')).length, 6);
       await shot('opf');
+    });
+
+    it('draws the de-energized part of a split network grey and lists it (islanding isolate)', async () => {
+      const m = parseMatpower(readFileSync(join(CASES_DIR, 'case118.m'), 'utf8'), 'case118.m');
+      const split = writeMatpower({ ...m, name: 'case118_split', branches: m.branches.map((b, k) => (k === 6 || k === 183 ? { ...b, status: 'open' as const } : b)) });
+      const h = { authorization: `Bearer ${await apiToken(base)}` };
+      const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: split });
+      const id = ((await imp.json()) as { data: { id: string } }).data.id;
+      await page.goto(`${base}/console/#/network/${id}`);
+      await page.waitForSelector('#drawing[data-nodes="118"]');
+      await page.selectOption('#islanding', 'isolate');
+      await page.click('#run-powerflow');
+      await page.waitForSelector('#drawing[data-colored="true"]');
+      assert.equal(await page.getAttribute('#drawing', 'data-deenergized'), '3', 'buses 9, 10 and 117 drawn grey');
+      assert.match(await page.textContent('#deenergized') ?? '', /buses 9, 10; bus 117.*20\.0 MW of load and 450\.0 MW of generation lost/s);
+      assert.match(await page.textContent('#legend') ?? '', /de-energized/);
+      await shot('islands');
     });
 
     it('acknowledges an alarm, and shows a live event as it arrives', async () => {
