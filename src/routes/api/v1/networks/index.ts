@@ -193,8 +193,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/:id/opf', {
     config: { permission: 'compute' },
     schema: {
-      summary: 'Run an optimal power flow (synchronous result, or a queued task with "async": true); method dc (ac: 501 in this version)', tags, params: Params, body: Type.Optional(OpfIn),
-      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 501, 504) },
+      summary: 'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) or dc (rundcopf); islanding as power flow', tags, params: Params, body: Type.Optional(OpfIn),
+      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
     },
   }, async (req, reply) => {
     const answer = await runOpf(s, req.caller, req.params.id, req.body ?? {});
