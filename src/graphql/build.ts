@@ -4,6 +4,7 @@ import { typeDefs } from './schema.js';
 import { studyTypeDefs } from './schemaStudies.js';
 import { studyResolvers } from './resolvers/studies.js';
 import { opfTypeDefs } from './schemaOpf.js';
+import { islandTypeDefs } from './schemaIslands.js';
 import { opfResolvers } from './resolvers/opf.js';
 import { scalars } from './scalars.js';
 import { networkResolvers } from './resolvers/networks.js';
@@ -23,7 +24,7 @@ const modules: ResolverMap[] = [
 ] as unknown as ResolverMap[];
 
 export function buildGraphqlSchema(): GraphQLSchema {
-  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs);
+  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs + islandTypeDefs);
   for (const [name, impl] of Object.entries(scalars)) {
     const t = schema.getType(name);
     if (!isScalarType(t)) throw new Error(`scalar ${name} missing from the SDL`);

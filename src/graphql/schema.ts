@@ -2,7 +2,7 @@
 // the camelCase forms of the REST names; enums are UPPERCASE. Additive fields
 // beyond the specification are marked "(additive)"; deprecated ones carry
 // @deprecated(reason) and stay answerable until their sunset (docs/graphql.md).
-import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES, ISLANDING_RULES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES, NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const typeDefs = /* GraphQL */ `
 """RFC 3339 date-time in UTC, e.g. 2026-07-01T12:00:00.000Z."""
 scalar DateTime
@@ -288,15 +288,8 @@ type ValidationIssue {
 type ValidationResult {
   valid: Boolean!
   errors: [ValidationIssue!]
-  """(additive) the islands over closed branches, the largest first (CONTRACT "Islands")"""
-  islands: [NetworkIsland!]
 }
 
-"""(additive) One island of a stored network; slackBus null: it has none, and a power flow refuses it unless islanding says otherwise."""
-type NetworkIsland {
-  buses: [Int!]!
-  slackBus: Int
-}
 
 # ------------------------------------------------------------------ power flow
 
@@ -307,12 +300,7 @@ input PowerFlowOptions {
   flatStart: Boolean
   timeoutMs: Int
   enforceQLimits: Boolean
-  """(additive) islands without a slack: REFUSE (default), ISOLATE or NEW_REFERENCE (CONTRACT "Islands")"""
-  islanding: Islanding
 }
-
-"""(additive) What a power flow does with islands left without a reference."""
-${graphqlEnum('Islanding', ISLANDING_RULES)}
 
 type BusResult {
   id: Int!
@@ -322,18 +310,8 @@ type BusResult {
   qGen: Float
   pLoad: Float
   qLoad: Float
-  """(additive) with islanding ISOLATE / NEW_REFERENCE: false for a de-energized bus (v = theta = 0)"""
-  energized: Boolean
 }
 
-"""(additive) One island of a split network (islanding ISOLATE / NEW_REFERENCE)."""
-type Island {
-  buses: [Int!]!
-  referenceBus: Int
-  energized: Boolean!
-  loadMw: Float!
-  generationMw: Float!
-}
 
 type BranchResult {
   """(additive) 0-based position in the network's branch list (parallel branches share from/to)"""
@@ -381,12 +359,6 @@ type PowerFlowResult {
   """(additive)"""
   generators: [GeneratorResult!]!
   losses: Losses
-  """(additive) with islanding ISOLATE / NEW_REFERENCE: every island, the largest first"""
-  islands: [Island!]
-  """(additive) MW of load in de-energized islands"""
-  lostLoadMw: Float
-  """(additive) MW of generation set-points in de-energized islands"""
-  lostGenerationMw: Float
   startedAt: DateTime
   completedAt: DateTime
   """(additive)"""

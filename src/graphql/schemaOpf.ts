@@ -5,7 +5,7 @@ import { COST_MODELS, OPF_METHODS, graphqlEnum } from '../schemas/vocabulary.js'
 export const opfTypeDefs = /* GraphQL */ `
 extend type Mutation {
   """(additive) Runs an optimal power flow on network id, as POST /networks/{id}/opf: the result, or with async: true
-  the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC is refused until the AC core lands."""
+  the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC (MATPOWER runopf) by default, or DC."""
   runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int, islanding: Islanding): OpfResult!
 }
 
@@ -41,12 +41,9 @@ type OpfResult {
   buses: [OpfBus!]!
   generators: [OpfGenerator!]!
   branches: [OpfBranch!]!
-  """(additive) with islanding ISOLATE / NEW_REFERENCE: MW of load and generation in de-energized islands"""
-  lostLoadMw: Float
-  lostGenerationMw: Float
 }
 
-type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! muVmin: Float! muVmax: Float! energized: Boolean }
+type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! muVmin: Float! muVmax: Float! }
 type OpfGenerator { index: Int! bus: Int! pMw: Float! qMvar: Float! muPmin: Float! muPmax: Float! muQmin: Float! muQmax: Float! }
 type OpfBranch { index: Int! from: Int! to: Int! pFrom: Float! qFrom: Float! pTo: Float! qTo: Float! loading: Float! muSf: Float! muSt: Float! }
 `;
