@@ -27,15 +27,15 @@ const splits = new WeakMap<NetworkModel, Map<IslandingRule, IslandSplit>>();
 
 /** The split of a model under a rule; computed once per stored (frozen) model version and rule. */
 export function islandSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>): IslandSplit {
-  if (!isDeeplyFrozen(net)) return computeSplit(net, rule);
+  if (!isDeeplyFrozen(net)) return computeSplit(net, rule, false);
   let byRule = splits.get(net);
   if (!byRule) splits.set(net, (byRule = new Map()));
   let s = byRule.get(rule);
-  if (!s) byRule.set(rule, (s = computeSplit(net, rule)));
+  if (!s) byRule.set(rule, (s = computeSplit(net, rule, true)));
   return s;
 }
 
-function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>): IslandSplit {
+function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>, freeze: boolean): IslandSplit {
   const buses = net.buses;
   const nb = buses.length;
   const pos = new Map<number, number>();
@@ -103,7 +103,8 @@ function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>)
     if (newReference[label[k]!] === k) { changed = true; return { ...b, type: 'slack' as const }; }
     return b;
   });
-  const model = changed ? deepFreeze({ ...net, buses: solvedBuses }) : net;
+  // A stored (frozen) model's split is frozen too, so the solver pool caches its packing; a one-off one is not worth it.
+  const model = changed ? (freeze ? deepFreeze({ ...net, buses: solvedBuses }) : { ...net, buses: solvedBuses }) : net;
   return { model, islands, energized, lostLoadMw, lostGenerationMw };
 }
 
