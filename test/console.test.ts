@@ -134,7 +134,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await page.waitForSelector('#alarms td:has-text("acknowledged")');
       await page.click('a[href="#/events"]');
       await page.selectOption('#event-topic', 'task');
-      const before = (await page.$$('#events div')).length;
+      // The task stream is open (its system.connected arrived) before the power flow is started.
+      await page.waitForSelector('#events[data-live="task"]');
+      const before = (await page.$$('#events div[data-topic="task"]')).length;
       await fetch(`${base}/api/v1/networks/${net}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"async": true}' });
       // (a selector, not a predicate function: the console's CSP forbids the eval a string predicate needs)
       await page.waitForSelector(`#events div[data-topic="task"] >> nth=${before}`);
