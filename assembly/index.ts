@@ -6,6 +6,8 @@
 //   outputPtr() / outputLength()  where to read the f64 output
 //   analysisCount()               symbolic LU analyses done so far (cache check)
 //   cacheSize() / clearCache()
+//   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows or
+//                                 outage flow shifts of the DC model (sensitivity.ts)
 //   studyInputPtr(len) / studySolve()   a study chunk (study.ts, layouts in studyLayout.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
 //                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
@@ -29,6 +31,7 @@ import {
   monitorValues as studyMonitor,
 } from './study';
 import { violations as studyViolations } from './studyMetrics';
+import { dcFactorised, ptdfRows, flowShifts, sensOut } from './sensitivity';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
@@ -131,6 +134,31 @@ export function studyViolationCount(): i32 { return violationsDone(); }
 export function studyIslandsPtr(): usize { return changetype<usize>(studyIslands); }
 export function studyIslandCount(): i32 { return studyIslandTotal; }
 export function studyMonitorPtr(): usize { return changetype<usize>(studyMonitor); }
+
+// ---- DC sensitivities (sensitivity.ts): PTDF rows and outage flow shifts of the network in the input buffer
+let sensIn = new StaticArray<f64>(0);
+export function sensitivityInputPtr(len: i32): usize {
+  if (sensIn.length < len) sensIn = new StaticArray<f64>(len);
+  return changetype<usize>(sensIn);
+}
+/** kind 0: PTDF rows of the count internal branches in the sensitivity buffer (count × nb values);
+ *  kind 1: flow shifts of their outages (count × nl). Returns the number of values, -1 for a bad
+ *  input buffer, -2 when the reduced Bbus is singular. */
+export function sensitivitySolve(kind: i32, count: i32): i32 {
+  const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL];
+  if (<i32>input[IN_VERSION] != ABI_VERSION || nb <= 0 || nl < 0 || count < 0 || sensIn.length < count) return -1;
+  const busOff = IN_HEADER, brOff = busOff + BUS_FIELDS * nb;
+  for (let k = 0; k < count; k++) {
+    const l = <i32>unchecked(sensIn[k]);
+    if (l < 0 || l >= nl) return -1;
+  }
+  const topo = preparedTopology(nb, nl, busOff, brOff, input[IN_BASEMVA]);
+  if (!dcFactorised(topo, input, brOff, topo.yHash)) return -2;
+  if (kind == 0) { ptdfRows(topo, input, brOff, sensIn, count); return count * nb; }
+  flowShifts(topo, input, brOff, sensIn, count);
+  return count * nl;
+}
+export function sensitivityOutputPtr(): usize { return changetype<usize>(sensOut); }
 
 export function solve(): i32 {
   const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];

@@ -13,6 +13,7 @@
 //                iterations so far and every later one are posted as they happen on
 //                the BroadcastChannel named channel: {key, from, progress: [iteration,
 //                mismatch, ...]} (from = index of the first pair in the solve).
+// Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study.ts), input + study buffer in, compact Float64Arrays out.
 // An OPF task ({kind: 'opf', input, stop}) is run by src/opf/worker.ts on the same engine.
@@ -141,4 +142,16 @@ export function study(task: StudyTask): unknown {
   } finally {
     engine.onProgress = hook;
   }
+}
+
+export interface SensitivityTask {
+  input: Float64Array;
+  kind: 0 | 1;
+  items: Float64Array;
+}
+
+/** DC sensitivities (assembly/sensitivity.ts): PTDF rows (kind 0) or outage flow shifts (kind 1); null when Bbus is singular. */
+export function sensitivity(task: SensitivityTask): unknown {
+  const out = engine.sensitivity(task.input, task.kind, task.items);
+  return out === null ? null : move(out);
 }

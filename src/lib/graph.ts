@@ -39,3 +39,52 @@ export function connectedComponents(n: number, forEachEdge: (link: (a: number, b
   }
   return { label, count };
 }
+
+/**
+ * The bridges of an undirected multigraph: edges whose removal adds a component (Tarjan's
+ * low-link, iterative so a 10,000-bus radial chain cannot overflow the stack). Parallel edges
+ * are never bridges. Edge e joins from[e] and to[e]; answers the edge indexes, ascending.
+ */
+export function bridges(n: number, from: ArrayLike<number>, to: ArrayLike<number>): number[] {
+  const m = from.length;
+  const deg = new Int32Array(n + 1);
+  for (let e = 0; e < m; e++) { deg[from[e]! + 1]++; deg[to[e]! + 1]++; }
+  for (let i = 0; i < n; i++) deg[i + 1] += deg[i]!;
+  const adjNode = new Int32Array(2 * m), adjEdge = new Int32Array(2 * m), fill = deg.slice(0, n);
+  for (let e = 0; e < m; e++) {
+    const a = from[e]!, b = to[e]!;
+    adjNode[fill[a]!] = b; adjEdge[fill[a]!++] = e;
+    adjNode[fill[b]!] = a; adjEdge[fill[b]!++] = e;
+  }
+  const disc = new Int32Array(n).fill(-1), low = new Int32Array(n), parentEdge = new Int32Array(n).fill(-1), next = deg.slice(0, n);
+  const stack = new Int32Array(n);
+  const out: number[] = [];
+  let time = 0;
+  for (let root = 0; root < n; root++) {
+    if (disc[root] !== -1) continue;
+    let top = 0;
+    stack[0] = root;
+    disc[root] = low[root] = time++;
+    while (top >= 0) {
+      const v = stack[top]!;
+      if (next[v]! < deg[v + 1]!) {
+        const k = next[v]!++;
+        const w = adjNode[k]!, e = adjEdge[k]!;
+        if (e === parentEdge[v]) continue; // the edge we came by (a parallel edge has another index)
+        if (disc[w] === -1) {
+          parentEdge[w] = e;
+          disc[w] = low[w] = time++;
+          stack[++top] = w;
+        } else if (disc[w]! < low[v]!) low[v] = disc[w]!;
+      } else {
+        top--;
+        if (top >= 0) {
+          const u = stack[top]!;
+          if (low[v]! < low[u]!) low[u] = low[v]!;
+          if (low[v]! > disc[u]!) out.push(parentEdge[v]!);
+        }
+      }
+    }
+  }
+  return out.sort((a, b) => a - b);
+}

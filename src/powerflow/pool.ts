@@ -48,6 +48,9 @@ export interface SolverPool {
   /** One OPF (src/opf/worker.ts). onLive receives the progress of a long solve as it happens: rows of
    *  PROGRESS_FIELDS values from row `from` on (the trailer of the result repeats them all). */
   runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void): Promise<Float64Array>;
+  /** DC sensitivities on a worker (src/sensitivities/): kind 0 PTDF rows, kind 1 outage flow shifts of the
+   *  internal branches in items; null when the reduced Bbus is singular. */
+  runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -300,6 +303,10 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   return {
     solve,
     runStudy,
+    runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, { name: 'sensitivity', transferList: [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer], signal });
+    },
     runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const key = onLive ? nextKey++ : -1;

@@ -23,6 +23,9 @@ interface CoreExports {
   studyIslandsPtr(): number;
   studyIslandCount(): number;
   studyMonitorPtr(): number;
+  sensitivityInputPtr(len: number): number;
+  sensitivitySolve(kind: number, count: number): number;
+  sensitivityOutputPtr(): number;
   opfInputPtr(len: number): number;
   opfOutputPtr(): number;
   opfOutputLength(): number;
@@ -104,6 +107,25 @@ export class PowerFlowEngine {
         islands: new Float64Array(mem, this.x.studyIslandsPtr(), this.x.studyIslandCount()).slice(),
         monitor: new Float64Array(mem, this.x.studyMonitorPtr(), done < 0 ? 0 : monitorPerCase * n).slice(),
       };
+    } catch (e) {
+      this.x = this.instantiate();
+      throw e;
+    }
+  }
+
+  /** DC sensitivities of the packed network (assembly/sensitivity.ts): kind 0 PTDF rows of the internal
+   *  branches in `items` (items.length × nb values), kind 1 their outages' flow shifts (× nl). Throws on a
+   *  bad buffer; a singular reduced Bbus answers null. */
+  sensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array): Float64Array | null {
+    try {
+      const at = this.x.inputPtr(input.length);
+      new Float64Array(this.x.memory.buffer, at, input.length).set(input);
+      const it = this.x.sensitivityInputPtr(Math.max(items.length, 1));
+      new Float64Array(this.x.memory.buffer, it, items.length).set(items);
+      const n = this.x.sensitivitySolve(kind, items.length);
+      if (n === -2) return null;
+      if (n < 0) throw new Error('the power-flow core rejected the sensitivity request (ABI mismatch)');
+      return new Float64Array(this.x.memory.buffer, this.x.sensitivityOutputPtr(), n).slice();
     } catch (e) {
       this.x = this.instantiate();
       throw e;

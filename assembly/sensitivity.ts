@@ -1,0 +1,83 @@
+// DC sensitivities, as MATPOWER's makePTDF and makeLODF (numbers in, numbers out):
+//   H = Bf · Bbus_r⁻¹ on the non-reference buses (the reference columns 0): a flow's response to an
+//       injection at a bus withdrawn at its island's reference;
+//   a row of H: H(l, :) = b_l · (Bbus_r⁻¹ (e_f − e_t))ᵀ (Bbus is symmetric), one solve per row;
+//   the flow shift of an outage k: H (e_fk − e_tk) = Bf · Bbus_r⁻¹ (e_fk − e_tk), one solve per column,
+//       from which LODF(:, k) = shift / (1 − shift(k)) (src/sensitivities/).
+// The reduced Bbus is the DC power flow's (dcpf.ts), factorised once per topology and parameter set
+// and kept with the topology: never the dense inverse.
+import { Topology } from './symbolic';
+import { makeBdc, dcB } from './dcpf';
+
+let x = new StaticArray<f64>(0);
+/** Results: count × nb (PTDF rows) or count × nl (flow shifts), row-major. */
+export let sensOut = new StaticArray<f64>(0);
+
+/** Factorises the reduced Bbus of the network in `input` (once per hash); false when it is singular. */
+export function dcFactorised(topo: Topology, input: StaticArray<f64>, brOff: i32, hash: u64): bool {
+  topo.prepareB();
+  if (!(topo.dcOk && topo.dcHash == hash)) {
+    makeBdc(topo, input, brOff, null);
+    topo.dcOk = false;
+    if (topo.nR > 0) {
+      topo.analyzeDc();
+      if (!topo.luDc.factor(topo.dcVal)) return false;
+    }
+    topo.dcOk = true;
+    topo.dcHash = hash;
+  }
+  return true;
+}
+
+/** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing). */
+function solveDifference(topo: Topology, a: i32, b: i32): void {
+  const nR = topo.nR;
+  if (x.length < nR) x = new StaticArray<f64>(nR);
+  for (let r = 0; r < nR; r++) unchecked(x[r] = 0.0);
+  const ra = unchecked(topo.rIdx[a]), rb = unchecked(topo.rIdx[b]);
+  if (ra >= 0) unchecked(x[ra] += 1.0);
+  if (rb >= 0) unchecked(x[rb] -= 1.0);
+  if (nR > 0) topo.luDc.solve(x);
+}
+
+// @ts-ignore: decorator
+@inline
+function angle(topo: Topology, i: i32): f64 {
+  const r = unchecked(topo.rIdx[i]);
+  return r < 0 ? 0.0 : unchecked(x[r]);
+}
+
+function reserve(n: i32): void {
+  if (sensOut.length < n) sensOut = new StaticArray<f64>(n);
+}
+
+/** PTDF rows of the internal branches in rows[0 .. count): count × nb values into sensOut. */
+export function ptdfRows(topo: Topology, input: StaticArray<f64>, brOff: i32, rows: StaticArray<f64>, count: i32): void {
+  const nb = topo.nb, nl = topo.nl;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  reserve(count * nb);
+  for (let k = 0; k < count; k++) {
+    const l = <i32>unchecked(rows[k]);
+    const bl = dcB(input, xOff, tapOff, l);
+    solveDifference(topo, unchecked(topo.f[l]), unchecked(topo.t[l]));
+    const o = k * nb;
+    for (let j = 0; j < nb; j++) unchecked(sensOut[o + j] = bl * angle(topo, j));
+  }
+}
+
+/** Flow shifts of the outages of internal branches cols[0 .. count): count × nl values into sensOut
+ *  (column k, entry m: the flow on m per unit of injection from the outaged branch's to-bus into its from-bus). */
+export function flowShifts(topo: Topology, input: StaticArray<f64>, brOff: i32, cols: StaticArray<f64>, count: i32): void {
+  const nl = topo.nl;
+  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  reserve(count * nl);
+  const f = topo.f, t = topo.t;
+  for (let k = 0; k < count; k++) {
+    const c = <i32>unchecked(cols[k]);
+    solveDifference(topo, unchecked(f[c]), unchecked(t[c]));
+    const o = k * nl;
+    for (let m = 0; m < nl; m++) {
+      unchecked(sensOut[o + m] = dcB(input, xOff, tapOff, m) * (angle(topo, unchecked(f[m])) - angle(topo, unchecked(t[m]))));
+    }
+  }
+}
