@@ -13,12 +13,14 @@ import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
 import { ISLANDING_RULES, POWERFLOW_METHODS, PowerFlowInputError, type IslandingRule, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/networkModel.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
+import { SENSITIVITY_USAGE, parseSensitivityArgs, runSensitivityCommand } from './sensitivities/cli.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
 
 export const USAGE = `Usage:
   gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
   gridops study CASE.m [options]   N-1 contingency analysis of a case file (gridops study --help)
   gridops opf CASE.m [options]     optimal power flow (least-cost dispatch, LMPs) of a MATPOWER case
+  gridops ptdf|lodf CASE.m [options]  PTDF or LODF of the DC model (gridops ptdf --help)
   gridops serve                    start the HTTP service (the same as npm start)
   gridops --help | --version
 
@@ -295,6 +297,13 @@ export async function main(argv: string[]): Promise<number | undefined> {
         if (cmd === 'help') { await write(process.stdout, USAGE); return EXIT.ok; }
         return await runOpf(cmd);
       }
+      case 'ptdf': case 'lodf': {
+        const cmd = parseSensitivityArgs(command, rest, (m) => new UsageError(m));
+        if (cmd === 'help') { await write(process.stdout, SENSITIVITY_USAGE); return EXIT.ok; }
+        const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+        await runSensitivityCommand(cmd, network, (text) => write(process.stdout, text));
+        return EXIT.ok;
+      }
       case 'serve':
         if (rest.length > 0) throw new UsageError(`serve takes no arguments (configure it with environment variables, docs/cli.md), got ${rest.join(' ')}`);
         try {
@@ -311,7 +320,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
   } catch (e) {
     const err = e as Error;
     if (err instanceof UsageError) {
-      await write(process.stderr, `gridops: ${err.message}\n\n${command === 'study' ? STUDY_USAGE : USAGE}`);
+      await write(process.stderr, `gridops: ${err.message}\n\n${command === 'study' ? STUDY_USAGE : command === 'ptdf' || command === 'lodf' ? SENSITIVITY_USAGE : USAGE}`);
       return EXIT.error;
     }
     if (err instanceof MatpowerParseError || err instanceof PowerFlowInputError || err instanceof InputError

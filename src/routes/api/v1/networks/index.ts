@@ -12,6 +12,9 @@ import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
+import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
+import { runSensitivities, sensitivityCsv } from '../../../../domain/sensitivities.js';
+import { Readable } from 'node:stream';
 import { submitStudy } from '../../../../domain/studies.js';
 import { StudyIn, StudySubmitted, studyValidator } from '../../../../schemas/studies.js';
 import type { NetworkInput } from '../../../../domain/networkModel.js';
@@ -203,6 +206,21 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
     }
     return reply.ok(answer.result);
+  });
+
+  app.post('/:id/sensitivities', {
+    config: { permission: 'compute' },
+    schema: {
+      summary: 'PTDF or LODF of the DC model, as MATPOWER makePTDF / makeLODF (rows: branches; columns: buses or outaged branches); ?format=csv streams the matrix', tags,
+      params: Params, querystring: SensitivityQuery, body: SensitivityIn,
+      response: { 200: envelope(SensitivityOut), ...errorResponses(400, 401, 403, 404, 422, 503) },
+    },
+  }, async (req, reply) => {
+    const r = await runSensitivities(s, req.caller, req.params.id, req.body);
+    if (req.query.format === 'csv') {
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${r.kind}-${r.network_id}.csv"`).send(Readable.from(sensitivityCsv(r)) as unknown as never); // a stream: Fastify pipes it, no serializer
+    }
+    return reply.ok(r);
   });
 
   app.post('/:id/studies', {

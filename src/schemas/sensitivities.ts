@@ -1,0 +1,24 @@
+// TypeBox schemas of POST /api/v1/networks/{id}/sensitivities (CONTRACT "Sensitivities").
+import { Type } from '@sinclair/typebox';
+
+const Index = Type.Integer({ minimum: 0 });
+
+export const SensitivityIn = Type.Object({
+  kind: Type.Union([Type.Literal('ptdf'), Type.Literal('lodf')]),
+  branches: Type.Optional(Type.Array(Index, { maxItems: 100_000, description: 'rows: branch positions (default every in-service branch)' })),
+  buses: Type.Optional(Type.Array(Type.Integer(), { maxItems: 100_000, description: 'PTDF columns: bus ids (default every bus)' })),
+  outages: Type.Optional(Type.Array(Index, { maxItems: 100_000, description: 'LODF columns: outaged branch positions (default the rows)' })),
+  async: Type.Optional(Type.Boolean()),
+}, { additionalProperties: false });
+
+export const SensitivityQuery = Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) });
+
+export const SensitivityOut = Type.Object({
+  network_id: Type.String(),
+  network_version: Type.Integer(),
+  kind: Type.String(),
+  rows: Type.Array(Type.Integer(), { description: 'branch positions' }),
+  columns: Type.Array(Type.Integer(), { description: 'bus ids (PTDF) or outaged branch positions (LODF)' }),
+  values: Type.Array(Type.Array(Type.Union([Type.Number(), Type.Null()])), { description: 'row-major, MW per MW; an LODF column of a bridge is null' }),
+  bridges: Type.Array(Type.Integer(), { description: 'closed branches whose outage splits the network' }),
+});

@@ -1,0 +1,75 @@
+// POST /api/v1/networks/{id}/sensitivities in both modes: the PTDF and LODF of the engine through the
+// door, ?format=csv, the 10-million-entry limit, refusals with the field named, roles; and the CLI.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders, tokenFor } from './helpers/auth.js';
+import { restClient, type Headers } from './helpers/rest.js';
+import { CASES_DIR, ROOT, SHARED_DIR } from '../src/paths.js';
+
+const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'sensitivities', 'case30.json'), 'utf8')) as { ptdf: number[][]; bridges: number[] };
+
+for (const mode of MODES) {
+  describe(`sensitivities API (${mode})`, () => {
+    let app: TestApp;
+    let h: Headers;
+    let net: string;
+    const { call, ok, err } = restClient(() => ({ app, h }));
+    before(async () => {
+      app = await startTestApp(mode);
+      h = await adminHeaders(app);
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case30.m'), 'utf8'), { 'content-type': 'text/plain' });
+      net = json(r).data.id;
+    });
+    after(async () => { await app?.close(); });
+
+    it('PTDF of selected rows equals MATPOWER\'s; LODF names the bridges; CSV streams the same matrix', async () => {
+      const p = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [0, 5] });
+      assert.deepEqual(p.rows, [0, 5]);
+      assert.equal(p.columns.length, 30);
+      p.values.forEach((row: number[], i: number) => row.forEach((v, j) => assert.ok(Math.abs(v - ref.ptdf[p.rows[i]]![j]!) <= 1e-9)));
+      assert.deepEqual(p.bridges, ref.bridges);
+      assert.equal(p.network_version, 1);
+      const l = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', branches: [0, 1], outages: [1, 12] });
+      assert.equal(l.values[1][0], -1, 'the outaged branch itself');
+      assert.equal(l.values[0][1], null, 'branch 12 is a bridge');
+      const csv = await call('POST', `/api/v1/networks/${net}/sensitivities?format=csv`, { kind: 'ptdf', branches: [0, 5] });
+      assert.equal(csv.statusCode, 200);
+      assert.match(String(csv.headers['content-type']), /text\/csv/);
+      const lines = csv.body.trimEnd().split('\n');
+      assert.equal(lines.length, 3);
+      assert.equal(lines[0]!.split(',').length, 31);
+      assert.deepEqual(lines[2]!.split(',').slice(1).map(Number), p.values[1]);
+    });
+
+    it('refuses bad selections with the field named, async, and a viewer', async () => {
+      const e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [41] }), 400, 'INVALID_FIELD');
+      assert.equal(e.details.field, 'branches[0]');
+      err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', outages: [3], buses: [1] }), 400, 'INVALID_FIELD');
+      err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', async: true }), 400, 'INVALID_FIELD');
+      err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'x' }), 400, 'INVALID_FIELD');
+      const viewer = await tokenFor(app, 'viewer');
+      const r = await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/sensitivities`, headers: viewer, payload: { kind: 'ptdf' } });
+      assert.equal(r.statusCode, 403);
+    });
+  });
+}
+
+describe('gridops ptdf / lodf', () => {
+  it('prints the JSON matrix and CSV; refuses an unknown option', () => {
+    const bin = join(ROOT, 'bin', 'gridops.js');
+    const r = spawnSync(process.execPath, [bin, 'ptdf', join(CASES_DIR, 'case30.m'), '--branches', '0,5'], { encoding: 'utf8' });
+    assert.equal(r.status, 0, r.stderr);
+    const out = JSON.parse(r.stdout);
+    assert.ok(Math.abs(out.values[1][4] - ref.ptdf[5]![4]!) <= 1e-9);
+    const c = spawnSync(process.execPath, [bin, 'lodf', join(CASES_DIR, 'case30.m'), '--branches', '0', '--outages', '1', '--csv'], { encoding: 'utf8' });
+    assert.equal(c.status, 0, c.stderr);
+    assert.equal(c.stdout.trimEnd().split('\n').length, 2);
+    const bad = spawnSync(process.execPath, [bin, 'ptdf', join(CASES_DIR, 'case30.m'), '--rows', '1'], { encoding: 'utf8' });
+    assert.equal(bad.status, 1);
+    assert.match(bad.stderr, /unknown option '--rows'/);
+  });
+});
