@@ -45,6 +45,14 @@ for (const mode of MODES) {
       assert.deepEqual(lines[2]!.split(',').slice(1).map(Number), p.values[1]);
     });
 
+    it('GraphQL sensitivities answers the same matrix', async () => {
+      const r = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'query($id: ID!) { sensitivities(networkId: $id, input: { kind: LODF, branches: [0, 1], outages: [1, 12] }) { kind rows columns values bridges networkVersion } }', variables: { id: net } } });
+      const d = json(r);
+      assert.equal(d.errors, undefined, r.body);
+      const rest = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', branches: [0, 1], outages: [1, 12] });
+      assert.deepEqual(d.data.sensitivities, { kind: 'LODF', rows: rest.rows, columns: rest.columns, values: rest.values, bridges: rest.bridges, networkVersion: 1 });
+    });
+
     it('refuses bad selections with the field named, async, and a viewer', async () => {
       const e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [41] }), 400, 'INVALID_FIELD');
       assert.equal(e.details.field, 'branches[0]');

@@ -1,0 +1,21 @@
+// sensitivities: the same domain function as POST /networks/{id}/sensitivities (src/domain/sensitivities.ts).
+import { runSensitivities } from '../../domain/sensitivities.js';
+import { query } from '../guard.js';
+import type { Opt } from '../args.js';
+
+interface SensitivityArgs {
+  networkId: string;
+  input: { kind: 'PTDF' | 'LODF'; branches?: Opt<number[]>; buses?: Opt<number[]>; outages?: Opt<number[]> };
+}
+
+export const sensitivityResolvers = {
+  Query: {
+    sensitivities: query('compute', async (caller, a: SensitivityArgs, ctx) => {
+      const i = a.input;
+      const r = await runSensitivities(ctx.s, caller, a.networkId, {
+        kind: i.kind === 'PTDF' ? 'ptdf' : 'lodf', ...(i.branches ? { branches: i.branches } : {}), ...(i.buses ? { buses: i.buses } : {}), ...(i.outages ? { outages: i.outages } : {}),
+      });
+      return { networkId: r.network_id, networkVersion: r.network_version, kind: r.kind.toUpperCase(), rows: r.rows, columns: r.columns, values: r.values, bridges: r.bridges };
+    }),
+  },
+};
