@@ -15,7 +15,7 @@ export { STUDY_CASE_STATUSES as CASE_STATUSES, type StudyCaseStatus as CaseStatu
 export const VIOLATION_BITS: Record<StudyViolationType, number> = { branch_overload: 1, low_voltage: 2, high_voltage: 4 };
 
 function statusOf(code: number): number {
-  return code === CASE_CODE.CONVERGED ? 0 : code === CASE_CODE.ISLANDED ? 2 : 1;
+  return code === CASE_CODE.CONVERGED ? 0 : code === CASE_CODE.ISLANDED ? 2 : code === CASE_CODE.SCREENED ? 3 : 1;
 }
 
 const num = (x: number): number | null => (Number.isNaN(x) ? null : x);
@@ -196,7 +196,7 @@ export interface StudyRow {
 }
 
 export interface StudyCounts {
-  by_status: { converged: number; diverged: number; islanded: number };
+  by_status: { converged: number; diverged: number; islanded: number; screened: number };
   /** cases with at least one violation of the type */
   by_violation: { branch_overload: number; low_voltage: number; high_voltage: number };
   with_violations: number;
@@ -215,14 +215,14 @@ export function chunkSize(caseCount: number, configured: number): number {
 export async function studyCounts(q: Queryable, studyId: string): Promise<StudyCounts> {
   const { rows } = await q.query<Record<string, number>>(
     `SELECT count(*) FILTER (WHERE status = 0)::int AS converged, count(*) FILTER (WHERE status = 1)::int AS diverged,
-            count(*) FILTER (WHERE status = 2)::int AS islanded,
+            count(*) FILTER (WHERE status = 2)::int AS islanded, count(*) FILTER (WHERE status = 3)::int AS screened,
             count(*) FILTER (WHERE violation_mask & 1 <> 0)::int AS branch_overload, count(*) FILTER (WHERE violation_mask & 2 <> 0)::int AS low_voltage,
             count(*) FILTER (WHERE violation_mask & 4 <> 0)::int AS high_voltage, count(*) FILTER (WHERE violation_mask <> 0)::int AS with_violations,
             count(*) FILTER (WHERE (islanded->>'load_mw')::float8 > 0)::int AS cases_with_lost_load
      FROM study_cases WHERE study_id = $1`, [studyId]);
   const r = rows[0]!;
   return {
-    by_status: { converged: r.converged!, diverged: r.diverged!, islanded: r.islanded! },
+    by_status: { converged: r.converged!, diverged: r.diverged!, islanded: r.islanded!, screened: r.screened! },
     by_violation: { branch_overload: r.branch_overload!, low_voltage: r.low_voltage!, high_voltage: r.high_voltage! },
     with_violations: r.with_violations!,
     cases_with_lost_load: r.cases_with_lost_load!,

@@ -34,6 +34,8 @@ input StudyOptions {
   enforceQLimits: Boolean
   """(additive) an outage that splits the network: ISOLATE (default), NEW_REFERENCE or SKIP (CONTRACT "Islands")"""
   islanding: StudyIslanding
+  """(additive) DC screening (kind CONTINGENCY): AC only for cases whose DC loading reaches this percentage"""
+  screeningThresholdPercent: Float
 }
 
 ${graphqlEnum('StudyIslanding', STUDY_ISLANDING)}
@@ -68,6 +70,8 @@ type StudyCounts {
   converged: Int!
   diverged: Int!
   islanded: Int!
+  """(additive) cases the DC screen kept below its threshold (not solved in AC)"""
+  screened: Int!
   """cases with at least one violation of the type"""
   branchOverload: Int!
   lowVoltage: Int!

@@ -28,7 +28,7 @@ export const StudyOut = Type.Object({
   request: Type.Object({}, { additionalProperties: true }),
   base: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   counts: Type.Object({
-    by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer() }),
+    by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
     by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
     with_violations: Type.Integer(),
     cases_with_lost_load: Type.Integer(),

@@ -64,7 +64,7 @@ export type Aggregation = (typeof AGGREGATIONS)[number];
 export const STUDY_KINDS = ['contingency', 'scenarios'] as const;
 export type StudyKind = (typeof STUDY_KINDS)[number];
 
-export const STUDY_CASE_STATUSES = ['converged', 'diverged', 'islanded'] as const;
+export const STUDY_CASE_STATUSES = ['converged', 'diverged', 'islanded', 'screened'] as const;
 export type StudyCaseStatus = (typeof STUDY_CASE_STATUSES)[number];
 
 export const STUDY_VIOLATION_TYPES = ['branch_overload', 'low_voltage', 'high_voltage'] as const;

@@ -145,6 +145,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
     if (req.scenarios !== undefined) invalid('scenarios', "scenarios belong to kind 'scenarios' (which may also name contingencies)");
     contingencies = contingencyList(network, busType, req.contingencies ?? 'n-1-branches');
   } else {
+    if (req.screening !== undefined) invalid('screening', "screening applies to kind 'contingency' (a scenario sweep solves every scenario)");
     if (req.scenarios === undefined) invalid('scenarios', "kind 'scenarios' needs scenarios: {count, load_scale?, loads?, generators?}");
     scenarios = scenarioColumns(network, busType, req.scenarios!);
     if (req.contingencies !== undefined) contingencies = contingencyList(network, busType, req.contingencies);
@@ -164,6 +165,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
     monitor: monitorLists(network, busType, req.monitor),
     loadingLimitPercent: req.loading_limit_percent ?? STUDY_DEFAULTS.loadingLimitPercent,
     islanding: req.islanding ?? 'isolate',
+    screening: req.screening ? { thresholdPercent: req.screening.threshold_percent } : null,
   };
 }
 

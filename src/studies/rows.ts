@@ -69,7 +69,7 @@ export function studyChunkRows(plan: StudyPlan, chunk: StudyChunk): StudyCaseRow
     const { monitored, reason, ...metrics } = caseMetricsAt(plan, chunk, i);
     const row: StudyCaseRow = {
       case_id: studyCaseId(plan, k),
-      status: code === CASE_CODE.CONVERGED ? 'converged' : code === CASE_CODE.ISLANDED ? 'islanded' : 'diverged',
+      status: code === CASE_CODE.CONVERGED ? 'converged' : code === CASE_CODE.ISLANDED ? 'islanded' : code === CASE_CODE.SCREENED ? 'screened' : 'diverged',
       ...metrics,
     };
     if (scenario !== null) row.scenario = scenario;

@@ -13,6 +13,7 @@ import { studyCaseAt } from './plan.js';
 import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
 import { caseMetricsAt } from './rows.js';
 import { solveIslandedCases } from './islanded.js';
+import { mergeScreened, screenCases } from './screening.js';
 import {
   CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan,
 } from './types.js';
@@ -239,6 +240,15 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= plan.caseCount)) {
     throw new RangeError(`chunk [${start}, ${end}) is not within the plan's ${plan.caseCount} cases`);
   }
+  // DC screening: only the cases the screen keeps are solved in AC (./screening.ts).
+  const screened = await screenCases(pool, network, plan, start, end, hooks.signal);
+  if (screened.size > 0) {
+    const kept: number[] = [];
+    for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);
+    const sub: StudyPlan = { ...plan, screening: null, contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!), caseCount: kept.length };
+    const ac = kept.length > 0 ? await solveStudyChunk(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
+    return mergeScreened(plan, start, end, kept, ac, screened);
+  }
   const { sn, r } = await run(pool, network, plan, start, end, hooks);
   const done = Math.max(r.done, 0);
   const baseViolations = r.records.length > 0 ? r.records[REC.NVIOL]! : 0;
@@ -249,4 +259,14 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
   splitMonitored(plan, chunk, r.monitor, 1, done);
   // Outages that split the network: solved on what stays energized unless islanding is skip (./islanded.ts).
   return solveIslandedCases(pool, network, plan, chunk, hooks.signal);
+}
+
+function emptyChunk(): StudyChunk {
+  return {
+    start: 0, end: 0, cancelled: false, code: new Uint8Array(0), iterations: new Uint16Array(0), minV: new Float64Array(0), minVBus: new Int32Array(0),
+    maxV: new Float64Array(0), maxVBus: new Int32Array(0), maxLoading: new Float64Array(0), maxLoadingBranch: new Int32Array(0),
+    violationStart: new Uint32Array(1), violationType: new Uint8Array(0), violationElement: new Int32Array(0), violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
+    islandStart: new Uint32Array(1), islandBuses: new Int32Array(0), islandLoadMw: new Float64Array(0), islandGenerationMw: new Float64Array(0),
+    monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0), solveMs: 0,
+  };
 }

@@ -73,6 +73,8 @@ export const StudyRequestSchema = Type.Object({
   scenarios: Type.Optional(ScenariosSchema),
   monitor: Type.Optional(MonitorSchema),
   loading_limit_percent: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  /** DC screening of contingency cases (CONTRACT "Contingency screening"): AC only where the DC loading reaches the threshold */
+  screening: Type.Optional(Type.Object({ method: Type.Literal('dc'), threshold_percent: Type.Number({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false })),
   /** an outage that splits the network: isolate (default), new_reference or skip (CONTRACT "Islands") */
   islanding: Type.Optional(literals(STUDY_ISLANDING)),
 }, { additionalProperties: false });
@@ -107,6 +109,8 @@ export interface StudyPlan {
   monitor: { branches: number[]; buses: number[] };
   loadingLimitPercent: number;
   islanding: StudyIslanding;
+  /** DC screening: cases whose DC post-contingency loading stays below the threshold are not solved in AC */
+  screening: { thresholdPercent: number } | null;
 }
 
 export type { StudyCaseStatus, StudyViolationType };
@@ -168,6 +172,8 @@ export const CASE_CODE = {
   ISLANDED: 10,
   SLACK_LOST: 11,
   QLIM_INFEASIBLE: 12,
+  /** not solved in AC: the DC screen kept its loading below the threshold (src/studies/screening.ts) */
+  SCREENED: 20,
 } as const;
 
 /** Codes of StudyChunk.violationType. */

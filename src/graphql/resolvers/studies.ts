@@ -17,7 +17,7 @@ interface RunStudyArgs extends IdArgs {
   scenarios?: Opt<unknown>;
   monitor?: Opt<unknown>;
   loadingLimitPercent?: Opt<number>;
-  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>> }>;
+  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number> }>;
 }
 
 interface CasesArgs extends PageArgs {
@@ -121,6 +121,7 @@ export const studyResolvers = {
         kind: down<StudyKind>(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
         loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
         max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined, islanding: down<StudyIslanding>(o.islanding),
+        screening: o.screeningThresholdPercent == null ? undefined : { method: 'dc', threshold_percent: o.screeningThresholdPercent },
       }));
       const sub = await submitStudy(ctx.s, caller, a.id, request);
       return toStudy(await getStudy(ctx.s, caller, sub.study_id));
