@@ -5,10 +5,10 @@
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
-import { getNetworkState } from './networks.js';
+import { getNetworkState, loadVersion, saveModelVersion } from './networks.js';
 import { taskView, type TaskRow } from './tasks.js';
 import { requirePermission } from '../security/index.js';
-import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions } from '../opf/types.js';
+import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions, type OpfResult } from '../opf/types.js';
 import type { IslandingRule } from '../powerflow/types.js';
 
 export interface OpfRequest {
@@ -18,6 +18,8 @@ export interface OpfRequest {
   tolerance?: number;
   max_iterations?: number;
   islanding?: IslandingRule;
+  /** store the dispatch as the network's next version (synchronous requests) */
+  apply?: boolean;
 }
 
 export function opfOptions(r: OpfRequest): OpfOptions {
@@ -36,6 +38,7 @@ export type OpfAnswer =
 
 export async function runOpf(s: Services, caller: Caller, networkId: string, req: OpfRequest): Promise<OpfAnswer> {
   requirePermission(caller, 'compute');
+  if (req.apply && req.async) throw new AppError('INVALID_FIELD', 'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})', { field: 'apply' });
   const options = opfOptions(req);
   const net = await getNetworkState(s, caller, networkId);
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, { network_id: networkId, status: net.status });
@@ -49,9 +52,32 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
     await s.tasks.cancel(caller, task.id).catch(() => {});
     throw new AppError('GATEWAY_TIMEOUT', `the OPF did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true)`, { task_id: task.id, timeout_ms: options.timeoutMs });
   }
-  if (done.status === 'completed' && done.result) return { kind: 'result', result: done.result, task: done };
+  if (done.status === 'completed' && done.result) {
+    if (!req.apply) return { kind: 'result', result: done.result, task: done };
+    const applied = await applyDispatch(s, caller, networkId, done.network_version, done.result as unknown as OpfResult);
+    return { kind: 'result', result: { ...done.result, applied }, task: done };
+  }
   const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
   if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
   const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
   throw new AppError(code, err.message, { task_id: done.id, ...err.details });
+}
+
+/**
+ * Stores an OPF's dispatch as the network's next version (CONTRACT "Security-constrained DC-OPF": apply):
+ * every in-service generator's p set-point, and for AC its voltage set-point (the bus voltage the OPF
+ * chose), so a power flow or a study of the new version checks the dispatch. Refused with CONFLICT when
+ * the network changed since the OPF's version.
+ */
+async function applyDispatch(s: Services, caller: Caller, networkId: string, version: number, r: OpfResult): Promise<{ network_version: number }> {
+  const model = await loadVersion(s.db, networkId, version);
+  const vAt = new Map(r.buses.map((b) => [b.id, b.v]));
+  const byIndex = new Map(r.generators.map((g) => [g.index, g]));
+  const generators = model.generators.map((g, k) => {
+    const d = byIndex.get(k);
+    if (!d || !g.in_service) return g;
+    return { ...g, mw: d.p_mw, ...(r.method === 'ac' ? { mvar: d.q_mvar, vg: vAt.get(g.bus) ?? g.vg } : {}) };
+  });
+  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators }, { kind: 'network.opf_applied', method: r.method, objective: r.objective });
+  return { network_version: saved.version };
 }

@@ -10,4 +10,6 @@ export const OpfIn = Type.Object({
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   // Islands without a slack: refuse (default, 422 ISLANDED_BUS), isolate or new_reference (CONTRACT "Islands").
   islanding: Type.Optional(literals(ISLANDING_RULES)),
+  // Store the dispatch (generator p; for AC also voltage set-points) as the network's next version.
+  apply: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
