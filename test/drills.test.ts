@@ -160,12 +160,14 @@ describe('reliability drills (short)', () => {
   });
 });
 
-describe('fuzz drill (short, embedded)', () => {
-  it('600 malformed requests through every door (seed 7): no 5xx, no exit, RSS bounded', { timeout: 240_000 }, async (t) => {
-    const r = await fuzzDrill({ requests: 600, seed: 7 });
-    t.diagnostic(JSON.stringify(r));
-    assertFuzzClean(r);
-  });
+describe('fuzz drill (short, embedded): three seeds', () => {
+  for (const seed of [7, 1, 23]) {
+    it(`300 malformed requests through every door (seed ${seed}): no 5xx, no exit, every covered request audited, RSS bounded`, { timeout: 240_000 }, async (t) => {
+      const r = await fuzzDrill({ requests: 300, seed });
+      t.diagnostic(JSON.stringify(r));
+      assertFuzzClean(r);
+    });
+  }
 });
 
 function assertFuzzClean(r: DrillResult): void {
@@ -174,5 +176,7 @@ function assertFuzzClean(r: DrillResult): void {
   assert.equal(r.http_5xx, 0, `5xx or INTERNAL_ERROR: ${JSON.stringify(r.details.findings)}`);
   assert.equal(d.no_answer, 0, `requests without an answer: ${JSON.stringify(r.details.findings)}`);
   assert.equal(d.health_after, 200);
+  assert.ok(d.audit_expected > 0, 'the drill sent requests the audit rule covers');
+  assert.equal(d.audit_missing, 0, `answered requests without their audit row: ${JSON.stringify(r.details.audit_missing_sample)}`);
   assert.ok(d.rss_max_mb < d.rss_start_mb + 512, `RSS ${d.rss_start_mb} → max ${d.rss_max_mb} MB`);
 }

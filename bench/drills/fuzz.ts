@@ -3,6 +3,10 @@
 // GraphQL documents and variables, /ws and graphql-ws frames, SSE parameters, MATPOWER
 // imports), from a seeded generator so a finding can be replayed. Zero 5xx, zero exits,
 // RSS bounded. "5xx" on the live doors: an INTERNAL_ERROR frame or a 1011 close.
+// Audit: every HTTP request of the REST, query, SSE and import doors carries its own X-Request-Id
+// (unless the fuzzer is fuzzing that header); the requests the audit rule covers (mutating ones, any
+// status; 401 and 403 denials; paths refused for bad percent-encoding) must each have their row:
+// the drill reads the audit log back and counts the missing ones (#21).
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -110,6 +114,20 @@ function operations(doc: { paths: Record<string, Record<string, { parameters?: {
 }
 
 interface Outcome { status: number; internal: boolean }
+
+const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Whether the audit rule covers an answered request (docs/security.md "Audit trail"); 429s are counted in aggregate, not here. */
+function audited(method: string, path: string, status: number): boolean {
+  if (status <= 0 || status === 429) return false;
+  if (MUTATING.has(method) || status === 401 || status === 403) return true;
+  if (status !== 400) return false;
+  try {
+    decodeURIComponent(path.split('?')[0]!);
+    return false;
+  } catch {
+    return true; // refused before routing for its percent-encoding: audited too
+  }
+}
 
 /**
  * One HTTP request. A connection reset before any answer is retried once on a fresh
@@ -224,6 +242,7 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
   const byDoor = new Map<string, number>();
   const findings: string[] = [];
   let internal = 0, noAnswer = 0, refused = 0, rssStart = 0, rssMax = 0;
+  const expectAudit: { id: string; what: string }[] = [];
   try {
     if (opts.stores) {
       deployment = new Deployment(opts.stores, { LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error' });
@@ -267,12 +286,20 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
           if (findings.length < 20) findings.push(`#${i} ${door} ${what} → ${o.status}${o.internal ? ' INTERNAL_ERROR' : ''}`);
         }
       };
+      // An id of this request for the audit check, unless the fuzzer is fuzzing the header itself.
+      const rid = `fz${opts.seed}-${i}`;
+      const tracked = (h: Record<string, string>) => (h['x-request-id'] === undefined ? { ...h, 'x-request-id': rid } : h);
+      const expect = (o: Outcome, method: string, path: string, h: Record<string, string>) => {
+        if (h['x-request-id'] === rid && audited(method, path, o.status)) expectAudit.push({ id: rid, what: `${method} ${path.slice(0, 100)} → ${o.status}` });
+      };
       if (door === 'rest' || door === 'query') {
         const op = r.pick(ops);
         const path = op.path.replace(/\{[^}]+\}/g, () => r.pick(ids)) + queryString(r, op.params);
-        const h = { ...headers(r, token), ...(op.method !== 'GET' && op.method !== 'DELETE' || r.chance(0.2) ? { 'content-type': r.pick(['application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x']) } : {}) };
+        const h = tracked({ ...headers(r, token), ...(op.method !== 'GET' && op.method !== 'DELETE' || r.chance(0.2) ? { 'content-type': r.pick(['application/json', 'application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'multipart/form-data; boundary=x']) } : {}) });
         const payload = op.method === 'GET' ? undefined : body(r, op.keys);
-        note(await request(base, op.method, path, h, payload), `${op.method} ${path.slice(0, 120)}`);
+        const o = await request(base, op.method, path, h, payload);
+        note(o, `${op.method} ${path.slice(0, 120)}`);
+        expect(o, op.method, path, h);
       } else if (door === 'graphql') {
         const vars = value(r, 1, ['id', 'm', 'f', 't', 'i', 'fmt', 'c', 'p']);
         const doc = gqlDocument(r);
@@ -295,10 +322,17 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
         note({ status: s.opened ? 101 : 400, internal: s.internal > 0 }, `${door} frames`);
       } else if (door === 'sse') {
         const q = queryString(r, ['topics', 'network_id', 'agent_id', 'severity', 'format', 'token', 'until', 'since']);
-        note(await request(base, 'GET', `/api/v1/events/stream${q}`, headers(r, token), undefined, 10_000, true), `SSE ${q.slice(0, 120)}`);
+        const h = tracked(headers(r, token));
+        const o = await request(base, 'GET', `/api/v1/events/stream${q}`, h, undefined, 10_000, true);
+        note(o, `SSE ${q.slice(0, 120)}`);
+        expect(o, 'GET', `/api/v1/events/stream${q}`, h);
       } else {
         const source = r.chance(0.8) ? case9 : readFileSync(join(CASES_DIR, 'case30.m'), 'utf8');
-        note(await request(base, 'POST', `/api/v1/networks/import${r.pick(['?format=matpower', '?format=matpower', '', '?format=x'])}`, { ...auth(), 'content-type': r.pick(['text/plain', 'text/plain', 'application/octet-stream', 'application/json']) }, matpowerVariant(r, source), 60_000), 'import');
+        const path = `/api/v1/networks/import${r.pick(['?format=matpower', '?format=matpower', '', '?format=x'])}`;
+        const h = tracked({ ...auth(), 'content-type': r.pick(['text/plain', 'text/plain', 'application/octet-stream', 'application/json']) });
+        const o = await request(base, 'POST', path, h, matpowerVariant(r, source), 60_000);
+        note(o, 'import');
+        expect(o, 'POST', path, h);
       }
       sent++;
       if (sent % 1000 === 0) {
@@ -317,9 +351,22 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     rssMax = Math.max(rssMax, rss());
     const health = await request(base, 'GET', '/api/v1/health', {});
     const exited = server.proc.exitCode !== null || server.proc.signalCode !== null;
+    // The audit log read back (tenant default: the admin's, and where denials before authentication go).
+    const auditMissing: string[] = [];
+    if (!exited) {
+      const fresh = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) }).then((x) => x.json()) as { data: { token: string } };
+      const seen = new Set<string>();
+      for (let page = 1; ; page++) {
+        const res = await fetch(`${base}/api/v1/audit?page_size=100&page=${page}&sort=-timestamp`, { headers: { authorization: `Bearer ${fresh.data.token}` } });
+        const j = await res.json() as { data?: { request_id: string | null }[]; meta?: { total_pages?: number } };
+        for (const e of j.data ?? []) if (e.request_id) seen.add(e.request_id);
+        if (!j.data?.length || page >= (j.meta?.total_pages ?? page)) break;
+      }
+      for (const e of expectAudit) if (!seen.has(e.id)) auditMissing.push(`${e.id} ${e.what}`);
+    }
     return {
       drill: opts.stores ? 'fuzz (distributed)' : 'fuzz', submitted: sent, completed: sent - noAnswer, lost: 0, duplicated: 0, http_5xx: internal, recovered_s: null,
-      details: { seed: opts.seed, process_exits: exited ? 1 : 0, no_answer: noAnswer, refused_by_client: refused, rss_start_mb: Math.round(rssStart), rss_max_mb: Math.round(rssMax), rss_end_mb: Math.round(rss()), health_after: health.status,
+      details: { seed: opts.seed, process_exits: exited ? 1 : 0, no_answer: noAnswer, audit_expected: expectAudit.length, audit_missing: exited ? -1 : auditMissing.length, audit_missing_sample: auditMissing.slice(0, 10), refused_by_client: refused, rss_start_mb: Math.round(rssStart), rss_max_mb: Math.round(rssMax), rss_end_mb: Math.round(rss()), health_after: health.status,
         by_door: Object.fromEntries(byDoor), statuses: Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])), findings, log_tail: exited ? server.log.slice(-20) : undefined },
     };
   } finally {
