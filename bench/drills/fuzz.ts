@@ -119,7 +119,9 @@ const MUTATING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Whether the audit rule covers an answered request (docs/security.md "Audit trail"); 429s are counted in aggregate, not here. */
 function audited(method: string, path: string, status: number): boolean {
   if (status <= 0 || status === 429) return false;
-  if (MUTATING.has(method) || status === 401 || status === 403) return true;
+  if (status === 401 || status === 403) return true;
+  // An SSE heartbeat (a keep-alive POST) is audited when refused only.
+  if (MUTATING.has(method)) return !(path.startsWith('/api/v1/events/stream/heartbeat') && status < 400);
   if (status !== 400) return false;
   try {
     decodeURIComponent(path.split('?')[0]!);

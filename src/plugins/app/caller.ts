@@ -39,7 +39,7 @@ declare module 'fastify' {
     /** Overrides of the route's L1 endpoint type / L4 endpoint (default: derived from method and path). */
     rateLimit?: { ipClass?: IpClass; endpoint?: EndpointKey };
     /** false: the route writes its own audit entries with recordAudit (denials are still audited here). */
-    audit?: false | { resourceType?: string; action?: string };
+    audit?: false | { resourceType?: string; action?: string; /** a keep-alive POST: only its refusals are audited */ failuresOnly?: boolean };
     /** Accept the access token as ?token= (SSE: browser event sources cannot set headers). */
     queryToken?: boolean;
     /** Lets a request the endpoint layer (L4) refused pass that layer, decided once its body is parsed
@@ -200,6 +200,7 @@ export default fp(async (app: FastifyInstance) => {
     const hints = req.auditHints;
     // Mutating requests are audited whether or not a route matched (a DELETE probing unknown paths too).
     if (!denied && !(MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
+    if (cfg.audit && cfg.audit.failuresOnly && status < 400 && !hints) return payload;
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);

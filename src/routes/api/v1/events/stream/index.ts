@@ -120,7 +120,8 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
   });
 
   app.post('/heartbeat', {
-    config: { permission: 'read', audit: false },
+    // A stream's keep-alive every few minutes: its answers would bury the log; its refusals are audited.
+    config: { permission: 'read', audit: { failuresOnly: true, resourceType: 'sse_connection' } },
     schema: {
       summary: 'Answer an SSE heartbeat: keeps a quiet stream open past the 5-minute idle timeout', tags: ['events'],
       body: Type.Object({ connection_id: Type.String({ pattern: '^sse_[0-9a-f]{24}$' }) }, { additionalProperties: false }),
