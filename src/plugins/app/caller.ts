@@ -200,7 +200,7 @@ export default fp(async (app: FastifyInstance) => {
     const hints = req.auditHints;
     // Mutating requests are audited whether or not a route matched (a DELETE probing unknown paths too).
     if (!denied && !(MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
-    if (cfg.audit?.failuresOnly && status < 400 && !hints) return payload;
+    if (cfg.audit !== false && cfg.audit?.failuresOnly && status < 400 && !hints) return payload;
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
     const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
