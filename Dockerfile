@@ -18,6 +18,7 @@ RUN npm run build
 # --- runtime: production dependencies, compiled JS and WebAssembly only -------
 FROM node:20-bookworm-slim AS runtime
 ENV NODE_ENV=production \
+    MALLOC_ARENA_MAX=2 \
     HOST=0.0.0.0 \
     PORT=8080 \
     DATA_DIR=/app/data

@@ -251,7 +251,7 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
       await deployment.start(1);
       server = deployment.api;
     } else {
-      server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000' }, { echo: !!process.env.DRILL_ECHO });
+      server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000', ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}) }, { echo: !!process.env.DRILL_ECHO, nodeArgs: process.env.DRILL_HEAP_SNAPSHOTS ? ['--heapsnapshot-signal=SIGUSR2', '--expose-gc'] : [] });
     }
     const base = server.url!;
     const wsBase = base.replace(/^http/, 'ws');
@@ -271,6 +271,16 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
         return 0;
       }
     };
+    // The process's own view of its memory (prom-client's default metrics on /metrics, admins only).
+    const memory = async (): Promise<Record<string, number>> => {
+      const text = await fetch(`${base}/metrics`, { headers: auth() }).then((x) => x.text()).catch(() => '');
+      const read = (name: string) => Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? Number.NaN) / 1048576);
+      return { heap_used_mb: read('nodejs_heap_size_used_bytes'), external_mb: read('nodejs_external_memory_bytes') };
+    };
+    // DRILL_HEAP_SNAPSHOTS=1: a heap snapshot of the server (in its working directory) at the start and after the pause.
+    const snapshot = async () => { if (process.env.DRILL_HEAP_SNAPSHOTS) { server!.proc.kill('SIGUSR2'); await new Promise((res) => setTimeout(res, 15_000)); } };
+    await snapshot();
+    const memStart = await memory();
     rssStart = rssMax = rss();
     const rssTimer = setInterval(() => { rssMax = Math.max(rssMax, rss()); }, 500);
     log(`fuzz: ${ops.length} REST operations, seed ${opts.seed}, ${opts.requests} requests`);
@@ -351,6 +361,18 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     }));
     clearInterval(rssTimer);
     rssMax = Math.max(rssMax, rss());
+    const rssBeforePause = rss();
+    // After a pause: RSS sampled until it has not fallen for 10 s (at most 45 s; V8's memory reducer
+    // shrinks an idle heap after several seconds), then the heap's own figures.
+    let rssAfterPause = rssBeforePause;
+    for (let i = 0, still = 0; i < 45 && still < 10 && server.proc.exitCode === null; i++) {
+      await new Promise((res) => setTimeout(res, 1000));
+      const now = rss();
+      still = now >= rssAfterPause - 1 ? still + 1 : 0;
+      rssAfterPause = Math.min(rssAfterPause, now);
+    }
+    const memEnd = await memory();
+    await snapshot();
     const health = await request(base, 'GET', '/api/v1/health', {});
     const exited = server.proc.exitCode !== null || server.proc.signalCode !== null;
     // The audit log read back (tenant default: the admin's, and where denials before authentication go).
@@ -368,7 +390,8 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     }
     return {
       drill: opts.stores ? 'fuzz (distributed)' : 'fuzz', submitted: sent, completed: sent - noAnswer, lost: 0, duplicated: 0, http_5xx: internal, recovered_s: null,
-      details: { seed: opts.seed, process_exits: exited ? 1 : 0, no_answer: noAnswer, audit_expected: expectAudit.length, audit_missing: exited ? -1 : auditMissing.length, audit_missing_sample: auditMissing.slice(0, 10), refused_by_client: refused, rss_start_mb: Math.round(rssStart), rss_max_mb: Math.round(rssMax), rss_end_mb: Math.round(rss()), health_after: health.status,
+      details: { seed: opts.seed, process_exits: exited ? 1 : 0, no_answer: noAnswer, audit_expected: expectAudit.length, audit_missing: exited ? -1 : auditMissing.length, audit_missing_sample: auditMissing.slice(0, 10), refused_by_client: refused, rss_start_mb: Math.round(rssStart), rss_max_mb: Math.round(rssMax), rss_end_mb: Math.round(rssBeforePause), rss_after_pause_mb: Math.round(rssAfterPause),
+        heap_start: memStart, heap_end: memEnd, health_after: health.status,
         by_door: Object.fromEntries(byDoor), statuses: Object.fromEntries([...statuses].sort((a, b) => a[0] - b[0])), findings, log_tail: exited ? server.log.slice(-20) : undefined },
     };
   } finally {

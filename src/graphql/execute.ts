@@ -32,6 +32,11 @@ export interface Prepared {
 
 const CACHE_SIZE = 1000;
 const MAX_QUERY_LENGTH = 200_000;
+/** The cache holds documents by their text: at most this many characters of text in all (#21: a fuzz of
+ *  large random documents grew the heap by ~80 MB through 1,000 cached entries of up to 200 kB each, with
+ *  their syntax trees and errors), and no document longer than CACHE_MAX_SOURCE (it is parsed each time). */
+const CACHE_MAX_CHARS = 2_000_000;
+const CACHE_MAX_SOURCE = 20_000;
 
 export class GraphqlEngine {
   readonly rules: readonly ValidationRule[];
@@ -39,6 +44,7 @@ export class GraphqlEngine {
   // source -> parsed+validated document, or its errors (LRU; failed sources are
   // cached too, so a flood of one bad query costs one parse).
   private cache = new Map<string, { document?: DocumentNode; errors?: readonly GraphQLError[] }>();
+  private cachedChars = 0;
 
   constructor(readonly schema: GraphQLSchema, readonly opts: EngineOptions) {
     this.rules = [
@@ -70,8 +76,14 @@ export class GraphqlEngine {
         entry = { errors: [e instanceof GraphQLError ? e : gqlError('VALIDATION_FAILED', String(e))] };
       }
     }
+    if (source.length > CACHE_MAX_SOURCE) return entry;
     this.cache.set(source, entry);
-    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!);
+    this.cachedChars += source.length;
+    while (this.cache.size > CACHE_SIZE || this.cachedChars > CACHE_MAX_CHARS) {
+      const oldest = this.cache.keys().next().value!;
+      this.cache.delete(oldest);
+      this.cachedChars -= oldest.length;
+    }
     return entry;
   }
 
