@@ -53,5 +53,59 @@ for (const mode of MODES) {
       assert.deepEqual(all.map((x) => x.case_id), HOSTILE);
       assert.equal(json(await api.call('GET', `/api/v1/studies/${st.study_id}`)).data.status, 'completed');
     });
+
+    it('studies: a billion scenarios and 100,000 scenarios × N-1 are a 4xx naming the limit, not a stall', { timeout: 120_000 }, async () => {
+      for (const body of [
+        { kind: 'scenarios', scenarios: { count: 1_000_000_000 } },
+        // 100,000 scenarios alone are within the default quota (250,000 cases); crossed with N-1 they are not.
+        { kind: 'scenarios', contingencies: 'n-1-branches', scenarios: { count: 100_000, load_scale: new Array(100_000).fill(1) } },
+      ]) {
+        const r = await api.call('POST', `/api/v1/networks/${net30}/studies`, body);
+        assert.ok(r.statusCode >= 400 && r.statusCode < 500, `${r.statusCode} ${r.body.slice(0, 300)}`);
+        const e = json(r).error;
+        assert.equal(e.code, 'INVALID_FIELD', r.body.slice(0, 300));
+        assert.match(e.message, /quota study_cases = \d+\); split it into several studies/);
+      }
+      // 1e308 as a load scale is finite: the study runs and ends; the service still answers.
+      const st = await api.submit(net30, { kind: 'scenarios', scenarios: { count: 2, load_scale: [1e308, 1] } });
+      const done = await api.waitFor(st.study_id);
+      assert.equal(done.status, 'completed', JSON.stringify(done));
+      assert.equal((await api.call('GET', `/api/v1/networks/${net30}`)).statusCode, 200);
+    });
+
+    it('/metrics: 2,000 random URLs and ids do not grow the label sets', { timeout: 120_000 }, async () => {
+      const series = async () => {
+        const r = await api.call('GET', '/metrics');
+        assert.equal(r.statusCode, 200, r.body.slice(0, 200));
+        return r.body.split('\n').filter((l) => l.startsWith('http_request_duration_seconds_count{')).length;
+      };
+      await api.call('GET', '/nope/warmup');
+      await api.call('GET', '/api/v1/networks/net_00000000000000000000');
+      const before = await series();
+      for (let i = 0; i < 1000; i++) {
+        const rnd = Math.random().toString(36).slice(2);
+        await api.call('GET', `/${rnd}/${i}`);
+        await api.call('GET', `/api/v1/networks/net_${rnd}${i}`);
+      }
+      const after = await series();
+      assert.ok(after - before <= 4, `series grew from ${before} to ${after}`);
+    });
+
+    it('admin rate-limit overrides: absurd values are a 4xx with advice, and the buckets still work', { timeout: 60_000 }, async () => {
+      const url = '/api/v1/admin/tenants/default/rate-limits';
+      const future = new Date(Date.now() + 100 * 365 * 86_400_000).toISOString();
+      for (const body of [
+        { factor: 1e308, reason: 'x' }, { factor: 'NaN', reason: 'x' }, { factor: -1, reason: 'x' }, { factor: 0, reason: 'x' },
+        { factor: 2, expires_at: future, reason: 'x' }, { factor: 2, expires_at: '1970-01-01T00:00:00Z', reason: 'x' },
+        { factor: 2, expires_in_seconds: 1e308, reason: 'x' }, { factor: 2, expires_in_seconds: -5, reason: 'x' },
+        { factor: 2, expires_at: '+275760-09-13T00:00:00.001Z', reason: 'x' },
+      ]) {
+        const r = await api.call('PUT', url, body);
+        assert.ok(r.statusCode >= 400 && r.statusCode < 500, `${JSON.stringify(body)}: ${r.statusCode} ${r.body}`);
+        assert.ok(json(r).error.message.length > 10, r.body);
+      }
+      assert.equal(json(await api.call('GET', url)).data.active, false);
+      assert.equal((await api.call('GET', `/api/v1/networks/${net30}`)).statusCode, 200);
+    });
   });
 }
