@@ -107,5 +107,35 @@ for (const mode of MODES) {
       assert.equal(json(await api.call('GET', url)).data.active, false);
       assert.equal((await api.call('GET', `/api/v1/networks/${net30}`)).statusCode, 200);
     });
+
+    it('OPF: infeasible or absurd generator data is a 4xx or OPF_INFEASIBLE, and the worker answers the next power flow', { timeout: 120_000 }, async () => {
+      const net9 = await api.importCase('case9');
+      const detail = json(await api.call('GET', `/api/v1/networks/${net9}`)).data;
+      type G = { pmin: number | null; pmax: number | null; cost: { model: string; startup: number; shutdown: number; coefficients: number[] } | null };
+      const variants: [string, (g: G) => G][] = [
+        ['every pmax 0 with load', (g) => ({ ...g, pmin: 0, pmax: 0 })],
+        ['pmin above pmax', (g) => ({ ...g, pmin: 200, pmax: 100 })],
+        ['degree-1000 polynomial cost', (g) => ({ ...g, cost: { model: 'polynomial', startup: 0, shutdown: 0, coefficients: new Array(1001).fill(1) } })],
+        ['1e308 cost coefficients', (g) => ({ ...g, cost: { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [1e308, 1e308, 1e308] } })],
+      ];
+      for (const [what, change] of variants) {
+        const created = await api.call('POST', '/api/v1/networks', {
+          name: `case9 ${what}`, buses: detail.buses, branches: detail.branches, generators: detail.generators.map(change), loads: detail.loads, status: 'ready',
+        });
+        let r = created;
+        if (created.statusCode === 201) {
+          for (const method of ['dc', 'ac']) {
+            r = await api.call('POST', `/api/v1/networks/${json(created).data.id}/opf`, { method });
+            assert.ok((r.statusCode >= 400 && r.statusCode < 500) || (r.statusCode === 200 && json(r).data.status !== 'converged'), `${what} (${method}): ${r.statusCode} ${r.body.slice(0, 300)}`);
+          }
+        } else {
+          assert.ok(created.statusCode >= 400 && created.statusCode < 500, `${what}: ${created.statusCode} ${created.body.slice(0, 300)}`);
+        }
+        assert.ok(json(r).error === undefined || typeof json(r).error.message === 'string');
+      }
+      const pf = await api.call('POST', `/api/v1/networks/${net9}/opf`, { method: 'dc' });
+      assert.equal(pf.statusCode, 200, pf.body.slice(0, 300));
+      assert.equal(json(pf).data.status, 'converged');
+    });
   });
 }
