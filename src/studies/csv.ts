@@ -9,9 +9,13 @@ export const STUDY_CSV_COLUMNS = [
   'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw',
 ] as const;
 
+// A text cell a spreadsheet would read as a formula (= + - @, or a leading tab / CR) gets a
+// leading single quote (OWASP CSV injection); numbers are written as they are, so -1.5 stays -1.5.
+const FORMULA_START = /^[=+\-@\t\r]/;
+
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';
-  const s = String(v);
+  const s = typeof v === 'string' && FORMULA_START.test(v) ? `'${v}` : String(v);
   return /[",\n\r]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
