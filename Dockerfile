@@ -38,4 +38,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/api/v1/health').then(r=>process.exit(r.status===200?0:1),()=>process.exit(1))"]
 # Runs node directly (not npm) so SIGTERM reaches the process and it shuts down
 # gracefully: HTTP closes, workers finish their running solves.
-CMD ["node", "dist/src/server.js"]
+CMD ["node", "--expose-gc", "dist/src/server.js"]

@@ -2,11 +2,13 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from './config.js';
 import { startGridops } from './runtime.js';
+import { collectWhenIdle } from './lib/idleCollect.js';
 
 async function main() {
   const config = loadConfig();
   const running = await startGridops(config);
   const log = running.services.log;
+  collectWhenIdle(running.app?.server, log);
   log.info({ url: running.url, role: config.role, store: running.services.db.engine, queue: running.services.tasks.transport.kind, threads: running.services.solver?.threads ?? 0 }, 'gridops started');
   // A parent that spawned this process with an IPC channel (tests, benches, drills:
   // test/helpers/process.ts) learns that it is ready, and its URL (PORT=0 picks a free

@@ -251,7 +251,7 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
       await deployment.start(1);
       server = deployment.api;
     } else {
-      server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000', ...(process.env.MALLOC_ARENA_MAX ? { MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX } : {}) }, { echo: !!process.env.DRILL_ECHO, nodeArgs: process.env.DRILL_HEAP_SNAPSHOTS ? ['--heapsnapshot-signal=SIGUSR2', '--expose-gc'] : [] });
+      server = await spawnGridops({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', ROLE: 'all', WORKERS: '1', PORT: '0', NODE_ENV: 'production', ADMIN_PASSWORD, LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error', RATE_LIMIT_SCALE: '1000000', MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2' /* as npm start and the image */ }, { echo: !!process.env.DRILL_ECHO, nodeArgs: ['--expose-gc', ...(process.env.DRILL_HEAP_SNAPSHOTS ? ['--heapsnapshot-signal=SIGUSR2'] : [])] });
     }
     const base = server.url!;
     const wsBase = base.replace(/^http/, 'ws');
@@ -362,10 +362,10 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     clearInterval(rssTimer);
     rssMax = Math.max(rssMax, rss());
     const rssBeforePause = rss();
-    // After a pause: RSS sampled until it has not fallen for 10 s (at most 45 s; V8's memory reducer
-    // shrinks an idle heap after several seconds), then the heap's own figures.
+    // After a pause: RSS sampled until it has not fallen for 10 s (at most 45 s; the server collects
+    // its garbage after 10-20 s without requests: src/lib/idleCollect.ts), then the heap's own figures.
     let rssAfterPause = rssBeforePause;
-    for (let i = 0, still = 0; i < 45 && still < 10 && server.proc.exitCode === null; i++) {
+    for (let i = 0, still = 0; i < 45 && still < 25 && server.proc.exitCode === null; i++) {
       await new Promise((res) => setTimeout(res, 1000));
       const now = rss();
       still = now >= rssAfterPause - 1 ? still + 1 : 0;
