@@ -5,6 +5,7 @@
 //   Ybus = Cf' Yf + Ct' Yt + diag((Gs + j Bs) / baseMVA)
 // Only in-service branches reach the wasm (the JS side drops the others).
 import { Topology } from './symbolic';
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './layout';
 
 /** The four pi-model admittances of one branch into out[o .. o+7]:
  *  Yff (re, im), Yft, Ytf, Ytt. */
@@ -40,15 +41,15 @@ export function makeYbus(topo: Topology, input: StaticArray<f64>, busOff: i32, b
   const yRe = topo.yRe, yIm = topo.yIm, brY = topo.brY;
   const nnz = topo.nnzY;
   for (let p = 0; p < nnz; p++) { unchecked(yRe[p] = 0.0); unchecked(yIm[p] = 0.0); }
-  const gsOff = busOff + 5 * nb, bsOff = busOff + 6 * nb;
+  const gsOff = busOff + BUS_GS * nb, bsOff = busOff + BUS_BS * nb;
   const yDiag = topo.yDiag;
   for (let i = 0; i < nb; i++) {
     const d = unchecked(yDiag[i]);
     unchecked(yRe[d] += input[gsOff + i] / baseMVA);
     unchecked(yIm[d] += input[bsOff + i] / baseMVA);
   }
-  const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, bOff = brOff + 4 * nl;
-  const tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const rOff = brOff + BR_R * nl, xOff = brOff + BR_X * nl, bOff = brOff + BR_B * nl;
+  const tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
   for (let l = 0; l < nl; l++) {
     const o = 8 * l;

@@ -1,5 +1,5 @@
 // The OPF ABI: the f64 input and output buffers exchanged with JavaScript
-// (mirrored in src/opf/abi.ts; keep the two in step).
+// (mirrored in src/opf/abi.ts; test/abi.test.ts fails on any difference).
 //
 // Input  (f64[]):  header[OPF_IN_HEADER]
 //                  bus:    type, vm0, va0, pd, qd, gs, bs, vmin, vmax            (nb each)

@@ -1,4 +1,4 @@
-// Mirror of assembly/opf/layout.ts (keep the two in step).
+// Mirror of assembly/opf/layout.ts (test/abi.test.ts checks the two).
 export const OPF_ABI_VERSION = 1;
 
 export const IN = {
