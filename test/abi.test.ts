@@ -77,18 +77,19 @@ it('OPF ABI: assembly/opf/layout.ts = src/opf/abi.ts', () => {
       COST_PWL: opf.COST_CODE.piecewise_linear, COST_POLY: opf.COST_CODE.polynomial,
       OPF_BAD_INPUT: opf.STATUS.BAD_INPUT,
     }),
-    prefixed('OPF_IN_', opf.IN), prefixed('OPF_OUT_', opf.OUT),
+    prefixed('OPF_IN_', opf.IN), prefixed('OPF_OUT_BUS_', opf.OUT_BUS), prefixed('OPF_OUT_BR_', opf.OUT_BR),
+    prefixed('OPF_OUT_GEN_', opf.OUT_GEN), prefixed('OPF_OUT_', opf.OUT),
+    prefixed('OPF_BUS_', opf.BUS), prefixed('OPF_BR_', opf.BR), prefixed('OPF_GEN_', opf.GEN),
   ]);
 });
 
 // Columns are read through the named constants of the layout files, never as a raw
-// `busOff + 5 * nb` (that is Gs). The OPF core (assembly/opf/) is not converted yet
-// (its columns are in assembly/opf/layout.ts's comment only): listed here until it is.
-const NOT_YET_NAMED = ['opf/acopf.ts', 'opf/dcopf.ts', 'opf/opfRows.ts'];
+// `busOff + 5 * nb` (that is Gs).
+const NOT_YET_NAMED: string[] = [];
 
 it('assembly/ reads buffer columns through named constants, not raw offsets', () => {
   // a column c > 0 of a table section (busOff + 5 * nb), or column 1 written as `busOff + nb`
-  const raw = /\b(\w*Off|oBus|oBr|oGen) \+ \d+ \* n[blg]\b|\b(busOff|brOff|genOff|oBus|oBr|oGen) \+ n[blg]\b/;
+  const raw = /\b(\w*Off|oBus|oBr|oGen|bus|br|gen) \+ \d+ \* n[blg]\b|\b(busOff|brOff|genOff|oBus|oBr|oGen|bus|br|gen) \+ n[blg]\b/;
   const found: string[] = [];
   const walk = (dir: string, rel: string) => {
     for (const name of readdirSync(dir)) {
