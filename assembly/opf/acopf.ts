@@ -17,6 +17,7 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { isRated } from '../branchModel';
 import { OPF_BR_B, OPF_BR_R, OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_BS, OPF_BUS_GS, OPF_BUS_PD, OPF_BUS_QD, OPF_BUS_VMAX, OPF_BUS_VMIN, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_GEN_QMAX, OPF_GEN_QMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BR_QF, OPF_OUT_BR_QT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_LAM_Q, OPF_OUT_BUS_MU_VMAX, OPF_OUT_BUS_MU_VMIN, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN, OPF_OUT_GEN_MU_QMAX, OPF_OUT_GEN_MU_QMIN, OPF_OUT_GEN_QG } from './layout';
 
 /** MATPOWER's mips cost_mult for OPF: the cost is scaled down inside the iterations. */
@@ -48,7 +49,7 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     if (inp[lR + l] == 0.0 && inp[lX + l] == 0.0) return bad(out);
     branchCoefficients(coef, 8 * l, inp[lR + l], inp[lX + l], inp[lB + l], inp[lTap + l], inp[lShift + l]);
     const rate = inp[lRate + l];
-    unchecked(ratedOf[l] = rate != 0.0 && rate < 1e10 ? nrated++ : -1);
+    unchecked(ratedOf[l] = isRated(rate) ? nrated++ : -1);
   }
   const smax2 = new StaticArray<f64>(nrated);
   for (let l = 0; l < nl; l++) {

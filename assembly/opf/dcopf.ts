@@ -15,6 +15,7 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { isRated } from '../branchModel';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
 
 /** The DC-OPF of a packed input as a QP, with what its results need; null for input the core cannot take. */
@@ -43,7 +44,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   let nrated = 0;
   for (let l = 0; l < nl; l++) {
     const rate = inp[lRate + l];
-    if (rate != 0.0 && rate < 1e10) nrated++;
+    if (isRated(rate)) nrated++;
   }
   const nx = nb + ng + ny;
   const qp = new QP(nx, nb + nrated + nang + nseg, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg);
@@ -89,7 +90,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   }
   for (let l = 0; l < nl; l++) {
     const rate = inp[lRate + l];
-    if (!(rate != 0.0 && rate < 1e10)) continue;
+    if (!isRated(rate)) continue;
     qp.addRow(-(rate / base + unchecked(pfinj[l])), rate / base - unchecked(pfinj[l]));
     qp.addEntry(<i32>inp[lF + l], bsus[l]);
     qp.addEntry(<i32>inp[lT + l], -bsus[l]);
@@ -142,7 +143,7 @@ export function writeDcResults(inp: StaticArray<f64>, out: StaticArray<f64>, mod
     unchecked(out[oBr + l] = pf);
     unchecked(out[oBr + OPF_OUT_BR_PT * nl + l] = -pf);
     const rate = inp[lRate + l];
-    if (rate != 0.0 && rate < 1e10) {
+    if (isRated(rate)) {
       unchecked(out[oBr + OPF_OUT_BR_MU_SF * nl + l] = muU[row] / base);
       unchecked(out[oBr + OPF_OUT_BR_MU_ST * nl + l] = muL[row] / base);
       row++;
