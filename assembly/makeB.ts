@@ -5,7 +5,7 @@
 // reduced to the non-reference buses (B') and the pq buses (B'') through the
 // Ybus -> reduced slot maps of the topology.
 import { Topology } from './symbolic';
-import { branchAdmittance } from './ybus';
+import { branchAdmittance } from './branchModel';
 import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS } from './layout';
 
 const tmp = new StaticArray<f64>(8);

@@ -6,34 +6,7 @@
 // Only in-service branches reach the wasm (the JS side drops the others).
 import { Topology } from './symbolic';
 import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './layout';
-
-/** The four pi-model admittances of one branch into out[o .. o+7]:
- *  Yff (re, im), Yft, Ytf, Ytt. */
-// @ts-ignore: decorator
-@inline
-export function branchAdmittance(r: f64, x: f64, b: f64, ratio: f64, shift: f64, out: StaticArray<f64>, o: i32): void {
-  const d = r * r + x * x;
-  const ysr = r / d, ysi = -x / d;
-  const tap = ratio == 0.0 ? 1.0 : ratio;
-  let tr = tap, ti = 0.0;
-  if (shift != 0.0) {
-    tr = tap * Math.cos(shift);
-    ti = tap * Math.sin(shift);
-  }
-  const tt = tr * tr + ti * ti;
-  const yttr = ysr, ytti = ysi + 0.5 * b;
-  // Yff = Ytt / tt
-  unchecked(out[o] = yttr / tt);
-  unchecked(out[o + 1] = ytti / tt);
-  // Yft = -ys / conj(t) = -ys * t / tt
-  unchecked(out[o + 2] = -(ysr * tr - ysi * ti) / tt);
-  unchecked(out[o + 3] = -(ysr * ti + ysi * tr) / tt);
-  // Ytf = -ys / t = -ys * conj(t) / tt
-  unchecked(out[o + 4] = -(ysr * tr + ysi * ti) / tt);
-  unchecked(out[o + 5] = -(ysi * tr - ysr * ti) / tt);
-  unchecked(out[o + 6] = yttr);
-  unchecked(out[o + 7] = ytti);
-}
+import { branchAdmittance } from './branchModel';
 
 /** Fills topo.yRe / yIm (Ybus values) and topo.brY (per-branch Yff, Yft, Ytf, Ytt). */
 export function makeYbus(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64): void {
