@@ -34,3 +34,9 @@ export function branchAdmittance(r: f64, x: f64, b: f64, ratio: f64, shift: f64,
   unchecked(out[o + 6] = yttr);
   unchecked(out[o + 7] = ytti);
 }
+
+/** The DC model's branch susceptance b = 1 / (x · tap), tap 0 meaning 1, in MATPOWER's makeBdc
+ *  order of operations (b = 1 ./ x, then b ./ tap). DC power flow, studies and the DC-OPF
+ *  (and the coming PTDF/LODF) all take it from here. */
+// @ts-ignore: decorator
+@inline export function dcSusceptance(x: f64, ratio: f64): f64 { return 1.0 / x / (ratio != 0.0 ? ratio : 1.0); }

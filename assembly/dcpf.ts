@@ -8,6 +8,7 @@
 import { Topology, REF } from './symbolic';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
+import { dcSusceptance } from './branchModel';
 import { BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
 /** Bbus(pv,pq; pv,pq) values in topo.dcVal; branches with out[l] != 0 left out (studies). */
@@ -31,8 +32,7 @@ export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out
 // @ts-ignore: decorator
 @inline
 export function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f64 {
-  const ratio = unchecked(input[tapOff + l]);
-  return 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
+  return dcSusceptance(unchecked(input[xOff + l]), unchecked(input[tapOff + l]));
 }
 
 /** Solves for topo.va (start angles in topo.va give the reference angles).
