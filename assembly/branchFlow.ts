@@ -3,6 +3,7 @@
 // with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
 import { Topology } from './symbolic';
 import { dcB } from './dcpf';
+import { BR_RATIO, BR_SHIFT, BR_X } from './layout';
 
 /** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */
 // @ts-ignore: decorator
@@ -29,8 +30,8 @@ export function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void
 @inline
 export function dcBranchFlow(topo: Topology, input: StaticArray<f64>, brOff: i32, l: i32, flow: StaticArray<f64>): void {
   const nl = topo.nl;
-  const b = dcB(input, brOff + 3 * nl, brOff + 5 * nl, l);
-  const pf = b * (unchecked(topo.va[topo.f[l]]) - unchecked(topo.va[topo.t[l]])) - b * unchecked(input[brOff + 6 * nl + l]);
+  const b = dcB(input, brOff + BR_X * nl, brOff + BR_RATIO * nl, l);
+  const pf = b * (unchecked(topo.va[topo.f[l]]) - unchecked(topo.va[topo.t[l]])) - b * unchecked(input[brOff + BR_SHIFT * nl + l]);
   unchecked(flow[0] = pf);
   unchecked(flow[1] = 0.0);
   unchecked(flow[2] = -pf);

@@ -8,13 +8,15 @@
 import { Topology, REF } from './symbolic';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
+import { dcSusceptance } from './branchModel';
+import { BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
 /** Bbus(pv,pq; pv,pq) values in topo.dcVal; branches with out[l] != 0 left out (studies). */
 export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null): void {
   const nl = topo.nl;
   const val = topo.dcVal, map = topo.bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
   for (let l = 0; l < nl; l++) {
     if (out !== null && unchecked(out[l]) != 0) continue;
@@ -30,8 +32,7 @@ export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out
 // @ts-ignore: decorator
 @inline
 export function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f64 {
-  const ratio = unchecked(input[tapOff + l]);
-  return 1.0 / (unchecked(input[xOff + l]) * (ratio == 0.0 ? 1.0 : ratio));
+  return dcSusceptance(unchecked(input[xOff + l]), unchecked(input[tapOff + l]));
 }
 
 /** Solves for topo.va (start angles in topo.va give the reference angles).
@@ -51,14 +52,14 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
     topo.dcHash = hash;
   }
   const f = topo.f, t = topo.t, va = topo.va;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   const pbus = topo.busA;
   // Pbus = (Pg - Pd - Gs)/baseMVA - Pbusinj
-  const pdOff = busOff + 3 * nb, gsOff = busOff + 5 * nb;
+  const pdOff = busOff + BUS_PD * nb, gsOff = busOff + BUS_GS * nb;
   for (let i = 0; i < nb; i++) unchecked(pbus[i] = 0.0);
   for (let g = 0; g < ng; g++) {
     const bus = <i32>unchecked(input[genOff + g]);
-    unchecked(pbus[bus] += input[genOff + ng + g]);
+    unchecked(pbus[bus] += input[genOff + GEN_PG * ng + g]);
   }
   for (let i = 0; i < nb; i++) {
     unchecked(pbus[i] = (pbus[i] - input[pdOff + i] - input[gsOff + i]) / baseMVA);
@@ -87,9 +88,9 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
   baseMVA: f64, out: StaticArray<f64>, oBus: i32, oBr: i32, oGen: i32): void {
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type, va = topo.va;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
   const pbus = topo.busA, bva = topo.busB;
-  const gsOff = busOff + 5 * nb;
+  const gsOff = busOff + BUS_GS * nb;
   // bus injections Pg - Pd = (Bbus Va + Pbusinj) * baseMVA + Gs  (MW), Q = 0
   const pinj = topo.busC;
   for (let i = 0; i < nb; i++) unchecked(pinj[i] = bva[i]);
@@ -99,30 +100,30 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
     const pfinj = -b * sh;
     const pf = (b * (unchecked(va[f[l]]) - unchecked(va[t[l]])) + pfinj) * baseMVA;
     unchecked(out[oBr + l] = pf);
-    unchecked(out[oBr + nl + l] = 0.0);
-    unchecked(out[oBr + 2 * nl + l] = -pf);
-    unchecked(out[oBr + 3 * nl + l] = 0.0);
+    unchecked(out[oBr + OUT_BR_QF * nl + l] = 0.0);
+    unchecked(out[oBr + OUT_BR_PT * nl + l] = -pf);
+    unchecked(out[oBr + OUT_BR_QT * nl + l] = 0.0);
     if (sh != 0.0) {
       unchecked(pinj[f[l]] += pfinj);
       unchecked(pinj[t[l]] -= pfinj);
     }
   }
   for (let i = 0; i < nb; i++) {
-    unchecked(out[oBus + 2 * nb + i] = pinj[i] * baseMVA + input[gsOff + i]);
-    unchecked(out[oBus + 3 * nb + i] = 0.0);
+    unchecked(out[oBus + OUT_BUS_PINJ * nb + i] = pinj[i] * baseMVA + input[gsOff + i]);
+    unchecked(out[oBus + OUT_BUS_QINJ * nb + i] = 0.0);
   }
   // generators: Pg unchanged (Qg as given), except the first gen at each ref bus
   const seen = topo.busN;
   for (let i = 0; i < nb; i++) unchecked(seen[i] = 0);
   for (let g = 0; g < ng; g++) {
     const bus = <i32>unchecked(input[genOff + g]);
-    let pg = unchecked(input[genOff + ng + g]);
+    let pg = unchecked(input[genOff + GEN_PG * ng + g]);
     if (unchecked(type[bus]) == REF && unchecked(seen[bus]) == 0) {
       unchecked(seen[bus] = 1);
       pg += (unchecked(bva[bus]) - unchecked(pbus[bus])) * baseMVA;
     }
     unchecked(out[oGen + g] = pg);
-    unchecked(out[oGen + ng + g] = input[genOff + 2 * ng + g]);
+    unchecked(out[oGen + OUT_GEN_QG * ng + g] = input[genOff + GEN_QG * ng + g]);
   }
 }
 
@@ -131,7 +132,7 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
 export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32, pbus: StaticArray<f64>, out: StaticArray<u8> | null): void {
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx, va = topo.va, vm = topo.vm;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
   for (let l = 0; l < nl; l++) {
     const sh = unchecked(input[shOff + l]);
     if (sh == 0.0 || (out !== null && unchecked(out[l]) != 0)) continue;

@@ -8,7 +8,7 @@
 // B' and B'' are factorised once per topology and parameter set.
 import { Topology } from './symbolic';
 import { injections, mismatchFD, normP, normQ, polarToRect, wrapAll } from './mismatch';
-import { ptr, geti, getf, setf } from './raw';
+import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';

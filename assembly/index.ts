@@ -37,6 +37,7 @@ import {
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
   OUT_HEADER, METHOD_NR, METHOD_FDXB, METHOD_DC, STATUS_BAD_INPUT, STATUS_CANCELLED, STATUS_SINGULAR,
 } from './layout';
+import { BR_R, BR_T, BUS_GS, BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_BUS_VA, OUT_GEN_FIELDS } from './layout';
 
 /** At most this many topologies, and at most this many buses in all of them
  *  (the LU factors of a 10,000-bus network take tens of MB; wasm memory never shrinks). */
@@ -91,15 +92,15 @@ function topologyFor(nb: i32, nl: i32, typeOff: i32, fOff: i32, tOff: i32): Topo
 function parameterHash(brOff: i32, nl: i32, busOff: i32, nb: i32, baseMVA: f64): u64 {
   let h: u64 = 0xcbf29ce484222325;
   const prime: u64 = 0x100000001b3;
-  for (let p = brOff + 2 * nl; p < brOff + 7 * nl; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
-  for (let p = busOff + 5 * nb; p < busOff + 7 * nb; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
+  for (let p = brOff + BR_R * nl; p < brOff + BR_FIELDS * nl; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
+  for (let p = busOff + BUS_GS * nb; p < busOff + BUS_ISLAND * nb; p++) { h ^= reinterpret<u64>(unchecked(input[p])); h *= prime; }
   h ^= reinterpret<u64>(baseMVA); h *= prime;
   return h;
 }
 
 /** The cached topology of the network in `input`, its Ybus values made for its parameters. */
 function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f64): Topology {
-  const topo = topologyFor(nb, nl, busOff, brOff, brOff + nl);
+  const topo = topologyFor(nb, nl, busOff, brOff, brOff + BR_T * nl);
   const hash = parameterHash(brOff, nl, busOff, nb, baseMVA);
   if (!(topo.yOk && topo.yHash == hash)) { // Ybus values depend only on the parameters
     makeYbus(topo, input, busOff, brOff, baseMVA);
@@ -168,7 +169,7 @@ export function solve(): i32 {
   const baseMVA = input[IN_BASEMVA];
   const busOff = IN_HEADER, brOff = busOff + BUS_FIELDS * nb, genOff = brOff + BR_FIELDS * nl;
 
-  outLen = OUT_HEADER + 4 * nb + 4 * nl + 2 * ng;
+  outLen = OUT_HEADER + OUT_BUS_FIELDS * nb + OUT_BR_FIELDS * nl + OUT_GEN_FIELDS * ng;
   if (output.length < outLen) output = new StaticArray<f64>(outLen);
   const out = output;
   for (let p = 0; p < OUT_HEADER; p++) unchecked(out[p] = 0.0);
@@ -176,7 +177,7 @@ export function solve(): i32 {
     unchecked(out[OUT_STATUS] = <f64>STATUS_BAD_INPUT);
     return STATUS_BAD_INPUT;
   }
-  const oBus = OUT_HEADER, oBr = oBus + 4 * nb, oGen = oBr + 4 * nl;
+  const oBus = OUT_HEADER, oBr = oBus + OUT_BUS_FIELDS * nb, oGen = oBr + OUT_BR_FIELDS * nl;
 
   const topo = preparedTopology(nb, nl, busOff, brOff, baseMVA);
   const hash = topo.yHash;
@@ -184,17 +185,17 @@ export function solve(): i32 {
   // start point and scheduled injections Sbus = (Cg Sg - Sd) / baseMVA
   const vm = topo.vm, va = topo.va, pSch = topo.pSch, qSch = topo.qSch;
   for (let i = 0; i < nb; i++) {
-    unchecked(vm[i] = input[busOff + nb + i]);
-    unchecked(va[i] = input[busOff + 2 * nb + i]);
+    unchecked(vm[i] = input[busOff + BUS_VM0 * nb + i]);
+    unchecked(va[i] = input[busOff + BUS_VA0 * nb + i]);
     unchecked(pSch[i] = 0.0);
     unchecked(qSch[i] = 0.0);
   }
   for (let g = 0; g < ng; g++) {
     const bus = <i32>unchecked(input[genOff + g]);
-    unchecked(pSch[bus] += input[genOff + ng + g]);
-    unchecked(qSch[bus] += input[genOff + 2 * ng + g]);
+    unchecked(pSch[bus] += input[genOff + GEN_PG * ng + g]);
+    unchecked(qSch[bus] += input[genOff + GEN_QG * ng + g]);
   }
-  const pdOff = busOff + 3 * nb, qdOff = busOff + 4 * nb;
+  const pdOff = busOff + BUS_PD * nb, qdOff = busOff + BUS_QD * nb;
   for (let i = 0; i < nb; i++) {
     unchecked(pSch[i] = (pSch[i] - input[pdOff + i]) / baseMVA);
     unchecked(qSch[i] = (qSch[i] - input[qdOff + i]) / baseMVA);
@@ -234,7 +235,7 @@ export function solve(): i32 {
   }
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + i] = vm[i]);
-    unchecked(out[oBus + nb + i] = va[i]);
+    unchecked(out[oBus + OUT_BUS_VA * nb + i] = va[i]);
   }
   unchecked(out[OUT_STATUS] = <f64>status);
   unchecked(out[OUT_ITER] = <f64>iters);

@@ -17,7 +17,7 @@
 // (slot topo.jDiag of each column) gets its +j S / S/|V| terms.
 // Needs topo.sr/si from mismatch.injections for the same V.
 import { Topology } from './symbolic';
-import { ptr, geti, getf, setf } from './raw';
+import { ptr, geti, getf, setf } from './sparse/raw';
 
 export function fillJacobian(topo: Topology): void {
   const nb = topo.nb;

@@ -2,6 +2,7 @@
 //   loss = baseMVA * |Vf / tau - Vt|^2 / (r - j x),  tau = tap e^{j shift}
 // i.e. I^2 R (real) and I^2 X (imaginary) of the series impedance only.
 import { Topology } from './symbolic';
+import { BR_R, BR_RATIO, BR_SHIFT, BR_X } from './layout';
 
 export let lossP: f64 = 0.0;
 export let lossQ: f64 = 0.0;
@@ -9,7 +10,7 @@ export let lossQ: f64 = 0.0;
 export function losses(topo: Topology, input: StaticArray<f64>, brOff: i32, baseMVA: f64): void {
   const nl = topo.nl;
   const f = topo.f, t = topo.t, vr = topo.vr, vi = topo.vi;
-  const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const rOff = brOff + BR_R * nl, xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
   let sp = 0.0, sq = 0.0;
   for (let l = 0; l < nl; l++) {
     const ratio = unchecked(input[tapOff + l]);

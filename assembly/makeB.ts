@@ -5,7 +5,8 @@
 // reduced to the non-reference buses (B') and the pq buses (B'') through the
 // Ybus -> reduced slot maps of the topology.
 import { Topology } from './symbolic';
-import { branchAdmittance } from './ybus';
+import { branchAdmittance } from './branchModel';
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS } from './layout';
 
 const tmp = new StaticArray<f64>(8);
 
@@ -24,7 +25,7 @@ export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32, out:
   const nl = topo.nl;
   const val = topo.bpVal, map = topo.bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-  const xOff = brOff + 3 * nl, shOff = brOff + 6 * nl;
+  const xOff = brOff + BR_X * nl, shOff = brOff + BR_SHIFT * nl;
   for (let l = 0; l < nl; l++) {
     if (out !== null && unchecked(out[l]) != 0) continue;
     branchAdmittance(0.0, unchecked(input[xOff + l]), 0.0, 1.0, unchecked(input[shOff + l]), tmp, 0);
@@ -37,12 +38,12 @@ export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, br
   const nb = topo.nb, nl = topo.nl;
   const val = topo.bppVal, map = topo.qMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-  const bsOff = busOff + 6 * nb;
+  const bsOff = busOff + BUS_BS * nb;
   const yDiag = topo.yDiag;
   for (let i = 0; i < nb; i++) {
     unchecked(val[map[yDiag[i]]] -= input[bsOff + i] / baseMVA);
   }
-  const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, bOff = brOff + 4 * nl, tapOff = brOff + 5 * nl;
+  const rOff = brOff + BR_R * nl, xOff = brOff + BR_X * nl, bOff = brOff + BR_B * nl, tapOff = brOff + BR_RATIO * nl;
   for (let l = 0; l < nl; l++) {
     if (out !== null && unchecked(out[l]) != 0) continue;
     branchAdmittance(unchecked(input[rOff + l]), unchecked(input[xOff + l]), unchecked(input[bOff + l]),

@@ -2,7 +2,7 @@
 // F = S - Sbus, as newtonpf / fdpf evaluate it. Ibus = Ybus*V and S are kept in
 // the topology's work vectors (S is reused by the Jacobian).
 import { Topology, PQ, REF } from './symbolic';
-import { ptr, geti, getf, setf } from './raw';
+import { ptr, geti, getf, setf } from './sparse/raw';
 
 /** vr + j vi = vm e^{j va} for one bus (raw data addresses). */
 // @ts-ignore: decorator

@@ -9,7 +9,7 @@
 // loop itself allocates nothing.
 import { Topology } from './symbolic';
 import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from './mismatch';
-import { ptr, geti, getf, setf } from './raw';
+import { ptr, geti, getf, setf } from './sparse/raw';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';

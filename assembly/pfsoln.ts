@@ -5,6 +5,7 @@
 import { Topology } from './symbolic';
 import { branchFlow } from './branchFlow';
 import { generatorOutputs } from './generatorOutputs';
+import { BUS_PD, BUS_QD, GEN_PG, GEN_QG, GEN_QMAX, GEN_QMIN, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
 const flow = new StaticArray<f64>(4);
 
@@ -16,21 +17,21 @@ export function pfsoln(topo: Topology, input: StaticArray<f64>, busOff: i32, gen
   const sr = topo.sr, si = topo.si;
   // topo.vr/vi and sr/si hold the solution and its injections (last mismatch evaluation)
   for (let i = 0; i < nb; i++) {
-    unchecked(out[oBus + 2 * nb + i] = sr[i] * baseMVA);
-    unchecked(out[oBus + 3 * nb + i] = si[i] * baseMVA);
+    unchecked(out[oBus + OUT_BUS_PINJ * nb + i] = sr[i] * baseMVA);
+    unchecked(out[oBus + OUT_BUS_QINJ * nb + i] = si[i] * baseMVA);
   }
   // ---- branch flows
   for (let l = 0; l < nl; l++) {
     branchFlow(topo, l, flow);
     unchecked(out[oBr + l] = flow[0] * baseMVA);
-    unchecked(out[oBr + nl + l] = flow[1] * baseMVA);
-    unchecked(out[oBr + 2 * nl + l] = flow[2] * baseMVA);
-    unchecked(out[oBr + 3 * nl + l] = flow[3] * baseMVA);
+    unchecked(out[oBr + OUT_BR_QF * nl + l] = flow[1] * baseMVA);
+    unchecked(out[oBr + OUT_BR_PT * nl + l] = flow[2] * baseMVA);
+    unchecked(out[oBr + OUT_BR_QT * nl + l] = flow[3] * baseMVA);
   }
 
   // ---- generators
-  const pdOff = busOff + 3 * nb, qdOff = busOff + 4 * nb;
-  generatorOutputs(topo, topo.type, ng, baseMVA, input, genOff, genOff + 3 * ng, genOff + 4 * ng,
-    input, genOff + ng, input, genOff + 2 * ng, input, pdOff, input, qdOff, null, out, oGen, out, oGen + ng);
+  const pdOff = busOff + BUS_PD * nb, qdOff = busOff + BUS_QD * nb;
+  generatorOutputs(topo, topo.type, ng, baseMVA, input, genOff, genOff + GEN_QMIN * ng, genOff + GEN_QMAX * ng,
+    input, genOff + GEN_PG * ng, input, genOff + GEN_QG * ng, input, pdOff, input, qdOff, null, out, oGen, out, oGen + OUT_GEN_QG * ng);
 }
 

@@ -32,6 +32,7 @@ import {
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM,
 } from './studyLayout';
+import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from './layout';
 
 export let records = new StaticArray<f64>(0);
 export let islands = new StaticArray<f64>(0);
@@ -220,7 +221,7 @@ function solveLimited(base: Topology, topo: Topology, input: StaticArray<f64>, s
     }
     if (slackMoved) {
       // the original slack keeps its angle (one island per slack, as the Q-limit loop of power flow)
-      const islandOff = busOff + 7 * nb;
+      const islandOff = busOff + BUS_ISLAND * nb;
       for (let i = 0; i < nb; i++) {
         const a = unchecked(refVa[i]);
         if (a != a) continue;
@@ -285,7 +286,7 @@ export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray
   casesDone = 0;
 
   // base injections, generator counts per bus, base connectivity
-  const pdOff = busOff + 3 * nb, qdOff = busOff + 4 * nb, vmOff = busOff + nb, vaOff = busOff + 2 * nb;
+  const pdOff = busOff + BUS_PD * nb, qdOff = busOff + BUS_QD * nb, vmOff = busOff + BUS_VM0 * nb, vaOff = busOff + BUS_VA0 * nb;
   for (let i = 0; i < nb; i++) { unchecked(gensAt[i] = 0); unchecked(types[i] = topo.type[i]); }
   for (let g = 0; g < ng; g++) { unchecked(genOut[g] = 0); unchecked(gensAt[<i32>input[genOff + g]]++); }
   for (let l = 0; l < nl; l++) unchecked(brOut[l] = 0);
@@ -353,7 +354,7 @@ function setScenario(sc: i32, input: StaticArray<f64>, s: StaticArray<f64>, pdOf
     unchecked(pd[i] = scale * input[pdOff + i]);
     unchecked(qd[i] = scale * input[qdOff + i]);
   }
-  for (let g = 0; g < ng; g++) { unchecked(pg[g] = input[genOff + ng + g]); unchecked(qg[g] = input[genOff + 2 * ng + g]); }
+  for (let g = 0; g < ng; g++) { unchecked(pg[g] = input[genOff + GEN_PG * ng + g]); unchecked(qg[g] = input[genOff + GEN_QG * ng + g]); }
   if (sc < 0) return;
   const e = scenOff + SCEN_FIELDS * sc;
   const c0 = <i32>unchecked(s[e + 1]), cn = <i32>unchecked(s[e + 2]);

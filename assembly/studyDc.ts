@@ -7,6 +7,7 @@
 import { Topology } from './symbolic';
 import { makeBdc, solveAngles } from './dcpf';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from './layout';
+import { BUS_GS } from './layout';
 
 /** Solves the DC case into topo.va (ref angles taken from topo.va) and topo.vm (= 1). */
 export function dcCase(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64,
@@ -21,7 +22,7 @@ export function dcCase(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
     if (!topo.luDc.factor(topo.dcVal)) return STATUS_SINGULAR;
   }
   const pbus = topo.busA;
-  const gsOff = busOff + 5 * nb;
+  const gsOff = busOff + BUS_GS * nb;
   for (let i = 0; i < nb; i++) unchecked(pbus[i] = 0.0);
   for (let g = 0; g < ng; g++) {
     if (unchecked(genOut[g]) != 0) continue;

@@ -1,5 +1,5 @@
 // The study ABI: layout of the f64 study buffer and of the result buffers
-// (mirrored in src/studies/abi.ts; keep the two in step). The network itself is
+// (mirrored in src/studies/abi.ts, checked by test/abi.test.ts). The network itself is
 // the ordinary power-flow input buffer (layout.ts), written first.
 //
 // Study input (f64[]): header[SIN_HEADER]

@@ -9,6 +9,7 @@
 // from the last solution and sums the iterations.
 import { Topology, PQ, PV, REF } from './symbolic';
 import { generatorOutputs } from './generatorOutputs';
+import { BUS_ISLAND, GEN_QMAX, GEN_QMIN } from './layout';
 
 /** MATPOWER mpopt.opf.violation, the Q limit tolerance in MVAr. */
 const Q_VIOLATION: f64 = 5e-6;
@@ -30,15 +31,15 @@ export function enforceQLimits(topo: Topology, types: StaticArray<i32>, input: S
   baseMVA: f64, genOut: StaticArray<u8>, pg: StaticArray<f64>, qg: StaticArray<f64>, pd: StaticArray<f64>, qd: StaticArray<f64>): i32 {
   const nb = topo.nb, solved = topo.type;
   if (violation.length < ng) { violation = new StaticArray<i8>(ng); pgOut = new StaticArray<f64>(ng); qgOut = new StaticArray<f64>(ng); }
-  generatorOutputs(topo, solved, ng, baseMVA, input, genOff, genOff + 3 * ng, genOff + 4 * ng,
+  generatorOutputs(topo, solved, ng, baseMVA, input, genOff, genOff + GEN_QMIN * ng, genOff + GEN_QMAX * ng,
     pg, 0, qg, 0, pd, 0, qd, 0, genOut, pgOut, 0, qgOut, 0);
   let above = 0, below = 0, remaining = 0, remainingViolating = 0;
   for (let g = 0; g < ng; g++) {
     unchecked(violation[g] = 0);
     if (unchecked(genOut[g]) != 0) continue;
     const q = unchecked(qgOut[g]);
-    if (q > input[genOff + 4 * ng + g] + Q_VIOLATION) { unchecked(violation[g] = 1); above++; }
-    else if (q < input[genOff + 3 * ng + g] - Q_VIOLATION) { unchecked(violation[g] = -1); below++; }
+    if (q > input[genOff + GEN_QMAX * ng + g] + Q_VIOLATION) { unchecked(violation[g] = 1); above++; }
+    else if (q < input[genOff + GEN_QMIN * ng + g] - Q_VIOLATION) { unchecked(violation[g] = -1); below++; }
     const ty = unchecked(solved[<i32>input[genOff + g]]);
     if (ty == PV || ty == REF) {
       remaining++;
@@ -52,11 +53,11 @@ export function enforceQLimits(topo: Topology, types: StaticArray<i32>, input: S
     if (unchecked(genOut[g]) != 0) continue;
     unchecked(pg[g] = pgOut[g]);
     const v = unchecked(violation[g]);
-    unchecked(qg[g] = v > 0 ? input[genOff + 4 * ng + g] : v < 0 ? input[genOff + 3 * ng + g] : qgOut[g]);
+    unchecked(qg[g] = v > 0 ? input[genOff + GEN_QMAX * ng + g] : v < 0 ? input[genOff + GEN_QMIN * ng + g] : qgOut[g]);
     if (v != 0) unchecked(types[<i32>input[genOff + g]] = PQ);
   }
   // an island that lost its slack takes its first pv bus
-  const islandOff = busOff + 7 * nb;
+  const islandOff = busOff + BUS_ISLAND * nb;
   for (let i = 0; i < nb; i++) {
     if (unchecked(solved[i]) != REF || unchecked(types[i]) == REF) continue;
     const island = unchecked(input[islandOff + i]);

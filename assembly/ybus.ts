@@ -5,34 +5,8 @@
 //   Ybus = Cf' Yf + Ct' Yt + diag((Gs + j Bs) / baseMVA)
 // Only in-service branches reach the wasm (the JS side drops the others).
 import { Topology } from './symbolic';
-
-/** The four pi-model admittances of one branch into out[o .. o+7]:
- *  Yff (re, im), Yft, Ytf, Ytt. */
-// @ts-ignore: decorator
-@inline
-export function branchAdmittance(r: f64, x: f64, b: f64, ratio: f64, shift: f64, out: StaticArray<f64>, o: i32): void {
-  const d = r * r + x * x;
-  const ysr = r / d, ysi = -x / d;
-  const tap = ratio == 0.0 ? 1.0 : ratio;
-  let tr = tap, ti = 0.0;
-  if (shift != 0.0) {
-    tr = tap * Math.cos(shift);
-    ti = tap * Math.sin(shift);
-  }
-  const tt = tr * tr + ti * ti;
-  const yttr = ysr, ytti = ysi + 0.5 * b;
-  // Yff = Ytt / tt
-  unchecked(out[o] = yttr / tt);
-  unchecked(out[o + 1] = ytti / tt);
-  // Yft = -ys / conj(t) = -ys * t / tt
-  unchecked(out[o + 2] = -(ysr * tr - ysi * ti) / tt);
-  unchecked(out[o + 3] = -(ysr * ti + ysi * tr) / tt);
-  // Ytf = -ys / t = -ys * conj(t) / tt
-  unchecked(out[o + 4] = -(ysr * tr + ysi * ti) / tt);
-  unchecked(out[o + 5] = -(ysi * tr - ysr * ti) / tt);
-  unchecked(out[o + 6] = yttr);
-  unchecked(out[o + 7] = ytti);
-}
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './layout';
+import { branchAdmittance } from './branchModel';
 
 /** Fills topo.yRe / yIm (Ybus values) and topo.brY (per-branch Yff, Yft, Ytf, Ytt). */
 export function makeYbus(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64): void {
@@ -40,15 +14,15 @@ export function makeYbus(topo: Topology, input: StaticArray<f64>, busOff: i32, b
   const yRe = topo.yRe, yIm = topo.yIm, brY = topo.brY;
   const nnz = topo.nnzY;
   for (let p = 0; p < nnz; p++) { unchecked(yRe[p] = 0.0); unchecked(yIm[p] = 0.0); }
-  const gsOff = busOff + 5 * nb, bsOff = busOff + 6 * nb;
+  const gsOff = busOff + BUS_GS * nb, bsOff = busOff + BUS_BS * nb;
   const yDiag = topo.yDiag;
   for (let i = 0; i < nb; i++) {
     const d = unchecked(yDiag[i]);
     unchecked(yRe[d] += input[gsOff + i] / baseMVA);
     unchecked(yIm[d] += input[bsOff + i] / baseMVA);
   }
-  const rOff = brOff + 2 * nl, xOff = brOff + 3 * nl, bOff = brOff + 4 * nl;
-  const tapOff = brOff + 5 * nl, shOff = brOff + 6 * nl;
+  const rOff = brOff + BR_R * nl, xOff = brOff + BR_X * nl, bOff = brOff + BR_B * nl;
+  const tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
   for (let l = 0; l < nl; l++) {
     const o = 8 * l;

@@ -17,6 +17,8 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { isRated } from '../branchModel';
+import { OPF_BR_B, OPF_BR_R, OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_BS, OPF_BUS_GS, OPF_BUS_PD, OPF_BUS_QD, OPF_BUS_VMAX, OPF_BUS_VMIN, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_GEN_QMAX, OPF_GEN_QMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BR_QF, OPF_OUT_BR_QT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_LAM_Q, OPF_OUT_BUS_MU_VMAX, OPF_OUT_BUS_MU_VMIN, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN, OPF_OUT_GEN_MU_QMAX, OPF_OUT_GEN_MU_QMIN, OPF_OUT_GEN_QG } from './layout';
 
 /** MATPOWER's mips cost_mult for OPF: the cost is scaled down inside the iterations. */
 const COST_MULT: f64 = 1e-4;
@@ -27,10 +29,10 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
   const base = inp[OPF_IN_BASEMVA];
   const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
-  const bPd = bus + 3 * nb, bQd = bus + 4 * nb, bGs = bus + 5 * nb, bBs = bus + 6 * nb, bVmin = bus + 7 * nb, bVmax = bus + 8 * nb;
-  const lF = br, lT = br + nl, lR = br + 2 * nl, lX = br + 3 * nl, lB = br + 4 * nl, lTap = br + 5 * nl, lShift = br + 6 * nl,
-    lRate = br + 7 * nl;
-  const gBus = gen, gPmin = gen + ng, gPmax = gen + 2 * ng, gQmin = gen + 3 * ng, gQmax = gen + 4 * ng;
+  const bPd = bus + OPF_BUS_PD * nb, bQd = bus + OPF_BUS_QD * nb, bGs = bus + OPF_BUS_GS * nb, bBs = bus + OPF_BUS_BS * nb, bVmin = bus + OPF_BUS_VMIN * nb, bVmax = bus + OPF_BUS_VMAX * nb;
+  const lF = br, lT = br + OPF_BR_T * nl, lR = br + OPF_BR_R * nl, lX = br + OPF_BR_X * nl, lB = br + OPF_BR_B * nl, lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl,
+    lRate = br + OPF_BR_RATE_A * nl;
+  const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng, gQmin = gen + OPF_GEN_QMIN * ng, gQmax = gen + OPF_GEN_QMAX * ng;
 
   const sizes = costSizes(inp, gen, ng, MAX_POLY_TERMS); // MATPOWER's AC-OPF takes any polynomial degree
   if (sizes.bad) return bad(out);
@@ -47,7 +49,7 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     if (inp[lR + l] == 0.0 && inp[lX + l] == 0.0) return bad(out);
     branchCoefficients(coef, 8 * l, inp[lR + l], inp[lX + l], inp[lB + l], inp[lTap + l], inp[lShift + l]);
     const rate = inp[lRate + l];
-    unchecked(ratedOf[l] = rate != 0.0 && rate < 1e10 ? nrated++ : -1);
+    unchecked(ratedOf[l] = isRated(rate) ? nrated++ : -1);
   }
   const smax2 = new StaticArray<f64>(nrated);
   for (let l = 0; l < nl; l++) {
@@ -87,38 +89,38 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   // results (MATPOWER's units: MW, MVAr, currency/MWh, /MVArh, /MVAh)
   const x = mips.x, muL = mips.muL, muU = mips.muU, lam = mips.lam, mu = mips.mu;
   writeSolveHeader(out, mips, status, mips.f);
-  const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
-  for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
+  const oBus = OPF_OUT_HEADER, oBr = oBus + OPF_OUT_BUS_FIELDS * nb, oGen = oBr + OPF_OUT_BR_FIELDS * nl;
+  for (let p = oBus; p < oGen + OPF_OUT_GEN_FIELDS * ng; p++) unchecked(out[p] = 0.0);
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + i] = x[vm0 + i]);
-    unchecked(out[oBus + nb + i] = x[va0 + i]);
-    unchecked(out[oBus + 2 * nb + i] = lam[i] / base);
-    unchecked(out[oBus + 3 * nb + i] = lam[nb + i] / base);
-    unchecked(out[oBus + 4 * nb + i] = muL[vm0 + i]);
-    unchecked(out[oBus + 5 * nb + i] = muU[vm0 + i]);
+    unchecked(out[oBus + OPF_OUT_BUS_VA * nb + i] = x[va0 + i]);
+    unchecked(out[oBus + OPF_OUT_BUS_LAM_P * nb + i] = lam[i] / base);
+    unchecked(out[oBus + OPF_OUT_BUS_LAM_Q * nb + i] = lam[nb + i] / base);
+    unchecked(out[oBus + OPF_OUT_BUS_MU_VMIN * nb + i] = muL[vm0 + i]);
+    unchecked(out[oBus + OPF_OUT_BUS_MU_VMAX * nb + i] = muU[vm0 + i]);
   }
   const bp = new BranchPower();
   for (let l = 0; l < nl; l++) {
     const f = unchecked(from[l]), t = unchecked(to[l]);
     bp.at(coef, 8 * l, x[va0 + f], x[va0 + t], x[vm0 + f], x[vm0 + t], false);
-    unchecked(out[oBr + l] = bp.sfR * base); unchecked(out[oBr + nl + l] = bp.sfI * base);
-    unchecked(out[oBr + 2 * nl + l] = bp.stR * base); unchecked(out[oBr + 3 * nl + l] = bp.stI * base);
+    unchecked(out[oBr + l] = bp.sfR * base); unchecked(out[oBr + OPF_OUT_BR_QF * nl + l] = bp.sfI * base);
+    unchecked(out[oBr + OPF_OUT_BR_PT * nl + l] = bp.stR * base); unchecked(out[oBr + OPF_OUT_BR_QT * nl + l] = bp.stI * base);
     const k = unchecked(ratedOf[l]);
     if (k >= 0) {
       // multipliers of |S| ≤ rate_a from those of |S|² ≤ rate_a²: 2 μ rate_a / baseMVA, per baseMVA
       const rate = inp[lRate + l];
-      unchecked(out[oBr + 4 * nl + l] = 2.0 * mu[k] * rate / base / base);
-      unchecked(out[oBr + 5 * nl + l] = 2.0 * mu[nrated + k] * rate / base / base);
+      unchecked(out[oBr + OPF_OUT_BR_MU_SF * nl + l] = 2.0 * mu[k] * rate / base / base);
+      unchecked(out[oBr + OPF_OUT_BR_MU_ST * nl + l] = 2.0 * mu[nrated + k] * rate / base / base);
     }
   }
   writeAngleMultipliers(out, oBr, inp, br, nl, muL, muU, nx);
   for (let g = 0; g < ng; g++) {
     unchecked(out[oGen + g] = x[pg0 + g] * base);
-    unchecked(out[oGen + ng + g] = x[qg0 + g] * base);
-    unchecked(out[oGen + 2 * ng + g] = muL[pg0 + g] / base);
-    unchecked(out[oGen + 3 * ng + g] = muU[pg0 + g] / base);
-    unchecked(out[oGen + 4 * ng + g] = muL[qg0 + g] / base);
-    unchecked(out[oGen + 5 * ng + g] = muU[qg0 + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_QG * ng + g] = x[qg0 + g] * base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_PMIN * ng + g] = muL[pg0 + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_PMAX * ng + g] = muU[pg0 + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_QMIN * ng + g] = muL[qg0 + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_QMAX * ng + g] = muU[qg0 + g] / base);
   }
   return status;
 }

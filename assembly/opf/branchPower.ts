@@ -7,6 +7,7 @@
 // balance and its |S| flow limits share one evaluation per branch.
 // Variables in the order θf, θt, Vf, Vt; derivatives re[0..4) im[4..8),
 // second derivatives (symmetric, all 16 stored) re[0..16) im[16..32).
+import { branchAdmittance } from '../branchModel';
 
 export const TH_F: i32 = 0;
 export const TH_T: i32 = 1;
@@ -67,18 +68,9 @@ export class BranchPower {
 /** a, b, c, d of a branch into y[o..o+8): r, x series impedance, bc total charging (p.u.),
  *  ratio (0 = 1) and shift (radians) of the tap at the from end, as MATPOWER's makeYbus. */
 export function branchCoefficients(y: StaticArray<f64>, o: i32, r: f64, x: f64, bc: f64, ratio: f64, shift: f64): void {
-  const d = r * r + x * x;
-  const ysR = r / d, ysI = -x / d;
-  const tau = ratio != 0.0 ? ratio : 1.0;
-  const tR = tau * Math.cos(shift), tI = tau * Math.sin(shift);
-  const tt = tau * tau;
-  const yttR = ysR, yttI = ysI + bc / 2.0;
-  // yff = ytt / |t|², yft = −ys / conj(t), ytf = −ys / t
-  const yffR = yttR / tt, yffI = yttI / tt;
-  const yftR = -(ysR * tR - ysI * tI) / tt, yftI = -(ysI * tR + ysR * tI) / tt;
-  const ytfR = -(ysR * tR + ysI * tI) / tt, ytfI = -(ysI * tR - ysR * tI) / tt;
-  unchecked(y[o] = yffR); unchecked(y[o + 1] = -yffI);
-  unchecked(y[o + 2] = yftR); unchecked(y[o + 3] = -yftI);
+  branchAdmittance(r, x, bc, ratio, shift, y, o); // yff, yft, ytf, ytt
+  const ytfR = unchecked(y[o + 4]), ytfI = unchecked(y[o + 5]), yttR = unchecked(y[o + 6]), yttI = unchecked(y[o + 7]);
+  unchecked(y[o + 1] = -y[o + 1]); unchecked(y[o + 3] = -y[o + 3]);
   unchecked(y[o + 4] = yttR); unchecked(y[o + 5] = -yttI);
   unchecked(y[o + 6] = ytfR); unchecked(y[o + 7] = -ytfI);
 }

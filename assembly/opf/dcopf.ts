@@ -15,6 +15,8 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { dcSusceptance, isRated } from '../branchModel';
+import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
 
 /** The DC-OPF of a packed input as a QP, with what its results need; null for input the core cannot take. */
 export class DcModel {
@@ -32,9 +34,9 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   const base = inp[OPF_IN_BASEMVA];
   const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
   // columns of the packed tables
-  const bPd = bus + 3 * nb, bGs = bus + 5 * nb;
-  const lF = br, lT = br + nl, lX = br + 3 * nl, lTap = br + 5 * nl, lShift = br + 6 * nl, lRate = br + 7 * nl;
-  const gBus = gen, gPmin = gen + ng, gPmax = gen + 2 * ng;
+  const bPd = bus + OPF_BUS_PD * nb, bGs = bus + OPF_BUS_GS * nb;
+  const lF = br, lT = br + OPF_BR_T * nl, lX = br + OPF_BR_X * nl, lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl, lRate = br + OPF_BR_RATE_A * nl;
+  const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng;
 
   const sizes = costSizes(inp, gen, ng, 3);
   if (sizes.bad) return null;
@@ -42,7 +44,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   let nrated = 0;
   for (let l = 0; l < nl; l++) {
     const rate = inp[lRate + l];
-    if (rate != 0.0 && rate < 1e10) nrated++;
+    if (isRated(rate)) nrated++;
   }
   const nx = nb + ng + ny;
   const qp = new QP(nx, nb + nrated + nang + nseg, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg);
@@ -50,8 +52,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   // branch susceptances b = 1/(x·tap) and phase-shift injections (makeBdc)
   const bsus = new StaticArray<f64>(nl), pfinj = new StaticArray<f64>(nl), pbusinj = new StaticArray<f64>(nb);
   for (let l = 0; l < nl; l++) {
-    const tap0 = inp[lTap + l];
-    const b = 1.0 / inp[lX + l] / (tap0 != 0.0 ? tap0 : 1.0);
+    const b = dcSusceptance(inp[lX + l], inp[lTap + l]);
     unchecked(bsus[l] = b);
     unchecked(pfinj[l] = b * -inp[lShift + l]);
     unchecked(pbusinj[<i32>inp[lF + l]] += pfinj[l]);
@@ -88,7 +89,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   }
   for (let l = 0; l < nl; l++) {
     const rate = inp[lRate + l];
-    if (!(rate != 0.0 && rate < 1e10)) continue;
+    if (!isRated(rate)) continue;
     qp.addRow(-(rate / base + unchecked(pfinj[l])), rate / base - unchecked(pfinj[l]));
     qp.addEntry(<i32>inp[lF + l], bsus[l]);
     qp.addEntry(<i32>inp[lT + l], -bsus[l]);
@@ -125,32 +126,32 @@ export function writeDcResults(inp: StaticArray<f64>, out: StaticArray<f64>, mod
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
   const base = inp[OPF_IN_BASEMVA];
   const br = OPF_IN_HEADER + OPF_BUS_FIELDS * nb;
-  const lF = br, lT = br + nl, lRate = br + 7 * nl;
+  const lF = br, lT = br + OPF_BR_T * nl, lRate = br + OPF_BR_RATE_A * nl;
   const nx = model.qp.nx, bsus = model.bsus, pfinj = model.pfinj;
-  const oBus = OPF_OUT_HEADER, oBr = oBus + 6 * nb, oGen = oBr + 8 * nl;
-  for (let p = oBus; p < oGen + 6 * ng; p++) unchecked(out[p] = 0.0);
+  const oBus = OPF_OUT_HEADER, oBr = oBus + OPF_OUT_BUS_FIELDS * nb, oGen = oBr + OPF_OUT_BR_FIELDS * nl;
+  for (let p = oBus; p < oGen + OPF_OUT_GEN_FIELDS * ng; p++) unchecked(out[p] = 0.0);
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + i] = 1.0);
-    unchecked(out[oBus + nb + i] = x[i]);
-    unchecked(out[oBus + 2 * nb + i] = (muU[nx + i] - muL[nx + i]) / base);
+    unchecked(out[oBus + OPF_OUT_BUS_VA * nb + i] = x[i]);
+    unchecked(out[oBus + OPF_OUT_BUS_LAM_P * nb + i] = (muU[nx + i] - muL[nx + i]) / base);
   }
   let row = nx + nb;
   for (let l = 0; l < nl; l++) {
     const f = <i32>inp[lF + l], t = <i32>inp[lT + l];
     const pf = (unchecked(bsus[l]) * (unchecked(x[f]) - unchecked(x[t])) + unchecked(pfinj[l])) * base;
     unchecked(out[oBr + l] = pf);
-    unchecked(out[oBr + 2 * nl + l] = -pf);
+    unchecked(out[oBr + OPF_OUT_BR_PT * nl + l] = -pf);
     const rate = inp[lRate + l];
-    if (rate != 0.0 && rate < 1e10) {
-      unchecked(out[oBr + 4 * nl + l] = muU[row] / base);
-      unchecked(out[oBr + 5 * nl + l] = muL[row] / base);
+    if (isRated(rate)) {
+      unchecked(out[oBr + OPF_OUT_BR_MU_SF * nl + l] = muU[row] / base);
+      unchecked(out[oBr + OPF_OUT_BR_MU_ST * nl + l] = muL[row] / base);
       row++;
     }
   }
   writeAngleMultipliers(out, oBr, inp, br, nl, muL, muU, row);
   for (let g = 0; g < ng; g++) {
     unchecked(out[oGen + g] = x[nb + g] * base);
-    unchecked(out[oGen + 2 * ng + g] = muL[nb + g] / base);
-    unchecked(out[oGen + 3 * ng + g] = muU[nb + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_PMIN * ng + g] = muL[nb + g] / base);
+    unchecked(out[oGen + OPF_OUT_GEN_MU_PMAX * ng + g] = muU[nb + g] / base);
   }
 }

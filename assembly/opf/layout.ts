@@ -1,5 +1,5 @@
 // The OPF ABI: the f64 input and output buffers exchanged with JavaScript
-// (mirrored in src/opf/abi.ts; keep the two in step).
+// (mirrored in src/opf/abi.ts; test/abi.test.ts fails on any difference).
 //
 // Input  (f64[]):  header[OPF_IN_HEADER]
 //                  bus:    type, vm0, va0, pd, qd, gs, bs, vmin, vmax            (nb each)
@@ -36,6 +36,35 @@ export const OPF_BUS_FIELDS: i32 = 9;
 export const OPF_BR_FIELDS: i32 = 10;
 export const OPF_GEN_FIELDS: i32 = 8;
 
+// Columns of the input sections (column c of a section of n rows starts at off + c * n).
+export const OPF_BUS_TYPE: i32 = 0;
+export const OPF_BUS_VM0: i32 = 1;
+export const OPF_BUS_VA0: i32 = 2;
+export const OPF_BUS_PD: i32 = 3;
+export const OPF_BUS_QD: i32 = 4;
+export const OPF_BUS_GS: i32 = 5;
+export const OPF_BUS_BS: i32 = 6;
+export const OPF_BUS_VMIN: i32 = 7;
+export const OPF_BUS_VMAX: i32 = 8;
+export const OPF_BR_F: i32 = 0;
+export const OPF_BR_T: i32 = 1;
+export const OPF_BR_R: i32 = 2;
+export const OPF_BR_X: i32 = 3;
+export const OPF_BR_B: i32 = 4;
+export const OPF_BR_RATIO: i32 = 5;
+export const OPF_BR_SHIFT: i32 = 6;
+export const OPF_BR_RATE_A: i32 = 7;
+export const OPF_BR_ANGMIN: i32 = 8;
+export const OPF_BR_ANGMAX: i32 = 9;
+export const OPF_GEN_BUS: i32 = 0;
+export const OPF_GEN_PMIN: i32 = 1;
+export const OPF_GEN_PMAX: i32 = 2;
+export const OPF_GEN_QMIN: i32 = 3;
+export const OPF_GEN_QMAX: i32 = 4;
+export const OPF_GEN_MODEL: i32 = 5;
+export const OPF_GEN_NCOST: i32 = 6;
+export const OPF_GEN_OFFSET: i32 = 7;
+
 export const OPF_OUT_STATUS: i32 = 0;     // MIPS_* of ./mips.ts, or OPF_BAD_INPUT
 export const OPF_OUT_ITER: i32 = 1;
 export const OPF_OUT_F: i32 = 2;          // objective, currency/h
@@ -53,6 +82,28 @@ export const OPF_OUT_HEADER: i32 = 16;
 export const OPF_OUT_BUS_FIELDS: i32 = 6;
 export const OPF_OUT_BR_FIELDS: i32 = 8;
 export const OPF_OUT_GEN_FIELDS: i32 = 6;
+
+// Columns of the output sections.
+export const OPF_OUT_BUS_VM: i32 = 0;
+export const OPF_OUT_BUS_VA: i32 = 1;
+export const OPF_OUT_BUS_LAM_P: i32 = 2;
+export const OPF_OUT_BUS_LAM_Q: i32 = 3;
+export const OPF_OUT_BUS_MU_VMIN: i32 = 4;
+export const OPF_OUT_BUS_MU_VMAX: i32 = 5;
+export const OPF_OUT_BR_PF: i32 = 0;
+export const OPF_OUT_BR_QF: i32 = 1;
+export const OPF_OUT_BR_PT: i32 = 2;
+export const OPF_OUT_BR_QT: i32 = 3;
+export const OPF_OUT_BR_MU_SF: i32 = 4;
+export const OPF_OUT_BR_MU_ST: i32 = 5;
+export const OPF_OUT_BR_MU_ANGMIN: i32 = 6;
+export const OPF_OUT_BR_MU_ANGMAX: i32 = 7;
+export const OPF_OUT_GEN_PG: i32 = 0;
+export const OPF_OUT_GEN_QG: i32 = 1;
+export const OPF_OUT_GEN_MU_PMIN: i32 = 2;
+export const OPF_OUT_GEN_MU_PMAX: i32 = 3;
+export const OPF_OUT_GEN_MU_QMIN: i32 = 4;
+export const OPF_OUT_GEN_MU_QMAX: i32 = 5;
 
 export const OPF_METHOD_DC: i32 = 0;
 export const OPF_METHOD_AC: i32 = 1;

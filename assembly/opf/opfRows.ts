@@ -8,6 +8,7 @@ import {
   OPF_GEN_FIELDS, COST_PWL, COST_POLY, OPF_OUT_STATUS, OPF_OUT_ITER, OPF_OUT_F, OPF_OUT_FEAS, OPF_OUT_GRAD, OPF_OUT_COMP,
   OPF_OUT_COST, OPF_OUT_HEADER, OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL, OPF_OUT_KKT_REANALYSES, OPF_OUT_KKT_FLOPS, OPF_BAD_INPUT,
 } from './layout';
+import { OPF_BR_ANGMAX, OPF_BR_ANGMIN, OPF_BR_T, OPF_BUS_VA0, OPF_GEN_MODEL, OPF_GEN_NCOST, OPF_GEN_OFFSET, OPF_OUT_BR_MU_ANGMAX, OPF_OUT_BR_MU_ANGMIN } from './layout';
 
 const DEG: f64 = Math.PI / 180.0;
 
@@ -27,7 +28,7 @@ export class CostSizes {
 
 export function costSizes(inp: StaticArray<f64>, gen: i32, ng: i32, maxTerms: i32): CostSizes {
   const s = new CostSizes();
-  const gModel = gen + 5 * ng, gN = gen + 6 * ng;
+  const gModel = gen + OPF_GEN_MODEL * ng, gN = gen + OPF_GEN_NCOST * ng;
   for (let g = 0; g < ng; g++) {
     const model = <i32>inp[gModel + g], n = <i32>inp[gN + g];
     if (model == COST_PWL) { s.ny++; s.nseg += n - 1; }
@@ -38,13 +39,13 @@ export function costSizes(inp: StaticArray<f64>, gen: i32, ng: i32, maxTerms: i3
 
 export function countAngleRows(inp: StaticArray<f64>, br: i32, nl: i32): i32 {
   let n = 0;
-  for (let l = 0; l < nl; l++) if (hasAngleLimit(inp[br + 8 * nl + l], inp[br + 9 * nl + l])) n++;
+  for (let l = 0; l < nl; l++) if (hasAngleLimit(inp[br + OPF_BR_ANGMIN * nl + l], inp[br + OPF_BR_ANGMAX * nl + l])) n++;
   return n;
 }
 
 /** angmin ≤ Va_f − Va_t ≤ angmax rows, in branch order (Va of bus i is column i). */
 export function addAngleRows(qp: QP, inp: StaticArray<f64>, br: i32, nl: i32): void {
-  const lF = br, lT = br + nl, lAmin = br + 8 * nl, lAmax = br + 9 * nl;
+  const lF = br, lT = br + OPF_BR_T * nl, lAmin = br + OPF_BR_ANGMIN * nl, lAmax = br + OPF_BR_ANGMAX * nl;
   for (let l = 0; l < nl; l++) {
     const amin = inp[lAmin + l], amax = inp[lAmax + l];
     if (!hasAngleLimit(amin, amax)) continue;
@@ -64,7 +65,7 @@ export class CostRows {
 
 export function addCostRows(qp: QP, inp: StaticArray<f64>, gen: i32, ng: i32, base: f64, pg0: i32, y0: i32): CostRows {
   const out = new CostRows();
-  const gModel = gen + 5 * ng, gN = gen + 6 * ng, gOff = gen + 7 * ng, gen1 = gen + OPF_GEN_FIELDS * ng;
+  const gModel = gen + OPF_GEN_MODEL * ng, gN = gen + OPF_GEN_NCOST * ng, gOff = gen + OPF_GEN_OFFSET * ng, gen1 = gen + OPF_GEN_FIELDS * ng;
   let iy = y0;
   for (let g = 0; g < ng; g++) {
     const n = <i32>inp[gN + g], off = gen1 + <i32>inp[gOff + g];
@@ -121,7 +122,7 @@ export function fixReferenceAngles(qp: QP, inp: StaticArray<f64>, bus: i32, nb: 
   let varef = NaN;
   for (let i = 0; i < nb; i++) {
     if (<i32>inp[bus + i] == 3) {
-      const va = inp[bus + 2 * nb + i];
+      const va = inp[bus + OPF_BUS_VA0 * nb + i];
       unchecked(qp.xmin[i] = va); unchecked(qp.xmax[i] = va);
       if (varef != varef) varef = va;
     }
@@ -151,9 +152,9 @@ export function writeSolveHeader(out: StaticArray<f64>, mips: Mips, status: i32,
 export function writeAngleMultipliers(out: StaticArray<f64>, oBr: i32, inp: StaticArray<f64>, br: i32, nl: i32,
   muL: StaticArray<f64>, muU: StaticArray<f64>, row: i32): void {
   for (let l = 0; l < nl; l++) {
-    if (!hasAngleLimit(inp[br + 8 * nl + l], inp[br + 9 * nl + l])) continue;
-    unchecked(out[oBr + 6 * nl + l] = muL[row] * DEG);
-    unchecked(out[oBr + 7 * nl + l] = muU[row] * DEG);
+    if (!hasAngleLimit(inp[br + OPF_BR_ANGMIN * nl + l], inp[br + OPF_BR_ANGMAX * nl + l])) continue;
+    unchecked(out[oBr + OPF_OUT_BR_MU_ANGMIN * nl + l] = muL[row] * DEG);
+    unchecked(out[oBr + OPF_OUT_BR_MU_ANGMAX * nl + l] = muU[row] * DEG);
     row++;
   }
 }

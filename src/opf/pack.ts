@@ -57,10 +57,10 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
 
   const branchOrder: number[] = [];
   net.branches.forEach((br, l) => {
-    const f = busIndex[at(br.from, `branch ${l}`)]!, t = busIndex[at(br.to, `branch ${l}`)]!;
+    const f = busIndex[at(br.from, `branch ${l + 1}`)]!, t = busIndex[at(br.to, `branch ${l + 1}`)]!;
     if (br.status !== 'closed' || f < 0 || t < 0) return;
-    if (o.method === 'dc' && br.x === 0) throw new PowerFlowInputError(`branch ${l} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch_index: l });
-    if (br.r === 0 && br.x === 0) throw new PowerFlowInputError(`branch ${l} (${br.from}-${br.to}) has r = x = 0: the AC model needs an impedance`, 'VALIDATION_FAILED', { branch_index: l });
+    if (o.method === 'dc' && br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch_index: l });
+    if (br.r === 0 && br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has r = x = 0: the AC model needs an impedance`, 'VALIDATION_FAILED', { branch_index: l });
     branchOrder.push(l);
   });
   const genOrder: number[] = [];
