@@ -8,6 +8,7 @@
 // and kept with the topology: never the dense inverse.
 import { Topology } from './symbolic';
 import { makeBdc, dcB } from './dcpf';
+import { BR_X, BR_RATIO } from './layout';
 
 let x = new StaticArray<f64>(0);
 /** Results: count × nb (PTDF rows) or count × nl (flow shifts), row-major. */
@@ -54,7 +55,7 @@ function reserve(n: i32): void {
 /** PTDF rows of the internal branches in rows[0 .. count): count × nb values into sensOut. */
 export function ptdfRows(topo: Topology, input: StaticArray<f64>, brOff: i32, rows: StaticArray<f64>, count: i32): void {
   const nb = topo.nb, nl = topo.nl;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   reserve(count * nb);
   for (let k = 0; k < count; k++) {
     const l = <i32>unchecked(rows[k]);
@@ -69,7 +70,7 @@ export function ptdfRows(topo: Topology, input: StaticArray<f64>, brOff: i32, ro
  *  (column k, entry m: the flow on m per unit of injection from the outaged branch's to-bus into its from-bus). */
 export function flowShifts(topo: Topology, input: StaticArray<f64>, brOff: i32, cols: StaticArray<f64>, count: i32): void {
   const nl = topo.nl;
-  const xOff = brOff + 3 * nl, tapOff = brOff + 5 * nl;
+  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   reserve(count * nl);
   const f = topo.f, t = topo.t;
   for (let k = 0; k < count; k++) {
