@@ -35,22 +35,29 @@ export function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f6
   return dcSusceptance(unchecked(input[xOff + l]), unchecked(input[tapOff + l]));
 }
 
-/** Solves for topo.va (start angles in topo.va give the reference angles).
- *  Leaves Pbus (p.u.) in topo.busA and Bbus*Va (p.u.) in topo.busB for dcSoln. */
-export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32,
-  baseMVA: f64, hash: u64): i32 {
-  const nb = topo.nb, nl = topo.nl;
+/** Factorises the reduced Bbus of the network in `input` once per parameter hash (kept with the
+ *  topology; the DC power flow and the sensitivities share it); false when it is singular. */
+export function dcFactorised(topo: Topology, input: StaticArray<f64>, brOff: i32, hash: u64): bool {
   topo.prepareB();
   if (!(topo.dcOk && topo.dcHash == hash)) {
     makeBdc(topo, input, brOff, null);
     topo.dcOk = false;
     if (topo.nR > 0) {
       topo.analyzeDc();
-      if (!topo.luDc.factor(topo.dcVal)) return STATUS_SINGULAR;
+      if (!topo.luDc.factor(topo.dcVal)) return false;
     }
     topo.dcOk = true;
     topo.dcHash = hash;
   }
+  return true;
+}
+
+/** Solves for topo.va (start angles in topo.va give the reference angles).
+ *  Leaves Pbus (p.u.) in topo.busA and Bbus*Va (p.u.) in topo.busB for dcSoln. */
+export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32,
+  baseMVA: f64, hash: u64): i32 {
+  const nb = topo.nb, nl = topo.nl;
+  if (!dcFactorised(topo, input, brOff, hash)) return STATUS_SINGULAR;
   const f = topo.f, t = topo.t, va = topo.va;
   const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   const pbus = topo.busA;

@@ -23,7 +23,7 @@ import { Topology, analysisTotal } from './symbolic';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
 import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';
-import { dcpf, dcSoln } from './dcpf';
+import { dcpf, dcSoln, dcFactorised } from './dcpf';
 import { pfsoln } from './pfsoln';
 import { losses, lossP, lossQ } from './losses';
 import {
@@ -31,7 +31,7 @@ import {
   monitorValues as studyMonitor,
 } from './study';
 import { violations as studyViolations } from './studyMetrics';
-import { dcFactorised, ptdfRows, flowShifts, sensOut } from './sensitivity';
+import { ptdfRows, flowShifts, sensOut } from './sensitivity';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,

@@ -7,28 +7,12 @@
 // The reduced Bbus is the DC power flow's (dcpf.ts), factorised once per topology and parameter set
 // and kept with the topology: never the dense inverse.
 import { Topology } from './symbolic';
-import { makeBdc, dcB } from './dcpf';
+import { dcB } from './dcpf';
 import { BR_X, BR_RATIO } from './layout';
 
 let x = new StaticArray<f64>(0);
 /** Results: count × nb (PTDF rows) or count × nl (flow shifts), row-major. */
 export let sensOut = new StaticArray<f64>(0);
-
-/** Factorises the reduced Bbus of the network in `input` (once per hash); false when it is singular. */
-export function dcFactorised(topo: Topology, input: StaticArray<f64>, brOff: i32, hash: u64): bool {
-  topo.prepareB();
-  if (!(topo.dcOk && topo.dcHash == hash)) {
-    makeBdc(topo, input, brOff, null);
-    topo.dcOk = false;
-    if (topo.nR > 0) {
-      topo.analyzeDc();
-      if (!topo.luDc.factor(topo.dcVal)) return false;
-    }
-    topo.dcOk = true;
-    topo.dcHash = hash;
-  }
-  return true;
-}
 
 /** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing). */
 function solveDifference(topo: Topology, a: i32, b: i32): void {
