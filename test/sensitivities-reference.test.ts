@@ -71,3 +71,9 @@ test('refusals name the field', async () => {
   const open = { ...net, branches: net.branches.map((b, l) => (l === 2 ? { ...b, status: 'open' as const } : b)) };
   await assert.rejects(computeSensitivities(pool, open, { kind: 'lodf', outages: [2] }), /outages\[0\]: branch 2 is out of service/);
 });
+
+test('a synchronous PTDF of case9241pegase (16,049 × 9,241 entries) is refused at once with advice, before any solve (#21 item 6)', async () => {
+  const net = load('case9241pegase');
+  await assert.rejects(computeSensitivities(pool, net, { kind: 'ptdf' }), (e: { code?: string; message?: string; details?: { entries?: number } }) =>
+    e.code === 'PARAM_OUT_OF_RANGE' && /select rows/.test(e.message ?? '') && e.details?.entries === net.branches.filter((b) => b.status === 'closed').length * net.buses.length);
+});
