@@ -76,7 +76,7 @@ export function networkBridges(network: NetworkModel): number[] {
 export async function computeSensitivities(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, signal?: AbortSignal): Promise<SensitivityResult> {
   const { rows, columns } = sensitivityShape(network, req);
   if (rows.length * columns.length > MAX_SYNC_ENTRIES) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${MAX_SYNC_ENTRIES} in one answer: select rows with "branches" (or columns), or ask for ?format=csv`, { entries: rows.length * columns.length, limit: MAX_SYNC_ENTRIES });
+    throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${MAX_SYNC_ENTRIES} in one answer: select rows with "branches" (or columns); a larger matrix is asked for in parts`, { entries: rows.length * columns.length, limit: MAX_SYNC_ENTRIES });
   }
   const packed = packNetwork(network, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' }); // PowerFlowInputError: as a DC power flow
   const slot = new Int32Array(network.branches.length).fill(-1);
