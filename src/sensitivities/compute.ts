@@ -32,7 +32,7 @@ export interface SensitivityResult {
   bridges: number[];
 }
 
-/** A synchronous answer may carry this many entries (CONTRACT); more: select rows, or use CSV. */
+/** An answer (JSON or CSV) may carry this many entries (CONTRACT); more: select rows, in parts. */
 export const MAX_SYNC_ENTRIES = 10_000_000;
 
 function invalid(field: string, message: string): never {
