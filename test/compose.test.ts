@@ -63,7 +63,8 @@ describe('Dockerfile', () => {
   });
 
   it('runs node itself (SIGTERM reaches gridops) as an unprivileged user', () => {
-    assert.match(dockerfile, /^CMD \["node", "dist\/src\/server\.js"\]$/m);
+    // node itself (not npm), with --expose-gc for the idle collection (src/lib/idleCollect.ts)
+    assert.match(dockerfile, /^CMD \["node", "--expose-gc", "dist\/src\/server\.js"\]$/m);
     assert.match(dockerfile, /^USER node$/m);
     assert.match(dockerfile, /npm ci --omit=dev/);
   });
