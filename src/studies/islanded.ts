@@ -15,6 +15,7 @@ import type { SolveOutcome } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
+import { CaseLists, type ViolationTuple } from './caseLists.js';
 
 /** The base solution a plan's contingency cases start from, once per (network, plan). */
 const bases = new WeakMap<StudyPlan, { network: NetworkModel; base: Promise<SolveOutcome> }>();
@@ -48,7 +49,7 @@ interface CaseValues {
   code: number;
   iterations: number;
   minV: number; minVBus: number; maxV: number; maxVBus: number; maxLoading: number; maxLoadingBranch: number;
-  violations: [number, number, number, number][];
+  violations: ViolationTuple[];
   islandBuses: number[]; islandLoadMw: number; islandGenerationMw: number;
   monitoredBranches: number[]; monitoredBuses: number[];
 }
@@ -104,8 +105,7 @@ export function caseValues(model: NetworkModel, plan: StudyPlan, o: SolveOutcome
 /** The chunk's case values, with some cases replaced. */
 function rebuilt(plan: StudyPlan, chunk: StudyChunk, replaced: Map<number, CaseValues>): StudyChunk {
   const n = chunk.end - chunk.start;
-  const viol: [number, number, number, number][] = [];
-  const isl: number[] = [];
+  const lists = new CaseLists();
   const out: StudyChunk = { ...chunk, code: chunk.code.slice(), iterations: chunk.iterations.slice(), minV: chunk.minV.slice(), minVBus: chunk.minVBus.slice(),
     maxV: chunk.maxV.slice(), maxVBus: chunk.maxVBus.slice(), maxLoading: chunk.maxLoading.slice(), maxLoadingBranch: chunk.maxLoadingBranch.slice(),
     violationStart: new Uint32Array(n + 1), islandStart: new Uint32Array(n + 1), islandLoadMw: chunk.islandLoadMw.slice(), islandGenerationMw: chunk.islandGenerationMw.slice(),
@@ -118,26 +118,17 @@ function rebuilt(plan: StudyPlan, chunk: StudyChunk, replaced: Map<number, CaseV
       out.minV[i] = r.minV; out.minVBus[i] = r.minVBus; out.maxV[i] = r.maxV; out.maxVBus[i] = r.maxVBus;
       out.maxLoading[i] = r.maxLoading; out.maxLoadingBranch[i] = r.maxLoadingBranch;
       out.islandLoadMw[i] = r.islandLoadMw; out.islandGenerationMw[i] = r.islandGenerationMw;
-      viol.push(...r.violations);
-      isl.push(...r.islandBuses);
+      lists.add(r.violations, r.islandBuses);
       if (r.code === CASE_CODE.CONVERGED && nMb + nMu > 0 && out.monitoredBranches.length >= (i + 1) * nMb) {
         out.monitoredBranches.set(r.monitoredBranches, i * nMb);
         out.monitoredBuses.set(r.monitoredBuses, i * nMu);
       }
     } else {
-      for (let x = chunk.violationStart[i]!; x < chunk.violationStart[i + 1]!; x++) {
-        viol.push([chunk.violationType[x]!, chunk.violationElement[x]!, chunk.violationValue[x]!, chunk.violationLimit[x]!]);
-      }
-      isl.push(...chunk.islandBuses.subarray(chunk.islandStart[i]!, chunk.islandStart[i + 1]!));
+      lists.copy(chunk, i);
     }
-    out.violationStart[i + 1] = viol.length;
-    out.islandStart[i + 1] = isl.length;
+    lists.end(out, i);
   }
-  out.violationType = Uint8Array.from(viol, (x) => x[0]);
-  out.violationElement = Int32Array.from(viol, (x) => x[1]);
-  out.violationValue = Float64Array.from(viol, (x) => x[2]);
-  out.violationLimit = Float64Array.from(viol, (x) => x[3]);
-  out.islandBuses = Int32Array.from(isl);
+  lists.finish(out);
   return out;
 }
 
