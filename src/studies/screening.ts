@@ -12,8 +12,17 @@ import { DEFAULT_SOLVE_OPTIONS } from '../powerflow/types.js';
 import { networkBridges } from '../sensitivities/compute.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_CODE, type StudyChunk, type StudyPlan } from './types.js';
+import { CaseLists } from './caseLists.js';
 
-interface Screen { base: SolveOutcome; input: Float64Array; slot: Int32Array; order: Int32Array; bridges: Set<number> }
+interface Screen {
+  base: SolveOutcome;
+  input: Float64Array;
+  slot: Int32Array;
+  order: Int32Array;
+  bridges: Set<number>;
+}
+/** Flow-shift values computed per solver call (16 MB). */
+const SHIFT_VALUES = 2_000_000;
 const screens = new WeakMap<StudyPlan, { network: NetworkModel; screen: Promise<Screen> }>();
 
 function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<Screen> {
@@ -22,7 +31,9 @@ function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sign
   const screen = (async () => {
     const packed = packNetwork(network, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
     const slot = new Int32Array(network.branches.length).fill(-1);
-    packed.branchOrder.forEach((pos, l) => { slot[pos] = l; });
+    packed.branchOrder.forEach((pos, l) => {
+      slot[pos] = l;
+    });
     const base = await pool.solve(network, { method: 'dc' }, { signal });
     return { base, input: packed.input, slot, order: packed.branchOrder, bridges: new Set(networkBridges(network)) };
   })();
@@ -32,13 +43,23 @@ function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sign
 }
 
 /** A screened case: its DC max loading and that branch (position). */
-export interface ScreenedCase { maxLoading: number; maxLoadingBranch: number }
+export interface ScreenedCase {
+  maxLoading: number;
+  maxLoadingBranch: number;
+}
 
 /**
  * The cases of [start, end) the screen takes out of the AC study (case position → its DC estimate);
  * every other case is solved in AC. Empty without screening, or when the base DC flow does not solve.
  */
-export async function screenCases(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, signal?: AbortSignal): Promise<Map<number, ScreenedCase>> {
+export async function screenCases(
+  pool: SolverPool,
+  network: NetworkModel,
+  plan: StudyPlan,
+  start: number,
+  end: number,
+  signal?: AbortSignal,
+): Promise<Map<number, ScreenedCase>> {
   const out = new Map<number, ScreenedCase>();
   // Threshold 0 solves every case (CONTRACT).
   if (!plan.screening || plan.kind !== 'contingency' || !(plan.screening.thresholdPercent > 0)) return out;
@@ -53,46 +74,89 @@ export async function screenCases(pool: SolverPool, network: NetworkModel, plan:
     candidates.push({ k, branch: c.branches[0]! });
   }
   if (candidates.length === 0) return out;
-  const shifts = await pool.runSensitivity(s.input.slice(), 1, Float64Array.from(candidates, (c) => s.slot[c.branch]!), signal);
-  if (shifts === null) return out;
   const nl = s.order.length;
-  const flow = s.base.branches, branches = network.branches;
+  const flow = s.base.branches,
+    branches = network.branches;
   const threshold = plan.screening.thresholdPercent;
-  candidates.forEach(({ k, branch }, j) => {
-    const o = j * nl, kk = s.slot[branch]!;
-    const fk = flow[branch]!.p_from;
-    const lodf = fk / (1 - shifts[o + kk]!);
-    let maxLoading = Number.NaN, maxLoadingBranch = -1;
-    for (let m = 0; m < nl; m++) {
-      if (m === kk) continue;
-      const pos = s.order[m]!;
-      const rate = branches[pos]!.rate_a;
-      if (!(rate > 0)) continue;
-      const loading = (Math.abs(flow[pos]!.p_from + shifts[o + m]! * lodf) / rate) * 100;
-      if (maxLoadingBranch < 0 || loading > maxLoading) { maxLoading = loading; maxLoadingBranch = pos; }
-    }
-    if (!(maxLoading >= threshold)) out.set(k, { maxLoading, maxLoadingBranch });
-  });
+  // Shift columns in batches of at most SHIFT_VALUES numbers: a 2,000-case chunk of a 16,000-branch
+  // network would otherwise hold 256 MB of them at once.
+  const batch = Math.max(1, Math.floor(SHIFT_VALUES / Math.max(nl, 1)));
+  for (let from = 0; from < candidates.length; from += batch) {
+    const part = candidates.slice(from, from + batch);
+    const shifts = await pool.runSensitivity(
+      s.input.slice(),
+      1,
+      Float64Array.from(part, (c) => s.slot[c.branch]!),
+      signal,
+    );
+    if (shifts === null) return new Map();
+    judge(part, shifts);
+  }
   return out;
+
+  function judge(part: { k: number; branch: number }[], shifts: Float64Array): void {
+    part.forEach(({ k, branch }, j) => {
+      const o = j * nl,
+        kk = s.slot[branch]!;
+      const fk = flow[branch]!.p_from;
+      const lodf = fk / (1 - shifts[o + kk]!);
+      let maxLoading = Number.NaN,
+        maxLoadingBranch = -1;
+      for (let m = 0; m < nl; m++) {
+        if (m === kk) continue;
+        const pos = s.order[m]!;
+        const rate = branches[pos]!.rate_a;
+        if (!(rate > 0)) continue;
+        const loading = (Math.abs(flow[pos]!.p_from + shifts[o + m]! * lodf) / rate) * 100;
+        if (maxLoadingBranch < 0 || loading > maxLoading) {
+          maxLoading = loading;
+          maxLoadingBranch = pos;
+        }
+      }
+      if (!(maxLoading >= threshold)) out.set(k, { maxLoading, maxLoadingBranch });
+    });
+  }
 }
 
 /** The chunk [start, end) from the AC chunk of the kept cases (in order) and the screened cases' DC estimates. */
-export function mergeScreened(plan: StudyPlan, start: number, end: number, kept: number[], ac: StudyChunk, screened: Map<number, ScreenedCase>): StudyChunk {
+export function mergeScreened(
+  plan: StudyPlan,
+  start: number,
+  end: number,
+  kept: number[],
+  ac: StudyChunk,
+  screened: Map<number, ScreenedCase>,
+): StudyChunk {
   const n = end - start;
-  const nMb = 5 * plan.monitor.branches.length, nMu = 2 * plan.monitor.buses.length;
+  const nMb = 5 * plan.monitor.branches.length,
+    nMu = 2 * plan.monitor.buses.length;
   const out: StudyChunk = {
-    start, end, cancelled: ac.cancelled,
-    code: new Uint8Array(n), iterations: new Uint16Array(n),
-    minV: new Float64Array(n).fill(Number.NaN), minVBus: new Int32Array(n).fill(-1), maxV: new Float64Array(n).fill(Number.NaN), maxVBus: new Int32Array(n).fill(-1),
-    maxLoading: new Float64Array(n).fill(Number.NaN), maxLoadingBranch: new Int32Array(n).fill(-1),
-    violationStart: new Uint32Array(n + 1), violationType: new Uint8Array(0), violationElement: new Int32Array(0), violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
-    islandStart: new Uint32Array(n + 1), islandBuses: new Int32Array(0), islandLoadMw: new Float64Array(n), islandGenerationMw: new Float64Array(n),
-    monitoredBranches: new Float64Array(n * nMb).fill(Number.NaN), monitoredBuses: new Float64Array(n * nMu).fill(Number.NaN),
+    start,
+    end,
+    cancelled: ac.cancelled,
+    code: new Uint8Array(n),
+    iterations: new Uint16Array(n),
+    minV: new Float64Array(n).fill(Number.NaN),
+    minVBus: new Int32Array(n).fill(-1),
+    maxV: new Float64Array(n).fill(Number.NaN),
+    maxVBus: new Int32Array(n).fill(-1),
+    maxLoading: new Float64Array(n).fill(Number.NaN),
+    maxLoadingBranch: new Int32Array(n).fill(-1),
+    violationStart: new Uint32Array(n + 1),
+    violationType: new Uint8Array(0),
+    violationElement: new Int32Array(0),
+    violationValue: new Float64Array(0),
+    violationLimit: new Float64Array(0),
+    islandStart: new Uint32Array(n + 1),
+    islandBuses: new Int32Array(0),
+    islandLoadMw: new Float64Array(n),
+    islandGenerationMw: new Float64Array(n),
+    monitoredBranches: new Float64Array(n * nMb).fill(Number.NaN),
+    monitoredBuses: new Float64Array(n * nMu).fill(Number.NaN),
     solveMs: ac.solveMs,
   };
   const at = new Map(kept.map((k, j) => [k, j]));
-  const viol: [number, number, number, number][] = [];
-  const isl: number[] = [];
+  const lists = new CaseLists();
   let done = n;
   for (let i = 0; i < n; i++) {
     const k = start + i;
@@ -103,12 +167,17 @@ export function mergeScreened(plan: StudyPlan, start: number, end: number, kept:
       out.maxLoading[i] = sc.maxLoading;
       out.maxLoadingBranch[i] = sc.maxLoadingBranch;
     } else if (j !== undefined && j < ac.end - ac.start) {
-      out.code[i] = ac.code[j]!; out.iterations[i] = ac.iterations[j]!;
-      out.minV[i] = ac.minV[j]!; out.minVBus[i] = ac.minVBus[j]!; out.maxV[i] = ac.maxV[j]!; out.maxVBus[i] = ac.maxVBus[j]!;
-      out.maxLoading[i] = ac.maxLoading[j]!; out.maxLoadingBranch[i] = ac.maxLoadingBranch[j]!;
-      out.islandLoadMw[i] = ac.islandLoadMw[j]!; out.islandGenerationMw[i] = ac.islandGenerationMw[j]!;
-      for (let v = ac.violationStart[j]!; v < ac.violationStart[j + 1]!; v++) viol.push([ac.violationType[v]!, ac.violationElement[v]!, ac.violationValue[v]!, ac.violationLimit[v]!]);
-      isl.push(...ac.islandBuses.subarray(ac.islandStart[j]!, ac.islandStart[j + 1]!));
+      out.code[i] = ac.code[j]!;
+      out.iterations[i] = ac.iterations[j]!;
+      out.minV[i] = ac.minV[j]!;
+      out.minVBus[i] = ac.minVBus[j]!;
+      out.maxV[i] = ac.maxV[j]!;
+      out.maxVBus[i] = ac.maxVBus[j]!;
+      out.maxLoading[i] = ac.maxLoading[j]!;
+      out.maxLoadingBranch[i] = ac.maxLoadingBranch[j]!;
+      out.islandLoadMw[i] = ac.islandLoadMw[j]!;
+      out.islandGenerationMw[i] = ac.islandGenerationMw[j]!;
+      lists.copy(ac, j);
       if (nMb + nMu > 0 && ac.monitoredBranches.length >= (j + 1) * nMb) {
         out.monitoredBranches.set(ac.monitoredBranches.subarray(j * nMb, (j + 1) * nMb), i * nMb);
         out.monitoredBuses.set(ac.monitoredBuses.subarray(j * nMu, (j + 1) * nMu), i * nMu);
@@ -117,14 +186,9 @@ export function mergeScreened(plan: StudyPlan, start: number, end: number, kept:
       done = Math.min(done, i); // a cancelled AC chunk: the cases from here on were not done
       out.code[i] = CASE_CODE.CANCELLED;
     }
-    out.violationStart[i + 1] = viol.length;
-    out.islandStart[i + 1] = isl.length;
+    lists.end(out, i);
   }
-  out.violationType = Uint8Array.from(viol, (x) => x[0]);
-  out.violationElement = Int32Array.from(viol, (x) => x[1]);
-  out.violationValue = Float64Array.from(viol, (x) => x[2]);
-  out.violationLimit = Float64Array.from(viol, (x) => x[3]);
-  out.islandBuses = Int32Array.from(isl);
+  lists.finish(out);
   if (done < n) {
     // As an unscreened chunk reports a cancel: the cases done, in order, and cancelled set.
     return { ...sliceChunk(out, done), cancelled: true };
@@ -133,11 +197,24 @@ export function mergeScreened(plan: StudyPlan, start: number, end: number, kept:
 }
 
 function sliceChunk(c: StudyChunk, n: number): StudyChunk {
-  const nMb = c.monitoredBranches.length / Math.max(c.end - c.start, 1), nMu = c.monitoredBuses.length / Math.max(c.end - c.start, 1);
+  const nMb = c.monitoredBranches.length / Math.max(c.end - c.start, 1),
+    nMu = c.monitoredBuses.length / Math.max(c.end - c.start, 1);
   return {
-    ...c, end: c.start + n, code: c.code.slice(0, n), iterations: c.iterations.slice(0, n), minV: c.minV.slice(0, n), minVBus: c.minVBus.slice(0, n),
-    maxV: c.maxV.slice(0, n), maxVBus: c.maxVBus.slice(0, n), maxLoading: c.maxLoading.slice(0, n), maxLoadingBranch: c.maxLoadingBranch.slice(0, n),
-    violationStart: c.violationStart.slice(0, n + 1), islandStart: c.islandStart.slice(0, n + 1), islandLoadMw: c.islandLoadMw.slice(0, n),
-    islandGenerationMw: c.islandGenerationMw.slice(0, n), monitoredBranches: c.monitoredBranches.slice(0, n * nMb), monitoredBuses: c.monitoredBuses.slice(0, n * nMu),
+    ...c,
+    end: c.start + n,
+    code: c.code.slice(0, n),
+    iterations: c.iterations.slice(0, n),
+    minV: c.minV.slice(0, n),
+    minVBus: c.minVBus.slice(0, n),
+    maxV: c.maxV.slice(0, n),
+    maxVBus: c.maxVBus.slice(0, n),
+    maxLoading: c.maxLoading.slice(0, n),
+    maxLoadingBranch: c.maxLoadingBranch.slice(0, n),
+    violationStart: c.violationStart.slice(0, n + 1),
+    islandStart: c.islandStart.slice(0, n + 1),
+    islandLoadMw: c.islandLoadMw.slice(0, n),
+    islandGenerationMw: c.islandGenerationMw.slice(0, n),
+    monitoredBranches: c.monitoredBranches.slice(0, n * nMb),
+    monitoredBuses: c.monitoredBuses.slice(0, n * nMu),
   };
 }
