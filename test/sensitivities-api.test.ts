@@ -53,6 +53,24 @@ for (const mode of MODES) {
       assert.deepEqual(d.data.sensitivities, { kind: 'LODF', rows: rest.rows, columns: rest.columns, values: rest.values, bridges: rest.bridges, networkVersion: 1 });
     });
 
+    it('a large matrix is streamed as the same JSON envelope; GraphQL refuses one past its own limit with advice', async () => {
+      const r300 = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case300.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const n300 = json(r300).data.id;
+      const big = await call('POST', `/api/v1/networks/${n300}/sensitivities`, { kind: 'ptdf' });
+      assert.equal(big.statusCode, 200);
+      const d = json(big);
+      assert.ok(d.request_id && d.timestamp);
+      assert.ok(d.data.rows.length * d.data.columns.length > 100_000, 'past the streaming size');
+      const small = await ok('POST', `/api/v1/networks/${n300}/sensitivities`, { kind: 'ptdf', branches: d.data.rows.slice(5, 7) });
+      assert.deepEqual([d.data.values[5], d.data.values[6]], small.values, 'the streamed rows are the computed ones');
+      assert.deepEqual(Object.keys(d.data).sort(), Object.keys(small).sort());
+      const r1354 = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case1354pegase.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'query($id: ID!) { sensitivities(networkId: $id, input: { kind: PTDF }) { rows } }', variables: { id: json(r1354).data.id } } });
+      const e = json(g).errors?.[0];
+      assert.ok(e, g.body);
+      assert.match(e.message, /through GraphQL .*select rows/);
+    });
+
     it('refuses bad selections with the field named, async, and a viewer', async () => {
       const e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [41] }), 400, 'INVALID_FIELD');
       assert.equal(e.details.field, 'branches[0]');

@@ -73,10 +73,12 @@ export function networkBridges(network: NetworkModel): number[] {
   return found.map((e) => closed[e]!);
 }
 
-export async function computeSensitivities(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, signal?: AbortSignal): Promise<SensitivityResult> {
+export async function computeSensitivities(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, opts: { signal?: AbortSignal; maxEntries?: number; door?: string } = {}): Promise<SensitivityResult> {
+  const { signal } = opts;
+  const limit = opts.maxEntries ?? MAX_SYNC_ENTRIES;
   const { rows, columns } = sensitivityShape(network, req);
-  if (rows.length * columns.length > MAX_SYNC_ENTRIES) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${MAX_SYNC_ENTRIES} in one answer: select rows with "branches" (or columns); a larger matrix is asked for in parts`, { entries: rows.length * columns.length, limit: MAX_SYNC_ENTRIES });
+  if (rows.length * columns.length > limit) {
+    throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${limit} in one answer${opts.door ? ` ${opts.door}` : ''}: select rows with "branches" (or columns); a larger matrix is asked for in parts`, { entries: rows.length * columns.length, limit });
   }
   const packed = packNetwork(network, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' }); // PowerFlowInputError: as a DC power flow
   const slot = new Int32Array(network.branches.length).fill(-1);

@@ -13,7 +13,10 @@ import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
-import { runSensitivities, sensitivityCsv } from '../../../../domain/sensitivities.js';
+import { runSensitivities, sensitivityCsv, sensitivityJson } from '../../../../domain/sensitivities.js';
+
+/** Above this many entries a sensitivity matrix is streamed as JSON. */
+const STREAM_JSON_ENTRIES = 100_000;
 import { Readable } from 'node:stream';
 import { submitStudy } from '../../../../domain/studies.js';
 import { StudyIn, StudySubmitted, studyValidator } from '../../../../schemas/studies.js';
@@ -220,6 +223,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     if (req.query.format === 'csv') {
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${r.kind}-${r.network_id}.csv"`).send(Readable.from(sensitivityCsv(r)) as unknown as never); // a stream: Fastify pipes it, no serializer
     }
+    // A large matrix is written row by row (the same envelope), not serialized in one turn of the loop.
+    if (r.rows.length * r.columns.length > STREAM_JSON_ENTRIES) return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
     return reply.ok(r);
   });
 
