@@ -8,7 +8,7 @@
 // solves them together, as MATPOWER's runpf does; the outcome is completed here with the
 // de-energized buses (v 0, theta 0), the island list and what was lost.
 import type { NetworkModel } from '../domain/networkModel.js';
-import { connectedComponents } from '../lib/graph.js';
+import { busIslands } from '../domain/networkValidation.js';
 import { deepFreeze, isDeeplyFrozen } from '../lib/immutable.js';
 import type { IslandingRule, IslandSummary, SolveOutcome } from './types.js';
 
@@ -41,14 +41,7 @@ function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>,
   const pos = new Map<number, number>();
   for (let k = 0; k < nb; k++) pos.set(buses[k]!.id, k);
   // Islands over closed branches between buses that take part ('isolated' buses are islands of their own).
-  const { label, count } = connectedComponents(nb, (link) => {
-    for (const br of net.branches) {
-      if (br.status !== 'closed') continue;
-      const f = pos.get(br.from), t = pos.get(br.to);
-      if (f === undefined || t === undefined || buses[f]!.type === 'isolated' || buses[t]!.type === 'isolated') continue;
-      link(f, t);
-    }
-  });
+  const { label, count } = busIslands(net, pos);
   const members: number[][] = Array.from({ length: count }, () => []);
   for (let k = 0; k < nb; k++) members[label[k]!]!.push(k);
   const loadMw = new Float64Array(count), genMw = new Float64Array(count);
