@@ -1,10 +1,10 @@
-// NetworkModel + OPF options -> the OPF input buffer (./abi.ts), with MATPOWER's
-// ext2int preparation: isolated buses (type 4), open branches and generators out
-// of service are left out; buses are numbered internally in model order; loads
-// in service are summed per bus. Costs and limits are checked first (./costs.ts);
+// NetworkModel + OPF options -> the OPF input buffer (./abi.ts). The internal
+// numbering is the power flow's (src/powerflow/ext2int.ts: isolated buses, open
+// branches and generators out of service left out; loads in service summed per bus). Costs and limits are checked first (./costs.ts);
 // every problem is a PowerFlowInputError the doors turn into a 400.
 import type { NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
+import { ext2int } from '../powerflow/ext2int.js';
 import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION } from './abi.js';
 import { opfCostProblems, trimLeadingZeros } from './costs.js';
 import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
@@ -38,36 +38,13 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   }
   const base = net.base_mva;
   if (!(base > 0 && Number.isFinite(base))) throw new PowerFlowInputError('base_mva must be a positive number', 'VALIDATION_FAILED', { field: 'base_mva' });
-  const pos = new Map<number, number>();
-  net.buses.forEach((b, k) => {
-    if (pos.has(b.id)) throw new PowerFlowInputError(`bus ${b.id} appears twice`, 'VALIDATION_FAILED', { bus: b.id });
-    pos.set(b.id, k);
-  });
-  const at = (id: number, what: string): number => {
-    const k = pos.get(id);
-    if (k === undefined) throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
-    return k;
-  };
-  const busIndex = new Int32Array(net.buses.length).fill(-1);
-  const busOrder: number[] = [];
-  net.buses.forEach((b, k) => { if (b.type !== 'isolated') { busIndex[k] = busOrder.length; busOrder.push(k); } });
-  const nb = busOrder.length;
-  if (nb === 0) throw new PowerFlowInputError('every bus is isolated: nothing to dispatch', 'TOPOLOGY_INVALID', {});
-  if (!busOrder.some((k) => net.buses[k]!.type === 'slack')) throw new PowerFlowInputError('the network has no slack bus: OPF needs one as the angle reference', 'TOPOLOGY_INVALID', {});
-
-  const branchOrder: number[] = [];
-  net.branches.forEach((br, l) => {
-    const f = busIndex[at(br.from, `branch ${l + 1}`)]!, t = busIndex[at(br.to, `branch ${l + 1}`)]!;
-    if (br.status !== 'closed' || f < 0 || t < 0) return;
-    if (o.method === 'dc' && br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch_index: l });
-    if (br.r === 0 && br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has r = x = 0: the AC model needs an impedance`, 'VALIDATION_FAILED', { branch_index: l });
-    branchOrder.push(l);
-  });
-  const genOrder: number[] = [];
-  net.generators.forEach((g, i) => {
-    const b = busIndex[at(g.bus, `generator ${i}`)]!;
-    if (g.in_service && b >= 0) genOrder.push(i);
-  });
+  const ext = ext2int(net, 'dispatch');
+  const { nb, busOrder, branchOrder, genOrder, genBus, busLoadP, busLoadQ } = ext;
+  if (!Array.prototype.some.call(busOrder, (k: number) => net.buses[k]!.type === 'slack')) throw new PowerFlowInputError('the network has no slack bus: OPF needs one as the angle reference', 'TOPOLOGY_INVALID', {});
+  if (o.method === 'dc') for (const l of branchOrder) {
+    const br = net.branches[l]!;
+    if (br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch: l, branch_index: l });
+  }
   if (genOrder.length === 0) throw new PowerFlowInputError('no generator is in service: nothing to dispatch', 'VALIDATION_FAILED', { field: 'generators' });
   const nl = branchOrder.length, ng = genOrder.length;
 
@@ -92,10 +69,8 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
 
   const pd = new Float64Array(nb), qd = new Float64Array(nb);
   let demand = 0;
-  for (const ld of net.loads) {
-    const b = busIndex[at(ld.bus, 'a load')]!;
-    if (!ld.in_service || b < 0) continue;
-    pd[b] += ld.mw; qd[b] += ld.mvar; demand += ld.mw;
+  for (let i = 0; i < nb; i++) {
+    pd[i] = busLoadP[busOrder[i]!]!; qd[i] = busLoadQ[busOrder[i]!]!; demand += pd[i]!;
   }
   const TYPE = { slack: 3, pv: 2, pq: 1, isolated: 4 } as const;
   for (let i = 0; i < nb; i++) {
@@ -107,7 +82,7 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   }
   for (let l = 0; l < nl; l++) {
     const b = net.branches[branchOrder[l]!]!;
-    const row = [busIndex[pos.get(b.from)!]!, busIndex[pos.get(b.to)!]!, b.r, b.x, b.b, b.ratio, b.shift, b.rate_a,
+    const row = [ext.branchFrom[l]!, ext.branchTo[l]!, b.r, b.x, b.b, b.ratio, b.shift, b.rate_a,
       b.angmin ?? -360, b.angmax ?? 360];
     for (let c = 0; c < BR_FIELDS; c++) input[br + c * nl + l] = row[c]!;
   }
@@ -117,7 +92,7 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     const cost = m.cost!;
     const coef = cost.model === 'polynomial' ? trimLeadingZeros(cost.coefficients) : cost.coefficients;
     const n = cost.model === 'polynomial' ? coef.length : coef.length / 2;
-    const row = [busIndex[pos.get(m.bus)!]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
+    const row = [genBus[g]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
       COST_CODE[cost.model], n, costs.length];
     for (let c = 0; c < GEN_FIELDS; c++) input[gen + c * ng + g] = row[c]!;
     costs.push(...coef);
@@ -127,7 +102,7 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   input.set(costs, genCostBase);
   return {
     input: input.subarray(0, genCostBase + costs.length).slice(), nb, nl, ng,
-    busOrder: Int32Array.from(busOrder), branchOrder: Int32Array.from(branchOrder), genOrder: Int32Array.from(genOrder),
+    busOrder, branchOrder, genOrder,
     demandMw: demand, pmaxMw, pminMw,
   };
 }

@@ -1,8 +1,6 @@
 // NetworkModel + options -> the wasm input buffer (abi.ts), with MATPOWER's
-// preparation steps (ext2int, bustypes, runpf's start point):
-//  - internal bus indexing 0..nb-1 in network order; 'isolated' buses (MATPOWER
-//    type 4) and the branches / generators / loads attached to them are left out;
-//  - only 'closed' branches and in-service generators / loads take part;
+// preparation steps (ext2int.ts: the numbering every calculation shares; then
+// bustypes and runpf's start point here):
 //  - bus types (bustypes): a pv or slack bus without an in-service generator
 //    is solved as pq; in an island whose slack has no in-service generator the
 //    first pv bus (with one) becomes the slack. Beyond MATPOWER: several
@@ -13,12 +11,12 @@
 //    in-service generator listed at the bus (MATPOWER's V0(gbus) = VG, last
 //    wins). flat_start: |V| = 1 at pq buses (vg at pv / slack) and every angle
 //    = its island's slack theta;
-//  - rejects (PowerFlowInputError): unknown bus numbers (BUS_NOT_FOUND),
-//    duplicate bus ids / bad numbers (VALIDATION_FAILED), no slack at all
+//  - rejects (PowerFlowInputError), beyond ext2int's refusals: no slack at all
 //    (TOPOLOGY_INVALID), an island without a slack or pv generator (ISLANDED_BUS).
 import type { NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError, POWERFLOW_METHODS, type SolveOptions } from './types.js';
 import { connectedComponents } from '../lib/graph.js';
+import { ext2int } from './ext2int.js';
 import {
   ABI_VERSION, IN, METHOD_CODE, TYPE_PQ, TYPE_PV, TYPE_REF, genOffsets, inputLength, inputOffsets,
 } from './abi.js';
@@ -72,95 +70,13 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   if (!(baseMVA > 0 && Number.isFinite(baseMVA))) {
     throw new PowerFlowInputError('base_mva must be a positive number', 'VALIDATION_FAILED', { field: 'base_mva' });
   }
-  const buses = net.buses, branches = net.branches, gens = net.generators, loads = net.loads;
-  const nBusAll = buses.length;
-  if (nBusAll === 0) throw new PowerFlowInputError('the network has no buses', 'VALIDATION_FAILED', { field: 'buses' });
-
-  // ---- bus numbers (a dense id -> position table when ids are compact, else a Map)
-  let maxId = 0;
-  for (let k = 0; k < nBusAll; k++) {
-    const b = buses[k]!;
-    if (!(Number.isInteger(b.id) && b.id >= 0)) throw new PowerFlowInputError(`bus id ${String(b.id)} is not a non-negative integer`, 'VALIDATION_FAILED', { bus: b.id });
-    if (b.id > maxId) maxId = b.id;
-    if (!Number.isFinite(b.v) || !Number.isFinite(b.theta) || !Number.isFinite(b.gs) || !Number.isFinite(b.bs)) {
-      throw new PowerFlowInputError(`bus ${b.id} has a non-finite v, theta, gs or bs`, 'VALIDATION_FAILED', { bus: b.id });
-    }
-  }
-  const dense = maxId <= 8 * nBusAll + 1024 ? new Int32Array(maxId + 1).fill(-1) : undefined;
-  const map = dense ? undefined : new Map<number, number>();
-  for (let k = 0; k < nBusAll; k++) {
-    const id = buses[k]!.id;
-    const prev = dense ? dense[id]! : (map!.get(id) ?? -1);
-    if (prev >= 0) throw new PowerFlowInputError(`bus ${id} appears twice`, 'VALIDATION_FAILED', { bus: id });
-    if (dense) dense[id] = k; else map!.set(id, k);
-  }
-  const lookup = (id: number): number => {
-    if (dense) return Number.isInteger(id) && id >= 0 && id <= maxId ? dense[id]! : -1;
-    return map!.get(id) ?? -1;
-  };
-  const missing = (id: number, what: string): never => {
-    throw new PowerFlowInputError(`${what} refers to bus ${id}, which does not exist`, 'BUS_NOT_FOUND', { bus: id });
-  };
-  const busIndex = new Int32Array(nBusAll).fill(-1);
-  let nb = 0;
-  for (let k = 0; k < nBusAll; k++) if (buses[k]!.type !== 'isolated') busIndex[k] = nb++;
-  if (nb === 0) throw new PowerFlowInputError('every bus is isolated: nothing to solve', 'TOPOLOGY_INVALID', {});
-  const busOrder = new Int32Array(nb);
-  for (let k = 0; k < nBusAll; k++) if (busIndex[k]! >= 0) busOrder[busIndex[k]!] = k;
-
-  // ---- branches in service between solved buses
-  const brF = new Int32Array(branches.length), brT = new Int32Array(branches.length), brOrder = new Int32Array(branches.length);
-  let nl = 0;
-  for (let l = 0; l < branches.length; l++) {
-    const br = branches[l]!;
-    const pf = lookup(br.from), pt = lookup(br.to);
-    if (pf < 0) missing(br.from, `branch ${l + 1} (${br.from}-${br.to})`);
-    if (pt < 0) missing(br.to, `branch ${l + 1} (${br.from}-${br.to})`);
-    if (br.status !== 'closed') continue;
-    const f = busIndex[pf]!, t = busIndex[pt]!;
-    if (f < 0 || t < 0) continue;
-    if (!(Number.isFinite(br.r) && Number.isFinite(br.x) && Number.isFinite(br.b) && Number.isFinite(br.ratio) && Number.isFinite(br.shift))) {
-      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has a non-finite parameter`, 'VALIDATION_FAILED', { branch: l });
-    }
-    if (br.r === 0 && br.x === 0) {
-      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has zero impedance (r = x = 0)`, 'VALIDATION_FAILED', { branch: l });
-    }
-    brF[nl] = f; brT[nl] = t; brOrder[nl] = l;
-    nl++;
-  }
-
-  // ---- generators / loads
-  const genOrder = new Int32Array(gens.length);
-  const genBus = new Int32Array(gens.length);
+  const buses = net.buses, gens = net.generators;
+  const { nb, nl, ng, busIndex, busOrder, branchOrder: brOrder, branchFrom: brF, branchTo: brT, genOrder, genBus, busLoadP, busLoadQ } = ext2int(net);
   const genCount = new Int32Array(nb);
   const lastVg = new Float64Array(nb);
-  let ng = 0;
-  for (let g = 0; g < gens.length; g++) {
-    const gen = gens[g]!;
-    const p = lookup(gen.bus);
-    if (p < 0) missing(gen.bus, `generator ${g + 1}`);
-    const i = busIndex[p]!;
-    if (!gen.in_service || i < 0) continue;
-    if (!Number.isFinite(gen.mw) || !Number.isFinite(gen.mvar) || !Number.isFinite(gen.vg)) {
-      throw new PowerFlowInputError(`generator ${g + 1} at bus ${gen.bus} has a non-finite mw, mvar or vg`, 'VALIDATION_FAILED', { generator: g });
-    }
-    genOrder[ng] = g;
-    genBus[ng] = i;
-    ng++;
-    genCount[i]++;
-    lastVg[i] = gen.vg; // last listed wins
-  }
-  const busLoadP = new Float64Array(nBusAll), busLoadQ = new Float64Array(nBusAll);
-  for (let k = 0; k < loads.length; k++) {
-    const ld = loads[k]!;
-    const p = lookup(ld.bus);
-    if (p < 0) missing(ld.bus, `load ${k + 1}`);
-    if (!ld.in_service) continue;
-    if (!Number.isFinite(ld.mw) || !Number.isFinite(ld.mvar ?? 0)) {
-      throw new PowerFlowInputError(`load ${k + 1} at bus ${ld.bus} has a non-finite mw or mvar`, 'VALIDATION_FAILED', { load: k });
-    }
-    busLoadP[p] += ld.mw;
-    busLoadQ[p] += ld.mvar ?? 0;
+  for (let k = 0; k < ng; k++) {
+    genCount[genBus[k]!]++;
+    lastVg[genBus[k]!] = gens[genOrder[k]!]!.vg; // last listed wins
   }
 
   // ---- islands (connected components over in-service branches)
@@ -239,7 +155,7 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
     input[off.island + i] = island[i]!;
   }
   for (let l = 0; l < nl; l++) {
-    const br = branches[brOrder[l]!]!;
+    const br = net.branches[brOrder[l]!]!;
     input[off.f + l] = brF[l]!;
     input[off.t + l] = brT[l]!;
     input[off.r + l] = br.r;
@@ -258,8 +174,8 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
   }
   return {
     input, nb, nl, ng, busIndex, busOrder,
-    branchOrder: brOrder.slice(0, nl), genOrder: genOrder.slice(0, ng),
-    genBusPos: Int32Array.from(genBus.subarray(0, ng), (i) => busOrder[i]!),
+    branchOrder: brOrder, genOrder,
+    genBusPos: Int32Array.from(genBus, (i) => busOrder[i]!),
     sourceSlack, types, busLoadP, busLoadQ,
   };
 }
