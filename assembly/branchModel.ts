@@ -40,3 +40,8 @@ export function branchAdmittance(r: f64, x: f64, b: f64, ratio: f64, shift: f64,
  *  (and the coming PTDF/LODF) all take it from here. */
 // @ts-ignore: decorator
 @inline export function dcSusceptance(x: f64, ratio: f64): f64 { return 1.0 / x / (ratio != 0.0 ? ratio : 1.0); }
+
+/** makeBdc's phase-shift injection Pfinj = −b · shift (p.u., shift in radians) of a branch with DC
+ *  susceptance b: DC power flow, its results and the DC-OPF's balance and flow rows take it from here. */
+// @ts-ignore: decorator
+@inline export function dcShiftInjection(b: f64, shift: f64): f64 { return -b * shift; }

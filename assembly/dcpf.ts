@@ -8,7 +8,7 @@
 import { Topology, REF } from './symbolic';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
-import { dcSusceptance } from './branchModel';
+import { dcShiftInjection, dcSusceptance } from './branchModel';
 import { BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
 /** Bbus(pv,pq; pv,pq) values in topo.dcVal; branches with out[l] != 0 left out (studies). */
@@ -104,7 +104,7 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
   for (let l = 0; l < nl; l++) {
     const b = dcB(input, xOff, tapOff, l);
     const sh = unchecked(input[shOff + l]);
-    const pfinj = -b * sh;
+    const pfinj = dcShiftInjection(b, sh);
     const pf = (b * (unchecked(va[f[l]]) - unchecked(va[t[l]])) + pfinj) * baseMVA;
     unchecked(out[oBr + l] = pf);
     unchecked(out[oBr + OUT_BR_QF * nl + l] = 0.0);

@@ -15,7 +15,7 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
-import { dcSusceptance, isRated } from '../branchModel';
+import { dcShiftInjection, dcSusceptance, isRated } from '../branchModel';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
 
 /** The DC-OPF of a packed input as a QP, with what its results need; null for input the core cannot take. */
@@ -54,7 +54,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   for (let l = 0; l < nl; l++) {
     const b = dcSusceptance(inp[lX + l], inp[lTap + l]);
     unchecked(bsus[l] = b);
-    unchecked(pfinj[l] = b * -inp[lShift + l]);
+    unchecked(pfinj[l] = dcShiftInjection(b, inp[lShift + l]));
     unchecked(pbusinj[<i32>inp[lF + l]] += pfinj[l]);
     unchecked(pbusinj[<i32>inp[lT + l]] -= pfinj[l]);
   }
