@@ -3,6 +3,7 @@
 import type { Services } from '../services.js';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolveOptions, SolveOutcome } from '../powerflow/types.js';
+import type { PowerFlowResult } from '../schemas/powerflowResult.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvents, publishEvents, type NewEvent } from '../domain/eventLog.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
@@ -104,27 +105,8 @@ export function runningLocally(): number {
   return running.size;
 }
 
-export interface TaskResultView {
-  task_id: string;
-  network_id: string;
-  network_version: number;
-  status: SolveOutcome['status'];
-  method: string;
-  iterations: number | null;
-  mismatch: number;
-  duration_ms: number;
-  tolerance: number;
-  buses: SolveOutcome['buses'];
-  branches: SolveOutcome['branches'];
-  generators: SolveOutcome['generators'];
-  losses: SolveOutcome['losses'];
-  islands?: SolveOutcome['islands'];
-  lost_load_mw?: number;
-  lost_generation_mw?: number;
-  started_at: string;
-  completed_at: string;
-  message?: string;
-}
+/** A power-flow task's stored result (its schema: src/schemas/powerflowResult.ts). */
+export type TaskResultView = PowerFlowResult;
 
 export async function executeTask(s: Services, taskId: string): Promise<void> {
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');

@@ -4,6 +4,7 @@ import type { NetworkSummary } from '../../domain/networks.js';
 import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
 import { eventSeq } from '../../lib/ids.js';
+import { SEVERITIES as SEVERITY_VALUES } from '../../schemas/vocabulary.js';
 import type { Agent } from '../../domain/agents.js';
 import type { CommandResult } from '../../domain/commands/index.js';
 import type { Device } from '../../domain/devices.js';
@@ -15,7 +16,8 @@ type Row = Record<string, any>;
 export const up = (v: string | null | undefined) => (v === null || v === undefined ? null : v.toUpperCase());
 /** A GraphQL enum value as the domain's (lowercase) value. */
 export const down = <T extends string>(v: Uppercase<T> | null | undefined): T | undefined => (v === null || v === undefined ? undefined : (v.toLowerCase() as T));
-export const SEVERITIES = ['INFO', 'WARN', 'ERROR', 'CRITICAL'] as const;
+/** The alarm severities as GraphQL spells them, in the vocabulary's order (index = level). */
+export const SEVERITIES = SEVERITY_VALUES.map((v) => v.toUpperCase() as Uppercase<typeof v>);
 export const severityLevel = (s: string) => SEVERITIES.indexOf(s as (typeof SEVERITIES)[number]);
 const date = (v: unknown) => (v === null || v === undefined ? null : v instanceof Date ? v : new Date(v as string));
 

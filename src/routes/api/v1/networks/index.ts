@@ -12,6 +12,7 @@ import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
+import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import { runSensitivities, sensitivityCsv, sensitivityJson } from '../../../../domain/sensitivities.js';
 
@@ -27,6 +28,9 @@ import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
 
 const tags = ['networks'];
+// Results are described by their schemas (OpenAPI) but written as they are: a schema-compiled
+// serializer would drop a field the schema does not name yet and refuses NaN instead of null.
+const plainJson = () => (data: unknown) => JSON.stringify(data);
 const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
 // The import body as documented (the route parses it itself: text, or a multipart upload).
 const IMPORT_BODY = {
@@ -185,8 +189,9 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     config: { permission: 'compute' },
     schema: {
       summary: 'Run a power flow (synchronous result, or a queued task with "async": true)', tags, params: Params, body: Type.Optional(PowerFlowIn),
-      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
+      response: { 200: envelope(PowerFlowResultOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
     },
+    serializerCompiler: plainJson,
   }, async (req, reply) => {
     const answer = await runPowerFlow(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
