@@ -12,8 +12,9 @@ import { createMemoryBus, createRedisBus } from './events/bus.js';
 import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
 import { createTaskLifecycle } from './queue/execute.js';
-import { registerStudyRunner } from './queue/study.js';
-import { registerOpfRunner } from './queue/opf.js';
+import { runStudyTask } from './queue/study.js';
+import { runOpfTask } from './queue/opf.js';
+import { runPowerFlowTask } from './queue/powerflow.js';
 import { createListCache } from './cache/listCache.js';
 import { startEventRetention } from './domain/eventHistory.js';
 import { createNetworkStateReader } from './domain/networks.js';
@@ -86,10 +87,9 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     liveCredentials: createConnectionRegistry(security.redis, `${config.redisPrefix}:tokconn`),
     progress: new ProgressHub(core),
     metrics,
+    runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask },
   };
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
-  registerStudyRunner(); // tasks of kind 'study' (src/queue/study.ts)
-  registerOpfRunner(); // tasks of kind 'opf' (src/queue/opf.ts)
   return services;
 }
 

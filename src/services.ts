@@ -2,6 +2,7 @@
 // queue workers share. Every component is a field here, built in one place
 // (src/bootstrap.ts createServices, in dependency order) and closed in one place
 // (closeServices, in reverse order): reading bootstrap.ts shows the whole application.
+import type { TaskRunners } from './queue/runner.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -56,4 +57,6 @@ export interface Services extends ServiceCore {
   progress: ProgressHub;
   /** Prometheus instruments of this process (src/metrics/registry.ts, docs/observability.md). */
   metrics: Metrics;
+  /** What runs a claimed task, by kind: power flow, study, OPF (src/queue/runner.ts, filled in bootstrap.ts). */
+  runners: TaskRunners;
 }

@@ -1,10 +1,8 @@
-// Runs one power-flow task on this process's solver pool: the same function
-// whether the task came from the in-process queue or from BullMQ on a worker.
+// The task life cycle on this process: claim, run with the runner of the task's kind
+// (Services.runners, filled in bootstrap.ts), store the finish in groups, announce it.
 import type { Services } from '../services.js';
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolveOptions, SolveOutcome } from '../powerflow/types.js';
 import type { PowerFlowResult } from '../schemas/powerflowResult.js';
-import { PowerFlowInputError } from '../powerflow/types.js';
 import { insertEvents, publishEvents, type NewEvent } from '../domain/eventLog.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
@@ -13,8 +11,6 @@ import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
 import { deepFreeze } from '../lib/immutable.js';
 import { unavailableDependency } from '../lib/unavailable.js';
-
-const PROGRESS_WRITE_MS = 200;
 
 /** How long a task waits for PostgreSQL to come back before its run fails (GRIDOPS_QUEUE_OUTAGE_MS). */
 function outageWaitMs(): number {
@@ -94,12 +90,6 @@ export function trackLocal(taskId: string): { signal: AbortSignal; release(): vo
   };
 }
 
-/** Runs a claimed task of a kind other than 'powerflow' (a study: src/queue/study.ts); registered at start. */
-export type TaskRunner = (s: Services, task: TaskRow, signal: AbortSignal) => Promise<void>;
-const runners = new Map<string, TaskRunner>();
-export function registerTaskRunner(kind: string, run: TaskRunner): void {
-  runners.set(kind, run);
-}
 
 export function runningLocally(): number {
   return running.size;
@@ -108,6 +98,8 @@ export function runningLocally(): number {
 /** A power-flow task's stored result (its schema: src/schemas/powerflowResult.ts). */
 export type TaskResultView = PowerFlowResult;
 
+/** Claims task `taskId` and runs it with the runner of its kind (Services.runners: power flow,
+ *  study, OPF): the same function whether the task came from the in-process queue or BullMQ. */
 export async function executeTask(s: Services, taskId: string): Promise<void> {
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
   // Registered before the claim, so a cancel notice that arrives at any point after it finds
@@ -126,88 +118,13 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     await rideOutOutage(s, 'complete an unannounced finish', () => announceIfUnannounced(s, taskId));
     return;
   }
-  const runner = task.kind === 'powerflow' ? undefined : runners.get(task.kind);
-  if (runner) {
-    try {
-      return await runner(s, task, controller.signal);
-    } finally {
-      running.delete(taskId);
-    }
-  }
-  const startedAt = new Date(task.started_at!);
-
-  const opts = task.options as unknown as SolveOptions;
-  // Progress is stored every PROGRESS_WRITE_MS from the solve's first iteration (not from
-  // the claim: a task may wait for a solver thread): a shorter solve writes none, its
-  // iterations still reach live clients through the bus.
-  let lastWrite = 0;
-  let model: NetworkModel | undefined;
-  let outcome: SolveOutcome | undefined;
-  let failure: { code: string; message: string; details?: Record<string, unknown> } | undefined;
+  const runner = s.runners[task.kind];
   try {
-    model = await cachedModel(s, task.network_id, task.network_version);
-    outcome = await s.solver.solve(model, opts, {
-      signal: controller.signal,
-      onProgress: (p) => {
-        const progress = { task_id: task.id, tenant_id: task.tenant_id, network_id: task.network_id, iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, timestamp: new Date().toISOString() };
-        void s.bus.publish('progress', progress);
-        const now = Date.now();
-        if (lastWrite === 0) lastWrite = now;
-        else if (now - lastWrite >= PROGRESS_WRITE_MS) {
-          lastWrite = now;
-          void s.db.query(`UPDATE tasks SET progress = $2 WHERE id = $1 AND status = 'running'`, [task.id, JSON.stringify({ iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, updated_at: progress.timestamp })]).catch(() => {});
-        }
-      },
-    });
-  } catch (e) {
-    if (e instanceof PowerFlowInputError) failure = { code: e.code, message: e.message, details: e.details };
-    else if ((e as Error).name === 'AbortError') outcome = undefined;
-    else {
-      s.log.error({ err: e, task: task.id }, 'solver failed');
-      failure = { code: 'INTERNAL_ERROR', message: `the solver failed: ${(e as Error).message}` };
-    }
+    if (!runner) throw new Error(`no runner for tasks of kind '${task.kind}' in this process`);
+    return await runner(s, task, controller.signal);
   } finally {
-    running.delete(task.id);
+    running.delete(taskId);
   }
-
-  const completedAt = new Date();
-  let status: 'completed' | 'failed' | 'cancelled';
-  let result: TaskResultView | null = null;
-  if (outcome) {
-    if (outcome.status === 'converged' || outcome.status === 'diverged') {
-      s.metrics.solverIterations.observe({ method: outcome.method }, outcome.iterations);
-      s.metrics.solveDuration.observe({ method: outcome.method }, outcome.duration_ms / 1000);
-    }
-    result = {
-      task_id: task.id, network_id: task.network_id, network_version: task.network_version, status: outcome.status, method: outcome.method,
-      iterations: outcome.status === 'timeout' || outcome.status === 'cancelled' ? outcome.iterations ?? null : outcome.iterations,
-      mismatch: outcome.mismatch, duration_ms: Math.round(outcome.duration_ms), tolerance: outcome.tolerance,
-      buses: outcome.buses, branches: outcome.branches, generators: outcome.generators, losses: outcome.losses,
-      ...(outcome.islands ? { islands: outcome.islands, lost_load_mw: outcome.lost_load_mw, lost_generation_mw: outcome.lost_generation_mw } : {}),
-      started_at: startedAt.toISOString(), completed_at: completedAt.toISOString(), ...(outcome.message ? { message: outcome.message } : {}),
-    };
-    switch (outcome.status) {
-      case 'converged':
-        status = 'completed';
-        break;
-      case 'diverged':
-        status = 'failed';
-        failure = { code: 'POWERFLOW_DIVERGED', message: `power flow did not converge: mismatch ${outcome.mismatch.toExponential(3)} p.u. after ${outcome.iterations} iterations (tolerance ${outcome.tolerance})`, details: { iterations: outcome.iterations, mismatch: outcome.mismatch, tolerance: outcome.tolerance } };
-        break;
-      case 'timeout':
-        status = 'failed';
-        failure = { code: 'GATEWAY_TIMEOUT', message: `power flow exceeded timeout_ms ${opts.timeoutMs}`, details: { task_id: task.id, timeout_ms: opts.timeoutMs } };
-        break;
-      default:
-        status = 'cancelled';
-    }
-  } else {
-    status = failure ? 'failed' : 'cancelled';
-  }
-
-  // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
-  const finish: Finish = { task, status, result, failure: failure ?? null, completedAt, model };
-  await rideOutOutage(s, 'store the result', () => s.taskLifecycle.finishes.add(finish));
 }
 
 export interface Finish {

@@ -7,7 +7,7 @@ import { taskFromRow } from '../domain/tasks.js';
 import { solveOpf } from '../opf/solve.js';
 import type { OpfOptions, OpfResult } from '../opf/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
-import { announceFinished, cachedModel, registerTaskRunner } from './execute.js';
+import { announceFinished, cachedModel } from './execute.js';
 
 type Failure = { code: string; message: string; details?: Record<string, unknown> };
 
@@ -27,7 +27,7 @@ function outcomeOf(r: OpfResult, o: OpfOptions): { status: 'completed' | 'failed
   }
 }
 
-async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
+export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
   const o = task.options as unknown as OpfOptions;
   let result: OpfResult | undefined;
   let failure: Failure | null = null;
@@ -63,6 +63,3 @@ async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal): Prom
   if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
 }
 
-export function registerOpfRunner(): void {
-  registerTaskRunner('opf', runOpfTask);
-}

@@ -18,7 +18,7 @@ import { insertEvent, publishEvents } from '../domain/eventLog.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
-import { announceFinished, cachedModel, registerTaskRunner, trackLocal } from './execute.js';
+import { announceFinished, cachedModel, trackLocal } from './execute.js';
 
 // The plan of a study, per process: immutable (network version + request), so cached.
 const contexts = new Map<string, Promise<{ model: NetworkModel; plan: StudyPlan }>>();
@@ -56,7 +56,7 @@ export async function failStudy(s: Services, taskId: string, failure: Failure): 
 }
 
 /** The run of a claimed study task: base case, then its pending chunks to the solvers. */
-async function runStudyTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
+export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
   const st = await studyByTask(s.db, task.id);
   if (!st) {
     await failStudy(s, task.id, { code: 'INTERNAL_ERROR', message: `task ${task.id} names no stored study` });
@@ -160,7 +160,3 @@ export async function finishStudy(s: Services, studyId: string): Promise<void> {
   if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
 }
 
-/** Makes executeTask run tasks of kind 'study' (called once per process at start). */
-export function registerStudyRunner(): void {
-  registerTaskRunner('study', runStudyTask);
-}
