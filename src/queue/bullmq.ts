@@ -330,7 +330,10 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
     kind: 'bullmq',
     queue,
     send,
-    sendStudyChunks,
+    async sendJobs(kind, jobs) {
+      if (kind !== 'study_chunk') throw new Error(`no BullMQ queue for jobs of kind '${kind}'`);
+      await sendStudyChunks(jobs as StudyChunkJob[]);
+    },
     async cancel(taskId) {
       // Whichever process runs it aborts it; a job of this task alone still waiting is
       // dropped (if a worker takes it first, or it shares a job, executeTask's claim finds

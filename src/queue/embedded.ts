@@ -42,8 +42,9 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
         track(executeTask(s, t.id).catch((err) => s.log.error({ err, task: t.id }, 'task execution failed')));
       }
     },
-    async sendStudyChunks(jobs) {
-      chunks.push(...jobs);
+    async sendJobs(kind, jobs) {
+      if (kind !== 'study_chunk') throw new Error(`no embedded runner for jobs of kind '${kind}'`);
+      chunks.push(...(jobs as StudyChunkJob[]));
       pump();
     },
     async cancel(taskId) {

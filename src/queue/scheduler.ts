@@ -28,8 +28,9 @@ export const DEFAULT_CONCURRENT_POWERFLOW = 100;
 export interface TaskTransport {
   readonly kind: 'embedded' | 'bullmq';
   send(tasks: { id: string; tenant_id: string }[]): Promise<void>;
-  /** Hands the chunks of a running study to solvers (this process's pool, or BullMQ jobs any worker takes). */
-  sendStudyChunks(chunks: StudyChunkJob[]): Promise<void>;
+  /** Hands the pieces of a running task to solvers (this process's pool, or BullMQ jobs any worker
+   *  takes), by kind of piece: today the chunks of a study. */
+  sendJobs<K extends JobKind>(kind: K, jobs: JobOf[K][]): Promise<void>;
   /** Stop a dispatched/running task wherever it runs. */
   cancel(taskId: string): Promise<void>;
   ping(): Promise<boolean>;
@@ -37,6 +38,12 @@ export interface TaskTransport {
   available?(): boolean;
   close(): Promise<void>;
 }
+
+/** The pieces a running task hands to solvers, by kind (TaskTransport.sendJobs). */
+export interface JobOf {
+  study_chunk: StudyChunkJob;
+}
+export type JobKind = keyof JobOf;
 
 /** One chunk of a study: cases [case_start, case_end) of study_id (src/queue/study.ts). */
 export interface StudyChunkJob {

@@ -91,7 +91,7 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
     await finishStudy(s, st.id);
     return;
   }
-  await s.tasks.transport.sendStudyChunks(rows.map((r) => ({ studyId: st.id, chunk: r.chunk })));
+  await s.tasks.transport.sendJobs('study_chunk', rows.map((r) => ({ studyId: st.id, chunk: r.chunk })));
 }
 
 async function publishProgress(s: Services, st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>, done: number, chunks?: { done: number; total: number }): Promise<void> {
