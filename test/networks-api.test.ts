@@ -127,6 +127,25 @@ for (const mode of MODES) {
       assert.equal(json(res).error.code, 'TOPOLOGY_INVALID');
     });
 
+    it('refuses generator limits the wrong way round where they are entered (create, update)', async () => {
+      const swapped = tiny('pmin-above-pmax', { generators: [{ bus: 1, mw: 0, vg: 1.02 }, { bus: 3, mw: 40, vg: 1.01, pmin: 90, pmax: 50 }] });
+      let res = await call('POST', '/api/v1/networks', swapped);
+      assert.equal(res.statusCode, 422, res.body);
+      let e = json(res).error;
+      assert.equal(e.code, 'PARAM_OUT_OF_RANGE');
+      assert.equal(e.details.field, 'generators[1].pmin');
+      assert.match(e.message, /pmin 90 MW above pmax 50 MW/);
+      const id = json(await call('POST', '/api/v1/networks', tiny('limits-ok'))).data.id;
+      res = await call('PUT', `/api/v1/networks/${id}`, tiny('limits-ok', { generators: [{ bus: 1, mw: 0, vg: 1.02, qmin: 10, qmax: -10 }, { bus: 3, mw: 40, vg: 1.01 }] }));
+      assert.equal(res.statusCode, 422, res.body);
+      e = json(res).error;
+      assert.equal(e.details.field, 'generators[0].qmin');
+      assert.equal(json(await call('GET', `/api/v1/networks/${id}`)).data.version, 1, 'the stored network is unchanged');
+      // equal limits (a fixed output) are fine
+      res = await call('POST', '/api/v1/networks', tiny('fixed-output', { generators: [{ bus: 1, mw: 0, vg: 1.02 }, { bus: 3, mw: 40, vg: 1.01, pmin: 40, pmax: 40 }] }));
+      assert.equal(res.statusCode, 201, res.body);
+    });
+
     it('answers 413 PAYLOAD_TOO_LARGE above 1 MB', async () => {
       const big = tiny('huge', { description: 'x', tags: Object.fromEntries(Array.from({ length: 6000 }, (_, i) => [`k${i}`, 'v'.repeat(200)])) });
       const res = await call('POST', '/api/v1/networks', big);

@@ -35,6 +35,14 @@ export function validateTopology(m: NetworkModel): ValidationIssue[] {
   m.generators.forEach((g, i) => {
     if (!index.has(g.bus)) issues.push({ field: `generators[${i}].bus`, message: `generator ${i} is at bus ${g.bus}, which does not exist`, code: 'BUS_NOT_FOUND', details: { generator_index: i, bus: g.bus } });
     if (!(g.vg > 0)) issues.push({ field: `generators[${i}].vg`, message: `generator ${i} voltage set point must be positive`, code: 'PARAM_OUT_OF_RANGE', details: { generator_index: i } });
+    // Limits the wrong way round make every OPF of the network infeasible and Q-limit enforcement
+    // meaningless: refused where they are entered, not at the first calculation (#21 probe).
+    for (const [lo, hi, unit] of [['pmin', 'pmax', 'MW'], ['qmin', 'qmax', 'MVAr']] as const) {
+      const a = g[lo], b = g[hi];
+      if (a !== undefined && a !== null && b !== undefined && b !== null && a > b) {
+        issues.push({ field: `generators[${i}].${lo}`, message: `generator ${i} at bus ${g.bus} has ${lo} ${a} ${unit} above ${hi} ${b} ${unit}; swap them or correct one`, code: 'PARAM_OUT_OF_RANGE', details: { generator_index: i, [lo]: a, [hi]: b } });
+      }
+    }
   });
   m.loads.forEach((l, i) => {
     if (!index.has(l.bus)) issues.push({ field: `loads[${i}].bus`, message: `load ${i} is at bus ${l.bus}, which does not exist`, code: 'BUS_NOT_FOUND', details: { load_index: i, bus: l.bus } });
