@@ -9,12 +9,13 @@ import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
 import { getModel, getNetworkState } from './networks.js';
-import { FINISHED, publicStatus, type TaskRow, type TaskState } from './tasks.js';
+import { FINISHED, publicStatus, type TaskRow, } from './tasks.js';
+import { insertStudy, studyWithTask, type StudyWithTask } from '../db/stores/studies.js';
 import { getQuotas } from '../security/quotas.js';
 import { planStudy, studyCsvHeader, studyCsvLines, type StudyCaseRow, type StudyRequest } from '../studies/index.js';
 import {
   CASE_COLUMNS, CASE_FROM, CASE_STATUSES, VIOLATION_BITS, caseRow, chunkSize, shapeOf, studyCounts,
-  type StoredCase, type StudyCounts, type StudyRow,
+  type StoredCase, type StudyCounts, 
 } from './studyCases.js';
 
 function requirePermission(caller: Caller, p: 'read' | 'compute', what: string): void {
@@ -43,14 +44,10 @@ export interface StudyView {
   attempts: number;
 }
 
-type StudyWithTask = StudyRow & { task_status: TaskState; started_at: Date | null; completed_at: Date | null; error: TaskRow['error']; attempts: number };
-
 async function findStudy(s: Services, caller: Caller, id: string): Promise<StudyWithTask> {
-  const { rows } = await s.db.query<StudyWithTask>(
-    `SELECT st.*, t.status AS task_status, t.started_at, t.completed_at, t.error, t.attempts
-     FROM studies st JOIN tasks t ON t.id = st.task_id WHERE st.id = $1 AND st.tenant_id = $2`, [id, caller.tenantId]);
-  if (!rows[0]) throw notFound('study', id);
-  return rows[0];
+  const st = await studyWithTask(s.db, id, caller.tenantId);
+  if (!st) throw notFound('study', id);
+  return st;
 }
 
 async function view(s: Services, st: StudyWithTask): Promise<StudyView> {
@@ -112,21 +109,11 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
   const chunkCount = Math.ceil(plan.caseCount / size);
   const studyId = newId('study');
   const task = await s.tasks.submitWith(caller, networkId, summary.version, 'study', { study_id: studyId, kind: plan.kind, cases: plan.caseCount }, async (tx, t) => {
-    await tx.query(
-      `INSERT INTO studies (id, tenant_id, task_id, network_id, network_version, kind, request, case_count, contingency_count, scenario_count, monitor, chunk_size, chunk_count, created_by)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-      [studyId, caller.tenantId, t.id, networkId, summary.version, plan.kind, JSON.stringify(request), plan.caseCount, plan.contingencies.length,
-        plan.scenarios?.count ?? null, JSON.stringify(plan.monitor), size, chunkCount, `${caller.actor.type}:${caller.actor.id}`]);
-    if (plan.contingencies.length > 0) {
-      await tx.query(
-        `INSERT INTO study_contingencies (study_id, position, id, branches, generators)
-         SELECT $1, x.ord - 1, x.id, ARRAY(SELECT jsonb_array_elements_text(x.b)::int), ARRAY(SELECT jsonb_array_elements_text(x.g)::int)
-         FROM unnest($2::text[], $3::jsonb[], $4::jsonb[]) WITH ORDINALITY AS x(id, b, g, ord)`,
-        [studyId, plan.contingencies.map((c) => c.id), plan.contingencies.map((c) => JSON.stringify(c.branches)), plan.contingencies.map((c) => JSON.stringify(c.generators))]);
-    }
-    await tx.query(
-      `INSERT INTO study_chunks (study_id, chunk, case_start, case_end)
-       SELECT $1, c, c * $2, least((c + 1) * $2, $3) FROM generate_series(0, $4 - 1) AS c`, [studyId, size, plan.caseCount, chunkCount]);
+    await insertStudy(tx, {
+      id: studyId, tenantId: caller.tenantId, taskId: t.id, networkId, networkVersion: summary.version, kind: plan.kind, request,
+      caseCount: plan.caseCount, scenarioCount: plan.scenarios?.count ?? null, monitor: plan.monitor, chunkSize: size, chunkCount,
+      createdBy: `${caller.actor.type}:${caller.actor.id}`, contingencies: plan.contingencies,
+    });
   });
   return { study_id: studyId, task_id: task.id, network_id: networkId, status: 'queued', poll_url: `/api/v1/studies/${studyId}` };
 }

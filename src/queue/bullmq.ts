@@ -31,6 +31,7 @@ import type { StudyChunkJob, TaskTransport } from './scheduler.js';
 import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
 import { abortLocal, announceFinished, executeTask } from './execute.js';
 import { executeStudyChunk, failStudy, finishStudy } from './study.js';
+import { runningStudyChunks, setChunkJobs, studyTaskId } from '../db/stores/studies.js';
 
 export const QUEUE_NAME = 'powerflow';
 /** Study chunks travel on a queue of their own, so a worker takes about one per solver thread. */
@@ -205,8 +206,7 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
   const sendStudyChunks = async (chunks: StudyChunkJob[]) => {
     if (chunks.length === 0) return;
     const jobs = chunks.map((c) => ({ ...c, jobId: `${c.studyId}_${c.chunk}${c.resend ? `_${randomBytes(4).toString('hex')}` : ''}` }));
-    await s.db.query('UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
-      [jobs.map((j) => j.studyId), jobs.map((j) => j.chunk), jobs.map((j) => j.jobId)]);
+    await setChunkJobs(s.db, jobs);
     await studyQueue.addBulk(jobs.map((j) => ({ name: STUDY_QUEUE_NAME, data: { studyId: j.studyId, chunk: j.chunk }, opts: { jobId: j.jobId } })));
   };
 
@@ -287,11 +287,7 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
   // (two passes in a row) is sent again; a study whose chunks are all done is finished.
   let chunkSuspects = new Set<string>();
   const sweepStudies = async () => {
-    const { rows } = await s.db.query<{ study_id: string; task_id: string; chunk: number | null; job_id: string | null; all_done: boolean }>(
-      `SELECT st.id AS study_id, st.task_id, c.chunk, c.job_id, st.chunks_done = st.chunk_count AS all_done
-       FROM studies st JOIN tasks t ON t.id = st.task_id AND t.kind = 'study' AND t.status = 'running'
-       LEFT JOIN study_chunks c ON c.study_id = st.id AND c.status = 'pending' AND c.job_id IS NOT NULL
-       ORDER BY st.created_at, c.chunk LIMIT 5000`);
+    const rows = await runningStudyChunks(s.db);
     const next = new Set<string>();
     const resend: StudyChunkJob[] = [];
     for (const r of rows) {
@@ -419,8 +415,8 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       return;
     }
     void (async () => {
-      const { rows } = await s.db.query<{ task_id: string }>('SELECT task_id FROM studies WHERE id = $1', [job.data.studyId]);
-      if (rows[0]) await failStudy(s, rows[0].task_id, chunkFailure(job, tuning, job.data.studyId, job.data.chunk));
+      const taskId = await studyTaskId(s.db, job.data.studyId);
+      if (taskId) await failStudy(s, taskId, chunkFailure(job, tuning, job.data.studyId, job.data.chunk));
     })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not fail the study of a failed chunk job; the sweeper will'));
   });
   // Cancel requests reach every process; the one solving the task stops it.

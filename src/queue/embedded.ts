@@ -4,6 +4,7 @@ import type { Services } from '../services.js';
 import type { StudyChunkJob, TaskTransport } from './scheduler.js';
 import { abortLocal, executeTask } from './execute.js';
 import { executeStudyChunk, failStudy } from './study.js';
+import { studyTaskId } from '../db/stores/studies.js';
 
 export function createEmbeddedTransport(getServices: () => Services): TaskTransport {
   const inflight = new Set<Promise<void>>();
@@ -24,8 +25,8 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
       track(executeStudyChunk(s, c.studyId, c.chunk)
         .catch(async (err) => {
           s.log.error({ err, study: c.studyId, chunk: c.chunk }, 'study chunk could not be stored');
-          const { rows } = await s.db.query<{ task_id: string }>('SELECT task_id FROM studies WHERE id = $1', [c.studyId]);
-          if (rows[0]) await failStudy(s, rows[0].task_id, { code: 'INTERNAL_ERROR', message: `study chunk ${c.chunk} could not be stored: ${(err as Error).message}`, details: { study_id: c.studyId, chunk: c.chunk } });
+          const taskId = await studyTaskId(s.db, c.studyId);
+          if (taskId) await failStudy(s, taskId, { code: 'INTERNAL_ERROR', message: `study chunk ${c.chunk} could not be stored: ${(err as Error).message}`, details: { study_id: c.studyId, chunk: c.chunk } });
         })
         .catch(() => {})
         .finally(() => {

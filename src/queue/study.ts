@@ -12,13 +12,13 @@
 // chunk finishes the study (the counter is updated under the study row's lock).
 import { hostname } from 'node:os';
 import type { Services } from '../services.js';
-import type { Queryable } from '../db/database.js';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { insertEvent, publishEvents } from '../domain/eventLog.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
 import { announceFinished, cachedModel, trackLocal } from './execute.js';
+import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
 
 // The plan of a study, per process: immutable (network version + request), so cached.
 const contexts = new Map<string, Promise<{ model: NetworkModel; plan: StudyPlan }>>();
@@ -35,10 +35,6 @@ function studyContext(s: Services, st: StudyRow): Promise<{ model: NetworkModel;
   contexts.set(st.id, c);
   if (contexts.size > CONTEXTS) contexts.delete(contexts.keys().next().value!);
   return c;
-}
-
-export async function studyByTask(q: Queryable, taskId: string): Promise<StudyRow | undefined> {
-  return (await q.query<StudyRow>('SELECT * FROM studies WHERE task_id = $1', [taskId])).rows[0];
 }
 
 const isAbort = (e: unknown) => (e as Error)?.name === 'AbortError';
@@ -73,7 +69,7 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
       await failStudy(s, task.id, { code: 'INTERNAL_ERROR', message: `the study engine failed on the base case: ${(e as Error).message}`, details: { study_id: st.id } });
       return;
     }
-    await s.db.query('UPDATE studies SET base = $2 WHERE id = $1', [st.id, JSON.stringify(base)]);
+    await setStudyBase(s.db, st.id, base);
     // A contingency is judged against a solved base (PowSyBl stops there too); scenarios start
     // like power flows of their own and do not need it.
     if (base.status !== 'converged' && st.kind === 'contingency') {
@@ -86,12 +82,12 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
     }
   }
   await publishProgress(s, st, st.cases_done);
-  const { rows } = await s.db.query<{ chunk: number }>(`SELECT chunk FROM study_chunks WHERE study_id = $1 AND status = 'pending' ORDER BY chunk`, [st.id]);
-  if (rows.length === 0) {
+  const pending = await pendingChunks(s.db, st.id);
+  if (pending.length === 0) {
     await finishStudy(s, st.id);
     return;
   }
-  await s.tasks.transport.sendJobs('study_chunk', rows.map((r) => ({ studyId: st.id, chunk: r.chunk })));
+  await s.tasks.transport.sendJobs('study_chunk', pending.map((chunk) => ({ studyId: st.id, chunk })));
 }
 
 async function publishProgress(s: Services, st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>, done: number, chunks?: { done: number; total: number }): Promise<void> {
@@ -111,12 +107,7 @@ const WORKER_NAME = `${hostname()}:${process.pid}`;
  */
 export async function executeStudyChunk(s: Services, studyId: string, chunk: number): Promise<void> {
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
-  const { rows } = await s.db.query<StudyRow & { task_status: string; case_start: number; case_end: number; chunk_status: string }>(
-    `UPDATE study_chunks c SET attempts = c.attempts + 1, solved_by = $3
-     FROM studies s JOIN tasks t ON t.id = s.task_id
-     WHERE c.study_id = $1 AND c.chunk = $2 AND s.id = c.study_id AND t.status = 'running' AND c.status = 'pending'
-     RETURNING s.*, t.status AS task_status, c.case_start, c.case_end, c.status AS chunk_status`, [studyId, chunk, WORKER_NAME]);
-  const st = rows[0];
+  const st = await claimChunk(s.db, studyId, chunk, WORKER_NAME);
   if (!st) return;
   const piece = trackLocal(st.task_id);
   try {
@@ -133,14 +124,7 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
     const complete = !result.cancelled && result.end === st.case_end;
     const after = await s.db.transaction(async (tx) => {
       const inserted = await insertChunkRows(tx, studyId, shapeOf(st), result);
-      const { rows: r } = await tx.query<{ chunks_done: number; chunk_count: number; cases_done: number; newly_done: boolean }>(
-        `WITH c AS (UPDATE study_chunks SET status = 'done', solve_ms = $3, completed_at = now()
-                    WHERE study_id = $1 AND chunk = $2 AND status <> 'done' AND $5::boolean RETURNING 1)
-         UPDATE studies SET chunks_done = chunks_done + (SELECT count(*) FROM c)::int, cases_done = cases_done + $4,
-                solve_ms = solve_ms + CASE WHEN EXISTS (SELECT 1 FROM c) THEN $3 ELSE 0 END
-         WHERE id = $1 RETURNING chunks_done, chunk_count, cases_done, EXISTS (SELECT 1 FROM c) AS newly_done`,
-        [studyId, chunk, result.solveMs, inserted, complete]);
-      return r[0]!;
+      return completeChunk(tx, studyId, chunk, result.solveMs, inserted, complete);
     });
     if (!complete) return; // cancelled midway: its finished cases are stored
     if (after.newly_done) await publishProgress(s, st, after.cases_done, { done: after.chunks_done, total: after.chunk_count });
@@ -153,10 +137,7 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
 /** Completes a study whose chunks are all done (once: the task row must still be running). */
 export async function finishStudy(s: Services, studyId: string): Promise<void> {
   const counts = await studyCounts(s.db, studyId);
-  const { rows } = await s.db.query<StoredTaskRow>(
-    `WITH st AS (UPDATE studies SET counts = $2 WHERE id = $1 AND chunks_done = chunk_count RETURNING task_id, case_count)
-     UPDATE tasks t SET status = 'completed', completed_at = now(), result = jsonb_build_object('study_id', $1::text, 'cases', st.case_count, 'counts', $2::jsonb)
-     FROM st WHERE t.id = st.task_id AND t.status = 'running' RETURNING t.*`, [studyId, JSON.stringify(counts)]);
-  if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
+  const done = await completeStudy(s.db, studyId, counts);
+  if (done) await announceFinished(s, taskFromRow(done));
 }
 
