@@ -17,9 +17,11 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { buildGraphqlSchema } from '../src/graphql/build.js';
 import { BranchResultOut, BusResultOut, GeneratorResultOut, IslandSummaryOut, LossesOut, PowerFlowResultOut } from '../src/schemas/powerflowResult.js';
+import { OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
 
 FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d\d-\d\dT/.test(v));
 const checkResult = TypeCompiler.Compile(PowerFlowResultOut);
+const checkOpf = TypeCompiler.Compile(OpfResultOut);
 
 /** Paths of values in `v` that the schema does not name (TypeBox objects accept extra keys by default). */
 function undescribed(schema: TSchema, v: unknown, at = '$'): string[] {
@@ -34,10 +36,10 @@ function undescribed(schema: TSchema, v: unknown, at = '$'): string[] {
   return Object.entries(v).flatMap(([k, x]) => (k in props ? undescribed(props[k]!, x, `${at}.${k}`) : [`${at}.${k}`]));
 }
 
-function assertDescribed(r: unknown, what: string): void {
-  const errors = [...checkResult.Errors(r)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
-  assert.deepEqual(errors, [], `${what} matches PowerFlowResultOut`);
-  assert.deepEqual(undescribed(PowerFlowResultOut, r), [], `${what}: every field is in the schema`);
+function assertDescribed(r: unknown, what: string, schema: TObject = PowerFlowResultOut, check: { Errors(v: unknown): Iterable<{ path: string; message: string }> } = checkResult): void {
+  const errors = [...check.Errors(r)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
+  assert.deepEqual(errors, [], `${what} matches its schema`);
+  assert.deepEqual(undescribed(schema, r), [], `${what}: every field is in the schema`);
 }
 
 /** case118 with branch 183 open: bus 117 (20 MW) is cut off. */
@@ -53,12 +55,13 @@ describe('power-flow result schemas against the GraphQL types and the OpenAPI do
   const gql = buildGraphqlSchema();
   // GraphQL-only fields: links and task state the REST answer carries elsewhere (the task resource).
   const graphqlOnly = new Set(['network', 'createdAt', 'pollUrl', 'progress', 'error']);
-  const pairs: [string, TObject][] = [['PowerFlowResult', PowerFlowResultOut], ['BusResult', BusResultOut], ['BranchResult', BranchResultOut], ['GeneratorResult', GeneratorResultOut], ['Losses', LossesOut], ['Island', IslandSummaryOut]];
+  const pairs: [string, TObject][] = [['PowerFlowResult', PowerFlowResultOut], ['BusResult', BusResultOut], ['BranchResult', BranchResultOut], ['GeneratorResult', GeneratorResultOut], ['Losses', LossesOut], ['Island', IslandSummaryOut],
+    ['OpfResult', OpfResultOut], ['OpfBus', OpfBusOut], ['OpfGenerator', OpfGeneratorOut], ['OpfBranch', OpfBranchOut]];
   for (const [type, schema] of pairs) {
     it(`every field of GraphQL ${type} is a property of its schema`, () => {
       const t = gql.getType(type);
       assert.ok(t instanceof GraphQLObjectType, `${type} exists`);
-      const fields = Object.keys(t.getFields()).filter((f) => !(type === 'PowerFlowResult' && graphqlOnly.has(f)));
+      const fields = Object.keys(t.getFields()).filter((f) => !(type.endsWith('Result') && graphqlOnly.has(f)));
       const missing = fields.filter((f) => !(snake(f) in schema.properties));
       assert.deepEqual(missing, [], `${type} fields without a schema property`);
       // and the nested lists are the same element types
@@ -104,6 +107,16 @@ for (const mode of MODES) {
       assertDescribed(t.result, 'task result');
     });
 
+    it('OPF answers (DC and AC, sync and async) match their schema', async () => {
+      for (const method of ['dc', 'ac']) assertDescribed(await ok('POST', `/api/v1/networks/${net9}/opf`, { method }), `opf ${method}`, OpfResultOut, checkOpf);
+      const q = await ok('POST', `/api/v1/networks/${net9}/opf`, { method: 'dc', async: true }, 202);
+      assert.ok(await app.services.tasks.waitFor(q.task_id, 60_000));
+      assertDescribed((await ok('GET', `/api/v1/tasks/${q.task_id}?include=result`)).result, 'opf task result', OpfResultOut, checkOpf);
+      const applied = await ok('POST', `/api/v1/networks/${net9}/opf`, { method: 'dc', apply: true });
+      assert.ok(applied.applied.network_version > 1);
+      assertDescribed(applied, 'opf applied', OpfResultOut, checkOpf);
+    });
+
     it('the OpenAPI document describes the answer with the schema', async () => {
       const doc = json(await app.app!.inject({ method: 'GET', url: '/api/v1/openapi.json' }));
       const op = doc.paths['/api/v1/networks/{id}/powerflow'].post;
@@ -112,6 +125,8 @@ for (const mode of MODES) {
       const result = resolve(data);
       assert.deepEqual(Object.keys(result.properties).sort(), Object.keys(PowerFlowResultOut.properties).sort());
       assert.deepEqual(Object.keys(resolve(result.properties.buses.items).properties).sort(), Object.keys(BusResultOut.properties).sort());
+      const opf = resolve(doc.paths['/api/v1/networks/{id}/opf'].post.responses['200'].content['application/json'].schema.properties.data);
+      assert.deepEqual(Object.keys(opf.properties).sort(), Object.keys(OpfResultOut.properties).sort());
       const accepted = resolve(op.responses['202'].content['application/json'].schema.properties.data);
       assert.ok(accepted.properties.poll_url, 'the 202 answer names poll_url');
     });

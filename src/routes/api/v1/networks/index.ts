@@ -13,6 +13,7 @@ import { runPowerFlow } from '../../../../domain/powerflow.js';
 import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
+import { OpfResultOut } from '../../../../schemas/opfResult.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import { runSensitivities, sensitivityCsv, sensitivityJson } from '../../../../domain/sensitivities.js';
 
@@ -205,8 +206,9 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     config: { permission: 'compute' },
     schema: {
       summary: 'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) or dc (rundcopf); islanding as power flow', tags, params: Params, body: Type.Optional(OpfIn),
-      response: { 200: envelope(Type.Object({}, { additionalProperties: true })), 202: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
+      response: { 200: envelope(OpfResultOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
     },
+    serializerCompiler: plainJson,
   }, async (req, reply) => {
     const answer = await runOpf(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {

@@ -1,0 +1,95 @@
+// TypeBox schemas of an OPF result (CONTRACT "Optimal power flow", "Islands"): the one source of
+// its shape. src/opf/types.ts takes its types from here with Static<>; POST /networks/{id}/opf
+// describes its answer with them (OpenAPI); test/result-schemas.test.ts checks real answers and
+// the GraphQL types against them.
+import { type Static, Type } from '@sinclair/typebox';
+import { OPF_METHODS, literals } from './vocabulary.js';
+import { Timestamp } from './common.js';
+import { IslandSummaryOut } from './powerflowResult.js';
+
+export const OPF_STATUSES = ['converged', 'infeasible', 'diverged', 'timeout', 'cancelled'] as const;
+export const OPF_SOLVERS = ['mips', 'highs'] as const;
+export const BINDING_KINDS = ['generator_pmax', 'generator_pmin', 'generator_qmax', 'generator_qmin', 'bus_vmax', 'bus_vmin', 'branch_flow', 'branch_angle', 'total_generation'] as const;
+
+export const OpfBusOut = Type.Object({
+  id: Type.Integer(),
+  v: Type.Number({ description: 'p.u. (1 in DC)' }),
+  theta: Type.Number({ description: 'radians, as power flow' }),
+  lmp_p: Type.Number({ description: 'currency/MWh (MATPOWER LAM_P)' }),
+  lmp_q: Type.Number({ description: 'currency/MVArh (LAM_Q; 0 in DC)' }),
+  mu_vmin: Type.Number({ description: 'currency/p.u.h (MU_VMIN; 0 in DC)' }),
+  mu_vmax: Type.Number({ description: 'currency/p.u.h (MU_VMAX; 0 in DC)' }),
+  energized: Type.Optional(Type.Boolean({ description: 'with islanding isolate / new_reference: false for a de-energized bus' })),
+});
+
+export const OpfGeneratorOut = Type.Object({
+  index: Type.Integer({ description: '0-based, model order' }),
+  bus: Type.Integer(),
+  p_mw: Type.Number(),
+  q_mvar: Type.Number({ description: '0 in DC' }),
+  mu_pmin: Type.Number({ description: 'currency/MWh' }),
+  mu_pmax: Type.Number({ description: 'currency/MWh' }),
+  mu_qmin: Type.Number({ description: 'currency/MVArh (0 in DC)' }),
+  mu_qmax: Type.Number({ description: 'currency/MVArh (0 in DC)' }),
+});
+
+export const OpfBranchOut = Type.Object({
+  index: Type.Integer(),
+  from: Type.Integer(),
+  to: Type.Integer(),
+  p_from: Type.Number(), q_from: Type.Number(), p_to: Type.Number(), q_to: Type.Number(),
+  loading: Type.Number({ description: '% of rate_a (0 when unlimited)' }),
+  mu_sf: Type.Number({ description: 'currency/MVAh (MU_SF)' }),
+  mu_st: Type.Number({ description: 'currency/MVAh (MU_ST)' }),
+});
+
+/** A limit that binds (or is violated) at the end of an infeasible solve, largest first. */
+export const BindingLimitOut = Type.Object({
+  kind: literals(BINDING_KINDS),
+  index: Type.Optional(Type.Integer({ description: 'generator or branch index (0-based, model order)' })),
+  bus: Type.Optional(Type.Integer()),
+  from: Type.Optional(Type.Integer()),
+  to: Type.Optional(Type.Integer()),
+  multiplier: Type.Optional(Type.Number({ description: 'currency/MWh (or /MVAh)' })),
+  message: Type.String(),
+});
+
+export const OpfConvergenceOut = Type.Object({
+  feasibility: Type.Number(), gradient: Type.Number(), complementarity: Type.Number(), cost: Type.Number(),
+}, { description: 'MIPS\'s last convergence measures' });
+
+/** What an OPF solve answers (the core's OpfResult), without the task's fields. */
+export const OpfOutcomeOut = Type.Object({
+  status: literals(OPF_STATUSES),
+  objective: Type.Number({ description: 'currency/h (MATPOWER f)' }),
+  iterations: Type.Integer(),
+  method: literals(OPF_METHODS),
+  solver: literals(OPF_SOLVERS), // MIPS (MATPOWER's interior point), or HiGHS for an LP that MIPS did not solve
+  buses: Type.Array(OpfBusOut, { description: 'model order' }),
+  generators: Type.Array(OpfGeneratorOut, { description: 'model order' }),
+  branches: Type.Array(OpfBranchOut, { description: 'model order' }),
+  message: Type.Optional(Type.String()),
+  binding: Type.Optional(Type.Array(BindingLimitOut, { description: 'status infeasible: the limits pushing against each other' })),
+  convergence: OpfConvergenceOut,
+  duration_ms: Type.Number({ description: 'in the worker, around the wasm solve' }),
+  islands: Type.Optional(Type.Array(IslandSummaryOut)),
+  lost_load_mw: Type.Optional(Type.Number()),
+  lost_generation_mw: Type.Optional(Type.Number()),
+});
+
+/** An OPF task's stored result; the synchronous answer adds `applied` when `apply: true` stored the dispatch. */
+export const OpfResultOut = Type.Object({
+  task_id: Type.String(),
+  network_id: Type.String(),
+  network_version: Type.Integer(),
+  ...OpfOutcomeOut.properties,
+  duration_ms: Type.Integer(),
+  started_at: Type.Union([Timestamp, Type.Null()]),
+  completed_at: Timestamp,
+  applied: Type.Optional(Type.Object({ network_version: Type.Integer({ description: 'the version that holds the dispatch' }) })),
+});
+
+export type OpfBus = Static<typeof OpfBusOut>;
+export type OpfGenerator = Static<typeof OpfGeneratorOut>;
+export type OpfBranch = Static<typeof OpfBranchOut>;
+export type BindingLimit = Static<typeof BindingLimitOut>;
