@@ -73,7 +73,17 @@ export function networkBridges(network: NetworkModel): number[] {
   return found.map((e) => closed[e]!);
 }
 
-export async function computeSensitivities(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, opts: { signal?: AbortSignal; maxEntries?: number; door?: string } = {}): Promise<SensitivityResult> {
+/** A computed matrix, read a row at a time (NaN for an LODF column of a bridge): the synchronous
+ *  answer builds its JSON rows from it, an async task writes the rows to storage in batches. */
+export interface SensitivityMatrix {
+  kind: SensitivityKind;
+  rows: number[];
+  columns: number[];
+  bridges: number[];
+  fillRow(r: number, out: Float64Array): void;
+}
+
+export async function sensitivityMatrix(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, opts: { signal?: AbortSignal; maxEntries?: number; door?: string } = {}): Promise<SensitivityMatrix> {
   const { signal } = opts;
   const limit = opts.maxEntries ?? MAX_SYNC_ENTRIES;
   const { rows, columns } = sensitivityShape(network, req);
@@ -92,11 +102,13 @@ export async function computeSensitivities(pool: SolverPool, network: NetworkMod
     const at = new Map(solved.map((l, k) => [l, k]));
     const busPos = new Map(network.buses.map((b, k) => [b.id, k]));
     const colIdx = columns.map((id) => packed.busIndex[busPos.get(id)!]!);
-    const values = rows.map((l) => {
-      const k = at.get(l);
-      return colIdx.map((i) => (k === undefined || i < 0 ? 0 : out[k * nb + i]!));
-    });
-    return { kind: 'ptdf', rows, columns, values, bridges: split };
+    return {
+      kind: 'ptdf', rows, columns, bridges: split,
+      fillRow(r, v) {
+        const k = at.get(rows[r]!);
+        for (let j = 0; j < colIdx.length; j++) { const i = colIdx[j]!; v[j] = k === undefined || i < 0 ? 0 : out[k * nb + i]!; }
+      },
+    };
   }
   const bridge = new Set(split);
   const solved = columns.filter((l) => !bridge.has(l));
@@ -104,16 +116,26 @@ export async function computeSensitivities(pool: SolverPool, network: NetworkMod
   if (out === null) throw new PowerFlowInputError('the DC susceptance matrix is singular (a branch with zero reactance?)', 'VALIDATION_FAILED', {});
   const at = new Map(solved.map((l, k) => [l, k]));
   // LODF(m, k) = shift(m) / (1 − shift(k)); the outaged branch itself −1 (MATPOWER's diagonal).
-  const values = rows.map(() => new Array<number | null>(columns.length));
-  columns.forEach((c, j) => {
-    const k = at.get(c);
-    if (k === undefined) { for (const v of values) v[j] = null; return; }
-    const o = k * nl;
-    const denom = 1 - out[o + slot[c]!]!;
-    rows.forEach((m, r) => {
-      const im = slot[m]!;
-      values[r]![j] = m === c ? -1 : im < 0 ? 0 : out[o + im]! / denom;
-    });
+  const colOff = columns.map((c) => { const k = at.get(c); return k === undefined ? -1 : k * nl; });
+  const denom = columns.map((c, j) => (colOff[j]! < 0 ? 1 : 1 - out[colOff[j]! + slot[c]!]!));
+  return {
+    kind: 'lodf', rows, columns, bridges: split,
+    fillRow(r, v) {
+      const m = rows[r]!, im = slot[m]!;
+      for (let j = 0; j < columns.length; j++) {
+        const o = colOff[j]!;
+        v[j] = o < 0 ? Number.NaN : m === columns[j] ? -1 : im < 0 ? 0 : out[o + im]! / denom[j]!;
+      }
+    },
+  };
+}
+
+export async function computeSensitivities(pool: SolverPool, network: NetworkModel, req: SensitivityRequest, opts: { signal?: AbortSignal; maxEntries?: number; door?: string } = {}): Promise<SensitivityResult> {
+  const m = await sensitivityMatrix(pool, network, req, opts);
+  const buf = new Float64Array(m.columns.length);
+  const values = m.rows.map((_, r) => {
+    m.fillRow(r, buf);
+    return Array.from(buf, (x) => (Number.isNaN(x) ? null : x));
   });
-  return { kind: 'lodf', rows, columns, values, bridges: split };
+  return { kind: m.kind, rows: m.rows, columns: m.columns, values, bridges: m.bridges };
 }
