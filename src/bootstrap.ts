@@ -15,6 +15,7 @@ import { createTaskLifecycle } from './queue/execute.js';
 import { runStudyTask } from './queue/study.js';
 import { runOpfTask } from './queue/opf.js';
 import { runPowerFlowTask } from './queue/powerflow.js';
+import { runSensitivitiesTask } from './queue/sensitivities.js';
 import { createListCache } from './cache/listCache.js';
 import { startEventRetention } from './domain/eventHistory.js';
 import { createNetworkStateReader } from './domain/networks.js';
@@ -87,7 +88,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     liveCredentials: createConnectionRegistry(security.redis, `${config.redisPrefix}:tokconn`),
     progress: new ProgressHub(core),
     metrics,
-    runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask },
+    runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask, sensitivities: runSensitivitiesTask },
   };
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
   return services;

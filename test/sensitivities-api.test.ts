@@ -71,11 +71,53 @@ for (const mode of MODES) {
       assert.match(e.message, /through GraphQL .*select rows/);
     });
 
-    it('refuses bad selections with the field named, async, and a viewer', async () => {
+    it('async: true queues a task whose matrix equals the synchronous one, inline when small and streamed from export', async () => {
+      const q = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', branches: [0, 1, 2], outages: [1, 12], async: true }, 202);
+      assert.match(q.poll_url, new RegExp(q.task_id));
+      assert.ok(await app.services.tasks.waitFor(q.task_id, 60_000), 'the task finished');
+      const t = await ok('GET', `/api/v1/tasks/${q.task_id}?include=result`);
+      assert.equal(t.kind, 'sensitivities');
+      assert.equal(t.status, 'completed', JSON.stringify(t.error));
+      const sync = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', branches: [0, 1, 2], outages: [1, 12] });
+      assert.deepEqual(t.result.values, sync.values, 'inline values (a bridge column null)');
+      assert.deepEqual([t.result.rows, t.result.columns, t.result.bridges, t.result.entries], [sync.rows, sync.columns, sync.bridges, 6]);
+      const j = await call('GET', `/api/v1/tasks/${q.task_id}/export?format=json`);
+      assert.equal(j.statusCode, 200, j.body);
+      const d = json(j).data;
+      assert.deepEqual(d, { network_id: net, network_version: 1, kind: 'lodf', rows: sync.rows, columns: sync.columns, bridges: sync.bridges, values: sync.values });
+      const csv = await call('GET', `/api/v1/tasks/${q.task_id}/export?format=csv`);
+      assert.match(String(csv.headers['content-type']), /text\/csv/);
+      const direct = await call('POST', `/api/v1/networks/${net}/sensitivities?format=csv`, { kind: 'lodf', branches: [0, 1, 2], outages: [1, 12] });
+      assert.equal(csv.body, direct.body, 'the same CSV as the synchronous door');
+      err(await call('GET', `/api/v1/tasks/${q.task_id}/export?format=matpower`), 400, 'INVALID_FIELD');
+      const events = json(await call('GET', `/api/v1/events?topic=powerflow&network_id=${net}`)).data as { kind: string; payload: { task_id: string; entries: number } }[];
+      assert.ok(events.some((e) => e.kind === 'sensitivities.finished' && e.payload.task_id === q.task_id && e.payload.entries === 6), 'a sensitivities.finished event');
+    });
+
+    it('a large async matrix is stored by rows and streamed back; refusals are immediate', async () => {
+      const r300 = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case300.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const n300 = json(r300).data.id;
+      const q = await ok('POST', `/api/v1/networks/${n300}/sensitivities`, { kind: 'ptdf', async: true }, 202);
+      assert.ok(await app.services.tasks.waitFor(q.task_id, 120_000));
+      const t = await ok('GET', `/api/v1/tasks/${q.task_id}?include=result`);
+      assert.equal(t.status, 'completed', JSON.stringify(t.error));
+      assert.ok(t.result.entries > 100_000 && t.result.values === undefined, 'past the inline size: the header and values_url only');
+      const j = json(await call('GET', t.result.values_url));
+      const sync = json(await call('POST', `/api/v1/networks/${n300}/sensitivities`, { kind: 'ptdf' })).data;
+      assert.deepEqual(j.data.values, sync.values, 'every stored row equals the synchronous answer');
+      assert.equal(j.data.values.length, t.result.rows.length);
+      // a bad index is refused before anything is queued, as the synchronous request is
+      const e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [41], async: true }), 400, 'INVALID_FIELD');
+      assert.equal(e.details.field, 'branches[0]');
+      const viewer = await tokenFor(app, 'viewer');
+      const r = await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/sensitivities`, headers: viewer, payload: { kind: 'ptdf', async: true } });
+      assert.equal(r.statusCode, 403);
+    });
+
+    it('refuses bad selections with the field named, and a viewer', async () => {
       const e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [41] }), 400, 'INVALID_FIELD');
       assert.equal(e.details.field, 'branches[0]');
       err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', outages: [3], buses: [1] }), 400, 'INVALID_FIELD');
-      err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', async: true }), 400, 'INVALID_FIELD');
       err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'x' }), 400, 'INVALID_FIELD');
       const viewer = await tokenFor(app, 'viewer');
       const r = await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/sensitivities`, headers: viewer, payload: { kind: 'ptdf' } });

@@ -34,6 +34,9 @@ export const powerFlowResolvers = {
         const studyId = (t.options as { study_id?: string }).study_id;
         throw new AppError('INVALID_FIELD', `task ${t.id} is a study, not a power flow: read it with study(id: "${studyId}") or tasks { study { status done total } }`, { field: 'id', kind: t.kind, study_id: studyId });
       }
+      if (t.kind === 'sensitivities') {
+        throw new AppError('INVALID_FIELD', `task ${t.id} is a sensitivities matrix, not a power flow: read it with GET /api/v1/tasks/${t.id}/export?format=json (or csv)`, { field: 'id', kind: t.kind });
+      }
       return toPowerFlowResult(t);
     }),
     tasks: query('read', async (caller, a: TasksArgs, ctx) => {

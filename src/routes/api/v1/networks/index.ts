@@ -15,7 +15,7 @@ import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
 import { OpfResultOut } from '../../../../schemas/opfResult.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
-import { runSensitivities, sensitivityCsv, sensitivityJson } from '../../../../domain/sensitivities.js';
+import { runSensitivities, sensitivityCsv, sensitivityJson, submitSensitivities } from '../../../../domain/sensitivities.js';
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
 const STREAM_JSON_ENTRIES = 100_000;
@@ -221,11 +221,15 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/:id/sensitivities', {
     config: { permission: 'compute' },
     schema: {
-      summary: 'PTDF or LODF of the DC model, as MATPOWER makePTDF / makeLODF (rows: branches; columns: buses or outaged branches); ?format=csv streams the matrix', tags,
+      summary: 'PTDF or LODF of the DC model, as MATPOWER makePTDF / makeLODF (rows: branches; columns: buses or outaged branches); ?format=csv streams the matrix; "async": true queues a task whose matrix GET /tasks/{id}/export streams', tags,
       params: Params, querystring: SensitivityQuery, body: SensitivityIn,
-      response: { 200: envelope(SensitivityOut), ...errorResponses(400, 401, 403, 404, 422, 503) },
+      response: { 200: envelope(SensitivityOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 422, 503) },
     },
   }, async (req, reply) => {
+    if (req.body.async) {
+      const t = await submitSensitivities(s, req.caller, req.params.id, req.body);
+      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+    }
     const r = await runSensitivities(s, req.caller, req.params.id, req.body);
     if (req.query.format === 'csv') {
       return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${r.kind}-${r.network_id}.csv"`).send(Readable.from(sensitivityCsv(r)) as unknown as never); // a stream: Fastify pipes it, no serializer

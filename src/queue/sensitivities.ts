@@ -1,0 +1,67 @@
+// Running an asynchronous PTDF / LODF task (kind 'sensitivities', src/domain/sensitivities.ts): the
+// network version's matrix on this process's solver pool, its rows stored in batches as they are
+// read out (src/db/stores/sensitivityRows.ts), then the task completed with the matrix's header as
+// its result. The rows are read back, streamed, by GET /tasks/{id}/export (format csv or json).
+import type { Services } from '../services.js';
+import type { StoredTaskRow, TaskRow } from '../domain/tasks.js';
+import { taskFromRow } from '../domain/tasks.js';
+import { sensitivityMatrix, type SensitivityRequest } from '../sensitivities/compute.js';
+import { PowerFlowInputError } from '../powerflow/types.js';
+import { AppError } from '../lib/errors.js';
+import { deleteSensitivityRows, insertSensitivityRows } from '../db/stores/sensitivityRows.js';
+import { announceFinished, cachedModel } from './execute.js';
+
+/** Entries an asynchronous matrix may have (25 M: 200 MB of float64 stored); more: ask in parts. */
+export const MAX_ASYNC_ENTRIES = 25_000_000;
+/** Bytes of rows per INSERT. */
+const BATCH_BYTES = 4 << 20;
+
+type Failure = { code: string; message: string; details?: Record<string, unknown> };
+
+export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
+  const req = task.options as unknown as SensitivityRequest;
+  const started = performance.now();
+  let failure: Failure | null = null;
+  let header: Record<string, unknown> | null = null;
+  try {
+    const model = await cachedModel(s, task.network_id, task.network_version);
+    const m = await sensitivityMatrix(s.solver!, model, req, { signal, maxEntries: MAX_ASYNC_ENTRIES, door: 'asynchronously' });
+    const perBatch = Math.max(1, Math.floor(BATCH_BYTES / Math.max(8, 8 * m.columns.length)));
+    for (let first = 0; first < m.rows.length; first += perBatch) {
+      if (signal.aborted) break; // cancelled: the cancel finished the task; the rows go below
+      const batch: Float64Array[] = [];
+      for (let r = first; r < Math.min(m.rows.length, first + perBatch); r++) {
+        const v = new Float64Array(m.columns.length);
+        m.fillRow(r, v);
+        batch.push(v);
+      }
+      await insertSensitivityRows(s.db, task.id, first, batch);
+    }
+    if (signal.aborted) {
+      await deleteSensitivityRows(s.db, task.id);
+      return;
+    }
+    header = {
+      task_id: task.id, network_id: task.network_id, network_version: task.network_version, kind: m.kind,
+      rows: m.rows, columns: m.columns, bridges: m.bridges, entries: m.rows.length * m.columns.length,
+      duration_ms: Math.round(performance.now() - started), started_at: task.started_at, completed_at: new Date().toISOString(),
+      values_url: `/api/v1/tasks/${task.id}/export?format=json`,
+    };
+  } catch (e) {
+    if ((e as Error).name === 'AbortError' || signal.aborted) {
+      await deleteSensitivityRows(s.db, task.id);
+      return;
+    }
+    if (e instanceof PowerFlowInputError || e instanceof AppError) failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    else {
+      s.log.error({ err: e, task: task.id }, 'sensitivities failed');
+      failure = { code: 'INTERNAL_ERROR', message: `the sensitivities failed: ${(e as Error).message}` };
+    }
+  }
+  const status = failure ? 'failed' : 'completed';
+  const { rows } = await s.db.query<StoredTaskRow>(
+    `UPDATE tasks SET status = $2, result = $3, error = $4, completed_at = now() WHERE id = $1 AND status = 'running' RETURNING *`,
+    [task.id, status, header === null ? null : JSON.stringify(header), failure === null ? null : JSON.stringify(failure)]);
+  if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
+  else await deleteSensitivityRows(s.db, task.id); // cancelled meanwhile: nothing will read them
+}
