@@ -19,16 +19,27 @@
 import { Topology } from './symbolic';
 import { ptr, geti, getf, setf } from './sparse/raw';
 
+/** A pinned bus's columns: 1 on its own P (Va column) and Q (Vm column) rows, 0 elsewhere. */
+function identityColumns(J: usize, jPtr: usize, jDiag: usize, ak: i32, mk: i32): void {
+  for (let q = geti(jPtr, ak); q < geti(jPtr, ak + 1); q++) setf(J, q, 0.0);
+  setf(J, geti(jDiag, ak), 1.0);
+  if (mk < 0) return;
+  for (let q = geti(jPtr, mk); q < geti(jPtr, mk + 1); q++) setf(J, q, 0.0);
+  setf(J, geti(jDiag, mk) + 1, 1.0);
+}
+
 export function fillJacobian(topo: Topology): void {
   const nb = topo.nb;
   const yPtr = ptr(topo.yPtr), yIdx = ptr(topo.yIdx), yT = ptr(topo.yT);
   const vr = ptr(topo.vr), vi = ptr(topo.vi), vm = ptr(topo.vm), sr = ptr(topo.sr), si = ptr(topo.si);
   const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx), rows = ptr(topo.jRows), jDiag = ptr(topo.jDiag);
   const J = ptr(topo.jVal), jPtr = ptr(topo.jPtr);
+  const pinnedOn = topo.anyPinned, pin = ptr(topo.pinned);
   for (let k = 0; k < nb; k++) {
     const ak = geti(aIdx, k);
     if (ak < 0) continue; // reference bus: no Va / Vm unknown
     const mk = geti(mIdx, k);
+    if (pinnedOn && load<u8>(pin + <usize>k) != 0) { identityColumns(J, jPtr, jDiag, ak, mk); continue; }
     let sA = geti(jPtr, ak);
     const xr = getf(vr, k), xi = getf(vi, k);
     const inv = 1.0 / getf(vm, k);

@@ -75,10 +75,18 @@ export function mismatchNR(topo: Topology, F: StaticArray<f64>): f64 {
   const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
   const sr = ptr(topo.sr), si = ptr(topo.si), pSch = ptr(topo.pSch), qSch = ptr(topo.qSch);
   const f = ptr(F);
+  const pinnedOn = topo.anyPinned, pin = ptr(topo.pinned);
   let norm = 0.0;
   for (let i = 0; i < nb; i++) {
     const a = geti(aIdx, i);
     if (a < 0) continue;
+    if (pinnedOn && load<u8>(pin + <usize>i) != 0) {
+      // held out of the equations (Topology.pinned): no mismatch, so no step
+      setf(f, a, 0.0);
+      const m = geti(mIdx, i);
+      if (m >= 0) setf(f, m, 0.0);
+      continue;
+    }
     const dp = getf(sr, i) - getf(pSch, i);
     setf(f, a, dp);
     norm = maxAbs(norm, dp);

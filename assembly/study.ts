@@ -30,7 +30,7 @@ import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from './la
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
-  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM,
+  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE,
 } from './studyLayout';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from './layout';
 
@@ -70,6 +70,7 @@ let dcBusOff = 0, dcBrOff = 0;
 let fdTopo: Topology | null = null;
 let fdIntact = false;
 let qlim = false;                         // enforce generator Q limits (studyQLimits.ts)
+let isolate = false;                      // splitting outages solved on what stays energized (Topology.pinned)
 // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
 // edited for the outage, and the iterations of all its runs
 let caseTopo: Topology | null = null;
@@ -267,6 +268,8 @@ export function runStudy(topo: Topology, input: StaticArray<f64>, s: StaticArray
   sizeScratch(topo, ng);
   dc = method == METHOD_DC; fd = method == METHOD_FDXB; dcBusOff = busOff; dcBrOff = brOff;
   qlim = <i32>s[SIN_QLIM] != 0;
+  // Newton only, without the Q-limit loop: the other methods and Q limits solve such cases as power flows (src/studies/islanded.ts)
+  isolate = <i32>s[SIN_ISOLATE] != 0 && !dc && !fd && !qlim;
   fdTopo = null; // the cached topology's B factors may hold another parameter set
   flowModel(dc ? input : null, brOff);
   const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
@@ -440,11 +443,19 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
       unchecked(records[r + REC_NISL] = <f64>cut);
       unchecked(records[r + REC_ISL_LOAD] = load);
       unchecked(records[r + REC_ISL_GEN] = gen);
+      if (isolate) code = STATUS_CONVERGED; // solved below with the cut-off buses pinned
     }
   }
 
+  let pinnedTopo: Topology | null = null;
   if (code == STATUS_CONVERGED) {
     const topo = dc ? base : topologyWithTypes(base, input, busOff, brOff, baseMVA); // DC: only the reference matters
+    if (unchecked(records[r + REC_NISL]) > 0.0) {
+      // de-energized buses: out of the equations on the same pattern (Topology.pinned)
+      for (let i = 0; i < nb; i++) unchecked(topo.pinned[i] = mark[i]);
+      topo.anyPinned = true;
+      pinnedTopo = topo;
+    }
     caseSaved = 0;
     for (let k = 0; k < nBr; k++) caseSaved = removeBranch(topo, <i32>s[outOff + k], caseSaved);
     const wVm = fromScenario ? scenVm : baseVm, wVa = fromScenario ? scenVa : baseVa;
@@ -460,10 +471,22 @@ function solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64
     }
     code = solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, maxIt, outOff, nBr);
     const solved = caseTopo!;
+    if (pinnedTopo !== null) {
+      // a de-energized bus answers v = 0, theta = 0: its branches carry nothing
+      for (let i = 0; i < nb; i++) {
+        if (unchecked(solved.pinned[i]) == 0) continue;
+        unchecked(solved.vm[i] = 0.0); unchecked(solved.va[i] = 0.0);
+        unchecked(solved.vr[i] = 0.0); unchecked(solved.vi[i] = 0.0);
+      }
+    }
     unchecked(records[r + REC_ITER] = <f64>caseIterations);
     if (code == STATUS_CONVERGED) caseMetrics(solved, brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, records, r);
     monitored(solved, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, monitorValues, mo);
     restoreYbus(solved, caseSaved);
+    if (pinnedTopo !== null) {
+      for (let i = 0; i < nb; i++) unchecked(pinnedTopo.pinned[i] = 0);
+      pinnedTopo.anyPinned = false;
+    }
   } else {
     monitored(base, brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, false, monitorValues, mo);
   }

@@ -60,11 +60,15 @@ function loadingOf(rate: f64, baseMVA: f64): f64 {
 export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
   limit: f64, baseMVA: f64, rec: StaticArray<f64>, r: i32): void {
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
+  // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
+  // flow with islanding isolate reports them
+  const pinned = topo.pinned, anyPinned = topo.anyPinned;
   const first = violationCount;
   let maxLoad = NaN, maxBr = -1;
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
     if (rate <= 0.0 || unchecked(brOut[l]) != 0) continue;
+    if (anyPinned && (unchecked(pinned[unchecked(topo.f[l])]) != 0 || unchecked(pinned[unchecked(topo.t[l])]) != 0)) continue;
     caseFlow(topo, l);
     const ld = loadingOf(rate, baseMVA);
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
@@ -72,6 +76,7 @@ export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArr
   }
   let minV = Infinity, maxV = -Infinity, minB = -1, maxB = -1;
   for (let i = 0; i < nb; i++) {
+    if (anyPinned && unchecked(pinned[i]) != 0) continue;
     const v = unchecked(vm[i]);
     if (v < minV) { minV = v; minB = i; }
     if (v > maxV) { maxV = v; maxB = i; }

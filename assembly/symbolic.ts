@@ -115,6 +115,11 @@ export class Topology {
   brY: StaticArray<f64>;   // 8 per branch: Yff, Yft, Ytf, Ytt (re, im)
   vm: StaticArray<f64>;
   va: StaticArray<f64>;
+  /** Buses of a study case held out of the Newton equations (de-energized by a splitting outage under
+   *  islanding isolate): their Jacobian columns are identity and their mismatches 0, so they keep their
+   *  voltage while the energized part is solved on the unchanged pattern (study.ts). */
+  pinned: StaticArray<u8>;
+  anyPinned: bool = false;
   vr: StaticArray<f64>;
   vi: StaticArray<f64>;
   ir: StaticArray<f64>;
@@ -235,6 +240,7 @@ export class Topology {
     this.brY = new StaticArray<f64>(8 * nl);
     this.vm = new StaticArray<f64>(nb);
     this.va = new StaticArray<f64>(nb);
+    this.pinned = new StaticArray<u8>(nb);
     this.vr = new StaticArray<f64>(nb);
     this.vi = new StaticArray<f64>(nb);
     this.ir = new StaticArray<f64>(nb);

@@ -94,7 +94,8 @@ test('scenarios × contingencies: scenario-major order, ids, each outage warm-st
     'scenario:0/line 1-2', 'scenario:0/contingency:1', 'scenario:0/contingency:2',
     'scenario:1/line 1-2', 'scenario:1/contingency:1', 'scenario:1/contingency:2',
   ]);
-  assert.deepEqual(got.map((r) => r.status), ['converged', 'islanded', 'converged', 'converged', 'islanded', 'converged']);
+  // the splitting outage of branch 12 (bus 11 cut off) is solved under each scenario too (islanding isolate, the default)
+  assert.deepEqual(got.map((r) => r.status), ['converged', 'converged', 'converged', 'converged', 'converged', 'converged']);
   // the outage of branch 0 in scenario 1 equals a power flow of the scaled model without the branch,
   // started from the scaled model's own solution
   const changed: NetworkModel = structuredClone(net);
@@ -106,9 +107,15 @@ test('scenarios × contingencies: scenario-major order, ids, each outage warm-st
   near(got[3]!.monitored!.buses[0]!.v, pf.buses[29]!.v, 1e-9, 'v of bus 30');
   near(got[3]!.min_v!, Math.min(...pf.buses.map((b) => b.v)), 1e-9, 'min v');
   assert.equal(got[3]!.iterations, pf.iterations);
-  // islanded cases: the scaled load of the cut-off bus (bus 11 has none in case30), no monitored values
+  // scenario × splitting outage: what was cut off (bus 11 has no load in case30), and the energized part
+  // equals the power flow of the scaled model without branch 12 under islanding isolate
   assert.deepEqual(got[4]!.islanded, { buses: [11], load_mw: 0, generation_mw: 0 });
-  assert.equal(got[4]!.monitored, undefined);
+  changed.branches[0]!.status = 'closed';
+  changed.branches[12]!.status = 'open';
+  const split = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 50, islanding: 'isolate' });
+  assert.equal(got[4]!.iterations, split.iterations);
+  near(got[4]!.monitored!.buses[0]!.v, split.buses[29]!.v, 1e-9, 'v of bus 30 (split)');
+  near(got[4]!.min_v!, Math.min(...split.buses.filter((b) => b.energized !== false).map((b) => b.v)), 1e-9, 'min v of the energized buses');
 });
 
 test('an N-k outage that cuts buses off reports them with their load and generation, not solved', async () => {
