@@ -33,6 +33,8 @@ export interface Branch {
   ratio: number;       // off-nominal tap (MATPOWER TAP); 0 = line (ratio 1)
   shift: number;       // phase shift, radians
   rate_a: number;      // MVA; 0 = unlimited
+  rate_b?: number;     // MVA, MATPOWER RATE_B (short term); 0 or absent = not set
+  rate_c?: number;     // MVA, MATPOWER RATE_C (emergency); 0 or absent = not set (security-constrained DC-OPF)
   status: BranchStatus; // only 'closed' is in service
   angmin: number;      // degrees: lower limit of theta_from - theta_to (MATPOWER ANGMIN; -360 = none)
   angmax: number;      // degrees: upper limit (MATPOWER ANGMAX; 360 = none)
@@ -131,6 +133,8 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       ratio: br.ratio ?? 0,
       shift: br.shift ?? 0,
       rate_a: br.rate_a ?? 0,
+      ...(br.rate_b !== undefined ? { rate_b: br.rate_b } : {}),
+      ...(br.rate_c !== undefined ? { rate_c: br.rate_c } : {}),
       status: br.status ?? 'closed',
       angmin: br.angmin ?? -360,
       angmax: br.angmax ?? 360,

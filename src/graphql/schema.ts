@@ -165,6 +165,9 @@ type Branch {
   ratio: Float!
   shift: Float!
   rateA: Float!
+  """(additive) MATPOWER RATE_B / RATE_C, MVA (0 = not set; rateC is the security-constrained DC-OPF's default limit)"""
+  rateB: Float
+  rateC: Float
   """(additive) OPF angle-difference limits, degrees (MATPOWER ANGMIN/ANGMAX; -360/360 = none)"""
   angmin: Float!
   angmax: Float!
@@ -255,6 +258,8 @@ input BranchInput {
   ratio: Float
   shift: Float
   rateA: Float
+  rateB: Float
+  rateC: Float
   angmin: Float
   angmax: Float
 }

@@ -567,7 +567,7 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       if (k === 5 || k === 6 || k === 7) continue; // ratings: Inf means unlimited
       if (!Number.isFinite(brv[o + k]!)) fail(line, `a finite number in mpc.branch (column ${k + 1})`, String(brv[o + k]));
     }
-    const rateA = brv[o + 5]!;
+    const rateA = brv[o + 5]!, rateB = brv[o + 6]!, rateC = brv[o + 7]!;
     branches[r] = {
       from: busRef(branchM, r, brv[o]!, 'F_BUS in mpc.branch'),
       to: busRef(branchM, r, brv[o + 1]!, 'T_BUS in mpc.branch'),
@@ -575,6 +575,9 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       x: brv[o + 3]!,
       b: brv[o + 4]!,
       rate_a: Number.isFinite(rateA) ? rateA : 0,
+      // RATE_B / RATE_C kept only where they say something RATE_A does not (0 and equal both mean "use rate_a")
+      ...(Number.isFinite(rateB) && rateB > 0 && rateB !== rateA ? { rate_b: rateB } : {}),
+      ...(Number.isFinite(rateC) && rateC > 0 && rateC !== rateA ? { rate_c: rateC } : {}),
       ratio: brv[o + 8]!,
       shift: brv[o + 9]! * Math.PI / 180,
       status: brv[o + 10]! > 0 ? 'closed' : 'open',

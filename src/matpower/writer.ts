@@ -117,7 +117,7 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
   const maintenance: number[] = [];
   network.branches.forEach((br, i) => {
     if (br.status === 'maintenance') maintenance.push(i + 1);
-    const row = [br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_a, br.rate_a, br.ratio, br.shift * 180 / Math.PI,
+    const row = [br.from, br.to, br.r, br.x, br.b, br.rate_a, br.rate_b ?? br.rate_a, br.rate_c ?? br.rate_a, br.ratio, br.shift * 180 / Math.PI,
       br.status === 'closed' ? 1 : 0, br.angmin ?? -360, br.angmax ?? 360];
     if (flows) row.push(flows[i]!.p_from, flows[i]!.q_from, flows[i]!.p_to, flows[i]!.q_to);
     push(`\t${row.map(num).join('\t')};`);

@@ -19,6 +19,8 @@ export const BranchIn = Type.Object({
   from: Type.Integer(), to: Type.Integer(), r: num(), x: num(),
   b: Type.Optional(num()), ratio: Type.Optional(num({ minimum: 0 })), shift: Type.Optional(num()),
   rate_a: Type.Optional(num({ minimum: 0 })), status: Type.Optional(BranchStatus),
+  // MATPOWER RATE_B / RATE_C (short-term and emergency MVA ratings; 0 = not set): the security-constrained DC-OPF's limits
+  rate_b: Type.Optional(num({ minimum: 0 })), rate_c: Type.Optional(num({ minimum: 0 })),
   angmin: Type.Optional(num({ minimum: -360, maximum: 360 })), angmax: Type.Optional(num({ minimum: -360, maximum: 360 })),
 }, { additionalProperties: false });
 

@@ -59,7 +59,7 @@ export function toBus(b: Bus, model: NetworkModel) {
 export function toBranch(br: Branch, index: number, ref: { id: string; version: number }) {
   return {
     __ref: ref, index,
-    from: br.from, to: br.to, r: br.r, x: br.x, b: br.b, status: up(br.status), ratio: br.ratio, shift: br.shift, rateA: br.rate_a,
+    from: br.from, to: br.to, r: br.r, x: br.x, b: br.b, status: up(br.status), ratio: br.ratio, shift: br.shift, rateA: br.rate_a, rateB: br.rate_b ?? null, rateC: br.rate_c ?? null,
     angmin: br.angmin, angmax: br.angmax,
   };
 }
@@ -87,7 +87,7 @@ export function fromNetworkInput(i: Row): Row {
       base_kv: b.baseKv ?? undefined, vmin: b.vmin ?? undefined, vmax: b.vmax ?? undefined, name: b.name ?? undefined, zone: b.zone ?? undefined,
     })),
     branches: i.branches == null ? undefined : i.branches.map((b: Row) => defined({
-      from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined,
+      from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined, rate_b: b.rateB ?? undefined, rate_c: b.rateC ?? undefined,
       angmin: b.angmin ?? undefined, angmax: b.angmax ?? undefined,
     })),
     generators: i.generators == null ? undefined : i.generators.map((g: Row) => defined({
