@@ -234,7 +234,9 @@ async function runOpf(cmd: OpfCommand): Promise<number> {
   process.once('SIGINT', onSigint);
   let result;
   try {
-    result = await solveOpf(pool, network, { ...cmd.options, signal: abort.signal });
+    result = cmd.options.security
+      ? await (await import('./opf/security.js')).solveSecurityConstrainedDcOpf(pool, network, cmd.options.security, { ...cmd.options, signal: abort.signal })
+      : await solveOpf(pool, network, { ...cmd.options, signal: abort.signal });
   } finally {
     process.off('SIGINT', onSigint);
     await pool.close();

@@ -14,7 +14,7 @@ import { Mips, MipsOptions } from './mips';
 import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
-import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT } from './layout';
 import { dcShiftInjection, dcSusceptance, isRated } from '../branchModel';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
 
@@ -24,6 +24,9 @@ export class DcModel {
   constant: f64;
   bsus: StaticArray<f64>;
   pfinj: StaticArray<f64>;
+  /** the extra rows (security-constrained DC-OPF): the first one's position among the rows, and their count */
+  firstExtra: i32 = 0;
+  nExtra: i32 = 0;
   constructor(qp: QP, constant: f64, bsus: StaticArray<f64>, pfinj: StaticArray<f64>) {
     this.qp = qp; this.constant = constant; this.bsus = bsus; this.pfinj = pfinj;
   }
@@ -47,7 +50,11 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
     if (isRated(rate)) nrated++;
   }
   const nx = nb + ng + ny;
-  const qp = new QP(nx, nb + nrated + nang + nseg, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg);
+  // extra rows (security-constrained DC-OPF): count their entries
+  const nxr = <i32>inp[OPF_IN_NXROWS];
+  let xnnz = 0;
+  for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) { const n = <i32>inp[p + 2]; xnnz += n; p += 3 + 2 * n; }
+  const qp = new QP(nx, nb + nrated + nang + nseg + nxr, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg + xnnz);
 
   // branch susceptances b = 1/(x·tap) and phase-shift injections (makeBdc)
   const bsus = new StaticArray<f64>(nl), pfinj = new StaticArray<f64>(nl), pbusinj = new StaticArray<f64>(nb);
@@ -96,6 +103,13 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   }
   addAngleRows(qp, inp, br, nl);
   const costs = addCostRows(qp, inp, gen, ng, base, nb, nb + ng);
+  const firstExtra = qp.nA;
+  for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) {
+    const n = <i32>inp[p + 2];
+    qp.addRow(inp[p], inp[p + 1]);
+    for (let q = 0; q < n; q++) qp.addEntry(<i32>inp[p + 3 + 2 * q], inp[p + 4 + 2 * q]);
+    p += 3 + 2 * n;
+  }
   const constant = costs.constant;
   const varef = fixReferenceAngles(qp, inp, bus, nb);
   if (varef != varef) return null;
@@ -106,7 +120,10 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   interiorStart(qp, nb + ng, costs.ymax);
   for (let i = 0; i < nb; i++) unchecked(qp.x0[i] = varef);
 
-  return new DcModel(qp, constant, bsus, pfinj);
+  const m = new DcModel(qp, constant, bsus, pfinj);
+  m.firstExtra = firstExtra;
+  m.nExtra = nxr;
+  return m;
 }
 
 export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptions): i32 {
@@ -153,5 +170,10 @@ export function writeDcResults(inp: StaticArray<f64>, out: StaticArray<f64>, mod
     unchecked(out[oGen + g] = x[nb + g] * base);
     unchecked(out[oGen + OPF_OUT_GEN_MU_PMIN * ng + g] = muL[nb + g] / base);
     unchecked(out[oGen + OPF_OUT_GEN_MU_PMAX * ng + g] = muU[nb + g] / base);
+  }
+  const oX = oGen + OPF_OUT_GEN_FIELDS * ng;
+  for (let r = 0; r < model.nExtra; r++) {
+    const q = nx + model.firstExtra + r;
+    unchecked(out[oX + r] = (muU[q] - muL[q]) / base);
   }
 }

@@ -11,7 +11,7 @@ import { MipsOptions } from './mips';
 import {
   OPF_ABI_VERSION, OPF_IN_VERSION, OPF_IN_METHOD, OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_FEASTOL, OPF_IN_GRADTOL,
   OPF_IN_COMPTOL, OPF_IN_COSTTOL, OPF_IN_MAXIT, OPF_OUT_HEADER, OPF_OUT_STATUS, OPF_BAD_INPUT, OPF_METHOD_DC,
-  OPF_OUT_BUS_FIELDS, OPF_OUT_BR_FIELDS, OPF_OUT_GEN_FIELDS, OPF_OUT_ITER, OPF_OUT_F,
+  OPF_OUT_BUS_FIELDS, OPF_OUT_BR_FIELDS, OPF_OUT_GEN_FIELDS, OPF_OUT_ITER, OPF_OUT_F, OPF_IN_NXROWS,
 } from './layout';
 
 let opfInput = new StaticArray<f64>(0);
@@ -28,7 +28,7 @@ export function opfOutputLength(): i32 { return opfOutLen; }
 export function opfSolve(): i32 {
   const inp = opfInput;
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
-  opfOutLen = OPF_OUT_HEADER + OPF_OUT_BUS_FIELDS * nb + OPF_OUT_BR_FIELDS * nl + OPF_OUT_GEN_FIELDS * ng;
+  opfOutLen = OPF_OUT_HEADER + OPF_OUT_BUS_FIELDS * nb + OPF_OUT_BR_FIELDS * nl + OPF_OUT_GEN_FIELDS * ng + <i32>inp[OPF_IN_NXROWS];
   if (opfOutput.length < opfOutLen) opfOutput = new StaticArray<f64>(opfOutLen);
   const out = opfOutput;
   if (<i32>inp[OPF_IN_VERSION] != OPF_ABI_VERSION || nb <= 0 || nl < 0 || ng <= 0) {
@@ -93,7 +93,7 @@ export function opfLpSolutionPtr(): usize { return changetype<usize>(lpSolution)
 export function opfLpFinish(status: i32, iterations: i32, objective: f64): i32 {
   const inp = opfInput, model = lpModel;
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
-  opfOutLen = OPF_OUT_HEADER + OPF_OUT_BUS_FIELDS * nb + OPF_OUT_BR_FIELDS * nl + OPF_OUT_GEN_FIELDS * ng;
+  opfOutLen = OPF_OUT_HEADER + OPF_OUT_BUS_FIELDS * nb + OPF_OUT_BR_FIELDS * nl + OPF_OUT_GEN_FIELDS * ng + <i32>inp[OPF_IN_NXROWS];
   if (opfOutput.length < opfOutLen) opfOutput = new StaticArray<f64>(opfOutLen);
   const out = opfOutput;
   for (let p = 0; p < OPF_OUT_HEADER; p++) unchecked(out[p] = 0.0);

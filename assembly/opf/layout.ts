@@ -6,10 +6,14 @@
 //                  branch: f, t, r, x, b, ratio, shift, rate_a, angmin, angmax   (nl each)
 //                  gen:    bus, pmin, pmax, qmin, qmax, model, ncost, offset     (ng each)
 //                  cost values (gen g: offset .. offset + ncost (poly) or 2 ncost (pwl))
+//                  DC only, at OPF_IN_XROWS_AT: OPF_IN_NXROWS extra linear rows on the angles (the
+//                  security-constrained DC-OPF's post-contingency flows, src/opf/security.ts), each
+//                  lo, hi (p.u.), n, then n pairs (internal bus, coefficient)
 // Output (f64[]):  header[OPF_OUT_HEADER]
 //                  bus:    vm, va, lam_p, lam_q, mu_vmin, mu_vmax                (nb each)
 //                  branch: pf, qf, pt, qt, mu_sf, mu_st, mu_angmin, mu_angmax    (nl each)
 //                  gen:    pg, qg, mu_pmin, mu_pmax, mu_qmin, mu_qmax            (ng each)
+//                  extra rows: mu (upper minus lower side), currency/MWh         (nxrows)
 // Everything is internal and in service (JavaScript leaves out isolated buses,
 // open branches and generators out of service, as MATPOWER's ext2int does).
 // Units as MATPOWER's case and results: MW, MVAr, MVA, p.u. voltages, angles in
@@ -30,6 +34,8 @@ export const OPF_IN_COMPTOL: i32 = 8;
 export const OPF_IN_COSTTOL: i32 = 9;
 export const OPF_IN_MAXIT: i32 = 10;
 export const OPF_IN_TIME_LIMIT_S: i32 = 11; // for the LP path in JavaScript (src/opf/lp.ts); not read here
+export const OPF_IN_NXROWS: i32 = 12;       // extra rows (DC): count
+export const OPF_IN_XROWS_AT: i32 = 13;     // extra rows (DC): where they start in the input
 export const OPF_IN_HEADER: i32 = 16;
 
 export const OPF_BUS_FIELDS: i32 = 9;

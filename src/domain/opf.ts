@@ -10,6 +10,8 @@ import { taskView, type TaskRow } from './tasks.js';
 import { requirePermission } from '../security/index.js';
 import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions, type OpfResult } from '../opf/types.js';
 import type { IslandingRule } from '../powerflow/types.js';
+import { securityOutages, type SecurityRequest } from '../opf/security.js';
+import { PowerFlowInputError } from '../powerflow/types.js';
 
 export interface OpfRequest {
   method?: OpfMethod;
@@ -20,6 +22,8 @@ export interface OpfRequest {
   islanding?: IslandingRule;
   /** store the dispatch as the network's next version (synchronous requests) */
   apply?: boolean;
+  /** preventive N-1 of the DC-OPF (CONTRACT "Security-constrained DC-OPF") */
+  security?: SecurityRequest;
 }
 
 export function opfOptions(r: OpfRequest): OpfOptions {
@@ -29,7 +33,15 @@ export function opfOptions(r: OpfRequest): OpfOptions {
     maxIterations: r.max_iterations ?? DEFAULT_OPF_OPTIONS.maxIterations,
     timeoutMs: r.timeout_ms ?? DEFAULT_OPF_OPTIONS.timeoutMs,
     ...(r.islanding && r.islanding !== 'refuse' ? { islanding: r.islanding } : {}),
+    ...(r.security ? { security: r.security } : {}),
   };
+}
+
+/** What a request with `security` must also satisfy (the doors answer 400 before queueing). */
+function checkSecurity(r: OpfRequest): void {
+  if (!r.security) return;
+  if ((r.method ?? DEFAULT_OPF_OPTIONS.method) !== 'dc') throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF is a DC-OPF in this version; send "method": "dc" with it', { field: 'security' });
+  if (r.islanding && r.islanding !== 'refuse') throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF needs a connected network; leave "islanding" out', { field: 'islanding' });
 }
 
 export type OpfAnswer =
@@ -38,9 +50,17 @@ export type OpfAnswer =
 
 export async function runOpf(s: Services, caller: Caller, networkId: string, req: OpfRequest): Promise<OpfAnswer> {
   requirePermission(caller, 'compute');
+  checkSecurity(req);
   if (req.apply && req.async) throw new AppError('INVALID_FIELD', 'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})', { field: 'apply' });
   const options = opfOptions(req);
   const net = await getNetworkState(s, caller, networkId);
+  if (req.security && Array.isArray(req.security.contingencies)) {
+    // the listed branches checked against the version the task will solve, before it is queued
+    try { securityOutages(await loadVersion(s.db, networkId, net.version), req.security); } catch (e) {
+      if (e instanceof PowerFlowInputError) throw new AppError('INVALID_FIELD', e.message, e.details);
+      throw e;
+    }
+  }
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, { network_id: networkId, status: net.status });
   if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running an OPF`, { network_id: networkId, status: net.status });
   const task = await s.tasks.submitWith(caller, networkId, net.version, 'opf', { ...options }, async () => {});

@@ -6,7 +6,27 @@ export const opfTypeDefs = /* GraphQL */ `
 extend type Mutation {
   """(additive) Runs an optimal power flow on network id, as POST /networks/{id}/opf: the result, or with async: true
   the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC (MATPOWER runopf) by default, or DC."""
-  runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int, islanding: Islanding): OpfResult!
+  runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int, islanding: Islanding,
+    """(additive) preventive N-1 of a DC-OPF (method DC), as REST "security""""
+    security: OpfSecurityInput): OpfResult!
+}
+
+"""(additive) Preventive N-1: contingencies N_1_BRANCHES, or a list (list wins when both are given); limit RATE_C (default), RATE_B or RATE_A."""
+input OpfSecurityInput {
+  n1Branches: Boolean
+  contingencies: [OpfContingencyInput!]
+  limit: SecurityLimit
+}
+input OpfContingencyInput { id: String, branches: [Int!]! }
+enum SecurityLimit { RATE_C RATE_B RATE_A }
+
+"""(additive) A post-contingency limit that binds: outage (its id, or the branch index as text), the monitored branch, its flow after the outage, the limit (MW) and the multiplier (currency/MWh)."""
+type OpfBindingContingency { outage: String! branch: Int! flowMw: Float! limitMw: Float! mu: Float! }
+type OpfSecurity { contingencies: Int! limit: SecurityLimit! binding: [OpfBindingContingency!]! excluded: [String!]! rounds: Int! constraintsAdded: Int! }
+
+extend type OpfResult {
+  """(additive) with security: what the preventive N-1 found"""
+  security: OpfSecurity
 }
 
 ${graphqlEnum('OpfMethod', OPF_METHODS)}

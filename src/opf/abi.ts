@@ -4,6 +4,7 @@ export const OPF_ABI_VERSION = 1;
 export const IN = {
   VERSION: 0, METHOD: 1, NB: 2, NL: 3, NG: 4, BASEMVA: 5, FEASTOL: 6, GRADTOL: 7, COMPTOL: 8, COSTTOL: 9, MAXIT: 10,
   TIME_LIMIT_S: 11, // read by the LP path only (src/opf/lp.ts); the core ignores it
+  NXROWS: 12, XROWS_AT: 13, // extra linear rows on the angles (DC; src/opf/security.ts)
   HEADER: 16,
 } as const;
 export const BUS_FIELDS = 9;    // type, vm0, va0, pd, qd, gs, bs, vmin, vmax

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
 import { ISLANDING_RULES, type IslandingRule } from '../powerflow/types.js';
+import { SECURITY_LIMITS, type SecurityLimit } from './security.js';
 
 export const OPF_USAGE = `Options of opf:
   --method M            ac (MATPOWER runopf, the default) or dc (rundcopf); docs/opf.md
@@ -11,6 +12,8 @@ export const OPF_USAGE = `Options of opf:
   --max-iterations N    MIPS iteration limit (default 150)
   --timeout-ms N        give up after N ms (default 30000)
   --islanding R         islands without a slack: refuse (default), isolate or new_reference
+  --security n-1-branches  preventive N-1 of the DC-OPF (with --method dc): every branch outage
+  --limit L             the post-contingency rating: rate_c (default), rate_b or rate_a
   --json                print only the OPF result object (JSON) on standard output
 Exit codes: 0 converged, 1 usage or input error, 2 infeasible, diverged or timed out.
 `;
@@ -26,6 +29,7 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
       options: {
         method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
         'timeout-ms': { type: 'string' }, islanding: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        security: { type: 'string' }, limit: { type: 'string' },
       },
     });
   } catch (e) {
@@ -54,6 +58,12 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
     if (!(ISLANDING_RULES as readonly string[]).includes(values.islanding)) throw usage(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
     options.islanding = values.islanding as IslandingRule;
   }
+  if (values.security !== undefined) {
+    if (values.security !== 'n-1-branches') throw usage(`--security takes n-1-branches (a contingency list goes through the service's "security" body), got '${values.security}'`);
+    if (method !== 'dc') throw usage('--security needs --method dc: the security-constrained OPF is a DC-OPF');
+    if (values.limit !== undefined && !(SECURITY_LIMITS as readonly string[]).includes(values.limit)) throw usage(`--limit must be one of ${SECURITY_LIMITS.join(', ')}, got '${values.limit}'`);
+    options.security = { contingencies: 'n-1-branches', ...(values.limit ? { limit: values.limit as SecurityLimit } : {}) };
+  } else if (values.limit !== undefined) throw usage('--limit goes with --security');
   return { file: positionals[0]!, json: values.json ?? false, options };
 }
 
@@ -64,6 +74,7 @@ export function opfResultObject(r: OpfResult): Record<string, unknown> {
     status, objective: Number.isFinite(objective) ? objective : null, iterations, method, duration_ms: Math.round(r.duration_ms),
     ...(message !== undefined ? { message } : {}), ...(binding ? { binding } : {}), buses, generators, branches,
     ...(r.islands ? { islands: r.islands, lost_load_mw: r.lost_load_mw, lost_generation_mw: r.lost_generation_mw } : {}),
+    ...(r.security ? { security: r.security } : {}),
   };
 }
 
@@ -94,5 +105,10 @@ export function opfSummary(net: NetworkModel, r: OpfResult): string {
   const congested = r.branches.filter((b) => b.mu_sf > 0 || b.mu_st > 0);
   lines.push(congested.length === 0 ? 'Congested branches: none' : 'Congested branches:');
   for (const b of congested.slice(0, 10)) lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);
+  if (r.security) {
+    const s = r.security;
+    lines.push(`Security (N-1, ${s.limit}): ${s.contingencies} outages, ${s.excluded.length} excluded (they split the network), ${s.rounds} rounds, ${s.constraints_added} post-contingency rows added`);
+    for (const b of s.binding.slice(0, 10)) lines.push(`  binding: branch ${b.branch} after outage ${b.outage}: ${f(b.flow_mw, 2)} MW of ${f(b.limit_mw, 2)}, ${f(b.mu, 4)} per MWh`);
+  }
   return `${lines.join('\n')}\n`;
 }

@@ -22,7 +22,7 @@ import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
-import { OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
+import { IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
 import { packOpf, type PackedOpf } from './pack.js';
 import { PROGRESS_FIELDS } from './worker.js';
 import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgress, type OpfResult, type OpfStatus } from './types.js';
@@ -30,6 +30,11 @@ import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgre
 export interface OpfCall extends Partial<OpfOptions> {
   signal?: AbortSignal;
   onProgress?: (p: OpfProgress) => void;
+  /** DC only: extra linear rows on the internal bus angles (./security.ts), encoded as the core reads
+   *  them (assembly/opf/layout.ts: lo, hi, n, then n pairs of internal bus and coefficient, p.u.) */
+  extraRows?: { count: number; values: Float64Array };
+  /** receives the extra rows' multipliers (currency/MWh, upper minus lower side) of a solved problem */
+  onRowMultipliers?: (mu: Float64Array) => void;
 }
 
 /** Most limits listed in an infeasible result's `binding`. */
@@ -79,6 +84,14 @@ function refuseIslands(network: NetworkModel): void {
 async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
   const o = options(call);
   const packed = packOpf(network, o);
+  if (call.extraRows && call.extraRows.count > 0) {
+    const x = call.extraRows, input = new Float64Array(packed.input.length + x.values.length);
+    input.set(packed.input);
+    input.set(x.values, packed.input.length);
+    input[IN.NXROWS] = x.count;
+    input[IN.XROWS_AT] = packed.input.length;
+    packed.input = input;
+  }
   const capacity = capacityCheck(packed, o.method);
   if (capacity) return emptyResult('infeasible', o, { message: capacity.message, binding: [capacity] });
   const { signal, onProgress } = call;
@@ -125,7 +138,14 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
       report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
       if (settled) return; // onProgress cancelled it
       settle(() => {
-        try { resolve(unpackOpf(network, packed, full.subarray(0, outLen), o)); } catch (e) { reject(e as Error); }
+        try {
+          const r = unpackOpf(network, packed, full.subarray(0, outLen), o);
+          if (call.extraRows && call.onRowMultipliers && r.buses.length > 0) {
+            const at = OUT.HEADER + OUT_BUS_FIELDS * packed.nb + OUT_BR_FIELDS * packed.nl + OUT_GEN_FIELDS * packed.ng;
+            call.onRowMultipliers(full.slice(at, at + call.extraRows.count));
+          }
+          resolve(r);
+        } catch (e) { reject(e as Error); }
       });
     }, (err: unknown) => {
       if (grace) clearTimeout(grace);

@@ -2,6 +2,7 @@
 // (the service's REST / GraphQL / task doors, the CLI, benchmarks, tests). CONTRACT.md
 // "Optimal power flow" fixes the result's shape.
 import type { IslandingRule, IslandSummary } from '../powerflow/types.js';
+import type { SecurityOutcome, SecurityRequest } from './security.js';
 
 export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
 import type { OpfMethod } from '../schemas/vocabulary.js';
@@ -15,6 +16,8 @@ export interface OpfOptions {
   timeoutMs: number;          // default 30000; exceeded -> status 'timeout'
   /** islands without a slack (CONTRACT "Islands"): refuse (default), isolate or new_reference */
   islanding?: IslandingRule;
+  /** preventive N-1 (CONTRACT "Security-constrained DC-OPF"; ./security.ts), method dc only */
+  security?: SecurityRequest;
 }
 
 export const DEFAULT_OPF_OPTIONS: OpfOptions = { method: 'ac', tolerance: 1e-6, maxIterations: 150, timeoutMs: 30000 };
@@ -76,4 +79,6 @@ export interface OpfResult {
   islands?: IslandSummary[];
   lost_load_mw?: number;
   lost_generation_mw?: number;
+  /** with `security`: the outages, limit, binding post-contingency constraints and excluded (splitting) outages */
+  security?: SecurityOutcome;
 }

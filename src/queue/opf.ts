@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import type { StoredTaskRow, TaskRow } from '../domain/tasks.js';
 import { taskFromRow } from '../domain/tasks.js';
 import { solveOpf } from '../opf/solve.js';
+import { solveSecurityConstrainedDcOpf } from '../opf/security.js';
 import type { OpfOptions, OpfResult } from '../opf/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { announceFinished, cachedModel } from './execute.js';
@@ -34,7 +35,10 @@ export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal
   let status: 'completed' | 'failed' | 'cancelled';
   try {
     const model = await cachedModel(s, task.network_id, task.network_version);
-    result = await solveOpf(s.solver!, model, {
+    const solve = o.security
+      ? (pool: typeof s.solver, m: typeof model, call: Parameters<typeof solveOpf>[2]) => solveSecurityConstrainedDcOpf(pool!, m, o.security!, call)
+      : (pool: typeof s.solver, m: typeof model, call: Parameters<typeof solveOpf>[2]) => solveOpf(pool!, m, call);
+    result = await solve(s.solver, model, {
       ...o, signal,
       onProgress: (p) => {
         void s.bus.publish('progress', {

@@ -12,4 +12,15 @@ export const OpfIn = Type.Object({
   islanding: Type.Optional(literals(ISLANDING_RULES)),
   // Store the dispatch (generator p; for AC also voltage set-points) as the network's next version.
   apply: Type.Optional(Type.Boolean()),
+  // Preventive N-1 of the DC-OPF (CONTRACT "Security-constrained DC-OPF"; docs/opf.md).
+  security: Type.Optional(Type.Object({
+    contingencies: Type.Union([
+      Type.Literal('n-1-branches'),
+      Type.Array(Type.Object({
+        id: Type.Optional(Type.String({ maxLength: 128 })),
+        branches: Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1, maxItems: 64 }),
+      }, { additionalProperties: false }), { minItems: 1, maxItems: 100_000 }),
+    ]),
+    limit: Type.Optional(Type.Union([Type.Literal('rate_c'), Type.Literal('rate_b'), Type.Literal('rate_a')])),
+  }, { additionalProperties: false })),
 }, { additionalProperties: false });

@@ -3,6 +3,7 @@ import { runOpf } from '../../domain/opf.js';
 import type { OpfBranch, OpfBus, OpfGenerator, OpfMethod } from '../../opf/types.js';
 import type { IslandingRule } from '../../powerflow/types.js';
 import { mutation } from '../guard.js';
+import type { SecurityOutcome, SecurityRequest } from '../../opf/security.js';
 import type { GqlEnum, IdArgs, Opt } from '../args.js';
 import { defined, down } from './map.js';
 
@@ -13,9 +14,18 @@ interface RunOpfArgs extends IdArgs {
   tolerance?: Opt<number>;
   maxIterations?: Opt<number>;
   islanding?: Opt<GqlEnum<IslandingRule>>;
+  security?: Opt<{ n1Branches?: Opt<boolean>; contingencies?: Opt<{ id?: Opt<string>; branches: number[] }[]>; limit?: Opt<'RATE_C' | 'RATE_B' | 'RATE_A'> }>;
 }
 
-interface StoredOpf { task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
+function securityRequest(s: NonNullable<RunOpfArgs['security']>): SecurityRequest {
+  const list = s.contingencies?.map((c) => (c.id == null ? { branches: c.branches } : { id: c.id, branches: c.branches }));
+  return {
+    contingencies: list && list.length > 0 ? list : 'n-1-branches',
+    ...(s.limit ? { limit: s.limit.toLowerCase() as SecurityRequest['limit'] } : {}),
+  };
+}
+
+interface StoredOpf { security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
 
 export const opfResolvers = {
   Mutation: {
@@ -24,6 +34,7 @@ export const opfResolvers = {
       const answer = await runOpf(ctx.s, caller, a.id, defined({
         method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
         islanding: down<IslandingRule>(a.islanding),
+        security: a.security ? securityRequest(a.security) : undefined,
       }));
       if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), solver: null, objective: null, iterations: null, buses: [], generators: [], branches: [] };
       const r = answer.result as unknown as StoredOpf;
@@ -33,6 +44,11 @@ export const opfResolvers = {
         lostLoadMw: r.lost_load_mw ?? null, lostGenerationMw: r.lost_generation_mw ?? null,
         generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
+        security: r.security ? {
+          contingencies: r.security.contingencies, limit: r.security.limit.toUpperCase(), rounds: r.security.rounds, constraintsAdded: r.security.constraints_added,
+          excluded: r.security.excluded.map(String),
+          binding: r.security.binding.map((b) => ({ outage: String(b.outage), branch: b.branch, flowMw: b.flow_mw, limitMw: b.limit_mw, mu: b.mu })),
+        } : null,
       };
     }),
   },
