@@ -54,7 +54,7 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   if (req.apply && req.async) throw new AppError('INVALID_FIELD', 'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})', { field: 'apply' });
   const options = opfOptions(req);
   const net = await getNetworkState(s, caller, networkId);
-  if (req.security && Array.isArray(req.security.contingencies)) {
+  if (req.security) {
     // the listed branches checked against the version the task will solve, before it is queued
     try { securityOutages(await loadVersion(s.db, networkId, net.version), req.security); } catch (e) {
       if (e instanceof PowerFlowInputError) throw new AppError('INVALID_FIELD', e.message, e.details);

@@ -7,7 +7,7 @@ extend type Mutation {
   """(additive) Runs an optimal power flow on network id, as POST /networks/{id}/opf: the result, or with async: true
   the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC (MATPOWER runopf) by default, or DC."""
   runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int, islanding: Islanding,
-    """(additive) preventive N-1 of a DC-OPF (method DC), as REST "security""""
+    """(additive) preventive N-1 of a DC-OPF (method DC), as the REST body field security"""
     security: OpfSecurityInput): OpfResult!
 }
 

@@ -41,6 +41,8 @@ export interface SecurityOutcome {
 
 /** LODF entries one security-constrained OPF may compute (monitored rows × outaged branches). */
 export const MAX_LODF_ENTRIES = 30_000_000;
+/** Contingencies one list may name. */
+const MAX_LISTED = 100_000;
 /** A post-contingency flow above its limit by more than this (MW) is a violation: above MIPS's
  *  feasibility tolerance (5e-6 p.u.), so a row just added is not found violated again. */
 const VIOLATION_MW = 1e-3;
@@ -63,8 +65,13 @@ export function securityOutages(network: NetworkModel, req: SecurityRequest): Ou
     return network.branches.flatMap((b, l) => (b.status === 'closed' ? [{ id: l, branches: [l] }] : []));
   }
   if (!Array.isArray(req.contingencies) || req.contingencies.length === 0) invalid('security.contingencies', 'give "n-1-branches" or a non-empty list of {id?, branches: [indexes]}');
+  if (req.contingencies.length > MAX_LISTED) invalid('security.contingencies', `at most ${MAX_LISTED} contingencies in one list`);
   return req.contingencies.map((c, p) => {
-    if (!Array.isArray(c.branches) || c.branches.length === 0) invalid(`security.contingencies[${p}].branches`, 'name at least one branch index');
+    if (c === null || typeof c !== 'object' || Array.isArray(c)) invalid(`security.contingencies[${p}]`, 'each contingency is an object {id?, branches: [indexes]}');
+    const extra = Object.keys(c).find((k) => k !== 'id' && k !== 'branches');
+    if (extra) invalid(`security.contingencies[${p}].${extra}`, 'unknown field (id, branches)');
+    if (c.id !== undefined && (typeof c.id !== 'string' || c.id.length > 128)) invalid(`security.contingencies[${p}].id`, 'a text of at most 128 characters');
+    if (!Array.isArray(c.branches) || c.branches.length === 0 || c.branches.length > 64) invalid(`security.contingencies[${p}].branches`, 'name between 1 and 64 branch indexes');
     c.branches.forEach((l, j) => {
       if (!(Number.isInteger(l) && l >= 0 && l < nl)) invalid(`security.contingencies[${p}].branches[${j}]`, `branch ${l} does not exist (the network has ${nl} branches, indexes from 0)`);
       if (network.branches[l]!.status !== 'closed') invalid(`security.contingencies[${p}].branches[${j}]`, `branch ${l} is already out of service`);

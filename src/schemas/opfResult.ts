@@ -58,6 +58,23 @@ export const OpfConvergenceOut = Type.Object({
   feasibility: Type.Number(), gradient: Type.Number(), complementarity: Type.Number(), cost: Type.Number(),
 }, { description: 'MIPS\'s last convergence measures' });
 
+/** A binding post-contingency constraint of the security-constrained DC-OPF. */
+export const OpfBindingContingencyOut = Type.Object({
+  outage: Type.Union([Type.Integer(), Type.String()], { description: 'the outage id (a branch index for n-1-branches)' }),
+  branch: Type.Integer(), flow_mw: Type.Number(), limit_mw: Type.Number(),
+  mu: Type.Number({ description: 'currency/MWh, negative at the lower side' }),
+});
+
+/** With security: the preventive N-1 (CONTRACT "Security-constrained DC-OPF"). */
+export const OpfSecurityOut = Type.Object({
+  contingencies: Type.Integer({ description: 'outages listed' }),
+  limit: Type.Union([Type.Literal('rate_c'), Type.Literal('rate_b'), Type.Literal('rate_a')]),
+  binding: Type.Array(OpfBindingContingencyOut),
+  excluded: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'outages that split the network: not constrained' }),
+  rounds: Type.Integer({ description: 'DC-OPF solves of the constraint generation' }),
+  constraints_added: Type.Integer({ description: 'post-contingency rows added over the rounds' }),
+});
+
 /** What an OPF solve answers (the core's OpfResult), without the task's fields. */
 export const OpfOutcomeOut = Type.Object({
   status: literals(OPF_STATUSES),
@@ -75,18 +92,7 @@ export const OpfOutcomeOut = Type.Object({
   islands: Type.Optional(Type.Array(IslandSummaryOut)),
   lost_load_mw: Type.Optional(Type.Number()),
   lost_generation_mw: Type.Optional(Type.Number()),
-  security: Type.Optional(Type.Object({
-    contingencies: Type.Integer({ description: 'outages listed' }),
-    limit: Type.Union([Type.Literal('rate_c'), Type.Literal('rate_b'), Type.Literal('rate_a')]),
-    binding: Type.Array(Type.Object({
-      outage: Type.Union([Type.Integer(), Type.String()], { description: 'the outage id (a branch index for n-1-branches)' }),
-      branch: Type.Integer(), flow_mw: Type.Number(), limit_mw: Type.Number(),
-      mu: Type.Number({ description: 'currency/MWh, negative at the lower side' }),
-    })),
-    excluded: Type.Array(Type.Union([Type.Integer(), Type.String()]), { description: 'outages that split the network: not constrained' }),
-    rounds: Type.Integer({ description: 'DC-OPF solves of the constraint generation' }),
-    constraints_added: Type.Integer({ description: 'post-contingency rows added over the rounds' }),
-  }, { description: 'with security: the preventive N-1 (CONTRACT "Security-constrained DC-OPF")' })),
+  security: Type.Optional(OpfSecurityOut),
 });
 
 /** An OPF task's stored result; the synchronous answer adds `applied` when `apply: true` stored the dispatch. */
