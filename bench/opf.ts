@@ -5,6 +5,7 @@
 //   npm run bench:opf                  # tables on stdout
 //   npm run bench:opf -- --json        # only [{case, method, buses, iterations, median_ms}] on stdout
 //   npm run bench:opf -- --only case2383wp --method ac --runs 9
+//   npm run bench:opf -- --only none --method dc --security   # only the security-constrained rows
 //
 // median_ms: median time inside the worker around the wasm solve (building the problem, the KKT
 // pattern and its pivot sequence, every MIPS iteration, the results); no packing or transfer.
@@ -15,6 +16,7 @@ import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/powerflow/pool.js';
 import { solveOpf } from '../src/opf/solve.js';
+import { performance } from 'node:perf_hooks';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -70,11 +72,12 @@ async function main(): Promise<void> {
       rows.push({ case: c, method, buses: net.buses.length, iterations, median_ms: Math.round(ms * 100) / 100, status, matpower_ms: mpMs, speedup: mpMs ? Math.round((mpMs / ms) * 10) / 10 : null });
       log(`${method} ${c}: ${status} in ${iterations} iterations, median ${ms.toFixed(1)} ms over ${runs} runs`);
     }
+    if (methods.includes('dc') && (args.includes('--security') || !only)) scopf = await securityRows(pool);
   } finally {
     await pool.close();
   }
   if (asJson) {
-    process.stdout.write(`${JSON.stringify(rows.map(({ case: c, method, buses, iterations, median_ms }) => ({ case: c, method, buses, iterations, median_ms })))}\n`);
+    process.stdout.write(`${JSON.stringify([...rows.map(({ case: c, method, buses, iterations, median_ms }) => ({ case: c, method, buses, iterations, median_ms })), ...scopf])}\n`);
     return;
   }
   const out = [`${cpus().length} CPUs (${cpus()[0]?.model ?? '?'}), load average ${load0.toFixed(2)} -> ${loadavg()[0]!.toFixed(2)}`];
@@ -84,7 +87,45 @@ async function main(): Promise<void> {
       '|---|---:|---|---:|---:|---:|---:|',
       ...rows.filter((r) => r.method === method).map((r) => `| ${r.case} | ${r.buses} | ${r.status} | ${r.iterations} | ${r.median_ms.toFixed(1)} | ${r.matpower_ms === null ? '—' : `${r.matpower_ms.toFixed(0)} (${method === 'dc' ? mp.get(r.case)!.dcSolver : mp.get(r.case)!.acIterations})`} | ${r.speedup === null ? '—' : `${r.speedup}×`} |`));
   }
+  if (scopf.length > 0) {
+    out.push('', 'Security-constrained DC-OPF (preventive N-1, constraint generation; wall time of the whole call: LODF, every round)', '',
+      '| case | status | outages | excluded | rounds | rows added | explicit rows | objective | gridops ms (median) | MATPOWER explicit ms | speed-up |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+      ...scopf.map((r) => `| ${r.case} | ${r.status} | ${r.outages} | ${r.excluded} | ${r.rounds} | ${r.rows_added} | ${r.explicit_rows ?? '—'} | ${r.status === 'converged' ? r.objective.toFixed(4) : '—'} | ${r.median_ms.toFixed(1)} | ${r.matpower_ms === null ? '—' : r.matpower_ms.toFixed(0)} | ${r.matpower_ms === null ? '—' : `${(r.matpower_ms / r.median_ms).toFixed(1)}×`} |`));
+  }
   process.stdout.write(`${out.join('\n')}\n`);
+}
+
+interface ScopfRow { case: string; method: 'scopf'; status: string; outages: number; excluded: number; rounds: number; rows_added: number; explicit_rows: number | null; objective: number; median_ms: number; matpower_ms: number | null }
+let scopf: ScopfRow[] = [];
+
+/** SCOPF of the reference cases (MATPOWER's explicit solve time from shared/reference/scopf), case118 with
+ *  ratings that make N-1 bind (1.6 × its DC-OPF flow + 60 MW, as test/scopf-reference.test.ts), case2383wp. */
+async function securityRows(pool: ReturnType<typeof createSolverPool>): Promise<ScopfRow[]> {
+  const { solveSecurityConstrainedDcOpf } = await import('../src/opf/security.js');
+  const out: ScopfRow[] = [];
+  for (const c of ['case9', 'case30', 'case118', 'case2383wp']) {
+    let net = parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
+    if (c === 'case118') {
+      const base = await solveOpf(pool, net, { method: 'dc' });
+      net = { ...net, branches: net.branches.map((b, l) => ({ ...b, rate_a: Math.round(1.6 * Math.abs(base.branches[l]!.p_from) + 60) })) };
+    }
+    let ref: { solve_s: number; constraints: number } | undefined;
+    try { ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'scopf', `${c}.json`), 'utf8')).runs[1]; } catch { ref = undefined; }
+    const runs = net.buses.length >= 1000 ? 3 : 31;
+    const times: number[] = [];
+    let last;
+    for (let r = 0; r <= runs; r++) {
+      const t = performance.now();
+      last = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches' }, { method: 'dc', timeoutMs: 600_000 });
+      if (r > 0) times.push(performance.now() - t);
+    }
+    const ms = median(times);
+    out.push({ case: c, method: 'scopf', status: last!.status, outages: last!.security.contingencies, excluded: last!.security.excluded.length, rounds: last!.security.rounds, rows_added: last!.security.constraints_added,
+      explicit_rows: ref?.constraints ?? null, objective: last!.objective, median_ms: Math.round(ms * 100) / 100, matpower_ms: ref ? ref.solve_s * 1000 : null });
+    log(`scopf ${c}: ${last!.status}, ${last!.security.rounds} rounds, median ${ms.toFixed(1)} ms over ${runs} runs`);
+  }
+  return out;
 }
 
 main().catch((e: unknown) => { log(String((e as Error)?.stack ?? e)); process.exitCode = 1; });

@@ -148,10 +148,12 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   }
   const lodf = new Map<number, Float64Array>(); // row branch -> LODF over `outaged`
   const col = new Map(outaged.map((l, j) => [l, j]));
-  if (outaged.length > 0 && rows.length > 0) {
-    const m = await sensitivityMatrix(pool, network, { kind: 'lodf', branches: rows, outages: outaged }, { signal: call.signal, maxEntries: MAX_LODF_ENTRIES });
-    rows.forEach((l, r) => { const v = new Float64Array(outaged.length); m.fillRow(r, v); lodf.set(l, v); });
-  }
+  // computed while the first round (which needs no post-contingency row) is solved
+  const lodfReady = outaged.length > 0 && rows.length > 0
+    ? sensitivityMatrix(pool, network, { kind: 'lodf', branches: rows, outages: outaged }, { signal: call.signal, maxEntries: MAX_LODF_ENTRIES })
+      .then((m) => { rows.forEach((l, r) => { const v = new Float64Array(outaged.length); m.fillRow(r, v); lodf.set(l, v); }); })
+    : Promise.resolve();
+  lodfReady.catch(() => {}); // awaited below; a failure is reported there
 
   // per kept outage: the coefficients c (one per outaged branch) of f'_m = f_m + Σ c_j f_kj, for each monitored m
   const coefOf = (o: Outage): ((m: number) => Float64Array) | null => {
@@ -175,9 +177,14 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
       return out;
     };
   };
-  const coefs = kept.map(coefOf);
-  for (let c = 0; c < kept.length; c++) if (coefs[c] === null) excluded.push(kept[c]!.id); // singular: splits after all
-  const active = kept.map((_, c) => c).filter((c) => coefs[c] !== null);
+  let coefs: (((m: number) => Float64Array) | null)[] = [];
+  let active: number[] = [];
+  const prepare = async () => {
+    await lodfReady;
+    coefs = kept.map(coefOf);
+    for (let c = 0; c < kept.length; c++) if (coefs[c] === null) excluded.push(kept[c]!.id); // singular: splits after all
+    active = kept.map((_, c) => c).filter((c) => coefs[c] !== null);
+  };
 
   // a flow's angle terms in p.u.: b (θ_f − θ_t) + Pfinj, b = 1/(x·tap) as makeBdc
   const susceptance = (l: number) => { const b = network.branches[l]!; return 1 / b.x / (b.ratio !== 0 ? b.ratio : 1); };
@@ -215,6 +222,7 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
       extraRows: { count: rowsAdded.length, values: Float64Array.from(encoded) },
       onRowMultipliers: (x) => { mu = x as Float64Array; },
     });
+    if (rounds === 1) await prepare();
     if (result.status !== 'converged') {
       if (result.status === 'infeasible' && rowsAdded.length > 0) {
         result = { ...result, message: `no dispatch meets the post-contingency limits: ${rowsAdded.slice(-20).map((r) => `branch ${r.m} after outage ${String(kept[r.c]!.id)} (limit ${limitMw[r.m]} MW)`).join('; ')}` };
