@@ -3,7 +3,7 @@
 // alarms, events, time series. docs/console.md.
 import { html, render, useState, useEffect, useRef, useMemo } from '/console/vendor/preact-htm.js';
 import { api, session, sentence, listen, download, may } from '/console/api.js';
-import { NetworkDrawing, VOLTAGE_COLORS, LOADING_COLORS, DEENERGIZED_COLOR } from '/console/graph.js';
+import { NetworkDrawing, VOLTAGE_COLORS, LOADING_COLORS, DEENERGIZED_COLOR, PTDF_COLORS } from '/console/graph.js';
 
 const fmt = (x, d = 3) => (typeof x === 'number' && Number.isFinite(x) ? x.toFixed(d) : x ?? '');
 
@@ -137,7 +137,8 @@ function NetworkView({ id }) {
   const [progress, setProgress] = useState(undefined);
   const [pick, setPick] = useState(null);
   const [method, setMethod] = useState('newton_raphson');
-  const [opts, setOpts] = useState({ tolerance: '1e-8', maxIterations: '50', contingencies: 'n-1-branches', limit: '100', opfMethod: 'ac', islanding: 'refuse' });
+  const [ptdf, setPtdf] = useState(null);
+  const [opts, setOpts] = useState({ tolerance: '1e-8', maxIterations: '50', contingencies: 'n-1-branches', limit: '100', opfMethod: 'ac', islanding: 'refuse', secure: false });
   const opt = (k) => (e) => setOpts({ ...opts, [k]: e.target.value });
   const box = useRef(null), drawing = useRef(null);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
@@ -166,8 +167,17 @@ function NetworkView({ id }) {
         setStudy({ id: q.data.study_id, summary: st, cases: cases.data });
         const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
         if (worst) drawing.current?.highlight(worst.contingency.branches[0]);
+      } else if (what === 'ptdf') {
+        // the selected branch's PTDF: which injections load it, and by how much (docs/sensitivities.md)
+        const r = await api('POST', `/api/v1/networks/${id}/sensitivities`, { kind: 'ptdf', branches: [pick.index] });
+        const values = r.data.values[0];
+        const order = values.map((v, j) => [v, r.data.columns[j]]).sort((a, b) => Math.abs(b[0]) - Math.abs(a[0]));
+        setPtdf({ branch: pick.index, top: order.slice(0, 5) });
+        drawing.current?.colorPtdf(pick.index, r.data.columns, values);
       } else {
-        const r = await api('POST', `/api/v1/networks/${id}/opf`, { method: opts.opfMethod, islanding: opts.islanding });
+        // the security-constrained OPF is a DC-OPF: "N-1 secure" sends method dc with security
+        const body = opts.secure ? { method: 'dc', security: { contingencies: 'n-1-branches' } } : { method: opts.opfMethod, islanding: opts.islanding };
+        const r = await api('POST', `/api/v1/networks/${id}/opf`, body);
         setOpf(r.data); drawing.current?.color(r.data);
       }
     } catch (e) { setError(e); } finally { setProgress(undefined); }
@@ -191,6 +201,7 @@ function NetworkView({ id }) {
       <label>Loading limit % <input size="4" value=${opts.limit} onInput=${opt('limit')} /></label>
       <button id="run-study" onClick=${() => run('study')} disabled=${progress !== undefined}>Run N-1 study</button>
       <label>OPF <select id="opf-method" value=${opts.opfMethod} onChange=${opt('opfMethod')}><option value="ac">AC</option><option value="dc">DC</option></select></label>
+      <label title="preventive N-1: the cheapest DC dispatch that keeps every branch within its emergency rating after any single branch outage"><input type="checkbox" id="opf-secure" checked=${opts.secure} onChange=${(e) => setOpts({ ...opts, secure: e.target.checked })} /> N-1 secure (DC)</label>
       <button id="run-opf" onClick=${() => run('opf')} disabled=${progress !== undefined}>Run OPF</button>
       ${progress !== undefined ? html`<progress id="progress" aria-label="progress" max="1" value=${progress ?? undefined}></progress>` : null}
     </div>` : html`<p class="muted">Your role may read this network; running calculations needs the operator role.</p>`}
@@ -205,9 +216,21 @@ function NetworkView({ id }) {
         </div>
       </div>
       <div>
+        <form class="row" id="find" onSubmit=${(e) => {
+          e.preventDefault();
+          const m = /^\s*(bus|branch)\s*#?\s*(\d+)\s*$/i.exec(e.target.elements.what.value);
+          if (!m) { setError(new Error('find: type "bus 5" (a bus id) or "branch 12" (a branch index, from 0)')); return; }
+          const n = Number(m[2]);
+          if (m[1].toLowerCase() === 'bus' ? !net.buses.some((b) => b.id === n) : !net.branches[n]) { setError(new Error(`${m[1].toLowerCase()} ${n} is not in this network`)); return; }
+          setError(null);
+          setPick(m[1].toLowerCase() === 'bus' ? { kind: 'bus', id: n } : { kind: 'branch', index: n });
+        }}><input name="what" placeholder="bus 5 or branch 12" aria-label="find a bus or a branch" /><button class="secondary">Find</button></form>
         <div class="card" id="details" aria-live="polite">
           ${busRow ? html`<h3>Bus ${busRow.id}</h3><p>type ${busRow.type}, limits ${busRow.vmin}–${busRow.vmax} p.u.</p>${busRes ? html`<p>v = ${fmt(busRes.v, 4)} p.u., θ = ${fmt(busRes.theta, 4)} rad</p>` : null}`
-            : brRow ? html`<h3>Branch ${pick.index} (${brRow.from}–${brRow.to})</h3><p>r ${brRow.r}, x ${brRow.x}, rate_a ${brRow.rate_a} MVA, ${brRow.status}</p>${brRes ? html`<p>P from ${fmt(brRes.p_from, 2)} MW, loading ${fmt(brRes.loading, 1)} %</p>` : null}`
+            : brRow ? html`<h3>Branch ${pick.index} (${brRow.from}–${brRow.to})</h3><p>r ${brRow.r}, x ${brRow.x}, rate_a ${brRow.rate_a} MVA, ${brRow.status}</p>${brRes ? html`<p>P from ${fmt(brRes.p_from, 2)} MW, loading ${fmt(brRes.loading, 1)} %</p>` : null}
+              ${may('compute') && brRow.status === 'closed' ? html`<button class="secondary" id="run-ptdf" onClick=${() => run('ptdf')} disabled=${progress !== undefined}>PTDF of this branch</button>` : null}
+              ${ptdf && ptdf.branch === pick.index ? html`<p id="ptdf-top">MW on this branch per MW injected (withdrawn at the reference): ${ptdf.top.map(([v, bus]) => `bus ${bus} ${fmt(v, 3)}`).join(', ')}</p>
+                <div class="legend"><strong>PTDF:</strong> ${PTDF_COLORS.map((c) => html`<span style=${`--c:${c.color}`}>${c.label}</span>`)}</div>` : null}`
             : html`<p class="muted">Click a bus or a branch for its values.</p>`}
         </div>
         ${result ? html`<div class="card" id="powerflow-summary"><h3>Power flow: ${result.status}</h3><p>${result.iterations} iterations, losses ${fmt(result.losses?.p_mw, 2)} MW</p>
@@ -231,7 +254,13 @@ function NetworkView({ id }) {
     ${opf ? html`<h3>OPF: ${opf.status}, objective ${fmt(opf.objective, 2)} per hour</h3><${Table} id="opf-generators" columns=${[
       { key: 'index', label: 'generator', value: (g) => g.index }, { key: 'bus', label: 'bus', value: (g) => g.bus },
       { key: 'p_mw', label: 'P (MW)', value: (g) => g.p_mw }, { key: 'q_mvar', label: 'Q (MVAr)', value: (g) => g.q_mvar },
-    ]} rows=${opf.generators} />` : null}
+    ]} rows=${opf.generators} />
+    ${opf.security ? html`<h3>N-1 security: ${opf.security.contingencies} outages, ${opf.security.excluded.length} excluded (they split the network), ${opf.security.rounds} rounds</h3>
+      ${opf.security.binding.length === 0 ? html`<p class="muted" id="opf-binding-none">No post-contingency limit binds: the OPF dispatch is already N-1 secure.</p>` : html`<${Table} id="opf-binding" columns=${[
+        { key: 'outage', label: 'outage', value: (b) => String(b.outage) }, { key: 'branch', label: 'branch', value: (b) => b.branch, render: (b) => String(b.branch) },
+        { key: 'flow_mw', label: 'flow after (MW)', value: (b) => b.flow_mw, render: (b) => fmt(b.flow_mw, 2) },
+        { key: 'limit_mw', label: 'limit (MW)', value: (b) => b.limit_mw }, { key: 'mu', label: 'shadow price (per MWh)', value: (b) => b.mu, render: (b) => fmt(b.mu, 4) },
+      ]} rows=${opf.security.binding} />`}` : null}` : null}
   </section>`;
 }
 

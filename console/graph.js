@@ -12,6 +12,15 @@ export const LOADING_COLORS = [
   { label: '< 70 %', color: '#9ca3af' }, { label: '70–100 %', color: '#f59e0b' }, { label: '> 100 %', color: '#dc2626' },
 ];
 
+/** PTDF of a branch (MW of flow per MW injected at the bus, withdrawn at the reference): a diverging scale. */
+export const PTDF_COLORS = [
+  { label: '≤ −0.5', color: '#1d4ed8' }, { label: '−0.5…−0.1', color: '#93c5fd' }, { label: '≈ 0', color: '#e5e7eb' },
+  { label: '0.1…0.5', color: '#fca5a5' }, { label: '≥ 0.5', color: '#b91c1c' },
+];
+function ptdfColor(v) {
+  return v <= -0.5 ? PTDF_COLORS[0].color : v <= -0.1 ? PTDF_COLORS[1].color : v < 0.1 ? PTDF_COLORS[2].color : v < 0.5 ? PTDF_COLORS[3].color : PTDF_COLORS[4].color;
+}
+
 /** Force layout (springs along branches, repulsion from nearby buses through a grid, a little gravity). */
 function layout(n, edges) {
   const x = new Float64Array(n), y = new Float64Array(n);
@@ -128,6 +137,19 @@ export class NetworkDrawing {
       this.graph.setEdgeAttribute(key, 'size', l > 100 ? 3 : l >= 70 ? 2 : 1);
     });
     Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark) });
+  }
+
+  /** Buses coloured by their PTDF on one branch (POST /sensitivities kind ptdf, one row), that branch marked. */
+  colorPtdf(branch, columns, values) {
+    let strongest = 0;
+    columns.forEach((id, j) => {
+      if (!this.graph.hasNode(String(id))) return;
+      const v = values[j] ?? 0;
+      if (Math.abs(v) > Math.abs(strongest)) strongest = v;
+      this.graph.setNodeAttribute(String(id), 'color', ptdfColor(v));
+    });
+    this.highlight(branch);
+    Object.assign(this.container.dataset, { ptdfBranch: String(branch), ptdfStrongest: String(Math.round(strongest * 1000) / 1000) });
   }
 
   /** Marks one branch (a study's worst case) on the drawing. */

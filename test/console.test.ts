@@ -121,6 +121,25 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.match(await page.textContent('main') ?? '', /OPF: converged, objective 5\d\d\.\d\d per hour/);
       assert.equal((await page.$$('#opf-generators tbody tr')).length, 6);
       await shot('opf');
+      // the N-1 secure OPF beside it: MATPOWER's binding post-contingency row (branch 34 after outage 35)
+      await page.check('#opf-secure');
+      await page.click('#run-opf');
+      await page.waitForSelector('#opf-binding tbody tr');
+      assert.match(await page.textContent('main') ?? '', /OPF: converged, objective 565\.35 per hour/);
+      const binding = await page.$$eval('#opf-binding tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      assert.deepEqual(binding.map((r) => [r[0], r[1]]), [['35', '34']]);
+      // a branch found by its index, and its PTDF drawn: buses coloured by the MW they put on it
+      await page.fill('#find input', 'branch 34');
+      await page.click('#find button');
+      await page.waitForSelector('#run-ptdf');
+      await page.click('#run-ptdf');
+      await page.waitForSelector('#drawing[data-ptdf-branch="34"]');
+      assert.match(await page.textContent('#ptdf-top') ?? '', /MW on this branch per MW injected/);
+      assert.ok(Math.abs(Number(await page.getAttribute('#drawing', 'data-ptdf-strongest'))) > 0.1, 'some bus loads branch 34 noticeably');
+      await shot('ptdf');
+      await page.fill('#find input', 'bus 999');
+      await page.click('#find button');
+      await page.waitForSelector('[role=alert]:has-text("bus 999 is not in this network")');
     });
 
     it('acknowledges an alarm, and shows a live event as it arrives', async () => {
