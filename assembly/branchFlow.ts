@@ -1,7 +1,7 @@
 // Branch flows from the solved voltages (MATPOWER pfsoln), p.u.:
 //   Sf = Vf conj(Yff Vf + Yft Vt),  St = Vt conj(Ytf Vf + Ytt Vt)
 // with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { dcB } from './dcpf';
 import { BR_RATIO, BR_SHIFT, BR_X } from './layout';
 

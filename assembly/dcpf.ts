@@ -5,7 +5,7 @@
 //   Va(pv,pq) = Bbus(pv,pq; pv,pq) \ (Pbus(pv,pq) - Bbus(pv,pq; ref) Va0(ref))
 //   Pf = (b .* (Va_f - Va_t) + Pfinj) * baseMVA, Pt = -Pf, Q = 0, Vm = 1
 // The reduced Bbus is factorised once per topology and parameter set.
-import { Topology, REF } from './symbolic';
+import { Topology, REF } from './topology';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
 import { dcShiftInjection, dcSusceptance } from './branchModel';

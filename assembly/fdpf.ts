@@ -6,7 +6,7 @@
 //     Vm(pq)    -= B''\ Q;  V = Vm e^{j Va};  mismatch; converged? -> stop
 // (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
 // B' and B'' are factorised once per topology and parameter set.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { injections, mismatchFD, normP, normQ, polarToRect, wrapAll } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';

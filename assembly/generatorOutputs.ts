@@ -6,9 +6,9 @@
 //  - the first in-service generator at each ref bus takes the slack:
 //    Pg = P injection + Pd - sum(Pg of the other gens at that bus).
 // Used by pfsoln (a power flow's results) and by a study's reactive-limit loop
-// (studyQLimits.ts), each with its own arrays: every array comes with the
+// (study/qLimits.ts), each with its own arrays: every array comes with the
 // offset its first generator (or bus) is at.
-import { Topology, PQ, REF } from './symbolic';
+import { Topology, PQ, REF } from './topology';
 
 const EPS: f64 = 2.220446049250313e-16;
 

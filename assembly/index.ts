@@ -8,7 +8,7 @@
 //   cacheSize() / clearCache()
 //   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows or
 //                                 outage flow shifts of the DC model (sensitivity.ts)
-//   studyInputPtr(len) / studySolve()   a study chunk (study.ts, layouts in studyLayout.ts) on the
+//   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/layout.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
 //                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
 // and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
@@ -19,7 +19,7 @@
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
 // Ybus values and the numeric factors of B', B'', Bdc are also reused while the
 // branch and shunt parameters hash the same.
-import { Topology, analysisTotal } from './symbolic';
+import { Topology, analysisTotal } from './topology';
 import { makeYbus } from './ybus';
 import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
 import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';
@@ -29,8 +29,8 @@ import { losses, lossP, lossQ } from './losses';
 import {
   runStudy, violationsDone, records as studyRecords, islands as studyIslands, islandCount as studyIslandTotal,
   monitorValues as studyMonitor,
-} from './study';
-import { violations as studyViolations } from './studyMetrics';
+} from './study/loop';
+import { violations as studyViolations } from './study/metrics';
 import { ptdfRows, flowShifts, sensOut } from './sensitivity';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
@@ -110,7 +110,7 @@ function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f6
   return topo;
 }
 
-// ---- studies (study.ts; buffer layouts in studyLayout.ts)
+// ---- studies (study/loop.ts; buffer layouts in study/layout.ts)
 let studyIn = new StaticArray<f64>(0);
 export function studyInputPtr(len: i32): usize {
   if (studyIn.length < len) studyIn = new StaticArray<f64>(len);

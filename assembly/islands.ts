@@ -2,7 +2,7 @@
 // are not out (path halving, union by smaller root), then the buses whose
 // component holds no reference bus. O(nl α) per case, no allocation: the parent
 // and mark arrays are sized once per study.
-import { REF } from './symbolic';
+import { REF } from './topology';
 
 /** Components of the graph (nb buses, branches f/t without those with out[l] != 0)
  *  into parent (root per bus after the call); returns the component count. */

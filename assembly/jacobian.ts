@@ -16,7 +16,7 @@
 // Every entry is written with the off-diagonal formulas, then the diagonal
 // (slot topo.jDiag of each column) gets its +j S / S/|V| terms.
 // Needs topo.sr/si from mismatch.injections for the same V.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { ptr, geti, getf, setf } from './sparse/raw';
 
 /** A pinned bus's columns: 1 on its own P (Va column) and Q (Vm column) rows, 0 elsewhere. */

@@ -1,7 +1,7 @@
 // get_losses: series losses of each in-service branch,
 //   loss = baseMVA * |Vf / tau - Vt|^2 / (r - j x),  tau = tap e^{j shift}
 // i.e. I^2 R (real) and I^2 X (imaginary) of the series impedance only.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { BR_R, BR_RATIO, BR_SHIFT, BR_X } from './layout';
 
 export let lossP: f64 = 0.0;

@@ -4,7 +4,7 @@
 //   B'' = -imag(Ybus) of the network with phase shifts = 0 (everything else kept);
 // reduced to the non-reference buses (B') and the pq buses (B'') through the
 // Ybus -> reduced slot maps of the topology.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { branchAdmittance } from './branchModel';
 import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS } from './layout';
 

@@ -1,7 +1,7 @@
 // Bus power injections S = V .* conj(Ybus * V) and the power-flow mismatch
 // F = S - Sbus, as newtonpf / fdpf evaluate it. Ibus = Ybus*V and S are kept in
 // the topology's work vectors (S is reused by the Jacobian).
-import { Topology, PQ, REF } from './symbolic';
+import { Topology, PQ, REF } from './topology';
 import { ptr, geti, getf, setf } from './sparse/raw';
 
 /** vr + j vi = vm e^{j va} for one bus (raw data addresses). */

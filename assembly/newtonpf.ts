@@ -7,7 +7,7 @@
 //     F = mismatch; converged = |F|inf < tol
 // The Jacobian pattern and its symbolic LU come from the topology cache; the
 // loop itself allocates nothing.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { fillJacobian } from './jacobian';

@@ -2,7 +2,7 @@
 //  - bus injections S = V conj(Ybus V) (MW / MVAr);
 //  - branch flows Sf = Vf conj(Yff Vf + Yft Vt), St = Vt conj(Ytf Vf + Ytt Vt);
 //  - generator outputs (./generatorOutputs.ts).
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { branchFlow } from './branchFlow';
 import { generatorOutputs } from './generatorOutputs';
 import { BUS_PD, BUS_QD, GEN_PG, GEN_QG, GEN_QMAX, GEN_QMIN, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';

@@ -6,7 +6,7 @@
 //       from which LODF(:, k) = shift / (1 − shift(k)) (src/sensitivities/).
 // The reduced Bbus is the DC power flow's (dcpf.ts), factorised once per topology and parameter set
 // and kept with the topology: never the dense inverse.
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { dcB } from './dcpf';
 import { BR_X, BR_RATIO } from './layout';
 

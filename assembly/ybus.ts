@@ -4,7 +4,7 @@
 //   Ytt = ys + j b/2,  Yff = Ytt / (t conj(t)),  Yft = -ys / conj(t),  Ytf = -ys / t
 //   Ybus = Cf' Yf + Ct' Yt + diag((Gs + j Bs) / baseMVA)
 // Only in-service branches reach the wasm (the JS side drops the others).
-import { Topology } from './symbolic';
+import { Topology } from './topology';
 import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './layout';
 import { branchAdmittance } from './branchModel';
 

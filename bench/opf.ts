@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { loadavg, cpus } from 'node:os';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { solveOpf } from '../src/opf/solve.js';
 import { performance } from 'node:perf_hooks';
 

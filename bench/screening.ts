@@ -6,7 +6,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyRequest } from '../src/studies/index.js';
 
 const args = process.argv.slice(2);

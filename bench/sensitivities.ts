@@ -7,7 +7,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { computeSensitivities } from '../src/sensitivities/compute.js';
 
 const asJson = process.argv.includes('--json');

@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { cpus, availableParallelism, loadavg } from 'node:os';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
+import { createSolverPool, solveDiagnostics } from '../src/engine/pool.js';
 import type { PowerFlowMethod, SolveOptions } from '../src/powerflow/types.js';
 
 const args = process.argv.slice(2);

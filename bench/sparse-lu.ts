@@ -14,7 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
-import { sparseLuInstance, type SparseLuExports } from '../src/powerflow/wasm.js';
+import { sparseLuInstance, type SparseLuExports } from '../src/engine/wasm.js';
 import { rng } from '../src/lib/rng.js';
 
 export interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }

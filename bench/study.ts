@@ -19,7 +19,7 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics } from '../src/powerflow/pool.js';
+import { createSolverPool, solveDiagnostics } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyRequest } from '../src/studies/index.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { writeReadmeSection } from './readme.js';

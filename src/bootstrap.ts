@@ -50,7 +50,7 @@ async function createCore(config: Config, logger: Logger): Promise<ServiceCore> 
   const bus = config.redisUrl ? await createRedisBus(config.redisUrl, config.redisPrefix, (err, n) => busDropped(err, n)) : createMemoryBus();
   let solver: ServiceCore['solver'];
   if (config.role !== 'api') {
-    const { createSolverPool } = await import('./powerflow/pool.js');
+    const { createSolverPool } = await import('./engine/pool.js');
     solver = createSolverPool({ threads: config.workers });
   }
   const listMiss = throttledWarning(logger, 'list cache: Redis did not answer; lists are read from the database until it does');

@@ -205,7 +205,7 @@ class InputError extends Error {
 
 export async function runSolve(cmd: SolveCommand): Promise<number> {
   const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
-  const { createSolverPool } = await import('./powerflow/pool.js');
+  const { createSolverPool } = await import('./engine/pool.js');
   const pool = createSolverPool({ threads: 1 });
   const abort = new AbortController();
   const onSigint = () => abort.abort();
@@ -226,7 +226,7 @@ export async function runSolve(cmd: SolveCommand): Promise<number> {
 
 async function runOpf(cmd: OpfCommand): Promise<number> {
   const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
-  const { createSolverPool } = await import('./powerflow/pool.js');
+  const { createSolverPool } = await import('./engine/pool.js');
   const { solveOpf } = await import('./opf/solve.js');
   const pool = createSolverPool({ threads: 1 });
   const abort = new AbortController();

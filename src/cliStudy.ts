@@ -91,7 +91,7 @@ const fmt = (x: number | null, d: number) => (x === null ? '-' : x.toFixed(d));
 export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, write: (text: string) => Promise<void>,
   outer: AbortSignal): Promise<number> {
   const { planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, studyCsvHeader, studyCsvLines } = await import('./studies/index.js');
-  const { createSolverPool } = await import('./powerflow/pool.js');
+  const { createSolverPool } = await import('./engine/pool.js');
   const plan = planStudy(network, cmd.request); // AppError INVALID_FIELD: printed as an input error
   const pool = createSolverPool({ threads: cmd.threads });
   const counts = { converged: 0, diverged: 0, islanded: 0, screened: 0 };

@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import type { EventBus } from './events/bus.js';
-import type { SolverPool } from './powerflow/pool.js';
+import type { SolverPool } from './engine/pool.js';
 import type { TaskScheduler } from './queue/scheduler.js';
 import type { TaskLifecycle } from './queue/execute.js';
 import type { ListCache } from './cache/listCache.js';

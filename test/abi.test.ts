@@ -1,5 +1,5 @@
 // Issue #22 item 1: the wasm buffer layouts are defined in assembly/ (layout.ts,
-// studyLayout.ts, opf/layout.ts) and mirrored by hand in src/powerflow/abi.ts,
+// study/layout.ts, opf/layout.ts) and mirrored by hand in src/powerflow/abi.ts,
 // src/studies/abi.ts and src/opf/abi.ts. This test reads every `export const X: i32 = N`
 // of the assembly layout files and fails on any difference with the TypeScript side,
 // and on any assembly constant that has no TypeScript counterpart named here.
@@ -57,8 +57,8 @@ it('power-flow ABI: assembly/layout.ts = src/powerflow/abi.ts', () => {
   assert.equal(o.shift + nl, o.gen);
 });
 
-it('study ABI: assembly/studyLayout.ts = src/studies/abi.ts', () => {
-  compare('studyLayout.ts', [
+it('study ABI: assembly/study/layout.ts = src/studies/abi.ts', () => {
+  compare('study/layout.ts', [
     exact({ CASE_FIELDS: st.CASE_FIELDS, SCEN_FIELDS: st.SCEN_FIELDS, VIOL_FIELDS: st.VIOL_FIELDS }),
     prefixed('SIN_', st.SIN), prefixed('REC_', st.REC),
   ], [
@@ -95,7 +95,7 @@ it('assembly/ reads buffer columns through named constants, not raw offsets', ()
     for (const name of readdirSync(dir)) {
       const p = join(dir, name), r = rel ? `${rel}/${name}` : name;
       if (statSync(p).isDirectory()) walk(p, r);
-      else if (name.endsWith('.ts') && !/(^|\/)(layout|studyLayout)\.ts$/.test(r) && !NOT_YET_NAMED.includes(r)) {
+      else if (name.endsWith('.ts') && !/(^|\/)layout\.ts$/.test(r) && !NOT_YET_NAMED.includes(r)) {
         readFileSync(p, 'utf8').split('\n').forEach((line, i) => {
           if (raw.test(line)) found.push(`assembly/${r}:${i + 1}: ${line.trim()}`);
         });

@@ -13,7 +13,7 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { parseSolveArgs, resultObject } from '../src/cli.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { powerFlowConditions } from '../src/domain/alarms.js';
 import { solveOpf } from '../src/opf/solve.js';
 

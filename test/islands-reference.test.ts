@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import type { IslandingRule, SolveOutcome } from '../src/powerflow/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 

@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { solveOpf } from '../src/opf/solve.js';
 import type { OpfProgress } from '../src/opf/types.js';
 

@@ -6,13 +6,13 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { PowerFlowInputError } from '../src/powerflow/types.js';
 import { solveOpf, unpackOpf } from '../src/opf/solve.js';
 import { solveOpfLp } from '../src/opf/lp.js';
 import { packOpf } from '../src/opf/pack.js';
 import { DEFAULT_OPF_OPTIONS } from '../src/opf/types.js';
-import { PowerFlowEngine } from '../src/powerflow/solverInstance.js';
+import { PowerFlowEngine } from '../src/engine/solverInstance.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 
 const pool = createSolverPool({ threads: 1 });

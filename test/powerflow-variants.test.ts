@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/engine/pool.js';
 import { PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from '../src/powerflow/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { deepFreeze } from '../src/lib/immutable.js';

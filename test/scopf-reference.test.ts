@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { solveSecurityConstrainedDcOpf } from '../src/opf/security.js';
 import { solveOpf } from '../src/opf/solve.js';
 import { computeSensitivities, networkBridges } from '../src/sensitivities/compute.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { matpowerJacobian, type Csc } from '../bench/sparse-lu.js';
 import { rng } from '../src/lib/rng.js';
-import { sparseLuInstance } from '../src/powerflow/wasm.js';
+import { sparseLuInstance } from '../src/engine/wasm.js';
 
 // ---------------------------------------------------------------- wasm driver
 

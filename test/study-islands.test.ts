@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan } from '../src/studies/index.js';
 import { contingencyModel } from '../src/studies/islanded.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';

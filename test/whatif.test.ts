@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, type SolverPool } from '../src/powerflow/pool.js';
+import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { changeAsStudyCase, whatIf } from '../src/studies/whatIf.js';
 import { branchIds } from '../src/domain/alarms.js';
 import { connectedComponents } from '../src/lib/graph.js';

@@ -2,7 +2,7 @@
 // the thread loads this module and kept warm (with its topology cache) for all
 // later tasks.
 //
-// Task (from src/powerflow/pool.ts):
+// Task (from src/engine/pool.ts):
 //   input        Float64Array, the ABI input buffer (transferred, not copied)
 //   qlim         enforce generator Q limits (MATPOWER pf.enforce_q_lims = 1)
 //   stop         optional Int32Array over a SharedArrayBuffer: [0] non-zero = stop
@@ -15,7 +15,7 @@
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
-// (assembly/study.ts), input + study buffer in, compact Float64Arrays out.
+// (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
 // An OPF task ({kind: 'opf', input, stop}) is run by src/opf/worker.ts on the same engine.
 // Result: the ABI output buffer (Float64Array, transferred), header slots
 // SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
@@ -29,12 +29,12 @@
 import { threadId, type BroadcastChannel } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { PowerFlowEngine } from '../src/powerflow/solverInstance.js';
+import { PowerFlowEngine } from '../src/engine/solverInstance.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
-import { LIVE_AFTER_MS, liveChannel } from '../src/powerflow/liveChannel.js';
+import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 
 
 export interface SolverTask {

@@ -22,7 +22,7 @@ import { refactorLU } from './refactor';
 import { PIVOT_TOL } from './tolerances';
 import { sortFactorColumns } from './sort';
 import { findSupernodes } from './supernodes';
-import { symbolicLU } from './symbolic';
+import { symbolicLU } from './factorPattern';
 
 export class SparseLU {
   n: i32 = 0;

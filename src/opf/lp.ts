@@ -10,7 +10,7 @@
 // d. LMPs are then −y of the power-balance rows (per baseMVA), as MIPS's λ.
 import * as highsPackage from 'highs';
 import type { Highs } from 'highs';
-import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
+import type { PowerFlowEngine } from '../engine/solverInstance.js';
 import { OUT, STATUS } from './abi.js';
 
 const LP_HEADER = 8;

@@ -11,7 +11,7 @@
 // Each round is a fresh interior-point solve (MIPS, or HiGHS for linear costs): an interior point does
 // not restart well from a previous optimum, and a round costs one DC-OPF.
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
 import { connectedComponents } from '../lib/graph.js';

@@ -18,7 +18,7 @@
 // (src/opf/worker.ts), solved by the wasm MIPS (assembly/opf/), and unpacked here.
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
-import { STOP_GRACE_MS, type SolverPool } from '../powerflow/pool.js';
+import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';

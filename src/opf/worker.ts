@@ -8,8 +8,8 @@
 // flow does: {key, from, progress}.
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
-import type { PowerFlowEngine } from '../powerflow/solverInstance.js';
-import { LIVE_AFTER_MS, liveChannel } from '../powerflow/liveChannel.js';
+import type { PowerFlowEngine } from '../engine/solverInstance.js';
+import { LIVE_AFTER_MS, liveChannel } from '../engine/liveChannel.js';
 import { IN, METHOD_CODE, OUT, SOLVER_CODE, STATUS } from './abi.js';
 import { solveOpfLp } from './lp.js';
 

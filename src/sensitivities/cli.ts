@@ -44,7 +44,7 @@ export function parseSensitivityArgs(kind: SensitivityKind, argv: string[], usag
 }
 
 export async function runSensitivityCommand(cmd: SensitivityCommand, network: NetworkModel, write: (text: string) => Promise<void>): Promise<void> {
-  const { createSolverPool } = await import('../powerflow/pool.js');
+  const { createSolverPool } = await import('../engine/pool.js');
   const { computeSensitivities } = await import('./compute.js');
   const { sensitivityCsv } = await import('../domain/sensitivities.js');
   const pool = createSolverPool({ threads: 1 });

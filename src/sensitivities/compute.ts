@@ -5,7 +5,7 @@
 // closed branches (src/lib/graph.ts). Elements are named as studies name them: branches by their
 // 0-based position, buses by their id.
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import { packNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError } from '../powerflow/types.js';
 import { bridges } from '../lib/graph.js';

@@ -4,13 +4,13 @@
 // generator as SLACK_LOST); each of them is then solved here as exactly the power flow of the
 // changed model with the same islanding rule, warm from the base solution: the outage
 // applied, bus voltages from the base case, on the same solver pool. Its metrics follow
-// the core's rules (assembly/studyMetrics.ts): branches with rate_a > 0 and buses that stay
+// the core's rules (assembly/study/metrics.ts): branches with rate_a > 0 and buses that stay
 // energized, strict limits, the first element winning a tie, elements in model order.
 //
 // Scenario cases are left as the core reported them (a scenario × splitting contingency
 // stays `islanded`; docs/studies.md).
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import type { SolveOutcome } from '../powerflow/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';

@@ -5,7 +5,7 @@
 // outages that split the network and every case the screen cannot judge (generator or multi-element
 // outages); the others are `screened`, with the DC estimate as their max loading.
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import type { SolveOutcome } from '../powerflow/types.js';
 import { packNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS } from '../powerflow/types.js';

@@ -2,11 +2,11 @@
 //   solveStudyBase(pool, network, plan, hooks)                 -> StudyBaseSummary
 //   solveStudyChunk(pool, network, plan, start, end, hooks)    -> StudyChunk
 // Here: the network packed once per (model, plan) like a power flow (pack.ts), the
-// chunk's cases encoded as one Float64Array (layout: assembly/studyLayout.ts), one
+// chunk's cases encoded as one Float64Array (layout: assembly/study/layout.ts), one
 // Piscina task per chunk (typed arrays transferred both ways), and the worker's raw
 // records decoded into the StudyChunk columns with bus ids and branch positions.
 import type { NetworkModel } from '../domain/networkModel.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';

@@ -10,7 +10,7 @@
 import type { NetworkModel } from '../domain/networkModel.js';
 import { busIslands } from '../domain/networkValidation.js';
 import { PowerFlowInputError, type SolveOutcome } from '../powerflow/types.js';
-import type { SolverPool } from '../powerflow/pool.js';
+import type { SolverPool } from '../engine/pool.js';
 import { planStudy } from './plan.js';
 import { studyChunkRows } from './rows.js';
 import { solveStudyBase, solveStudyChunk } from './solve.js';

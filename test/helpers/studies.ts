@@ -8,7 +8,7 @@ import { adminHeaders } from './auth.js';
 import { CASES_DIR } from '../../src/paths.js';
 import { loadVersion } from '../../src/domain/networks.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyRequest } from '../../src/studies/index.js';
-import { createSolverPool } from '../../src/powerflow/pool.js';
+import { createSolverPool } from '../../src/engine/pool.js';
 
 type H = Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -29,12 +29,12 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { NetworkModel } from '../domain/networkModel.js';
-import { DEFAULT_SOLVE_OPTIONS, ISLANDING_RULES, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from './types.js';
-import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
+import { DEFAULT_SOLVE_OPTIONS, ISLANDING_RULES, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome } from '../powerflow/types.js';
+import { checkOptions, packNetwork, type PackedNetwork } from '../powerflow/pack.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
-import { islandSplit, withIslands } from './islanding.js';
-import { emptyOutcome, unpackOutcome } from './unpack.js';
-import { OUT, STATUS } from './abi.js';
+import { islandSplit, withIslands } from '../powerflow/islanding.js';
+import { emptyOutcome, unpackOutcome } from '../powerflow/unpack.js';
+import { OUT, STATUS } from '../powerflow/abi.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
 
 export interface SolverPool {

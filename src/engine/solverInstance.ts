@@ -2,7 +2,7 @@
 // its topology cache. The Piscina worker holds one per thread; tests and tools
 // may use it directly. Not thread-safe (one solve at a time, synchronous).
 import { WASM_PATH } from '../paths.js';
-import { OUT } from './abi.js';
+import { OUT } from '../powerflow/abi.js';
 import { compileWasm, instantiateWasm } from './wasm.js';
 
 interface CoreExports {
@@ -36,7 +36,7 @@ interface CoreExports {
   opfLpFinish(status: number, iterations: number, objective: number): number;
 }
 
-/** Raw result of runStudy (layouts: assembly/studyLayout.ts). */
+/** Raw result of runStudy (layouts: assembly/study/layout.ts). */
 export interface StudyRun {
   done: number;
   records: Float64Array;
@@ -89,7 +89,7 @@ export class PowerFlowEngine {
     }
   }
 
-  /** Runs a study chunk (assembly/study.ts): the network's input buffer, then the study buffer.
+  /** Runs a study chunk (assembly/study/loop.ts): the network's input buffer, then the study buffer.
    *  recordFields / violationFields / monitorPerCase size the copies taken out of wasm memory. */
   runStudy(input: Float64Array, study: Float64Array, recordFields: number, violationFields: number, monitorPerCase: number): StudyRun {
     try {

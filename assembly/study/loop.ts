@@ -16,23 +16,23 @@
 //    like a power flow (the packed start point), and a scenario's contingencies
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
-import { Topology, PV, REF } from './symbolic';
-import { polarToRect } from './mismatch';
-import { makeYbus } from './ybus';
-import { newtonpf, iterations as nrIterations } from './newtonpf';
-import { factorBWithout, fdIterate, iterations as fdIterations } from './fdpf';
-import { progress } from './progress';
-import { components, cutOff } from './islands';
-import { caseMetrics, flowModel, monitored, resetViolations, violationCount } from './studyMetrics';
-import { dcCase } from './studyDc';
-import { enforceQLimits, QLIM_NONE, QLIM_INFEASIBLE, slackMoved, resetSlackMoved } from './studyQLimits';
-import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from './layout';
+import { Topology, PV, REF } from '../topology';
+import { polarToRect } from '../mismatch';
+import { makeYbus } from '../ybus';
+import { newtonpf, iterations as nrIterations } from '../newtonpf';
+import { factorBWithout, fdIterate, iterations as fdIterations } from '../fdpf';
+import { progress } from '../progress';
+import { components, cutOff } from '../islands';
+import { caseMetrics, flowModel, monitored, resetViolations, violationCount } from './metrics';
+import { dcCase } from './dc';
+import { enforceQLimits, QLIM_NONE, QLIM_INFEASIBLE, slackMoved, resetSlackMoved } from './qLimits';
+import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from '../layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE,
-} from './studyLayout';
-import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from './layout';
+} from './layout';
+import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
 
 export let records = new StaticArray<f64>(0);
 export let islands = new StaticArray<f64>(0);
@@ -62,14 +62,14 @@ let types = new StaticArray<i32>(0);
 let saved = new StaticArray<f64>(64);     // (position, re, im) of edited Ybus entries
 let typed = new Array<Topology>();        // topologies of changed bus types (generator outages)
 let typedHash: u64 = 0;                   // Ybus parameter hash the typed topologies were made for
-let dc = false;                           // DC study (studyDc.ts) instead of Newton-Raphson
+let dc = false;                           // DC study (./dc.ts) instead of Newton-Raphson
 let fd = false;                           // fast-decoupled (XB) study
 let dcBusOff = 0, dcBrOff = 0;
 // B' / B'' of which topology and outage the factors hold: a scenario case on the intact network
 // reuses the intact factors; an outage case refactors on the base pattern (fdpf.ts factorBWithout)
 let fdTopo: Topology | null = null;
 let fdIntact = false;
-let qlim = false;                         // enforce generator Q limits (studyQLimits.ts)
+let qlim = false;                         // enforce generator Q limits (./qLimits.ts)
 let isolate = false;                      // splitting outages solved on what stays energized (Topology.pinned)
 // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
 // edited for the outage, and the iterations of all its runs

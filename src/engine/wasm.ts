@@ -1,7 +1,7 @@
 // Loading the project's WebAssembly modules (build/*.wasm, compiled by asc):
 // the one place that types the WebAssembly API, compiles a module once per
 // process and instantiates it with AssemblyScript's `env.abort` turned into an
-// Error. powerflow/solverInstance.ts, the sparse LU bench and its test use it.
+// Error. engine/solverInstance.ts, the sparse LU bench and its test use it.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../paths.js';

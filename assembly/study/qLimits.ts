@@ -7,9 +7,9 @@
 // infeasible; generators keep pfsoln's Pg / Qg between runs; an island whose
 // slack became pq takes its first pv bus as slack. study.ts re-solves warm
 // from the last solution and sums the iterations.
-import { Topology, PQ, PV, REF } from './symbolic';
-import { generatorOutputs } from './generatorOutputs';
-import { BUS_ISLAND, GEN_QMAX, GEN_QMIN } from './layout';
+import { Topology, PQ, PV, REF } from '../topology';
+import { generatorOutputs } from '../generatorOutputs';
+import { BUS_ISLAND, GEN_QMAX, GEN_QMIN } from '../layout';
 
 /** MATPOWER mpopt.opf.violation, the Q limit tolerance in MVAr. */
 const Q_VIOLATION: f64 = 5e-6;

@@ -4,10 +4,10 @@
 //   on the analysed B pattern; Pbus = (Pg - Pd - Gs) / baseMVA - Pbusinj (phase shifters not out);
 //   Va(non-ref) = Bbus(nr, nr) \ (Pbus(nr) - Bbus(nr, ref) Va(ref)); Vm = 1.
 // Flows for the metrics: branchFlow.ts dcBranchFlow.
-import { Topology } from './symbolic';
-import { makeBdc, solveAngles } from './dcpf';
-import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from './layout';
-import { BUS_GS } from './layout';
+import { Topology } from '../topology';
+import { makeBdc, solveAngles } from '../dcpf';
+import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from '../layout';
+import { BUS_GS } from '../layout';
 
 /** Solves the DC case into topo.va (ref angles taken from topo.va) and topo.vm (= 1). */
 export function dcCase(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64,

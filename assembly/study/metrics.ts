@@ -6,12 +6,12 @@
 //    and every bus with vm < vmin or vm > vmax (strict, as the reference);
 //  - the monitored branches' flows and buses' voltages.
 // Flows: branchFlow.ts (pfsoln's formulas). Violations go to a growable buffer; it grows (rarely) between cases, never inside a solve.
-import { Topology } from './symbolic';
-import { branchFlow, dcBranchFlow } from './branchFlow';
+import { Topology } from '../topology';
+import { branchFlow, dcBranchFlow } from '../branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
   VIOL_FIELDS, VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
-} from './studyLayout';
+} from './layout';
 
 export let violations = new StaticArray<f64>(4096);
 export let violationCount: i32 = 0;

@@ -1,5 +1,5 @@
 // Live progress of long solves from a worker thread: one BroadcastChannel per pool (named by
-// src/powerflow/pool.ts), opened once per thread. Power flow (workers/solver.ts) and OPF
+// src/engine/pool.ts), opened once per thread. Power flow (workers/solver.ts) and OPF
 // (src/opf/worker.ts) post on it once a solve has run LIVE_AFTER_MS; shorter solves return
 // their progress with the result, where a message per iteration would cost more than the solve.
 import { BroadcastChannel } from 'node:worker_threads';

@@ -25,7 +25,7 @@ export const SIN_NSCEN: i32 = 4;
 export const SIN_NOUT: i32 = 5;
 export const SIN_NCORR: i32 = 6;
 export const SIN_NSGEN: i32 = 7;
-export const SIN_QLIM: i32 = 8;      // 1: enforce generator Q limits (studyQLimits.ts)
+export const SIN_QLIM: i32 = 8;      // 1: enforce generator Q limits (./qLimits.ts)
 export const SIN_ISOLATE: i32 = 9;   // 1: solve a splitting outage on what stays energized (islanding isolate; Newton without Q limits)
 export const SIN_HEADER: i32 = 16;
 
