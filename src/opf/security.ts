@@ -10,7 +10,9 @@
 // susceptance matrix (src/sensitivities/compute.ts), computed once: they depend on the topology only.
 // Each round is a fresh interior-point solve (MIPS, or HiGHS for linear costs): an interior point does
 // not restart well from a previous optimum, and a round costs one DC-OPF.
+import type { Static } from '@sinclair/typebox';
 import type { NetworkModel } from '../domain/networkModel.js';
+import type { OpfBindingContingencyOut, OpfSecurityOut } from '../schemas/opfResult.js';
 import type { SolverPool } from '../engine/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
@@ -27,17 +29,10 @@ export interface SecurityRequest {
   limit?: SecurityLimit;
 }
 
-export interface BindingContingency { outage: string | number; branch: number; flow_mw: number; limit_mw: number; mu: number }
-
-export interface SecurityOutcome {
-  contingencies: number;
-  limit: SecurityLimit;
-  binding: BindingContingency[];
-  excluded: (string | number)[];
-  /** DC-OPF solves, and post-contingency rows added over them */
-  rounds: number;
-  constraints_added: number;
-}
+/** A binding post-contingency constraint, and what the preventive N-1 reports (their schemas:
+ *  src/schemas/opfResult.ts). */
+export type BindingContingency = Static<typeof OpfBindingContingencyOut>;
+export type SecurityOutcome = Static<typeof OpfSecurityOut>;
 
 /** LODF entries one security-constrained OPF may compute (monitored rows × outaged branches). */
 export const MAX_LODF_ENTRIES = 30_000_000;

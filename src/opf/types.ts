@@ -1,8 +1,10 @@
 // The contract between the OPF core (assembly/opf/, workers/, src/opf/) and its callers
 // (the service's REST / GraphQL / task doors, the CLI, benchmarks, tests). CONTRACT.md
 // "Optimal power flow" fixes the result's shape.
-import type { IslandingRule, IslandSummary } from '../powerflow/types.js';
-import type { SecurityOutcome, SecurityRequest } from './security.js';
+import type { Static } from '@sinclair/typebox';
+import type { IslandingRule } from '../powerflow/types.js';
+import type { OPF_STATUSES, OpfOutcomeOut } from '../schemas/opfResult.js';
+import type { SecurityRequest } from './security.js';
 
 export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
 import type { OpfMethod } from '../schemas/vocabulary.js';
@@ -37,48 +39,13 @@ export interface OpfProgress {
 /** converged; infeasible (MIPS stopped with the constraints still violated, or the limits cannot
  *  be met at all); diverged (stopped while feasible, e.g. numerically failed); timeout; cancelled.
  *  timeout / cancelled carry no bus / branch / generator results. */
-export type OpfStatus = 'converged' | 'infeasible' | 'diverged' | 'timeout' | 'cancelled';
+export type OpfStatus = (typeof OPF_STATUSES)[number];
 
-/** CONTRACT's fields, plus MATPOWER's voltage and reactive-limit multipliers (MU_VMIN / MU_VMAX in
- *  currency/p.u.h, MU_QMIN / MU_QMAX in currency/MVArh; 0 in DC). */
-export interface OpfBus { id: number; v: number; theta: number; lmp_p: number; lmp_q: number; mu_vmin: number; mu_vmax: number; energized?: boolean }
-export interface OpfGenerator { index: number; bus: number; p_mw: number; q_mvar: number; mu_pmin: number; mu_pmax: number; mu_qmin: number; mu_qmax: number }
-export interface OpfBranch {
-  index: number; from: number; to: number;
-  p_from: number; q_from: number; p_to: number; q_to: number;
-  loading: number; mu_sf: number; mu_st: number;
-}
-/** A limit that binds (or is violated) at the end of an infeasible solve, largest first. */
-export interface BindingLimit {
-  kind: 'generator_pmax' | 'generator_pmin' | 'generator_qmax' | 'generator_qmin' | 'bus_vmax' | 'bus_vmin' | 'branch_flow' | 'branch_angle' | 'total_generation';
-  index?: number;           // generator or branch index (0-based, model order)
-  bus?: number;
-  from?: number;
-  to?: number;
-  multiplier?: number;      // currency/MWh (or /MVAh)
-  message: string;
-}
+// The result types are the result schemas' (src/schemas/opfResult.ts: one source for the core, the
+// REST/OpenAPI description and the tests). CONTRACT's fields, plus MATPOWER's voltage and reactive-limit
+// multipliers (MU_VMIN / MU_VMAX in currency/p.u.h, MU_QMIN / MU_QMAX in currency/MVArh; 0 in DC); a
+// BindingLimit is a limit that binds (or is violated) at the end of an infeasible solve, largest first.
+export type { BindingLimit, OpfBranch, OpfBus, OpfGenerator } from '../schemas/opfResult.js';
 
-export interface OpfResult {
-  status: OpfStatus;
-  objective: number;        // currency/h (MATPOWER f); NaN when there is no solution
-  iterations: number;
-  method: OpfMethod;
-  /** which solver answered: MIPS (MATPOWER's interior point), or HiGHS for a DC-OPF with linear costs (an LP)
-   *  that MIPS did not solve — the way MATPOWER hands LPs to GLPK (docs/opf.md) */
-  solver: 'mips' | 'highs';
-  buses: OpfBus[];          // model order; theta in radians, as power flow
-  generators: OpfGenerator[];
-  branches: OpfBranch[];
-  message?: string;
-  binding?: BindingLimit[]; // status 'infeasible'
-  /** MIPS's last convergence measures (for diagnostics). */
-  convergence: { feasibility: number; gradient: number; complementarity: number; cost: number };
-  duration_ms: number;      // in the worker, around the wasm solve
-  /** with islanding isolate / new_reference: every island, the largest first, and what was lost */
-  islands?: IslandSummary[];
-  lost_load_mw?: number;
-  lost_generation_mw?: number;
-  /** with `security`: the outages, limit, binding post-contingency constraints and excluded (splitting) outages */
-  security?: SecurityOutcome;
-}
+/** What an OPF solve answers, without the task's fields (the doors add task_id etc.). */
+export type OpfResult = Static<typeof OpfOutcomeOut>;
