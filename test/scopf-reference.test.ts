@@ -15,6 +15,7 @@ import { solveOpf } from '../src/opf/solve.js';
 import { computeSensitivities, networkBridges } from '../src/sensitivities/compute.js';
 import { ext2int } from '../src/powerflow/ext2int.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
+import { deepFreeze } from '../src/lib/immutable.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 let pool: SolverPool;
@@ -112,6 +113,18 @@ test('ratings no dispatch can meet after the outages: infeasible, naming the pos
   const r = await solveSecurityConstrainedDcOpf(pool, tight, { contingencies: 'n-1-branches' }, { method: 'dc' });
   assert.equal(r.status, 'infeasible');
   assert.match(r.message!, /no dispatch meets the post-contingency limits: branch \d+ after outage \d+ \(limit \d+ MW\)/);
+});
+
+test('a stored (frozen) version keeps its LODF: a second call answers the same, another list recomputes', async () => {
+  const net = deepFreeze(load('case30'));
+  const a = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches' }, { method: 'dc' });
+  const b = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches' }, { method: 'dc' });
+  assert.equal(b.objective, a.objective);
+  assert.deepEqual(b.security, a.security);
+  const c = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: [{ branches: [35] }] }, { method: 'dc' });
+  assert.deepEqual(c.security.binding.map((x) => [x.outage, x.branch]), [[35, 34]]);
+  const d = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: [{ branches: [0] }] }, { method: 'dc' });
+  assert.equal(d.security.binding.length, 0, 'outage 0 alone binds nothing: its own LODF columns, not the cached ones');
 });
 
 test('refusals: method ac, islanding, unknown or open branches, an unknown limit', async () => {

@@ -16,6 +16,7 @@ import type { OpfBindingContingencyOut, OpfSecurityOut } from '../schemas/opfRes
 import type { SolverPool } from '../engine/pool.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
+import { isDeeplyFrozen } from '../lib/immutable.js';
 import { connectedComponents } from '../lib/graph.js';
 import { networkBridges, sensitivityMatrix } from '../sensitivities/compute.js';
 import { solveOpf, type OpfCall } from './solve.js';
@@ -36,6 +37,8 @@ export type SecurityOutcome = Static<typeof OpfSecurityOut>;
 
 /** LODF entries one security-constrained OPF may compute (monitored rows × outaged branches). */
 export const MAX_LODF_ENTRIES = 30_000_000;
+/** LODF rows of the last security-constrained OPF per frozen (stored, immutable) network version. */
+const lodfCache = new WeakMap<NetworkModel, { key: string; rows: Map<number, Float64Array> }>();
 /** Contingencies one list may name. */
 const MAX_LISTED = 100_000;
 /** A post-contingency flow above its limit by more than this (MW) is a violation: above MIPS's
@@ -143,11 +146,21 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   }
   const lodf = new Map<number, Float64Array>(); // row branch -> LODF over `outaged`
   const col = new Map(outaged.map((l, j) => [l, j]));
-  // computed while the first round (which needs no post-contingency row) is solved
-  const lodfReady = outaged.length > 0 && rows.length > 0
-    ? sensitivityMatrix(pool, network, { kind: 'lodf', branches: rows, outages: outaged }, { signal: call.signal, maxEntries: MAX_LODF_ENTRIES })
-      .then((m) => { rows.forEach((l, r) => { const v = new Float64Array(outaged.length); m.fillRow(r, v); lodf.set(l, v); }); })
-    : Promise.resolve();
+  // computed while the first round (which needs no post-contingency row) is solved; kept with a network
+  // version the service has frozen (its models are immutable), so the next security-constrained OPF of the
+  // same version reuses them, as the solver keeps its structure
+  const key = `${rows.join(',')}|${outaged.join(',')}`;
+  const frozen = isDeeplyFrozen(network);
+  const kept0 = frozen ? lodfCache.get(network) : undefined;
+  const lodfReady = kept0?.key === key
+    ? Promise.resolve().then(() => { for (const [l, v] of kept0.rows) lodf.set(l, v); })
+    : outaged.length > 0 && rows.length > 0
+      ? sensitivityMatrix(pool, network, { kind: 'lodf', branches: rows, outages: outaged }, { signal: call.signal, maxEntries: MAX_LODF_ENTRIES })
+        .then((m) => {
+          rows.forEach((l, r) => { const v = new Float64Array(outaged.length); m.fillRow(r, v); lodf.set(l, v); });
+          if (frozen) lodfCache.set(network, { key, rows: lodf });
+        })
+      : Promise.resolve();
   lodfReady.catch(() => {}); // awaited below; a failure is reported there
 
   // per kept outage: the coefficients c (one per outaged branch) of f'_m = f_m + Σ c_j f_kj, for each monitored m
