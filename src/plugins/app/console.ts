@@ -5,7 +5,7 @@
 import fp from 'fastify-plugin';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { ROOT } from '../../paths.js';
 
 const TYPES: Record<string, string> = {
@@ -22,6 +22,8 @@ const VENDOR: Record<string, string> = {
 };
 
 const FILE = /^[a-z][a-z0-9-]*\.(js|css|html)$/;
+/** The console's module folders (console/views: one per route, console/components: their parts). */
+const FOLDERS = new Set(['views', 'components']);
 
 export default fp(async (app: FastifyInstance) => {
   const cache = new Map<string, Buffer>();
@@ -34,14 +36,20 @@ export default fp(async (app: FastifyInstance) => {
   const hide = { schema: { hide: true } };
   app.get('/console', hide, async (_req, reply) => reply.redirect('/console/'));
   app.get('/console/', hide, async (_req, reply) => reply.type(TYPES['.html']!).header('Cache-Control', 'no-cache').send(load(join(ROOT, 'console', 'index.html'))));
-  app.get<{ Params: { file: string } }>('/console/:file', hide, async (req, reply) => {
-    const { file } = req.params;
+  // Names are checked against FILE (and folders against FOLDERS) before any path is built: nothing outside
+  // console/ can be named.
+  const sendFile = async (reply: FastifyReply, file: string, ...folder: string[]) => {
     if (!FILE.test(file)) return reply.code(404).type('text/plain').send('not found');
     try {
-      return reply.type(type(file)).header('Cache-Control', 'no-cache').send(load(join(ROOT, 'console', file)));
+      return reply.type(type(file)).header('Cache-Control', 'no-cache').send(load(join(ROOT, 'console', ...folder, file)));
     } catch {
       return reply.code(404).type('text/plain').send('not found');
     }
+  };
+  app.get<{ Params: { file: string } }>('/console/:file', hide, async (req, reply) => sendFile(reply, req.params.file));
+  app.get<{ Params: { folder: string; file: string } }>('/console/:folder/:file', hide, async (req, reply) => {
+    if (!FOLDERS.has(req.params.folder)) return reply.code(404).type('text/plain').send('not found');
+    return sendFile(reply, req.params.file, req.params.folder);
   });
   app.get<{ Params: { name: string } }>('/console/vendor/:name', hide, async (req, reply) => {
     const rel = VENDOR[req.params.name];

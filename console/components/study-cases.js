@@ -1,0 +1,20 @@
+// An N-1 study's cases ranked by loading (the worst first), with the load each lost, and its CSV.
+import { html } from '/console/vendor/preact-htm.js';
+import { download } from '/console/api.js';
+import { fmt } from '/console/components/format.js';
+import { Table } from '/console/components/table.js';
+
+const COLUMNS = [
+  { key: 'case_id', label: 'case', value: (r) => r.case_id }, { key: 'status', label: 'status', value: (r) => r.status },
+  { key: 'max_loading_percent', label: 'max loading %', value: (r) => r.max_loading_percent ?? -1, render: (r) => fmt(r.max_loading_percent, 1) },
+  { key: 'min_v', label: 'min v', value: (r) => r.min_v ?? 0, render: (r) => fmt(r.min_v, 4) },
+  { key: 'violations', label: 'violations', value: (r) => r.violations?.length ?? 0 },
+  { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
+];
+
+export function StudyCases({ study, onError }) {
+  return html`<h3>N-1 study: cases ranked by loading</h3>
+    <div class="row"><button class="secondary" onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(onError)}>Download CSV</button>
+    <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load</span></div>
+    <${Table} id="study-cases" rowClass=${(_r, i) => (i === 0 ? 'worst' : '')} columns=${COLUMNS} rows=${study.cases} />`;
+}

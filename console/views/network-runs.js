@@ -1,0 +1,56 @@
+// The calculations of the network view and their latest answers: power flow (async, followed live), N-1
+// study, OPF (plain or N-1 secure), a branch's PTDF. Each answer is also drawn (graph.js NetworkDrawing).
+import { useState } from '/console/vendor/preact-htm.js';
+import { api } from '/console/api.js';
+import { followTask } from '/console/follow.js';
+
+/** settings: { method, tolerance, maxIterations, islanding, contingencies, limit, opfMethod, secure } from
+ *  RunControls; for 'ptdf', { branch } (an index). progress is undefined when nothing runs. */
+export function useNetworkRuns(id, drawing, setError) {
+  const [result, setResult] = useState(null);
+  const [study, setStudy] = useState(null);
+  const [opf, setOpf] = useState(null);
+  const [ptdf, setPtdf] = useState(null);
+  const [progress, setProgress] = useState(undefined);
+
+  const powerFlow = async (s) => {
+    const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method: s.method, async: true, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations), islanding: s.islanding });
+    const t = await followTask(q.data.task_id, setProgress, id);
+    if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
+    const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;
+    setResult(full); drawing.current?.color(full);
+  };
+  const contingencyStudy = async (s) => {
+    const q = await api('POST', `/api/v1/networks/${id}/studies`, {
+      kind: 'contingency', contingencies: s.contingencies, method: s.method, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations),
+      loading_limit_percent: Number(s.limit),
+    });
+    const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
+    if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
+    const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
+    setStudy({ id: q.data.study_id, summary: st, cases: cases.data });
+    const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
+    if (worst) drawing.current?.highlight(worst.contingency.branches[0]);
+  };
+  // the selected branch's PTDF: which injections load it, and by how much (docs/sensitivities.md)
+  const branchPtdf = async ({ branch }) => {
+    const r = await api('POST', `/api/v1/networks/${id}/sensitivities`, { kind: 'ptdf', branches: [branch] });
+    const values = r.data.values[0];
+    const order = values.map((v, j) => [v, r.data.columns[j]]).sort((a, b) => Math.abs(b[0]) - Math.abs(a[0]));
+    setPtdf({ branch, top: order.slice(0, 5) });
+    drawing.current?.colorPtdf(branch, r.data.columns, values);
+  };
+  const optimalPowerFlow = async (s) => {
+    // the security-constrained OPF is a DC-OPF: "N-1 secure" sends method dc with security
+    const body = s.secure ? { method: 'dc', security: { contingencies: 'n-1-branches' } } : { method: s.opfMethod, islanding: s.islanding };
+    const r = await api('POST', `/api/v1/networks/${id}/opf`, body);
+    setOpf(r.data); drawing.current?.color(r.data);
+  };
+  const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow };
+
+  const run = async (what, settings) => {
+    setError(null); setProgress(0);
+    try { await RUNS[what](settings); } catch (e) { setError(e); } finally { setProgress(undefined); }
+  };
+  return { result, study, opf, ptdf, progress, run };
+}

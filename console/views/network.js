@@ -1,0 +1,49 @@
+// One network: its drawing (graph.js), the calculations an operator runs on it (network-runs.js) and their
+// answers, and the details of the bus or branch picked on the drawing or found by id.
+import { html, useState, useEffect, useRef } from '/console/vendor/preact-htm.js';
+import { api, may } from '/console/api.js';
+import { NetworkDrawing } from '/console/graph.js';
+import { ErrorBox } from '/console/components/error-box.js';
+import { DrawingLegend } from '/console/components/legend.js';
+import { RunControls } from '/console/components/run-controls.js';
+import { FindForm, ElementDetails } from '/console/components/element-details.js';
+import { PowerFlowSummary, BusResults } from '/console/components/power-flow-results.js';
+import { StudyCases } from '/console/components/study-cases.js';
+import { OpfResults } from '/console/components/opf-results.js';
+import { useNetworkRuns } from '/console/views/network-runs.js';
+
+export function NetworkView({ id }) {
+  const [net, setNet] = useState(null);
+  const [error, setError] = useState(null);
+  const [pick, setPick] = useState(null);
+  const box = useRef(null), drawing = useRef(null);
+  const { result, study, opf, ptdf, progress, run } = useNetworkRuns(id, drawing, setError);
+  useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
+  useEffect(() => {
+    if (!net || !box.current) return undefined;
+    drawing.current = new NetworkDrawing(box.current, net, `${net.id}@${net.version ?? ''}`, setPick);
+    return () => drawing.current?.destroy();
+  }, [net]);
+  if (!net) return html`<section><${ErrorBox} error=${error} /><p class="muted">Loading…</p></section>`;
+  const running = progress !== undefined;
+  return html`<section>
+    <h2>${net.name} <span class="muted">(${net.buses.length} buses, ${net.branches.length} branches, version ${net.version ?? ''})</span></h2>
+    ${may('compute') ? html`<${RunControls} running=${running} progress=${progress} onRun=${run} />`
+      : html`<p class="muted">Your role may read this network; running calculations needs the operator role.</p>`}
+    <${ErrorBox} error=${error} />
+    <div class="split">
+      <div>
+        <div id="drawing" ref=${box} aria-label="network drawing"></div>
+        <${DrawingLegend} />
+      </div>
+      <div>
+        <${FindForm} net=${net} onPick=${setPick} onError=${setError} />
+        <${ElementDetails} net=${net} pick=${pick} solved=${result ?? opf} ptdf=${ptdf} running=${running} onRun=${run} />
+        ${result ? html`<${PowerFlowSummary} result=${result} />` : null}
+      </div>
+    </div>
+    ${result ? html`<${BusResults} result=${result} />` : null}
+    ${study ? html`<${StudyCases} study=${study} onError=${setError} />` : null}
+    ${opf ? html`<${OpfResults} opf=${opf} />` : null}
+  </section>`;
+}
