@@ -7,10 +7,12 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkAgentQuota } from '../security/quotas.js';
 import { Where } from '../db/where.js';
+import type { Static } from '@sinclair/typebox';
+import type { AgentIn, AgentListQuery as AgentListQuerySchema, AgentUpdate as AgentUpdateSchema } from '../schemas/agents.js';
 
 export { AGENT_STATUSES, AGENT_TYPES, type AgentStatus, type AgentType };
 
@@ -74,18 +76,9 @@ export function agentView(r: AgentRow): Agent {
   };
 }
 
-export interface AgentInput {
-  name: string;
-  type: AgentType;
-  network_id?: string | null;
-  config?: Record<string, unknown>;
-  tools?: string[];
-  reasoning_model?: string;
-  max_actions_per_minute?: number;
-  auto_start?: boolean;
-}
-
-export type AgentUpdate = Partial<Omit<AgentInput, 'auto_start'>>;
+/** POST /agents's body and PATCH /agents/{id}'s (src/schemas/agents.ts). */
+export type AgentInput = Static<typeof AgentIn>;
+export type AgentUpdate = Static<typeof AgentUpdateSchema>;
 
 // ---------------------------------------------------------------------------
 // Checks shared by every door (the REST schema repeats them for early 400s)
@@ -160,11 +153,8 @@ export async function createAgent(s: Services, caller: Caller, input: AgentInput
   return out.agent;
 }
 
-export interface AgentListQuery extends PageQuery {
-  status?: AgentStatus;
-  type?: AgentType;
-  network_id?: string;
-}
+/** GET /agents's query (src/schemas/agents.ts); GraphQL passes the same fields. */
+export type AgentListQuery = Static<typeof AgentListQuerySchema>;
 
 const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', status: 'status', type: 'type', last_active_at: 'last_active_at', started_at: 'started_at', id: 'id' };
 

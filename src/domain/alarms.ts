@@ -10,11 +10,13 @@ import type { NetworkModel } from './networkModel.js';
 import type { TaskRow } from './tasks.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './eventLog.js';
 import { loadVersion } from './networks.js';
 import { Where } from '../db/where.js';
+import type { Static } from '@sinclair/typebox';
+import type { AckIn, AlarmListQuery as AlarmListQuerySchema } from '../schemas/alarms.js';
 
 // ---------------------------------------------------------------------------
 // Severity and states
@@ -65,7 +67,7 @@ interface AlarmFields {
   cleared_at: Date | null;
 }
 
-interface AlarmRow extends AlarmFields {
+export interface AlarmRow extends AlarmFields {
   tenant_id: string;
   severity: number;
   source_type: string;
@@ -391,16 +393,8 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
 // ---------------------------------------------------------------------------
 // Reading and acknowledging
 
-export interface AlarmListQuery extends PageQuery {
-  severity?: string;
-  status?: string;
-  network_id?: string;
-  type?: string;
-  source_type?: string;
-  source_id?: string;
-  from?: string;
-  to?: string;
-}
+/** GET /alarms's query (src/schemas/alarms.ts): severity and status one value or several comma-separated. */
+export type AlarmListQuery = Static<typeof AlarmListQuerySchema>;
 
 const SORTABLE = {
   raised_at: 'raised_at', created_at: 'raised_at', severity: 'severity', status: 'status', type: 'type',
@@ -437,10 +431,8 @@ export async function getAlarm(s: Services, caller: Caller, id: string): Promise
   return alarmView(await findAlarmRow(s.db, caller, id));
 }
 
-export interface AckInput {
-  acknowledged_by: string;
-  note?: string;
-}
+/** PATCH /alarms/{id}/ack's body (src/schemas/alarms.ts); acknowledged_by is checked here again for GraphQL and agents. */
+export type AckInput = Static<typeof AckIn>;
 
 /** active → acknowledged; an acknowledged or cleared alarm answers 409 CONFLICT. */
 export async function acknowledgeAlarm(s: Services, caller: Caller, id: string, input: AckInput): Promise<Alarm> {

@@ -6,10 +6,13 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { findOwnedRow, orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { findOwnedRow, orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { clearAlarmInTx, raiseAlarmInTx } from './alarms.js';
 import { Where } from '../db/where.js';
+import type { Static } from '@sinclair/typebox';
+import type { DeviceIn, DeviceListQuery as DeviceListQuerySchema, DevicePatch as DevicePatchSchema } from '../schemas/devices.js';
+import type { BatchResult as BatchResultSchema } from '../schemas/common.js';
 
 export { DEVICE_STATUSES, DEVICE_TYPES, type DeviceStatus, type DeviceType };
 
@@ -49,29 +52,12 @@ export interface DeviceRow extends Omit<Device, 'online'> {
   tenant_id: string;
 }
 
-export interface DeviceInput {
-  name: string;
-  type: DeviceType;
-  status?: DeviceStatus;
-  network_id?: string | null;
-  bus?: number | null;
-  capacity_mw?: number | null;
-  metadata?: Record<string, unknown>;
-  last_seen_at?: string | null;
-}
+/** POST /devices's body (src/schemas/devices.ts). */
+export type DeviceInput = Static<typeof DeviceIn>;
 
-export interface DevicePatch {
-  name?: string;
-  status?: DeviceStatus;
-  network_id?: string | null;
-  bus?: number | null;
-  capacity_mw?: number | null;
-  /** Merged into the stored metadata (RFC 7396: a key set to null is removed). */
-  metadata?: Record<string, unknown>;
-  /** A heartbeat: when the device was last heard from (RFC 3339), or use heartbeat: true for now. */
-  last_seen_at?: string | null;
-  heartbeat?: boolean;
-}
+/** PATCH /devices/{id}'s body (src/schemas/devices.ts): metadata merged into the stored (RFC 7396: a key set to
+ *  null is removed); last_seen_at a heartbeat's time, or heartbeat: true for now. */
+export type DevicePatch = Static<typeof DevicePatchSchema>;
 
 function view(r: DeviceRow): Device {
   return {
@@ -192,10 +178,7 @@ export async function createDevice(s: Services, caller: Caller, input: DeviceInp
   return device;
 }
 
-export interface BatchResult {
-  succeeded: { index: number; id: string }[];
-  failed: { index: number; error: { code: string; message: string; details?: Record<string, unknown> } }[];
-}
+export type BatchResult = Static<typeof BatchResultSchema>;
 
 export const DEVICE_BATCH_MAX = 200;
 
@@ -217,13 +200,9 @@ export async function batchCreateDevices(s: Services, caller: Caller, inputs: un
   return out;
 }
 
-export interface DeviceListQuery extends PageQuery {
-  /** Checked here: callers pass what their client sent. */
-  type?: string;
-  online?: boolean;
-  status?: string;
-  network_id?: string;
-}
+/** GET /devices's query (src/schemas/devices.ts); type and status are checked here as well, since GraphQL
+ *  passes what its client sent. */
+export type DeviceListQuery = Omit<Static<typeof DeviceListQuerySchema>, 'type' | 'status'> & { type?: string; status?: string };
 
 const SORTABLE = { name: 'name', type: 'type', status: 'status', created_at: 'created_at', updated_at: 'updated_at', last_seen_at: 'last_seen_at', capacity_mw: 'capacity_mw', id: 'id' };
 

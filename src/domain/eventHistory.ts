@@ -5,10 +5,12 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { eventSeq } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from './eventLog.js';
 import { Where } from '../db/where.js';
+import type { Static } from '@sinclair/typebox';
+import type { EventListQuery as EventListQuerySchema } from '../schemas/events.js';
 
 export { SEVERITIES, type Severity as SeverityName };
 
@@ -31,18 +33,9 @@ export function eventRecord(e: StoredEvent): EventRecord {
   };
 }
 
-export interface EventListQuery extends PageQuery {
-  /** Comma-separated topics (SPEC 6.1 event types). */
-  topic?: string;
-  from?: string;
-  to?: string;
-  network_id?: string;
-  agent_id?: string;
-  /** Minimum severity: info, warn, error, critical (or 0..3). */
-  severity?: string;
-  /** An event id: only events after it (larger ids). */
-  after?: string;
-}
+/** GET /events's query (src/schemas/events.ts): topic comma-separated, severity the minimum (or 0..3), after an
+ *  event id (only later events). */
+export type EventListQuery = Static<typeof EventListQuerySchema>;
 
 export function parseTopics(topic: string | undefined): EventTopic[] | undefined {
   if (topic === undefined || topic.trim() === '') return undefined;

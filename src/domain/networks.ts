@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
 import { islandSummaries, validateTopology, type ValidationIssue } from './networkValidation.js';
 import { opfFieldIssues } from '../opf/costs.js';
@@ -13,6 +13,9 @@ import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkNetworkQuota } from '../security/quotas.js';
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { Where } from '../db/where.js';
+import type { Static } from '@sinclair/typebox';
+import type { NetworkListQuery as NetworkListQuerySchema } from '../schemas/networks.js';
+import type { BatchResult as BatchResultSchema } from '../schemas/common.js';
 
 export type { NetworkStatus };
 
@@ -35,7 +38,7 @@ export interface NetworkSummary {
 
 export type NetworkDetail = NetworkSummary & Pick<NetworkModel, 'buses' | 'branches' | 'generators' | 'loads'>;
 
-interface NetworkRow extends Omit<NetworkSummary, 'status'> {
+export interface NetworkRow extends Omit<NetworkSummary, 'status'> {
   status: 'draft' | 'ready' | 'archived';
   busy: boolean;
   tenant_id: string;
@@ -45,7 +48,8 @@ interface NetworkRow extends Omit<NetworkSummary, 'status'> {
 // crashed process can never leave a network locked forever).
 const SELECT = `SELECT n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy FROM networks n`;
 
-function summary(r: NetworkRow): NetworkSummary {
+/** A networks row (with `busy`: a task of it is being solved) as the summary every door shows. */
+export function summary(r: NetworkRow): NetworkSummary {
   return {
     id: r.id, name: r.name, description: r.description, base_kv: r.base_kv, base_mva: r.base_mva,
     bus_count: r.bus_count, branch_count: r.branch_count, generator_count: r.generator_count, load_count: r.load_count,
@@ -92,15 +96,13 @@ export async function createNetwork(s: Services, caller: Caller, input: NetworkI
   return net;
 }
 
-export interface NetworkListQuery extends PageQuery {
-  status?: NetworkStatus;
-  name?: string;
-  tag?: string;
+/** GET /networks's query (src/schemas/networks.ts) and what GraphQL's NetworkFilter adds. */
+export type NetworkListQuery = Static<typeof NetworkListQuerySchema> & {
   /** Every tag must match; one without value matches any value of its key (GraphQL NetworkFilter.tags). */
   tags?: { key: string; value?: string | null }[];
   created_after?: Date;
   created_before?: Date;
-}
+};
 
 const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', bus_count: 'bus_count', status: 'status', id: 'id' };
 
@@ -271,10 +273,7 @@ export async function validateNetwork(s: Services, caller: Caller, id: string) {
   return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })), islands: islandSummaries(model) };
 }
 
-export interface BatchResult {
-  succeeded: { index: number; id: string }[];
-  failed: { index: number; error: { code: string; message: string; details?: Record<string, unknown> } }[];
-}
+export type BatchResult = Static<typeof BatchResultSchema>;
 
 function batchError(e: unknown) {
   if (e instanceof AppError) return { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) };

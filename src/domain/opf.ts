@@ -8,23 +8,15 @@ import { AppError } from '../lib/errors.js';
 import { getNetworkState, loadVersion, saveModelVersion } from './networks.js';
 import { taskView, type TaskRow } from './tasks.js';
 import { requirePermission } from '../security/index.js';
-import { DEFAULT_OPF_OPTIONS, type OpfMethod, type OpfOptions, type OpfResult } from '../opf/types.js';
-import type { IslandingRule } from '../powerflow/types.js';
-import { securityOutages, type SecurityRequest } from '../opf/security.js';
+import { DEFAULT_OPF_OPTIONS, type OpfOptions, type OpfResult } from '../opf/types.js';
+import { securityOutages, } from '../opf/security.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
+import type { Static } from '@sinclair/typebox';
+import type { OpfIn } from '../schemas/opf.js';
 
-export interface OpfRequest {
-  method?: OpfMethod;
-  async?: boolean;
-  timeout_ms?: number;
-  tolerance?: number;
-  max_iterations?: number;
-  islanding?: IslandingRule;
-  /** store the dispatch as the network's next version (synchronous requests) */
-  apply?: boolean;
-  /** preventive N-1 of the DC-OPF (CONTRACT "Security-constrained DC-OPF") */
-  security?: SecurityRequest;
-}
+/** POST /networks/{id}/opf's body (src/schemas/opf.ts): apply stores the dispatch as the network's next version
+ *  (synchronous requests), security asks for the preventive N-1 DC-OPF (CONTRACT "Security-constrained DC-OPF"). */
+export type OpfRequest = Static<typeof OpfIn>;
 
 export function opfOptions(r: OpfRequest): OpfOptions {
   return {

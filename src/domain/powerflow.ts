@@ -5,19 +5,13 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { getNetworkState } from './networks.js';
-import { DEFAULT_SOLVE_OPTIONS, type IslandingRule, type PowerFlowMethod, type SolveOptions } from '../powerflow/types.js';
+import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { taskView, type TaskRow } from './tasks.js';
+import type { Static } from '@sinclair/typebox';
+import type { PowerFlowIn } from '../schemas/networks.js';
 
-export interface PowerFlowRequest {
-  method?: PowerFlowMethod;
-  tolerance?: number;
-  max_iterations?: number;
-  async?: boolean;
-  flat_start?: boolean;
-  timeout_ms?: number;
-  enforce_q_limits?: boolean;
-  islanding?: IslandingRule;
-}
+/** POST /networks/{id}/powerflow's body (src/schemas/networks.ts), also what GraphQL and agents send. */
+export type PowerFlowRequest = Static<typeof PowerFlowIn>;
 
 export function solveOptions(r: PowerFlowRequest): SolveOptions {
   return {

@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { pageMeta, paging, selectPage, type PageQuery } from '../lib/paging.js';
+import { pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { getModel, getNetworkState } from './networks.js';
 import { FINISHED, publicStatus, type TaskRow, } from './tasks.js';
 import { insertStudy, studyWithTask, type StudyWithTask } from '../db/stores/studies.js';
@@ -17,6 +17,8 @@ import {
   CASE_COLUMNS, CASE_FROM, CASE_STATUSES, VIOLATION_BITS, caseRow, chunkSize, shapeOf, studyCounts,
   type StoredCase, type StudyCounts, 
 } from './studyCases.js';
+import type { Static } from '@sinclair/typebox';
+import type { CaseQuery as CaseQuerySchema } from '../schemas/studies.js';
 
 function requirePermission(caller: Caller, p: 'read' | 'compute', what: string): void {
   if (!caller.permissions.has(p)) {
@@ -124,12 +126,8 @@ export async function getStudy(s: Services, caller: Caller, id: string): Promise
   return view(s, await findStudy(s, caller, id));
 }
 
-export interface CaseQuery extends PageQuery {
-  /** converged | diverged | islanded, several comma-separated */
-  status?: string;
-  /** branch_overload | low_voltage | high_voltage | any | none, several comma-separated (a case matching any) */
-  violation?: string;
-}
+/** GET /studies/{id}/cases's query (src/schemas/studies.ts): status and violation comma-separated lists. */
+export type CaseQuery = Static<typeof CaseQuerySchema>;
 
 const SORTS: Record<string, string> = {
   case_index: 'c.case_index',

@@ -3,9 +3,11 @@ import { TASK_STATUSES } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
-import { listParam, orderBy, pageMeta, paging, selectPage, tenantWhere, type PageQuery } from '../lib/paging.js';
+import { listParam, orderBy, pageMeta, paging, selectPage, tenantWhere, } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
+import type { Static } from '@sinclair/typebox';
+import type { ResultSummary as ResultSummarySchema, TaskListQuery as TaskListQuerySchema } from '../schemas/tasks.js';
 
 /** Internal states; 'dispatched' (handed to a solver, not started) shows as queued. */
 export type TaskState = 'queued' | 'dispatched' | 'running' | 'completed' | 'failed' | 'cancelled';
@@ -106,19 +108,7 @@ export async function taskById(q: Queryable, id: string): Promise<TaskRow | unde
  * What a poll needs of a finished task without its per-element values: how the solve
  * ended and how big the answer is (GET /tasks/{id}?include=result has the values).
  */
-export interface ResultSummary {
-  status: string;
-  method: string | null;
-  iterations: number | null;
-  mismatch: number | null;
-  duration_ms: number | null;
-  tolerance: number | null;
-  losses: { p_mw: number; q_mvar: number } | null;
-  bus_count: number;
-  branch_count: number;
-  generator_count: number;
-  message?: string;
-}
+export type ResultSummary = Static<typeof ResultSummarySchema>;
 
 /** A task row read without its result values: the first 32 bytes of them (their counts) instead. */
 type SummaryRow = TaskRow & { values_head?: Uint8Array | null; queue_position?: number | null };
@@ -128,7 +118,8 @@ const SUMMARY_COLUMNS = `id, seq, tenant_id, network_id, network_version, kind, 
   created_at, started_at, completed_at, substring(result_values FROM 1 FOR 32) AS values_head`;
 
 function resultSummary(row: SummaryRow): ResultSummary | null {
-  const r = row.result as Record<string, any> | null;
+  // a stored result's header (power flow, OPF, study…): the summary's own fields, and arrays of old results
+  const r = row.result as (Partial<ResultSummary> & { buses?: unknown[]; branches?: unknown[]; generators?: unknown[] }) | null;
   if (!r) return null;
   let counts = [0, 0, 0];
   if (row.values_head && row.values_head.byteLength >= 32) {
@@ -161,13 +152,8 @@ export async function findTaskSummary(q: Queryable, caller: Caller, id: string) 
 
 export { TASK_STATUSES };
 
-export interface TaskListQuery extends PageQuery {
-  status?: string;
-  kind?: string;
-  network_id?: string;
-  from?: string;
-  to?: string;
-}
+/** GET /tasks's query (src/schemas/tasks.ts). */
+export type TaskListQuery = Static<typeof TaskListQuerySchema>;
 
 const SORTABLE = {
   created_at: 'created_at', started_at: 'started_at', completed_at: 'completed_at', status: 'status', kind: 'kind', network_id: 'network_id',

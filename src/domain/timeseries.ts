@@ -9,6 +9,8 @@ import { AppError } from '../lib/errors.js';
 import { parseDateTime } from '../lib/time.js';
 import { consumeTimeseriesQuota, getQuotas } from '../security/quotas.js';
 import { PointBudget, pointGate, TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX } from './timeseriesBudget.js';
+import type { Static } from '@sinclair/typebox';
+import type { WriteResult as WriteResultSchema } from '../schemas/timeseries.js';
 
 export { TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX };
 export const TS_BATCH_MAX = 10_000;
@@ -76,11 +78,7 @@ export interface PointInput {
   tags?: Record<string, string>;
 }
 
-export interface WriteResult {
-  accepted: number;
-  rejected: number;
-  errors: { index: number; message: string }[];
-}
+export type WriteResult = Static<typeof WriteResultSchema>;
 
 // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
 const CONTROL = /[\u0000-\u001f\u007f]/;

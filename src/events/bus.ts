@@ -10,7 +10,9 @@ export type BusChannel = 'event' | 'progress' | 'task' | 'cancel';
 export interface EventBus {
   readonly kind: 'memory' | 'redis';
   publish(channel: BusChannel, message: unknown): Promise<void>;
-  subscribe(channel: BusChannel, handler: (message: any) => void): () => void;
+  /** handler gets each message as published (JSON across processes); M is what the subscriber expects to read,
+   *  not a check: subscribers of untrusted channels (src/realtime/hub.ts) check each field. */
+  subscribe<M = unknown>(channel: BusChannel, handler: (message: M) => void): () => void;
   /** Resolves once messages published on channel from now on reach this process's subscribers
    *  (Redis: the SUBSCRIBE is acknowledged). Live doors wait for it before replaying history. */
   ready(channel: BusChannel): Promise<void>;

@@ -10,6 +10,10 @@ import type { NetworkSummary } from '../domain/networks.js';
 import { taskFromRow, type TaskRow } from '../domain/tasks.js';
 import type { AgentRow } from '../domain/agents.js';
 import type { DeviceRow } from '../domain/devices.js';
+import { alarmView, type Alarm, type AlarmRow } from '../domain/alarms.js';
+import type { ActionRow } from '../domain/commands/actions.js';
+import { summary, type NetworkRow } from '../domain/networks.js';
+import type { BranchResult } from '../schemas/powerflowResult.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 import { BatchLoader } from './batch.js';
 
@@ -64,7 +68,6 @@ export function modelIndex(m: NetworkModel): ModelIndex {
   return ix;
 }
 
-type Row = Record<string, any>;
 
 export interface NetworkRef {
   id: string;
@@ -81,24 +84,17 @@ export interface Loaders {
   network: BatchLoader<string, NetworkSummary | null>;
   model: BatchLoader<NetworkRef, NetworkModel | null>;
   /** Branch flows of the latest converged power flow of exactly this version. */
-  branchFlows: BatchLoader<NetworkRef, Row[] | null>;
+  branchFlows: BatchLoader<NetworkRef, BranchResult[] | null>;
   latestTask: BatchLoader<{ networkId: string; method?: string }, TaskRow | null>;
   agentsByNetwork: BatchLoader<string, AgentRow[]>;
-  alarmsByNetwork: BatchLoader<AlarmKey, Row[]>;
+  alarmsByNetwork: BatchLoader<AlarmKey, Alarm[]>;
   devicesByNetwork: BatchLoader<string, DeviceRow[]>;
-  actionsByAgent: BatchLoader<string, Row[]>;
+  actionsByAgent: BatchLoader<string, ActionRow[]>;
 }
 
 // The network summary of src/domain/networks.ts (status "locked" is derived from running tasks).
 const NETWORK_SELECT = `SELECT n.*, EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched', 'running')) AS busy FROM networks n`;
-export function networkSummaryFromRow(r: Row): NetworkSummary {
-  return {
-    id: r.id, name: r.name, description: r.description, base_kv: r.base_kv, base_mva: r.base_mva,
-    bus_count: r.bus_count, branch_count: r.branch_count, generator_count: r.generator_count, load_count: r.load_count,
-    status: r.status === 'archived' ? 'archived' : r.busy ? 'locked' : r.status,
-    tags: r.tags, version: r.version, created_at: new Date(r.created_at), updated_at: new Date(r.updated_at),
-  };
-}
+export const networkSummaryFromRow = summary;
 
 function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
   const m = new Map<string, T[]>();
@@ -116,8 +112,8 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
   const refKey = (r: NetworkRef) => `${r.id}@${r.version}`;
 
   const network = new BatchLoader<string, NetworkSummary | null>(async (ids) => {
-    const { rows } = await s.db.query<Row>(`${NETWORK_SELECT} WHERE n.tenant_id = $1 AND n.id = ANY($2::text[])`, [tenant, ids]);
-    const by = new Map(rows.map((r) => [r.id as string, networkSummaryFromRow(r)]));
+    const { rows } = await s.db.query<NetworkRow>(`${NETWORK_SELECT} WHERE n.tenant_id = $1 AND n.id = ANY($2::text[])`, [tenant, ids]);
+    const by = new Map(rows.map((r) => [r.id, networkSummaryFromRow(r)]));
     return ids.map((id) => by.get(id) ?? null);
   });
 
@@ -144,14 +140,14 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     return refs.map((r) => found.get(refKey(r)) ?? null);
   }, refKey);
 
-  const branchFlows = new BatchLoader<NetworkRef, Row[] | null>(async (refs) => {
-    const { rows: stored } = await s.db.query<{ network_id: string; branches: Row[] | null; result_values: Uint8Array | null }>(
+  const branchFlows = new BatchLoader<NetworkRef, BranchResult[] | null>(async (refs) => {
+    const { rows: stored } = await s.db.query<{ network_id: string; branches: BranchResult[] | null; result_values: Uint8Array | null }>(
       `SELECT DISTINCT ON (network_id) network_id, CASE WHEN result_values IS NULL THEN result->'branches' END AS branches, result_values FROM tasks
        WHERE tenant_id = $1 AND status = 'completed' AND result IS NOT NULL
          AND (network_id, network_version) IN (SELECT * FROM unnest($2::text[], $3::int[]))
        ORDER BY network_id, completed_at DESC, seq DESC`,
       [tenant, refs.map((r) => r.id), refs.map((r) => r.version)]);
-    const by = new Map(stored.map((r) => [r.network_id, r.result_values ? decodeResultValues(r.result_values).branches as unknown as Row[] : r.branches]));
+    const by = new Map(stored.map((r) => [r.network_id, r.result_values ? decodeResultValues(r.result_values).branches as unknown as BranchResult[] : r.branches]));
     return refs.map((r) => by.get(r.id) ?? null);
   }, refKey);
 
@@ -178,19 +174,19 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     return ids.map((id) => by.get(id) ?? []);
   });
 
-  const alarmsByNetwork = new BatchLoader<AlarmKey, Row[]>(async (keys) => {
+  const alarmsByNetwork = new BatchLoader<AlarmKey, Alarm[]>(async (keys) => {
     // One statement per distinct filter (usually one), newest 100 per network.
     const filters = groupBy(keys, (k) => `${k.severity ?? ''}|${k.status ?? ''}`);
-    const results = new Map<string, Row[]>();
+    const results = new Map<string, Alarm[]>();
     await Promise.all([...filters.values()].map(async (group) => {
       const { severity, status } = group[0];
       const ids = [...new Set(group.map((k) => k.networkId))];
-      const { rows } = await s.db.query<Row>(
+      const { rows } = await s.db.query<AlarmRow>(
         `SELECT * FROM (SELECT a.*, row_number() OVER (PARTITION BY network_id ORDER BY raised_at DESC, id) AS rn FROM alarms a
            WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND ($3::smallint IS NULL OR severity = $3) AND ($4::text IS NULL OR status = $4)) x
          WHERE rn <= 100 ORDER BY network_id, raised_at DESC, id`,
         [tenant, ids, severity ?? null, status ?? null]);
-      const by = groupBy(rows, (r) => r.network_id);
+      const by = groupBy(rows.map(alarmView), (r) => r.network_id ?? '');
       for (const k of group) results.set(`${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`, by.get(k.networkId) ?? []);
     }));
     return keys.map((k) => results.get(`${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`) ?? []);
@@ -202,8 +198,8 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     return ids.map((id) => by.get(id) ?? []);
   });
 
-  const actionsByAgent = new BatchLoader<string, Row[]>(async (ids) => {
-    const { rows } = await s.db.query<Row>(
+  const actionsByAgent = new BatchLoader<string, ActionRow[]>(async (ids) => {
+    const { rows } = await s.db.query<ActionRow>(
       `SELECT * FROM (SELECT a.*, row_number() OVER (PARTITION BY agent_id ORDER BY seq DESC) AS rn FROM agent_actions a
          WHERE tenant_id = $1 AND agent_id = ANY($2::text[])) x WHERE rn <= 50 ORDER BY agent_id, seq DESC`, [tenant, ids]);
     const by = groupBy(rows, (r) => r.agent_id);

@@ -21,14 +21,13 @@ import { connectedComponents } from '../lib/graph.js';
 import { networkBridges, sensitivityMatrix } from '../sensitivities/compute.js';
 import { solveOpf, type OpfCall } from './solve.js';
 import type { OpfResult } from './types.js';
+import type { OpfIn } from '../schemas/opf.js';
 
 export const SECURITY_LIMITS = ['rate_c', 'rate_b', 'rate_a'] as const;
 export type SecurityLimit = (typeof SECURITY_LIMITS)[number];
 
-export interface SecurityRequest {
-  contingencies: 'n-1-branches' | { id?: string; branches: number[] }[];
-  limit?: SecurityLimit;
-}
+/** The `security` part of POST /opf (src/schemas/opf.ts), checked by securityOutages below. */
+export type SecurityRequest = NonNullable<Static<typeof OpfIn>['security']>;
 
 /** A binding post-contingency constraint, and what the preventive N-1 reports (their schemas:
  *  src/schemas/opfResult.ts). */

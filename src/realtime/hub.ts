@@ -21,24 +21,27 @@ export interface HubStats {
 
 const TOPICS = new Set<string>(EVENT_TOPICS);
 
-function asEvent(m: any): LiveEvent | undefined {
-  if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || !TOPICS.has(m.topic) || typeof m.kind !== 'string') return undefined;
+type Wire = Record<string, unknown>;
+const idOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+
+function asEvent(m: Wire | null): LiveEvent | undefined {
+  if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || typeof m.topic !== 'string' || !TOPICS.has(m.topic) || typeof m.kind !== 'string') return undefined;
   return {
     id: typeof m.id === 'string' ? m.id : null,
     seq: typeof m.seq === 'number' ? m.seq : null,
     tenant_id: m.tenant_id,
     topic: m.topic as EventTopic,
     kind: m.kind,
-    payload: m.payload && typeof m.payload === 'object' ? m.payload : {},
-    network_id: m.network_id ?? null,
-    agent_id: m.agent_id ?? null,
+    payload: m.payload && typeof m.payload === 'object' ? (m.payload as Wire) : {},
+    network_id: idOrNull(m.network_id),
+    agent_id: idOrNull(m.agent_id),
     severity: typeof m.severity === 'number' ? m.severity : null,
     timestamp: typeof m.timestamp === 'string' ? m.timestamp : new Date().toISOString(),
   };
 }
 
 /** Power-flow progress (not stored, id null) as a live event: topic powerflow, kind powerflow.progress. */
-function asProgress(m: any): LiveEvent | undefined {
+function asProgress(m: Wire | null): LiveEvent | undefined {
   if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || typeof m.task_id !== 'string') return undefined;
   return {
     id: null,
@@ -47,7 +50,7 @@ function asProgress(m: any): LiveEvent | undefined {
     topic: 'powerflow',
     kind: m.kind === 'opf' ? 'opf.progress' : 'powerflow.progress',
     payload: { task_id: m.task_id, network_id: m.network_id ?? null, iteration: m.iteration, max_iterations: m.max_iterations, mismatch: m.mismatch, ...(m.opf ? { opf: m.opf } : {}) },
-    network_id: m.network_id ?? null,
+    network_id: idOrNull(m.network_id),
     agent_id: null,
     severity: 0,
     timestamp: typeof m.timestamp === 'string' ? m.timestamp : new Date().toISOString(),
@@ -83,8 +86,8 @@ export class RealtimeHub {
 
   private async start(): Promise<void> {
     const bus = this.s.bus;
-    this.unsub.push(bus.subscribe('event', (m) => this.dispatch(asEvent(m))));
-    this.unsub.push(bus.subscribe('progress', (m) => this.dispatch(asProgress(m))));
+    this.unsub.push(bus.subscribe<Wire | null>('event', (m) => this.dispatch(asEvent(m))));
+    this.unsub.push(bus.subscribe<Wire | null>('progress', (m) => this.dispatch(asProgress(m))));
     // Live doors subscribe before replaying history; that is gap-free only once
     // the bus delivers to this process.
     await Promise.all([bus.ready('event'), bus.ready('progress')]);

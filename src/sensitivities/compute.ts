@@ -10,18 +10,15 @@ import { packNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError } from '../powerflow/types.js';
 import { bridges } from '../lib/graph.js';
 import { AppError } from '../lib/errors.js';
+import type { Static } from '@sinclair/typebox';
+import type { SensitivityIn } from '../schemas/sensitivities.js';
 
 export type SensitivityKind = 'ptdf' | 'lodf';
 
-export interface SensitivityRequest {
-  kind: SensitivityKind;
-  /** rows: branch positions (default every in-service branch) */
-  branches?: number[];
-  /** PTDF columns: bus ids (default every bus) */
-  buses?: number[];
-  /** LODF columns: outaged branch positions (default the rows) */
-  outages?: number[];
-}
+/** POST /networks/{id}/sensitivities's body (src/schemas/sensitivities.ts) but `async`: rows are branch positions
+ *  (default every in-service branch), PTDF columns bus ids (default every bus), LODF columns outaged branch
+ *  positions (default the rows). */
+export type SensitivityRequest = Omit<Static<typeof SensitivityIn>, 'async'>;
 
 export interface SensitivityResult {
   kind: SensitivityKind;

@@ -4,9 +4,11 @@ import type { Queryable } from '../../db/database.js';
 import type { Services } from '../../services.js';
 import type { Actor, Caller } from '../caller.js';
 import { newId } from '../../lib/ids.js';
-import { orderBy, pageMeta, paging, selectPage, type PageQuery } from '../../lib/paging.js';
+import { orderBy, pageMeta, paging, selectPage, } from '../../lib/paging.js';
 import { findAgentRow, type AgentRow } from '../agents.js';
 import type { CheckedRequest, CommandResult, Params, Priority } from './vocabulary.js';
+import type { Static } from '@sinclair/typebox';
+import type { ActionListQuery as ActionListQuerySchema } from '../../schemas/agents.js';
 
 export interface ActionRow {
   id: string;
@@ -57,10 +59,8 @@ export async function insertAction(tx: Queryable, caller: Caller, agent: AgentRo
   return rows[0];
 }
 
-export interface ActionListQuery extends PageQuery {
-  status?: string;
-  command?: string;
-}
+/** GET /agents/{id}/actions's query (src/schemas/agents.ts). */
+export type ActionListQuery = Static<typeof ActionListQuerySchema>;
 
 const ACTION_SORT = { executed_at: 'executed_at', created_at: 'created_at', command: 'command', status: 'status', duration_ms: 'duration_ms', seq: 'seq' };
 

@@ -3,6 +3,9 @@
 import type { NetworkSummary } from '../../domain/networks.js';
 import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
+import type { Alarm } from '../../domain/alarms.js';
+import type { ActionRow } from '../../domain/commands/actions.js';
+import type { BranchResult, PowerFlowResult } from '../../schemas/powerflowResult.js';
 import { eventSeq } from '../../lib/ids.js';
 import { SEVERITIES as SEVERITY_VALUES } from '../../schemas/vocabulary.js';
 import type { Agent } from '../../domain/agents.js';
@@ -11,7 +14,24 @@ import type { Device } from '../../domain/devices.js';
 import type { AuditEntry } from '../../security/audit.js';
 import type { ProgressMessage } from '../streams.js';
 
-type Row = Record<string, any>;
+/** A stored JSON object or an event payload: fields read by name, each checked where it matters. */
+type Fields = Record<string, unknown>;
+type Nullish<T> = T | null | undefined;
+export const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+// GraphQL inputs as the SDL declares them (camelCase, UPPERCASE enums); graphql-js has checked their shape.
+type Enum = Uppercase<string>;
+interface GqlBusInput { id: number; type: Enum; v?: Nullish<number>; theta?: Nullish<number>; area?: Nullish<number>; gs?: Nullish<number>; bs?: Nullish<number>; baseKv?: Nullish<number>; vmin?: Nullish<number>; vmax?: Nullish<number>; name?: Nullish<string>; zone?: Nullish<number> }
+interface GqlBranchInput { from: number; to: number; r: number; x: number; b?: Nullish<number>; status?: Nullish<Enum>; ratio?: Nullish<number>; shift?: Nullish<number>; rateA?: Nullish<number>; rateB?: Nullish<number>; rateC?: Nullish<number>; angmin?: Nullish<number>; angmax?: Nullish<number> }
+interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Nullish<number>; coefficients: number[] }
+interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput> }
+interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
+/** GraphQL NetworkInput / NetworkUpdateInput (every field optional in the update). */
+export interface GqlNetworkInput {
+  name?: string; description?: Nullish<string>; baseKv?: Nullish<number>; baseMva?: Nullish<number>;
+  buses?: Nullish<GqlBusInput[]>; branches?: Nullish<GqlBranchInput[]>; generators?: Nullish<GqlGeneratorInput[]>; loads?: Nullish<GqlLoadInput[]>;
+  tags?: Nullish<Record<string, string>>; status?: Nullish<Enum>;
+}
 
 export const up = (v: string | null | undefined) => (v === null || v === undefined ? null : v.toUpperCase());
 /** A GraphQL enum value as the domain's (lowercase) value. */
@@ -73,28 +93,28 @@ export function toLoad(l: Load) {
   return { bus: l.bus, mw: l.mw, mvar: l.mvar, inService: l.in_service };
 }
 
-export function toBranchFlow(f: Row | undefined) {
+export function toBranchFlow(f: BranchResult | undefined) {
   if (!f) return null;
   return { pFrom: f.p_from, qFrom: f.q_from, pTo: f.p_to, qTo: f.q_to, loading: f.loading };
 }
 
 /** GraphQL NetworkInput -> the REST/domain network input (snake_case, lowercase enums). */
-export function fromNetworkInput(i: Row): Row {
-  const out: Row = defined({
+export function fromNetworkInput(i: GqlNetworkInput): Fields {
+  const out: Fields = defined({
     name: i.name, description: i.description ?? undefined, base_kv: i.baseKv ?? undefined, base_mva: i.baseMva ?? undefined,
-    buses: (i.buses ?? []).map((b: Row) => defined({
+    buses: (i.buses ?? []).map((b) => defined({
       id: b.id, type: down(b.type), v: b.v ?? undefined, theta: b.theta ?? undefined, area: b.area ?? undefined, gs: b.gs ?? undefined, bs: b.bs ?? undefined,
       base_kv: b.baseKv ?? undefined, vmin: b.vmin ?? undefined, vmax: b.vmax ?? undefined, name: b.name ?? undefined, zone: b.zone ?? undefined,
     })),
-    branches: i.branches == null ? undefined : i.branches.map((b: Row) => defined({
+    branches: i.branches == null ? undefined : i.branches.map((b) => defined({
       from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined, rate_b: b.rateB ?? undefined, rate_c: b.rateC ?? undefined,
       angmin: b.angmin ?? undefined, angmax: b.angmax ?? undefined,
     })),
-    generators: i.generators == null ? undefined : i.generators.map((g: Row) => defined({
+    generators: i.generators == null ? undefined : i.generators.map((g) => defined({
       bus: g.bus, mw: g.mw, mvar: g.mvar ?? undefined, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg ?? undefined, in_service: g.inService ?? undefined,
       cost: g.cost == null ? undefined : defined({ model: down(g.cost.model), startup: g.cost.startup ?? undefined, shutdown: g.cost.shutdown ?? undefined, coefficients: g.cost.coefficients }),
     })),
-    loads: i.loads == null ? undefined : i.loads.map((l: Row) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
+    loads: i.loads == null ? undefined : i.loads.map((l) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
     tags: i.tags ?? undefined,
     status: down(i.status),
   });
@@ -125,23 +145,24 @@ export function powerFlowStatus(t: Pick<TaskRow, 'status' | 'result' | 'error'>)
 }
 
 export function toPowerFlowResult(t: TaskRow) {
-  const r = (t.result ?? {}) as Row;
-  const o = (t.options ?? {}) as Row;
+  // a stored power-flow result (src/schemas/powerflowResult.ts), or none yet
+  const r = (t.result ?? {}) as Partial<PowerFlowResult> & { duration_ms?: number; started_at?: string; completed_at?: string };
+  const o = (t.options ?? {}) as { method?: string; tolerance?: number };
   const p = t.progress;
   return {
     taskId: t.id,
     networkId: t.network_id,
     status: powerFlowStatus(t),
-    method: up((r.method as string) ?? (o.method as string) ?? 'newton_raphson'),
+    method: up(r.method ?? o.method ?? 'newton_raphson'),
     iterations: r.iterations ?? (p ? p.iteration : null),
     mismatch: r.mismatch ?? (p ? p.mismatch : null),
     durationMs: r.duration_ms ?? null,
     tolerance: r.tolerance ?? o.tolerance ?? 1e-8,
-    buses: ((r.buses as Row[]) ?? []).map((b) => ({ id: b.id, v: b.v, theta: b.theta, pGen: b.p_gen, qGen: b.q_gen, pLoad: b.p_load, qLoad: b.q_load, energized: b.energized ?? null })),
-    branches: ((r.branches as Row[]) ?? []).map((b, index) => ({ index: b.index ?? index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
-    generators: ((r.generators as Row[]) ?? []).map((g) => ({ bus: g.bus, pGen: g.p_gen, qGen: g.q_gen })),
+    buses: (r.buses ?? []).map((b) => ({ id: b.id, v: b.v, theta: b.theta, pGen: b.p_gen, qGen: b.q_gen, pLoad: b.p_load, qLoad: b.q_load, energized: b.energized ?? null })),
+    branches: (r.branches ?? []).map((b, index) => ({ index: (b as { index?: number }).index ?? index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
+    generators: (r.generators ?? []).map((g) => ({ bus: g.bus, pGen: g.p_gen, qGen: g.q_gen })),
     losses: r.losses ? { pMw: r.losses.p_mw, qMvar: r.losses.q_mvar } : null,
-    islands: r.islands ? (r.islands as Row[]).map((i) => ({ buses: i.buses, referenceBus: i.reference_bus, energized: i.energized, loadMw: i.load_mw, generationMw: i.generation_mw })) : null,
+    islands: r.islands ? r.islands.map((i) => ({ buses: i.buses, referenceBus: i.reference_bus, energized: i.energized, loadMw: i.load_mw, generationMw: i.generation_mw })) : null,
     lostLoadMw: r.lost_load_mw ?? null,
     lostGenerationMw: r.lost_generation_mw ?? null,
     startedAt: date(r.started_at ?? t.started_at),
@@ -167,7 +188,7 @@ export function toAgent(a: Agent) {
   };
 }
 
-export function toAgentAction(x: Row) {
+export function toAgentAction(x: ActionRow) {
   return {
     id: x.id, agentId: x.agent_id, command: x.command, params: x.params ?? {}, status: x.status, result: x.result ?? x.error ?? null,
     executedAt: date(x.executed_at), durationMs: x.duration_ms ?? null, requestedBy: x.requested_by ?? null, confirmedBy: x.confirmed_by ?? null,
@@ -189,8 +210,9 @@ export function toDevice(d: Omit<Device, 'online'> & { online?: boolean }) {
   };
 }
 
-/** From the domain Alarm view, an alarms row, or an alarm event payload. */
-export function toAlarm(a: Row) {
+/** From the domain Alarm view or an alarm event payload (alarm_id, severity as a level or a name). */
+export type AlarmLike = Omit<Partial<Alarm>, 'severity' | 'source'> & { alarm_id?: string; severity?: string | number | null; source?: { type: string; id: string }; source_type?: string; source_id?: string };
+export function toAlarm(a: AlarmLike) {
   const sev = typeof a.severity === 'number' ? SEVERITIES[a.severity] : up(a.severity);
   return {
     id: a.id ?? a.alarm_id, severity: sev, status: up(a.status), type: a.type, message: a.message, networkId: a.network_id ?? null,
@@ -209,18 +231,23 @@ export interface LiveEvent {
   tenant_id?: string;
   topic: string;
   kind: string;
-  payload: Row;
+  payload: Fields;
   network_id: string | null;
   agent_id: string | null;
   severity: number | null;
   timestamp: Date | string;
 }
 
-export function normalizeEvent(e: Row): LiveEvent {
-  const sev = typeof e.severity === 'string' ? SEVERITIES.indexOf(e.severity.toUpperCase() as (typeof SEVERITIES)[number]) : e.severity;
+/** An event from the bus or the log, as a plain object (src/events/bus.ts sends JSON): each field checked. */
+export function normalizeEvent(e: Fields): LiveEvent {
+  const id = str(e.id) ?? '';
+  const sev = typeof e.severity === 'string' ? SEVERITIES.indexOf(e.severity.toUpperCase() as (typeof SEVERITIES)[number]) : typeof e.severity === 'number' ? e.severity : null;
+  const ts = e.timestamp;
   return {
-    id: e.id, seq: typeof e.seq === 'number' ? e.seq : eventSeq(e.id) ?? 0, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload ?? {},
-    network_id: e.network_id ?? null, agent_id: e.agent_id ?? null, severity: sev === undefined || sev === null || sev < 0 ? null : sev, timestamp: e.timestamp,
+    id, seq: typeof e.seq === 'number' ? e.seq : eventSeq(id) ?? 0, tenant_id: str(e.tenant_id), topic: str(e.topic) ?? '', kind: str(e.kind) ?? '',
+    payload: e.payload && typeof e.payload === 'object' ? (e.payload as Fields) : {},
+    network_id: str(e.network_id) ?? null, agent_id: str(e.agent_id) ?? null, severity: sev === null || sev < 0 ? null : sev,
+    timestamp: ts instanceof Date || typeof ts === 'string' ? ts : new Date(0),
   };
 }
 
@@ -234,7 +261,7 @@ export function toEvent(e: LiveEvent) {
 export function toNetworkEvent(e: LiveEvent) {
   const p = e.payload;
   return {
-    eventId: e.id, networkId: e.network_id ?? p.network_id, kind: (p.kind as string) ?? e.kind, changes: p.changes ?? null,
+    eventId: e.id, networkId: e.network_id ?? str(p.network_id) ?? null, kind: str(p.kind) ?? e.kind, changes: p.changes ?? null,
     timestamp: date(e.timestamp), actor: p.actor ?? null,
   };
 }
@@ -242,7 +269,7 @@ export function toNetworkEvent(e: LiveEvent) {
 export function toAgentStatusEvent(e: LiveEvent) {
   const p = e.payload;
   return {
-    eventId: e.id, agentId: p.agent_id ?? e.agent_id, oldStatus: up(p.old_status), newStatus: up(p.new_status), reason: p.reason ?? null,
+    eventId: e.id, agentId: str(p.agent_id) ?? e.agent_id, oldStatus: up(str(p.old_status)), newStatus: up(str(p.new_status)), reason: p.reason ?? null,
     timestamp: date(p.timestamp ?? e.timestamp),
   };
 }

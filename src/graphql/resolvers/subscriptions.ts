@@ -11,7 +11,7 @@ import { allow, type GqlContext } from '../context.js';
 import type { GqlEnum, Opt } from '../args.js';
 import type { Severity } from '../../schemas/vocabulary.js';
 import { eventStream, type ProgressMessage } from '../streams.js';
-import { SEVERITIES, toAgentStatusEvent, toAlarm, toEvent, toNetworkEvent, toProgress, severityLevel, type LiveEvent } from './map.js';
+import { SEVERITIES, toAgentStatusEvent, toAlarm, toEvent, toNetworkEvent, toProgress, severityLevel, type AlarmLike, type LiveEvent } from './map.js';
 
 /** The replay arguments every event subscription takes. */
 interface ReplayArgs {
@@ -58,7 +58,10 @@ export const subscriptionResolvers = {
           replay: a.replay === true, after: checkAfter(a.after), history: { topic: 'alarm', severity: min > 0 ? SEVERITIES[min].toLowerCase() : undefined },
         });
       },
-      resolve: (e: LiveEvent) => toAlarm({ ...e.payload, id: e.payload.id ?? e.payload.alarm_id, network_id: e.payload.network_id ?? e.network_id, severity: e.payload.severity ?? e.severity }),
+      resolve: (e: LiveEvent) => {
+        const p = e.payload as AlarmLike; // the alarm event of SPEC 6.1 (src/domain/alarms.ts alarmEvent)
+        return toAlarm({ ...p, id: p.id ?? p.alarm_id, network_id: p.network_id ?? e.network_id, severity: p.severity ?? e.severity });
+      },
     },
     eventStream: {
       subscribe: async (_r: unknown, a: ReplayArgs & { topic?: Opt<string> }, ctx: GqlContext) => {
