@@ -11,10 +11,10 @@ import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from 
 import { dcShiftInjection, dcSusceptance } from './branchModel';
 import { BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
-/** Bbus(pv,pq; pv,pq) values in topo.dcVal; branches with out[l] != 0 left out (studies). */
+/** Bbus(pv,pq; pv,pq) values in topo.dc().val; branches with out[l] != 0 left out (studies). */
 export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null): void {
   const nl = topo.nl;
-  const val = topo.dcVal, map = topo.bMap;
+  const val = topo.dc().val, map = topo.reducedB().bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
   const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
@@ -38,16 +38,16 @@ export function dcB(input: StaticArray<f64>, xOff: i32, tapOff: i32, l: i32): f6
 /** Factorises the reduced Bbus of the network in `input` once per parameter hash (kept with the
  *  topology; the DC power flow and the sensitivities share it); false when it is singular. */
 export function dcFactorised(topo: Topology, input: StaticArray<f64>, brOff: i32, hash: u64): bool {
-  topo.prepareB();
-  if (!(topo.dcOk && topo.dcHash == hash)) {
+  const sys = topo.dc();
+  if (!(sys.ok && sys.hash == hash)) {
     makeBdc(topo, input, brOff, null);
-    topo.dcOk = false;
+    sys.ok = false;
     if (topo.nR > 0) {
-      topo.analyzeDc();
-      if (!topo.luDc.factor(topo.dcVal)) return false;
+      sys.analyze();
+      if (!sys.lu.factor(sys.val)) return false;
     }
-    topo.dcOk = true;
-    topo.dcHash = hash;
+    sys.ok = true;
+    sys.hash = hash;
   }
   return true;
 }
@@ -135,7 +135,7 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
 }
 
 /** Pbus -= Pbusinj (phase shifters), then Va(non-ref) = Bbus(nr, nr) \ (Pbus(nr) - Bbus(nr, ref) Va(ref))
- *  with the factor in topo.luDc, and Vm = 1. Branches with out[l] != 0 are left out (studies). */
+ *  with the factor in topo.dc().lu, and Vm = 1. Branches with out[l] != 0 are left out (studies). */
 export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32, pbus: StaticArray<f64>, out: StaticArray<u8> | null): void {
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx, va = topo.va, vm = topo.vm;
@@ -148,7 +148,8 @@ export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32,
     unchecked(pbus[t[l]] += pfinj);
   }
   // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
-  const rhs = topo.rhsP;
+  const sys = topo.dc();
+  const rhs = sys.rhs;
   for (let i = 0; i < nb; i++) {
     const r = unchecked(rIdx[i]);
     if (r >= 0) unchecked(rhs[r] = pbus[i]);
@@ -163,7 +164,7 @@ export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32,
     if (tc == REF) unchecked(rhs[rIdx[a]] += b * va[c]);
     else unchecked(rhs[rIdx[c]] += b * va[a]);
   }
-  if (topo.nR > 0) topo.luDc.solve(rhs);
+  if (topo.nR > 0) sys.lu.solve(rhs);
   for (let i = 0; i < nb; i++) {
     const r = unchecked(rIdx[i]);
     if (r >= 0) unchecked(va[i] = rhs[r]);

@@ -7,88 +7,89 @@
 // (no angle re-wrap inside the loop; the result's angle(V) is taken at the end).
 // B' and B'' are factorised once per topology and parameter set.
 import { Topology } from './topology';
-import { injections, mismatchFD, normP, normQ, polarToRect, wrapAll } from './mismatch';
+import { SolveResult } from './solveResult';
+import { DecoupledSystem } from './decoupledSystem';
+import { injections, mismatchFD, polarToRect, wrapAll } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
 
-export let iterations: i32 = 0;
-export let lastMismatch: f64 = 0.0;
 
 /** B' and B'' numeric factors for this parameter set (reused when unchanged). */
 function factorB(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64): bool {
-  topo.prepareB();
-  if (!(topo.bpOk && topo.bpHash == hash)) {
+  const sys = topo.decoupled();
+  if (!(sys.bpOk && sys.bpHash == hash)) {
     makeBp(topo, input, brOff);
-    topo.bpOk = false;
+    sys.bpOk = false;
     if (topo.nR > 0) {
-      topo.analyzeBp();
-      if (!topo.luBp.factor(topo.bpVal)) return false;
+      sys.analyzeBp();
+      if (!sys.luBp.factor(sys.bpVal)) return false;
     }
-    topo.bpOk = true;
-    topo.bpHash = hash;
+    sys.bpOk = true;
+    sys.bpHash = hash;
   }
-  if (!(topo.bppOk && topo.bppHash == hash)) {
+  if (!(sys.bppOk && sys.bppHash == hash)) {
     makeBpp(topo, input, busOff, brOff, baseMVA);
-    topo.bppOk = false;
+    sys.bppOk = false;
     if (topo.nQ > 0) {
-      topo.analyzeBpp();
-      if (!topo.luBpp.factor(topo.bppVal)) return false;
+      sys.analyzeBpp();
+      if (!sys.luBpp.factor(sys.bppVal)) return false;
     }
-    topo.bppOk = true;
-    topo.bppHash = hash;
+    sys.bppOk = true;
+    sys.bppHash = hash;
   }
   return true;
 }
 
 // @ts-ignore: decorator
 @inline
-function mismatchMax(): f64 {
-  const a = normP, b = normQ;
+function mismatchMax(sys: DecoupledSystem): f64 {
+  const a = sys.normP, b = sys.normQ;
   if (a != a || b != b) return NaN;
   return a > b ? a : b;
 }
 
 export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64,
-  tol: f64, maxIt: i32): i32 {
-  return fdIterate(topo, factorB(topo, input, busOff, brOff, baseMVA, hash), tol, maxIt);
+  tol: f64, maxIt: i32, result: SolveResult): i32 {
+  return fdIterate(topo, factorB(topo, input, busOff, brOff, baseMVA, hash), tol, maxIt, result);
 }
 
 /** B' and B'' of a study case: the base network without the branches marked in `out`, refactorised
  *  on the base pattern. The factors then belong to the case: a later power flow rebuilds its own. */
 export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64,
   out: StaticArray<u8>): bool {
-  topo.prepareB();
-  topo.bpOk = false;
-  topo.bppOk = false;
+  const sys = topo.decoupled();
+  sys.bpOk = false;
+  sys.bppOk = false;
   makeBp(topo, input, brOff, out);
   if (topo.nR > 0) {
-    topo.analyzeBp();
-    if (!topo.luBp.factor(topo.bpVal)) return false;
+    sys.analyzeBp();
+    if (!sys.luBp.factor(sys.bpVal)) return false;
   }
   makeBpp(topo, input, busOff, brOff, baseMVA, out);
   if (topo.nQ > 0) {
-    topo.analyzeBpp();
-    if (!topo.luBpp.factor(topo.bppVal)) return false;
+    sys.analyzeBpp();
+    if (!sys.luBpp.factor(sys.bppVal)) return false;
   }
   return true;
 }
 
 /** The fast-decoupled iterations from topo.vm / va on factors prepared by the caller (factored:
  *  false when B' or B'' was singular). */
-export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32): i32 {
+export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, result: SolveResult): i32 {
   const nb = topo.nb;
+  const sys = topo.decoupled();
   wrapAll(topo);
   polarToRect(topo);
-  iterations = 0;
+  result.iterations = 0;
   if (!factored) {
     injections(topo);
-    mismatchFD(topo, topo.rhsP, topo.rhsQ);
-    lastMismatch = mismatchMax();
+    mismatchFD(topo, sys);
+    result.mismatch = mismatchMax(sys);
     return STATUS_SINGULAR;
   }
-  const P = topo.rhsP, Q = topo.rhsQ;
+  const P = sys.rhsP, Q = sys.rhsQ;
   const rIdx = ptr(topo.rIdx), qIdx = ptr(topo.qIdx);
   const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
   const pp = ptr(P), qp = ptr(Q);
@@ -99,16 +100,16 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32):
     setf(sn, i, NativeMath.sincos_sin);
   }
   injections(topo);
-  mismatchFD(topo, P, Q);
-  let norm = mismatchMax();
+  mismatchFD(topo, sys);
+  let norm = mismatchMax(sys);
   let status = STATUS_MAXIT;
-  if (normP < tol && normQ < tol) status = STATUS_CONVERGED;
+  if (sys.normP < tol && sys.normQ < tol) status = STATUS_CONVERGED;
   else if (!isFinite(norm)) status = STATUS_NAN;
   let it = 0;
   while (status == STATUS_MAXIT && it < maxIt) {
     it++;
     // ---- P half-iteration: update Va
-    if (topo.nR > 0) topo.luBp.solve(P);
+    if (topo.nR > 0) sys.luBp.solve(P);
     for (let i = 0; i < nb; i++) {
       const r = geti(rIdx, i);
       if (r >= 0) {
@@ -121,11 +122,11 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32):
       }
     }
     injections(topo);
-    mismatchFD(topo, P, Q);
-    norm = mismatchMax();
-    if (normP < tol && normQ < tol) { progress(it, norm); status = STATUS_CONVERGED; break; }
+    mismatchFD(topo, sys);
+    norm = mismatchMax(sys);
+    if (sys.normP < tol && sys.normQ < tol) { progress(it, norm); status = STATUS_CONVERGED; break; }
     // ---- Q half-iteration: update Vm
-    if (topo.nQ > 0) topo.luBpp.solve(Q);
+    if (topo.nQ > 0) sys.luBpp.solve(Q);
     for (let i = 0; i < nb; i++) {
       const q = geti(qIdx, i);
       if (q >= 0) { // angles unchanged: reuse their cos / sin
@@ -135,16 +136,16 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32):
       }
     }
     injections(topo);
-    mismatchFD(topo, P, Q);
-    norm = mismatchMax();
+    mismatchFD(topo, sys);
+    norm = mismatchMax(sys);
     const stop = progress(it, norm);
-    if (normP < tol && normQ < tol) { status = STATUS_CONVERGED; break; }
+    if (sys.normP < tol && sys.normQ < tol) { status = STATUS_CONVERGED; break; }
     if (!isFinite(norm)) { status = STATUS_NAN; break; }
     if (stop != 0) { status = STATUS_CANCELLED; break; }
   }
   // the solution is V = Vm e^{j Va}: report abs / angle
   wrapAll(topo);
-  iterations = it;
-  lastMismatch = norm;
+  result.iterations = it;
+  result.mismatch = norm;
   return status;
 }

@@ -19,19 +19,17 @@
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
 // Ybus values and the numeric factors of B', B'', Bdc are also reused while the
 // branch and shunt parameters hash the same.
-import { Topology, analysisTotal } from './topology';
+import { Topology } from './topology';
+import { analysisTotal } from './analysis';
 import { makeYbus } from './ybus';
-import { newtonpf, iterations as nrIterations, lastMismatch as nrMismatch } from './newtonpf';
-import { fdpf, iterations as fdIterations, lastMismatch as fdMismatch } from './fdpf';
+import { newtonpf } from './newtonpf';
+import { SolveResult } from './solveResult';
+import { fdpf } from './fdpf';
 import { dcpf, dcSoln, dcFactorised } from './dcpf';
 import { pfsoln } from './pfsoln';
-import { losses, lossP, lossQ } from './losses';
-import {
-  runStudy, violationsDone, records as studyRecords, islands as studyIslands, islandCount as studyIslandTotal,
-  monitorValues as studyMonitor,
-} from './study/loop';
-import { violations as studyViolations } from './study/metrics';
-import { ptdfRows, flowShifts, sensOut } from './sensitivity';
+import { losses, Losses } from './losses';
+import { StudyWorkspace } from './study/loop';
+import { DcSensitivities } from './sensitivity';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
@@ -49,6 +47,9 @@ let output = new StaticArray<f64>(0);
 let outLen: i32 = 0;
 let cache = new Array<Topology>();
 let clock: i64 = 0;
+// what the last solve reports beside its status (no allocation per solve)
+const solveResult = new SolveResult();
+const totalLosses = new Losses();
 
 export function inputPtr(len: i32): usize {
   if (input.length < len) input = new StaticArray<f64>(len);
@@ -112,6 +113,7 @@ function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f6
 
 // ---- studies (study/loop.ts; buffer layouts in study/layout.ts)
 let studyIn = new StaticArray<f64>(0);
+const study = new StudyWorkspace();
 export function studyInputPtr(len: i32): usize {
   if (studyIn.length < len) studyIn = new StaticArray<f64>(len);
   return changetype<usize>(studyIn);
@@ -127,17 +129,18 @@ export function studySolve(): i32 {
   const topo = preparedTopology(nb, nl, busOff, brOff, baseMVA);
   const method = <i32>input[IN_METHOD];
   if (method != METHOD_NR && method != METHOD_FDXB && method != METHOD_DC) return -1;
-  return runStudy(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT], method);
+  return study.run(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT], method);
 }
-export function studyRecordsPtr(): usize { return changetype<usize>(studyRecords); }
-export function studyViolationsPtr(): usize { return changetype<usize>(studyViolations); }
-export function studyViolationCount(): i32 { return violationsDone(); }
-export function studyIslandsPtr(): usize { return changetype<usize>(studyIslands); }
-export function studyIslandCount(): i32 { return studyIslandTotal; }
-export function studyMonitorPtr(): usize { return changetype<usize>(studyMonitor); }
+export function studyRecordsPtr(): usize { return changetype<usize>(study.results.records); }
+export function studyViolationsPtr(): usize { return changetype<usize>(study.results.violations); }
+export function studyViolationCount(): i32 { return study.results.violationCount; }
+export function studyIslandsPtr(): usize { return changetype<usize>(study.results.islands); }
+export function studyIslandCount(): i32 { return study.results.islandCount; }
+export function studyMonitorPtr(): usize { return changetype<usize>(study.results.monitorValues); }
 
 // ---- DC sensitivities (sensitivity.ts): PTDF rows and outage flow shifts of the network in the input buffer
 let sensIn = new StaticArray<f64>(0);
+const sensitivities = new DcSensitivities();
 export function sensitivityInputPtr(len: i32): usize {
   if (sensIn.length < len) sensIn = new StaticArray<f64>(len);
   return changetype<usize>(sensIn);
@@ -155,11 +158,11 @@ export function sensitivitySolve(kind: i32, count: i32): i32 {
   }
   const topo = preparedTopology(nb, nl, busOff, brOff, input[IN_BASEMVA]);
   if (!dcFactorised(topo, input, brOff, topo.yHash)) return -2;
-  if (kind == 0) { ptdfRows(topo, input, brOff, sensIn, count); return count * nb; }
-  flowShifts(topo, input, brOff, sensIn, count);
+  if (kind == 0) { sensitivities.ptdfRows(topo, input, brOff, sensIn, count); return count * nb; }
+  sensitivities.flowShifts(topo, input, brOff, sensIn, count);
   return count * nl;
 }
-export function sensitivityOutputPtr(): usize { return changetype<usize>(sensOut); }
+export function sensitivityOutputPtr(): usize { return changetype<usize>(sensitivities.out); }
 
 export function solve(): i32 {
   const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL], ng = <i32>input[IN_NG];
@@ -214,13 +217,13 @@ export function solve(): i32 {
     unchecked(out[OUT_LOSS_Q] = 0.0);
   } else {
     if (method == METHOD_FDXB) {
-      status = fdpf(topo, input, busOff, brOff, baseMVA, hash, tol, maxIt);
-      iters = fdIterations;
-      mismatch = fdMismatch;
+      status = fdpf(topo, input, busOff, brOff, baseMVA, hash, tol, maxIt, solveResult);
+      iters = solveResult.iterations;
+      mismatch = solveResult.mismatch;
     } else if (method == METHOD_NR) {
-      status = newtonpf(topo, tol, maxIt);
-      iters = nrIterations;
-      mismatch = nrMismatch;
+      status = newtonpf(topo, tol, maxIt, solveResult);
+      iters = solveResult.iterations;
+      mismatch = solveResult.mismatch;
     } else {
       unchecked(out[OUT_STATUS] = <f64>STATUS_BAD_INPUT);
       return STATUS_BAD_INPUT;
@@ -228,9 +231,9 @@ export function solve(): i32 {
     if (status != STATUS_CANCELLED) {
       // vr/vi and S = V conj(Ybus V) are those of the last mismatch evaluation
       pfsoln(topo, input, busOff, genOff, ng, baseMVA, out, oBus, oBr, oGen);
-      losses(topo, input, brOff, baseMVA);
-      unchecked(out[OUT_LOSS_P] = lossP);
-      unchecked(out[OUT_LOSS_Q] = lossQ);
+      losses(topo, input, brOff, baseMVA, totalLosses);
+      unchecked(out[OUT_LOSS_P] = totalLosses.p);
+      unchecked(out[OUT_LOSS_Q] = totalLosses.q);
     }
   }
   for (let i = 0; i < nb; i++) {

@@ -14,7 +14,7 @@
 // Jacobian correspondence: Ybus entry q of row k feeds the next slots of
 // columns Va(k) and Vm(k)).
 // Every entry is written with the off-diagonal formulas, then the diagonal
-// (slot topo.jDiag of each column) gets its +j S / S/|V| terms.
+// (slot NewtonSystem.diag of each column) gets its +j S / S/|V| terms.
 // Needs topo.sr/si from mismatch.injections for the same V.
 import { Topology } from './topology';
 import { ptr, geti, getf, setf } from './sparse/raw';
@@ -32,8 +32,9 @@ export function fillJacobian(topo: Topology): void {
   const nb = topo.nb;
   const yPtr = ptr(topo.yPtr), yIdx = ptr(topo.yIdx), yT = ptr(topo.yT);
   const vr = ptr(topo.vr), vi = ptr(topo.vi), vm = ptr(topo.vm), sr = ptr(topo.sr), si = ptr(topo.si);
-  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx), rows = ptr(topo.jRows), jDiag = ptr(topo.jDiag);
-  const J = ptr(topo.jVal), jPtr = ptr(topo.jPtr);
+  const sys = topo.newton();
+  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx), rows = ptr(sys.rows), jDiag = ptr(sys.diag);
+  const J = ptr(sys.val), jPtr = ptr(sys.ptr);
   const pinnedOn = topo.anyPinned, pin = ptr(topo.pinned);
   for (let k = 0; k < nb; k++) {
     const ak = geti(aIdx, k);

@@ -4,10 +4,13 @@
 import { Topology } from './topology';
 import { BR_R, BR_RATIO, BR_SHIFT, BR_X } from './layout';
 
-export let lossP: f64 = 0.0;
-export let lossQ: f64 = 0.0;
+/** Total series losses, MW and MVAr. */
+export class Losses {
+  p: f64 = 0.0;
+  q: f64 = 0.0;
+}
 
-export function losses(topo: Topology, input: StaticArray<f64>, brOff: i32, baseMVA: f64): void {
+export function losses(topo: Topology, input: StaticArray<f64>, brOff: i32, baseMVA: f64, into: Losses): void {
   const nl = topo.nl;
   const f = topo.f, t = topo.t, vr = topo.vr, vi = topo.vi;
   const rOff = brOff + BR_R * nl, xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
@@ -31,6 +34,6 @@ export function losses(topo: Topology, input: StaticArray<f64>, brOff: i32, base
     sp += v2 * r / z2;
     sq += v2 * x / z2;
   }
-  lossP = sp;
-  lossQ = sq;
+  into.p = sp;
+  into.q = sq;
 }

@@ -23,7 +23,7 @@ function stamp(val: StaticArray<f64>, map: StaticArray<i32>, topo: Topology, l: 
  *  pattern stays the base topology's, so the symbolic analysis is reused. */
 export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null = null): void {
   const nl = topo.nl;
-  const val = topo.bpVal, map = topo.bMap;
+  const val = topo.decoupled().bpVal, map = topo.reducedB().bMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
   const xOff = brOff + BR_X * nl, shOff = brOff + BR_SHIFT * nl;
   for (let l = 0; l < nl; l++) {
@@ -36,7 +36,7 @@ export function makeBp(topo: Topology, input: StaticArray<f64>, brOff: i32, out:
 export function makeBpp(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64,
   out: StaticArray<u8> | null = null): void {
   const nb = topo.nb, nl = topo.nl;
-  const val = topo.bppVal, map = topo.qMap;
+  const val = topo.decoupled().bppVal, map = topo.reducedB().qMap;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
   const bsOff = busOff + BUS_BS * nb;
   const yDiag = topo.yDiag;

@@ -2,6 +2,7 @@
 // F = S - Sbus, as newtonpf / fdpf evaluate it. Ibus = Ybus*V and S are kept in
 // the topology's work vectors (S is reused by the Jacobian).
 import { Topology, PQ, REF } from './topology';
+import { DecoupledSystem } from './decoupledSystem';
 import { ptr, geti, getf, setf } from './sparse/raw';
 
 /** vr + j vi = vm e^{j va} for one bus (raw data addresses). */
@@ -100,11 +101,10 @@ export function mismatchNR(topo: Topology, F: StaticArray<f64>): f64 {
   return norm;
 }
 
-/** Fast-decoupled mismatch (S - Sbus) ./ Vm: P at non-ref buses, Q at pq buses;
- *  max-norms in the normP / normQ globals. */
-export let normP: f64 = 0.0;
-export let normQ: f64 = 0.0;
-export function mismatchFD(topo: Topology, P: StaticArray<f64>, Q: StaticArray<f64>): void {
+/** Fast-decoupled mismatch (S - Sbus) ./ Vm: P at non-ref buses into sys.rhsP, Q at pq buses into
+ *  sys.rhsQ, their max-norms into sys.normP / normQ. */
+export function mismatchFD(topo: Topology, sys: DecoupledSystem): void {
+  const P = sys.rhsP, Q = sys.rhsQ;
   const nb = topo.nb;
   const rIdx = ptr(topo.rIdx), qIdx = ptr(topo.qIdx), type = ptr(topo.type);
   const sr = ptr(topo.sr), si = ptr(topo.si), pSch = ptr(topo.pSch), qSch = ptr(topo.qSch), vm = ptr(topo.vm);
@@ -123,6 +123,6 @@ export function mismatchFD(topo: Topology, P: StaticArray<f64>, Q: StaticArray<f
       nq = maxAbs(nq, dq);
     }
   }
-  normP = np;
-  normQ = nq;
+  sys.normP = np;
+  sys.normQ = nq;
 }

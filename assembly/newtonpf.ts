@@ -8,24 +8,23 @@
 // The Jacobian pattern and its symbolic LU come from the topology cache; the
 // loop itself allocates nothing.
 import { Topology } from './topology';
+import { SolveResult } from './solveResult';
 import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
 
-export let iterations: i32 = 0;
-export let lastMismatch: f64 = 0.0;
-
-/** Solves from topo.vm / topo.va (start point) and leaves the solution there. */
-export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
+/** Solves from topo.vm / topo.va (start point) and leaves the solution there; iterations and the last
+ *  mismatch in `result`. */
+export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResult): i32 {
   const nb = topo.nb;
-  topo.prepareJacobian();
-  const F = topo.rhsJ;
+  const sys = topo.newton();
+  const F = sys.rhs;
   const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
   const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
   const f = ptr(F);
-  const lu = topo.luJ;
+  const lu = sys.lu;
   const nJ = topo.nJ;
 
   wrapAll(topo);
@@ -40,7 +39,7 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
     it++;
     fillJacobian(topo);
     if (nJ > 0) {
-      if (!lu.factor(topo.jVal)) { status = STATUS_SINGULAR; break; }
+      if (!lu.factor(sys.val)) { status = STATUS_SINGULAR; break; }
       lu.solve(F); // F := J \ F
     }
     for (let i = 0; i < nb; i++) {
@@ -59,7 +58,7 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32): i32 {
     if (!isFinite(norm)) { status = STATUS_NAN; break; }
     if (stop != 0) { status = STATUS_CANCELLED; break; }
   }
-  iterations = it;
-  lastMismatch = norm;
+  result.iterations = it;
+  result.mismatch = norm;
   return status;
 }

@@ -10,59 +10,68 @@ import { Topology } from './topology';
 import { dcB } from './dcpf';
 import { BR_X, BR_RATIO } from './layout';
 
-let x = new StaticArray<f64>(0);
-/** Results: count × nb (PTDF rows) or count × nl (flow shifts), row-major. */
-export let sensOut = new StaticArray<f64>(0);
+/** The rows or columns asked (PTDF rows, outage flow shifts) and the solve's scratch; one per wasm instance. */
+export class DcSensitivities {
+  /** Results: count × nb (PTDF rows) or count × nl (flow shifts), row-major. */
+  out: StaticArray<f64> = new StaticArray<f64>(0);
+  private x: StaticArray<f64> = new StaticArray<f64>(0);
 
-/** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing). */
-function solveDifference(topo: Topology, a: i32, b: i32): void {
-  const nR = topo.nR;
-  if (x.length < nR) x = new StaticArray<f64>(nR);
-  for (let r = 0; r < nR; r++) unchecked(x[r] = 0.0);
-  const ra = unchecked(topo.rIdx[a]), rb = unchecked(topo.rIdx[b]);
-  if (ra >= 0) unchecked(x[ra] += 1.0);
-  if (rb >= 0) unchecked(x[rb] -= 1.0);
-  if (nR > 0) topo.luDc.solve(x);
-}
-
-// @ts-ignore: decorator
-@inline
-function angle(topo: Topology, i: i32): f64 {
-  const r = unchecked(topo.rIdx[i]);
-  return r < 0 ? 0.0 : unchecked(x[r]);
-}
-
-function reserve(n: i32): void {
-  if (sensOut.length < n) sensOut = new StaticArray<f64>(n);
-}
-
-/** PTDF rows of the internal branches in rows[0 .. count): count × nb values into sensOut. */
-export function ptdfRows(topo: Topology, input: StaticArray<f64>, brOff: i32, rows: StaticArray<f64>, count: i32): void {
-  const nb = topo.nb, nl = topo.nl;
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
-  reserve(count * nb);
-  for (let k = 0; k < count; k++) {
-    const l = <i32>unchecked(rows[k]);
-    const bl = dcB(input, xOff, tapOff, l);
-    solveDifference(topo, unchecked(topo.f[l]), unchecked(topo.t[l]));
-    const o = k * nb;
-    for (let j = 0; j < nb; j++) unchecked(sensOut[o + j] = bl * angle(topo, j));
+  /** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing). */
+  private solveDifference(topo: Topology, a: i32, b: i32): void {
+    const nR = topo.nR;
+    if (this.x.length < nR) this.x = new StaticArray<f64>(nR);
+    const x = this.x;
+    for (let r = 0; r < nR; r++) unchecked(x[r] = 0.0);
+    const ra = unchecked(topo.rIdx[a]), rb = unchecked(topo.rIdx[b]);
+    if (ra >= 0) unchecked(x[ra] += 1.0);
+    if (rb >= 0) unchecked(x[rb] -= 1.0);
+    if (nR > 0) topo.dc().lu.solve(x);
   }
-}
 
-/** Flow shifts of the outages of internal branches cols[0 .. count): count × nl values into sensOut
- *  (column k, entry m: the flow on m per unit of injection from the outaged branch's to-bus into its from-bus). */
-export function flowShifts(topo: Topology, input: StaticArray<f64>, brOff: i32, cols: StaticArray<f64>, count: i32): void {
-  const nl = topo.nl;
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
-  reserve(count * nl);
-  const f = topo.f, t = topo.t;
-  for (let k = 0; k < count; k++) {
-    const c = <i32>unchecked(cols[k]);
-    solveDifference(topo, unchecked(f[c]), unchecked(t[c]));
-    const o = k * nl;
-    for (let m = 0; m < nl; m++) {
-      unchecked(sensOut[o + m] = dcB(input, xOff, tapOff, m) * (angle(topo, unchecked(f[m])) - angle(topo, unchecked(t[m]))));
+  private reserve(n: i32): void {
+    if (this.out.length < n) this.out = new StaticArray<f64>(n);
+  }
+
+  /** PTDF rows of the internal branches in rows[0 .. count): count × nb values into out. */
+  ptdfRows(topo: Topology, input: StaticArray<f64>, brOff: i32, rows: StaticArray<f64>, count: i32): void {
+    const nb = topo.nb, nl = topo.nl;
+    const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
+    this.reserve(count * nb);
+    const out = this.out;
+    for (let k = 0; k < count; k++) {
+      const l = <i32>unchecked(rows[k]);
+      const bl = dcB(input, xOff, tapOff, l);
+      this.solveDifference(topo, unchecked(topo.f[l]), unchecked(topo.t[l]));
+      const x = this.x;
+      const o = k * nb;
+      for (let j = 0; j < nb; j++) unchecked(out[o + j] = bl * angle(topo, x, j));
     }
   }
+
+  /** Flow shifts of the outages of internal branches cols[0 .. count): count × nl values into out
+   *  (column k, entry m: the flow on m per unit of injection from the outaged branch's to-bus into its from-bus). */
+  flowShifts(topo: Topology, input: StaticArray<f64>, brOff: i32, cols: StaticArray<f64>, count: i32): void {
+    const nl = topo.nl;
+    const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
+    this.reserve(count * nl);
+    const out = this.out;
+    const f = topo.f, t = topo.t;
+    for (let k = 0; k < count; k++) {
+      const c = <i32>unchecked(cols[k]);
+      this.solveDifference(topo, unchecked(f[c]), unchecked(t[c]));
+      const x = this.x;
+      const o = k * nl;
+      for (let m = 0; m < nl; m++) {
+        unchecked(out[o + m] = dcB(input, xOff, tapOff, m) * (angle(topo, x, unchecked(f[m])) - angle(topo, x, unchecked(t[m]))));
+      }
+    }
+  }
+}
+
+/** Bus i's angle in the solution x on the reduced indexes (0 at a reference bus). */
+// @ts-ignore: decorator
+@inline
+function angle(topo: Topology, x: StaticArray<f64>, i: i32): f64 {
+  const r = unchecked(topo.rIdx[i]);
+  return r < 0 ? 0.0 : unchecked(x[r]);
 }

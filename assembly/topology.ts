@@ -7,25 +7,21 @@
 //  - the numbering of the Newton unknowns, interleaved per bus in bus order:
 //    Va(k) for every non-reference bus, then Vm(k) if k is pq. Equations use
 //    the same numbering (row a(i) = P mismatch of bus i, row m(i) = Q);
-//  - the Jacobian CSC pattern (column Va(k), then Vm(k), rows P_i / Q_i of the
-//    buses i of Ybus column k in bus order), built on first use;
-//  - the reduced patterns of B' / Bdc (non-reference buses) and B'' (pq buses);
-//  - one SparseLU per matrix, analysed once, and all work vectors, so that
-//    nothing is allocated inside an iteration loop.
-import { SparseLU } from './sparse/lu';
+//  - the Ybus values and the work vectors every method shares, so that nothing
+//    is allocated inside an iteration loop;
+//  - each method's linear system, built lazily on its first use and kept:
+//    newton() (Jacobian pattern and LU, ./newtonSystem.ts), reducedB() (B' / Bdc
+//    and B'' patterns, ./reducedB.ts), decoupled() (B' and B'' factors,
+//    ./decoupledSystem.ts), dc() (Bbus factor, ./dcSystem.ts). A new solver adds
+//    its own system and accessor here, not fields to the topology.
+import { NewtonSystem } from './newtonSystem';
+import { ReducedB } from './reducedB';
+import { DecoupledSystem } from './decoupledSystem';
+import { DcSystem } from './dcSystem';
 
 export const PQ: i32 = 1;
 export const PV: i32 = 2;
 export const REF: i32 = 3;
-
-let analyses: i32 = 0;
-/** Number of symbolic LU analyses done by this instance (tests check reuse). */
-export function analysisTotal(): i32 { return analyses; }
-
-function analyze(lu: SparseLU, n: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>): void {
-  lu.analyze(n, colPtr, rowIdx);
-  analyses++;
-}
 
 /** Position of column `col` in the sorted CSR row `row`, or -1. */
 export function findInRow(ptr: StaticArray<i32>, idx: StaticArray<i32>, row: i32, col: i32): i32 {
@@ -70,43 +66,13 @@ export class Topology {
   nRef: i32 = 0;
   refBus: StaticArray<i32>;
 
-  // ---- Jacobian (built on first Newton solve)
-  jReady: bool = false;
-  jPtr: StaticArray<i32> = new StaticArray<i32>(1);
-  jIdx: StaticArray<i32> = new StaticArray<i32>(0);
-  jVal: StaticArray<f64> = new StaticArray<f64>(0);
-  jRows: StaticArray<u8> = new StaticArray<u8>(0);   // per Ybus entry (i,k) of row k: 0 i is ref, 1 P row only, 2 P and Q rows
-  jDiag: StaticArray<i32> = new StaticArray<i32>(0);  // per Jacobian column of bus k: slot of bus k's own P row
-  nnzJ: i32 = 0;
-  luJ: SparseLU = new SparseLU();
-
-  // ---- reduced B patterns (built on first FD / DC solve)
-  bReady: bool = false;
-  bPtr: StaticArray<i32> = new StaticArray<i32>(1);   // non-ref x non-ref (B', Bdc)
-  bIdx: StaticArray<i32> = new StaticArray<i32>(0);
-  bMap: StaticArray<i32> = new StaticArray<i32>(0);   // Ybus entry -> slot (dump = nnzB)
-  nnzB: i32 = 0;
-  qPtr: StaticArray<i32> = new StaticArray<i32>(1);   // pq x pq (B'')
-  qIdxB: StaticArray<i32> = new StaticArray<i32>(0);
-  qMap: StaticArray<i32> = new StaticArray<i32>(0);
-  nnzQ: i32 = 0;
-  bpVal: StaticArray<f64> = new StaticArray<f64>(1);
-  bppVal: StaticArray<f64> = new StaticArray<f64>(1);
-  dcVal: StaticArray<f64> = new StaticArray<f64>(1);
-  luBp: SparseLU = new SparseLU();
-  luBpp: SparseLU = new SparseLU();
-  luDc: SparseLU = new SparseLU();
-  bpAnalyzed: bool = false;
-  bppAnalyzed: bool = false;
-  dcAnalyzed: bool = false;
+  // ---- each method's linear system, built on first use (see the accessors below)
+  private newtonSystem: NewtonSystem | null = null;
+  private reducedPatterns: ReducedB | null = null;
+  private decoupledSystem: DecoupledSystem | null = null;
+  private dcSystem: DcSystem | null = null;
   yHash: u64 = 0;      // parameter hash the Ybus values were made for
   yOk: bool = false;
-  bpHash: u64 = 0;     // parameter hash the numeric factor was made for
-  bppHash: u64 = 0;
-  dcHash: u64 = 0;
-  bpOk: bool = false;
-  bppOk: bool = false;
-  dcOk: bool = false;
 
   // ---- values and work vectors
   yRe: StaticArray<f64>;
@@ -135,9 +101,6 @@ export class Topology {
   busN: StaticArray<i32>;
   cosVa: StaticArray<f64>; // cos / sin of the angles of the last P half-iteration (fdpf)
   sinVa: StaticArray<f64>;
-  rhsJ: StaticArray<f64> = new StaticArray<f64>(0);
-  rhsP: StaticArray<f64> = new StaticArray<f64>(0);
-  rhsQ: StaticArray<f64> = new StaticArray<f64>(0);
 
   constructor(nb: i32, nl: i32, f: StaticArray<i32>, t: StaticArray<i32>, type: StaticArray<i32>) {
     this.nb = nb;
@@ -270,129 +233,27 @@ export class Topology {
     return true;
   }
 
-  /** Jacobian CSC pattern and its symbolic LU analysis. */
-  prepareJacobian(): void {
-    if (this.jReady) return;
-    const nb = this.nb;
-    const yPtr = this.yPtr, yIdx = this.yIdx;
-    const aIdx = this.aIdx, mIdx = this.mIdx, type = this.type;
-    const nJ = this.nJ;
-    // count
-    let nnz = 0;
-    for (let k = 0; k < nb; k++) {
-      if (unchecked(type[k]) == REF) continue;
-      let c = 0;
-      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
-        const i = unchecked(yIdx[q]);
-        if (unchecked(aIdx[i]) >= 0) c++;
-        if (unchecked(mIdx[i]) >= 0) c++;
-      }
-      nnz += unchecked(mIdx[k]) >= 0 ? 2 * c : c;
-    }
-    const jPtr = new StaticArray<i32>(nJ + 1);
-    const jIdx = new StaticArray<i32>(nnz);
-    const jDiag = new StaticArray<i32>(nJ);
-    this.jDiag = jDiag;
-    const jRows = new StaticArray<u8>(this.nnzY);
-    for (let q = 0; q < this.nnzY; q++) {
-      const i = unchecked(yIdx[q]);
-      unchecked(jRows[q] = <u8>(unchecked(aIdx[i]) < 0 ? 0 : unchecked(mIdx[i]) < 0 ? 1 : 2));
-    }
-    this.jRows = jRows;
-    let s = 0;
-    for (let k = 0; k < nb; k++) {
-      const ak = unchecked(aIdx[k]);
-      if (ak < 0) continue;
-      // column Va(k): rows P_i, Q_i for i in column k of Ybus (= row k's pattern)
-      unchecked(jPtr[ak] = s);
-      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
-        const i = unchecked(yIdx[q]);
-        const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
-        if (i == k) unchecked(jDiag[ak] = s);
-        if (ai >= 0) unchecked(jIdx[s++] = ai);
-        if (mi >= 0) unchecked(jIdx[s++] = mi);
-      }
-      const mk = unchecked(mIdx[k]);
-      if (mk >= 0) {
-        unchecked(jPtr[mk] = s);
-        for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
-          const i = unchecked(yIdx[q]);
-          const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
-          if (i == k) unchecked(jDiag[mk] = s);
-          if (ai >= 0) unchecked(jIdx[s++] = ai);
-          if (mi >= 0) unchecked(jIdx[s++] = mi);
-        }
-      }
-    }
-    unchecked(jPtr[nJ] = s);
-    this.jPtr = jPtr;
-    this.jIdx = jIdx;
-    this.nnzJ = nnz;
-    this.jVal = new StaticArray<f64>(nnz);
-    this.rhsJ = new StaticArray<f64>(nJ);
-    this.luJ = new SparseLU();
-    if (nJ > 0) analyze(this.luJ, nJ, jPtr, jIdx);
-    this.jReady = true;
+  /** Newton's Jacobian pattern, values and LU (analysed on first use). */
+  newton(): NewtonSystem {
+    if (this.newtonSystem === null) this.newtonSystem = new NewtonSystem(this);
+    return this.newtonSystem!;
   }
 
-  /** Back to the analysed pivot order if a factorisation fell back to pivoting since the analysis
-   *  (the fallback's order stays for later solves: the last digits of a result would then depend on
-   *  what this topology solved before). Studies call it before every case; a no-op otherwise. */
-  resetJacobianPivoting(): void {
-    this.prepareJacobian();
-    if (this.nJ > 0 && this.luJ.fallbacks > 0) analyze(this.luJ, this.nJ, this.jPtr, this.jIdx);
+  /** The B' / Bdc and B'' patterns with their Ybus maps. */
+  reducedB(): ReducedB {
+    if (this.reducedPatterns === null) this.reducedPatterns = new ReducedB(this);
+    return this.reducedPatterns!;
   }
 
-  /** The same for the DC matrix's LU (studies refactorise it per case). */
-  resetDcPivoting(): void {
-    if (this.dcAnalyzed && this.nR > 0 && this.luDc.fallbacks > 0) analyze(this.luDc, this.nR, this.bPtr, this.bIdx);
+  /** Fast-decoupled's B' and B'' values and factors. */
+  decoupled(): DecoupledSystem {
+    if (this.decoupledSystem === null) this.decoupledSystem = new DecoupledSystem(this.reducedB(), this.nR, this.nQ);
+    return this.decoupledSystem!;
   }
 
-  /** Reduced CSC patterns for B' / Bdc (non-ref) and B'' (pq), with Ybus maps. */
-  prepareB(): void {
-    if (this.bReady) return;
-    const nb = this.nb;
-    const yPtr = this.yPtr, yIdx = this.yIdx, yTr = this.yTr;
-    const rIdx = this.rIdx, qIdx = this.qIdx;
-    let nnzB = 0, nnzQ = 0;
-    for (let k = 0; k < nb; k++) {
-      const rk = unchecked(rIdx[k]), qk = unchecked(qIdx[k]);
-      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
-        const i = unchecked(yIdx[q]);
-        if (rk >= 0 && unchecked(rIdx[i]) >= 0) nnzB++;
-        if (qk >= 0 && unchecked(qIdx[i]) >= 0) nnzQ++;
-      }
-    }
-    const bPtr = new StaticArray<i32>(this.nR + 1), bIdx = new StaticArray<i32>(nnzB);
-    const qPtr = new StaticArray<i32>(this.nQ + 1), qI = new StaticArray<i32>(nnzQ);
-    const bMap = new StaticArray<i32>(this.nnzY), qMap = new StaticArray<i32>(this.nnzY);
-    for (let p = 0; p < this.nnzY; p++) { unchecked(bMap[p] = nnzB); unchecked(qMap[p] = nnzQ); }
-    let sb = 0, sq = 0;
-    for (let k = 0; k < nb; k++) {
-      const rk = unchecked(rIdx[k]), qk = unchecked(qIdx[k]);
-      if (rk >= 0) unchecked(bPtr[rk] = sb);
-      if (qk >= 0) unchecked(qPtr[qk] = sq);
-      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
-        const i = unchecked(yIdx[q]);
-        const p = unchecked(yTr[q]);   // entry (i, k)
-        const ri = unchecked(rIdx[i]), qi = unchecked(qIdx[i]);
-        if (rk >= 0 && ri >= 0) { unchecked(bIdx[sb] = ri); unchecked(bMap[p] = sb); sb++; }
-        if (qk >= 0 && qi >= 0) { unchecked(qI[sq] = qi); unchecked(qMap[p] = sq); sq++; }
-      }
-    }
-    unchecked(bPtr[this.nR] = sb);
-    unchecked(qPtr[this.nQ] = sq);
-    this.bPtr = bPtr; this.bIdx = bIdx; this.bMap = bMap; this.nnzB = nnzB;
-    this.qPtr = qPtr; this.qIdxB = qI; this.qMap = qMap; this.nnzQ = nnzQ;
-    this.bpVal = new StaticArray<f64>(nnzB + 1);
-    this.dcVal = new StaticArray<f64>(nnzB + 1);
-    this.bppVal = new StaticArray<f64>(nnzQ + 1);
-    this.rhsP = new StaticArray<f64>(this.nR);
-    this.rhsQ = new StaticArray<f64>(this.nQ);
-    this.bReady = true;
+  /** The DC Bbus values and factor. */
+  dc(): DcSystem {
+    if (this.dcSystem === null) this.dcSystem = new DcSystem(this.reducedB(), this.nR);
+    return this.dcSystem!;
   }
-
-  analyzeBp(): void { if (!this.bpAnalyzed) { analyze(this.luBp, this.nR, this.bPtr, this.bIdx); this.bpAnalyzed = true; } }
-  analyzeBpp(): void { if (!this.bppAnalyzed) { analyze(this.luBpp, this.nQ, this.qPtr, this.qIdxB); this.bppAnalyzed = true; } }
-  analyzeDc(): void { if (!this.dcAnalyzed) { analyze(this.luDc, this.nR, this.bPtr, this.bIdx); this.dcAnalyzed = true; } }
 }

@@ -92,6 +92,7 @@ export function kktOrder(n: i32, nx: i32, colPtr: StaticArray<i32>, rowIdx: Stat
   const mark = new StaticArray<i32>(ng);
   for (let g = 0; g < ng; g++) unchecked(mark[g] = -1);
   const Gp = new StaticArray<i32>(ng + 1);
+  let Gi = new StaticArray<i32>(0); // sized by the first pass
   for (let pass = 0; pass < 2; pass++) {
     let nnz = 0;
     for (let g = 0; g < ng; g++) {
@@ -160,8 +161,6 @@ function emit(g: i32, members: StaticArray<i32>, q: StaticArray<i32>, prow: Stat
     return k + 2;
   }
 }
-
-let Gi = new StaticArray<i32>(0);
 
 /** A matched entry below this fraction of its row's largest is avoided while another choice exists. */
 const SIGNIFICANT: f64 = 1e-3;

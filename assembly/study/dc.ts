@@ -13,13 +13,13 @@ import { BUS_GS } from '../layout';
 export function dcCase(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64,
   brOut: StaticArray<u8>, genOut: StaticArray<u8>, pd: StaticArray<f64>, pg: StaticArray<f64>): i32 {
   const nb = topo.nb;
-  topo.prepareB();
+  const sys = topo.dc();
   makeBdc(topo, input, brOff, brOut);
-  topo.dcOk = false; // the single DC power flow makes its own factor again
+  sys.ok = false; // the single DC power flow makes its own factor again
   if (topo.nR > 0) {
-    topo.analyzeDc();
-    topo.resetDcPivoting();
-    if (!topo.luDc.factor(topo.dcVal)) return STATUS_SINGULAR;
+    sys.analyze();
+    sys.resetPivoting();
+    if (!sys.lu.factor(sys.val)) return STATUS_SINGULAR;
   }
   const pbus = topo.busA;
   const gsOff = busOff + BUS_GS * nb;

@@ -5,74 +5,56 @@
 //  - voltage extremes over the solved buses (first bus wins a tie, as MATPOWER's min / max)
 //    and every bus with vm < vmin or vm > vmax (strict, as the reference);
 //  - the monitored branches' flows and buses' voltages.
-// Flows: branchFlow.ts (pfsoln's formulas). Violations go to a growable buffer; it grows (rarely) between cases, never inside a solve.
+// Flows: branchFlow.ts (pfsoln's formulas), through a FlowModel. Violations go to the study's results (./results.ts).
 import { Topology } from '../topology';
 import { branchFlow, dcBranchFlow } from '../branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
-  VIOL_FIELDS, VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
+  VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
 } from './layout';
+import { StudyResults } from './results';
 
-export let violations = new StaticArray<f64>(4096);
-export let violationCount: i32 = 0;
+/** How a study's branch flows are computed: AC from the solved voltages (input null), or DC from the angles
+ *  and the reactances of the packed input's branch section at brOff. Holds the flow of the branch last asked. */
+export class FlowModel {
+  input: StaticArray<f64> | null = null;
+  brOff: i32 = 0;
+  flow: StaticArray<f64> = new StaticArray<f64>(4);
 
-export function resetViolations(): void { violationCount = 0; }
-
-function pushViolation(type: i32, element: i32, value: f64, limit: f64): void {
-  let o = violationCount * VIOL_FIELDS;
-  if (o + VIOL_FIELDS > violations.length) {
-    const grown = new StaticArray<f64>(violations.length * 2);
-    memory.copy(changetype<usize>(grown), changetype<usize>(violations), <usize>o << 3);
-    violations = grown;
+  of(topo: Topology, l: i32): void {
+    const inp = this.input;
+    if (inp !== null) dcBranchFlow(topo, inp, this.brOff, l, this.flow);
+    else branchFlow(topo, l, this.flow);
   }
-  const v = violations;
-  unchecked(v[o] = <f64>type);
-  unchecked(v[o + 1] = <f64>element);
-  unchecked(v[o + 2] = value);
-  unchecked(v[o + 3] = limit);
-  violationCount++;
-}
-
-const flow = new StaticArray<f64>(4);
-
-// DC studies: flows from the angles and the branch reactances in the packed input
-let dcInput: StaticArray<f64> | null = null;
-let dcBrOff: i32 = 0;
-/** AC flows (input null) or DC flows from the packed input's branch section at brOff. */
-export function flowModel(input: StaticArray<f64> | null, brOff: i32): void { dcInput = input; dcBrOff = brOff; }
-
-function caseFlow(topo: Topology, l: i32): void {
-  const inp = dcInput;
-  if (inp !== null) dcBranchFlow(topo, inp, dcBrOff, l, flow);
-  else branchFlow(topo, l, flow);
 }
 
 /** Loading (%) of branch l from the flow just computed into `flow`. */
 // @ts-ignore: decorator
 @inline
-function loadingOf(rate: f64, baseMVA: f64): f64 {
+function loadingOf(flow: StaticArray<f64>, rate: f64, baseMVA: f64): f64 {
   const sf = unchecked(flow[0]) * unchecked(flow[0]) + unchecked(flow[1]) * unchecked(flow[1]);
   const st = unchecked(flow[2]) * unchecked(flow[2]) + unchecked(flow[3]) * unchecked(flow[3]);
   return Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
 }
 
 /** Fills the extremes / loading fields of the record at rec[r ..] and appends the violations. */
-export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
-  limit: f64, baseMVA: f64, rec: StaticArray<f64>, r: i32): void {
+export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
+  limit: f64, baseMVA: f64, res: StudyResults, r: i32): void {
+  const rec = res.records;
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
   // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
   // flow with islanding isolate reports them
   const pinned = topo.pinned, anyPinned = topo.anyPinned;
-  const first = violationCount;
+  const first = res.violationCount;
   let maxLoad = NaN, maxBr = -1;
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
     if (rate <= 0.0 || unchecked(brOut[l]) != 0) continue;
     if (anyPinned && (unchecked(pinned[unchecked(topo.f[l])]) != 0 || unchecked(pinned[unchecked(topo.t[l])]) != 0)) continue;
-    caseFlow(topo, l);
-    const ld = loadingOf(rate, baseMVA);
+    flows.of(topo, l);
+    const ld = loadingOf(flows.flow, rate, baseMVA);
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
-    if (ld > limit) pushViolation(VIOL_OVERLOAD, l, ld, limit);
+    if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);
   }
   let minV = Infinity, maxV = -Infinity, minB = -1, maxB = -1;
   for (let i = 0; i < nb; i++) {
@@ -81,8 +63,8 @@ export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArr
     if (v < minV) { minV = v; minB = i; }
     if (v > maxV) { maxV = v; maxB = i; }
     const lo = unchecked(s[vminOff + i]), hi = unchecked(s[vmaxOff + i]);
-    if (v < lo) pushViolation(VIOL_LOW_V, i, v, lo);
-    else if (v > hi) pushViolation(VIOL_HIGH_V, i, v, hi);
+    if (v < lo) res.pushViolation(VIOL_LOW_V, i, v, lo);
+    else if (v > hi) res.pushViolation(VIOL_HIGH_V, i, v, hi);
   }
   unchecked(rec[r + REC_MINV] = minV);
   unchecked(rec[r + REC_MINV_BUS] = <f64>minB);
@@ -90,21 +72,22 @@ export function caseMetrics(topo: Topology, brOut: StaticArray<u8>, s: StaticArr
   unchecked(rec[r + REC_MAXV_BUS] = <f64>maxB);
   unchecked(rec[r + REC_MAXLOAD] = maxLoad);
   unchecked(rec[r + REC_MAXLOAD_BR] = <f64>maxBr);
-  unchecked(rec[r + REC_NVIOL] = <f64>(violationCount - first));
+  unchecked(rec[r + REC_NVIOL] = <f64>(res.violationCount - first));
 }
 
 /** The monitored values of a solved case into mon[o ..] (branches ×5, buses ×2); NaN when not converged. */
-export function monitored(topo: Topology, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, monBrOff: i32, nMonBr: i32,
+export function monitored(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, monBrOff: i32, nMonBr: i32,
   monBusOff: i32, nMonBus: i32, baseMVA: f64, converged: bool, mon: StaticArray<f64>, o: i32): void {
   for (let q = 0; q < nMonBr; q++) {
     const l = <i32>unchecked(s[monBrOff + q]);
     const p = o + 5 * q;
     if (!converged) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = NaN); continue; }
     if (l < 0 || unchecked(brOut[l]) != 0) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = 0.0); continue; }
-    caseFlow(topo, l);
+    flows.of(topo, l);
+    const flow = flows.flow;
     for (let k = 0; k < 4; k++) unchecked(mon[p + k] = flow[k] * baseMVA);
     const rate = unchecked(s[rateOff + l]);
-    unchecked(mon[p + 4] = rate > 0.0 ? loadingOf(rate, baseMVA) : 0.0);
+    unchecked(mon[p + 4] = rate > 0.0 ? loadingOf(flow, rate, baseMVA) : 0.0);
   }
   const b0 = o + 5 * nMonBr;
   for (let q = 0; q < nMonBus; q++) {

@@ -1,0 +1,13 @@
+// The symbolic LU analyses this instance has done: each solver's system analyses its pattern once and
+// refactors many times; tests read the count to check that reuse (index.ts analysisTotal).
+import { SparseLU } from './sparse/lu';
+
+let analyses: i32 = 0;
+/** Number of symbolic LU analyses done by this instance (tests check reuse). */
+export function analysisTotal(): i32 { return analyses; }
+
+/** Analyses lu for the CSC pattern (colPtr, rowIdx) of an n × n matrix, and counts it. */
+export function analyze(lu: SparseLU, n: i32, colPtr: StaticArray<i32>, rowIdx: StaticArray<i32>): void {
+  lu.analyze(n, colPtr, rowIdx);
+  analyses++;
+}

@@ -1,0 +1,88 @@
+// Newton-Raphson's linear system on one topology: the Jacobian's CSC pattern (column Va(k), then Vm(k),
+// rows P_i / Q_i of the buses i of Ybus column k in bus order), its values, its LU analysed once, and the
+// right-hand side. Built on a topology's first Newton solve (Topology.newton()), kept with it.
+import { SparseLU } from './sparse/lu';
+import { analyze } from './analysis';
+import { Topology, REF } from './topology';
+
+export class NewtonSystem {
+  n: i32;
+  ptr: StaticArray<i32>;
+  idx: StaticArray<i32>;
+  val: StaticArray<f64>;
+  /** per Ybus entry (i,k) of row k: 0 i is ref, 1 P row only, 2 P and Q rows */
+  rows: StaticArray<u8>;
+  /** per Jacobian column of bus k: slot of bus k's own P row */
+  diag: StaticArray<i32>;
+  nnz: i32;
+  lu: SparseLU = new SparseLU();
+  rhs: StaticArray<f64>;
+
+  constructor(topo: Topology) {
+    const nb = topo.nb;
+    const yPtr = topo.yPtr, yIdx = topo.yIdx;
+    const aIdx = topo.aIdx, mIdx = topo.mIdx, type = topo.type;
+    const nJ = topo.nJ;
+    let nnz = 0;
+    for (let k = 0; k < nb; k++) {
+      if (unchecked(type[k]) == REF) continue;
+      let c = 0;
+      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
+        const i = unchecked(yIdx[q]);
+        if (unchecked(aIdx[i]) >= 0) c++;
+        if (unchecked(mIdx[i]) >= 0) c++;
+      }
+      nnz += unchecked(mIdx[k]) >= 0 ? 2 * c : c;
+    }
+    const jPtr = new StaticArray<i32>(nJ + 1);
+    const jIdx = new StaticArray<i32>(nnz);
+    const jDiag = new StaticArray<i32>(nJ);
+    const jRows = new StaticArray<u8>(topo.nnzY);
+    for (let q = 0; q < topo.nnzY; q++) {
+      const i = unchecked(yIdx[q]);
+      unchecked(jRows[q] = <u8>(unchecked(aIdx[i]) < 0 ? 0 : unchecked(mIdx[i]) < 0 ? 1 : 2));
+    }
+    let s = 0;
+    for (let k = 0; k < nb; k++) {
+      const ak = unchecked(aIdx[k]);
+      if (ak < 0) continue;
+      // column Va(k): rows P_i, Q_i for i in column k of Ybus (= row k's pattern)
+      unchecked(jPtr[ak] = s);
+      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
+        const i = unchecked(yIdx[q]);
+        const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
+        if (i == k) unchecked(jDiag[ak] = s);
+        if (ai >= 0) unchecked(jIdx[s++] = ai);
+        if (mi >= 0) unchecked(jIdx[s++] = mi);
+      }
+      const mk = unchecked(mIdx[k]);
+      if (mk >= 0) {
+        unchecked(jPtr[mk] = s);
+        for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
+          const i = unchecked(yIdx[q]);
+          const ai = unchecked(aIdx[i]), mi = unchecked(mIdx[i]);
+          if (i == k) unchecked(jDiag[mk] = s);
+          if (ai >= 0) unchecked(jIdx[s++] = ai);
+          if (mi >= 0) unchecked(jIdx[s++] = mi);
+        }
+      }
+    }
+    unchecked(jPtr[nJ] = s);
+    this.n = nJ;
+    this.ptr = jPtr;
+    this.idx = jIdx;
+    this.diag = jDiag;
+    this.rows = jRows;
+    this.nnz = nnz;
+    this.val = new StaticArray<f64>(nnz);
+    this.rhs = new StaticArray<f64>(nJ);
+    if (nJ > 0) analyze(this.lu, nJ, jPtr, jIdx);
+  }
+
+  /** Back to the analysed pivot order if a factorisation fell back to pivoting since the analysis
+   *  (the fallback's order stays for later solves: the last digits of a result would then depend on
+   *  what this topology solved before). Studies call it before every case; a no-op otherwise. */
+  resetPivoting(): void {
+    if (this.n > 0 && this.lu.fallbacks > 0) analyze(this.lu, this.n, this.ptr, this.idx);
+  }
+}
