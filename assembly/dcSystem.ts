@@ -4,6 +4,7 @@
 import { SparseLU } from './sparse/lu';
 import { analyze } from './analysis';
 import { ReducedB } from './reducedB';
+import { BdcBranches } from './makeBdc';
 
 export class DcSystem {
   patterns: ReducedB;
@@ -15,10 +16,13 @@ export class DcSystem {
   ok: bool = false;
   hash: u64 = 0;
   rhs: StaticArray<f64>;
+  /** makeBdc's branch part of the last Bbus made (the case's, in a study) */
+  branches: BdcBranches;
 
-  constructor(patterns: ReducedB, nR: i32) {
+  constructor(patterns: ReducedB, nR: i32, nb: i32, nl: i32) {
     this.patterns = patterns;
     this.n = nR;
+    this.branches = new BdcBranches(nb, nl);
     this.val = new StaticArray<f64>(patterns.nnzB + 1);
     this.rhs = new StaticArray<f64>(nR);
   }

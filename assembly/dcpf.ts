@@ -8,19 +8,23 @@
 import { Topology, REF } from './topology';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './layout';
-import { dcShiftInjection, dcSusceptance } from './branchModel';
-import { BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
+import { dcSusceptance } from './branchModel';
+import { BR_F, BR_T, BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
 
-/** Bbus(pv,pq; pv,pq) values in topo.dc().val; branches with out[l] != 0 left out (studies). */
+/** Bbus(pv,pq; pv,pq) values in topo.dc().val, from makeBdc's branch part (./makeBdc.ts, kept in
+ *  topo.dc().branches for the angles and flows); branches with out[l] != 0 left out (studies). */
 export function makeBdc(topo: Topology, input: StaticArray<f64>, brOff: i32, out: StaticArray<u8> | null): void {
   const nl = topo.nl;
-  const val = topo.dc().val, map = topo.reducedB().bMap;
+  const sys = topo.dc();
+  const val = sys.val, map = topo.reducedB().bMap;
+  const bd = sys.branches;
+  bd.fill(input, brOff + BR_F * nl, brOff + BR_T * nl, brOff + BR_X * nl, brOff + BR_RATIO * nl, brOff + BR_SHIFT * nl, out);
+  const bl = bd.b;
   for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
   const pFF = topo.pFF, pFT = topo.pFT, pTF = topo.pTF, pTT = topo.pTT;
   for (let l = 0; l < nl; l++) {
     if (out !== null && unchecked(out[l]) != 0) continue;
-    const b = dcB(input, xOff, tapOff, l);
+    const b = unchecked(bl[l]);
     unchecked(val[map[pFF[l]]] += b);
     unchecked(val[map[pTT[l]]] += b);
     unchecked(val[map[pFT[l]]] -= b);
@@ -59,7 +63,7 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   const nb = topo.nb, nl = topo.nl;
   if (!dcFactorised(topo, input, brOff, hash)) return STATUS_SINGULAR;
   const f = topo.f, t = topo.t, va = topo.va;
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
+  const bl = topo.dc().branches.b;
   const pbus = topo.busA;
   // Pbus = (Pg - Pd - Gs)/baseMVA - Pbusinj
   const pdOff = busOff + BUS_PD * nb, gsOff = busOff + BUS_GS * nb;
@@ -78,7 +82,7 @@ export function dcpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   let bad = false;
   for (let l = 0; l < nl; l++) {
     const a = unchecked(f[l]), c = unchecked(t[l]);
-    const fl = dcB(input, xOff, tapOff, l) * (unchecked(va[a]) - unchecked(va[c]));
+    const fl = unchecked(bl[l]) * (unchecked(va[a]) - unchecked(va[c]));
     unchecked(bva[a] += fl);
     unchecked(bva[c] -= fl);
   }
@@ -95,25 +99,18 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
   baseMVA: f64, out: StaticArray<f64>, oBus: i32, oBr: i32, oGen: i32): void {
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type, va = topo.va;
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
+  const bd = topo.dc().branches;
   const pbus = topo.busA, bva = topo.busB;
   const gsOff = busOff + BUS_GS * nb;
   // bus injections Pg - Pd = (Bbus Va + Pbusinj) * baseMVA + Gs  (MW), Q = 0
   const pinj = topo.busC;
-  for (let i = 0; i < nb; i++) unchecked(pinj[i] = bva[i]);
+  for (let i = 0; i < nb; i++) unchecked(pinj[i] = bva[i] + bd.pbusinj[i]);
   for (let l = 0; l < nl; l++) {
-    const b = dcB(input, xOff, tapOff, l);
-    const sh = unchecked(input[shOff + l]);
-    const pfinj = dcShiftInjection(b, sh);
-    const pf = (b * (unchecked(va[f[l]]) - unchecked(va[t[l]])) + pfinj) * baseMVA;
+    const pf = (unchecked(bd.b[l]) * (unchecked(va[f[l]]) - unchecked(va[t[l]])) + unchecked(bd.pfinj[l])) * baseMVA;
     unchecked(out[oBr + l] = pf);
     unchecked(out[oBr + OUT_BR_QF * nl + l] = 0.0);
     unchecked(out[oBr + OUT_BR_PT * nl + l] = -pf);
     unchecked(out[oBr + OUT_BR_QT * nl + l] = 0.0);
-    if (sh != 0.0) {
-      unchecked(pinj[f[l]] += pfinj);
-      unchecked(pinj[t[l]] -= pfinj);
-    }
   }
   for (let i = 0; i < nb; i++) {
     unchecked(out[oBus + OUT_BUS_PINJ * nb + i] = pinj[i] * baseMVA + input[gsOff + i]);
@@ -135,20 +132,15 @@ export function dcSoln(topo: Topology, input: StaticArray<f64>, busOff: i32, brO
 }
 
 /** Pbus -= Pbusinj (phase shifters), then Va(non-ref) = Bbus(nr, nr) \ (Pbus(nr) - Bbus(nr, ref) Va(ref))
- *  with the factor in topo.dc().lu, and Vm = 1. Branches with out[l] != 0 are left out (studies). */
+ *  with the factor in topo.dc().lu and makeBdc's branch part of the same Bbus (topo.dc().branches: the case's
+ *  outages already left out), and Vm = 1. */
 export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32, pbus: StaticArray<f64>, out: StaticArray<u8> | null): void {
   const nb = topo.nb, nl = topo.nl;
   const f = topo.f, t = topo.t, type = topo.type, rIdx = topo.rIdx, va = topo.va, vm = topo.vm;
-  const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl, shOff = brOff + BR_SHIFT * nl;
-  for (let l = 0; l < nl; l++) {
-    const sh = unchecked(input[shOff + l]);
-    if (sh == 0.0 || (out !== null && unchecked(out[l]) != 0)) continue;
-    const pfinj = -dcB(input, xOff, tapOff, l) * sh;
-    unchecked(pbus[f[l]] -= pfinj);
-    unchecked(pbus[t[l]] += pfinj);
-  }
-  // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
   const sys = topo.dc();
+  const bl = sys.branches.b, pbusinj = sys.branches.pbusinj;
+  for (let i = 0; i < nb; i++) unchecked(pbus[i] -= pbusinj[i]);
+  // rhs = Pbus(nonref) - Bbus(nonref, ref) Va0(ref)
   const rhs = sys.rhs;
   for (let i = 0; i < nb; i++) {
     const r = unchecked(rIdx[i]);
@@ -159,7 +151,7 @@ export function solveAngles(topo: Topology, input: StaticArray<f64>, brOff: i32,
     const a = unchecked(f[l]), c = unchecked(t[l]);
     const ta = unchecked(type[a]), tc = unchecked(type[c]);
     if ((ta == REF) == (tc == REF)) continue;
-    const b = dcB(input, xOff, tapOff, l);
+    const b = unchecked(bl[l]);
     // Bbus(a, c) = -b
     if (tc == REF) unchecked(rhs[rIdx[a]] += b * va[c]);
     else unchecked(rhs[rIdx[c]] += b * va[a]);

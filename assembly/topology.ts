@@ -253,7 +253,7 @@ export class Topology {
 
   /** The DC Bbus values and factor. */
   dc(): DcSystem {
-    if (this.dcSystem === null) this.dcSystem = new DcSystem(this.reducedB(), this.nR);
+    if (this.dcSystem === null) this.dcSystem = new DcSystem(this.reducedB(), this.nR, this.nb, this.nl);
     return this.dcSystem!;
   }
 }

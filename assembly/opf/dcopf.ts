@@ -15,7 +15,8 @@ import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT } from './layout';
-import { dcShiftInjection, dcSusceptance, isRated } from '../branchModel';
+import { isRated } from '../branchModel';
+import { BdcBranches } from '../makeBdc';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
 
 /** The DC-OPF of a packed input as a QP, with what its results need; null for input the core cannot take. */
@@ -56,15 +57,10 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) { const n = <i32>inp[p + 2]; xnnz += n; p += 3 + 2 * n; }
   const qp = new QP(nx, nb + nrated + nang + nseg + nxr, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg + xnnz);
 
-  // branch susceptances b = 1/(x·tap) and phase-shift injections (makeBdc)
-  const bsus = new StaticArray<f64>(nl), pfinj = new StaticArray<f64>(nl), pbusinj = new StaticArray<f64>(nb);
-  for (let l = 0; l < nl; l++) {
-    const b = dcSusceptance(inp[lX + l], inp[lTap + l]);
-    unchecked(bsus[l] = b);
-    unchecked(pfinj[l] = dcShiftInjection(b, inp[lShift + l]));
-    unchecked(pbusinj[<i32>inp[lF + l]] += pfinj[l]);
-    unchecked(pbusinj[<i32>inp[lT + l]] -= pfinj[l]);
-  }
+  // branch susceptances b = 1/(x·tap) and phase-shift injections (../makeBdc.ts)
+  const bdc = new BdcBranches(nb, nl);
+  bdc.fill(inp, lF, lT, lX, lTap, lShift, null);
+  const bsus = bdc.b, pfinj = bdc.pfinj, pbusinj = bdc.pbusinj;
   // branches and generators by bus, for the Pmis rows
   const brStart = new StaticArray<i32>(nb + 1), brList = new StaticArray<i32>(2 * nl);
   for (let l = 0; l < nl; l++) { unchecked(brStart[<i32>inp[lF + l] + 1]++); unchecked(brStart[<i32>inp[lT + l] + 1]++); }
