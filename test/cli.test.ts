@@ -267,6 +267,19 @@ test('opf case9 (AC, the default) prints MATPOWER runopf\'s answer', () => {
   assert.match(text.stdout, /Voltage: 1\.0\d+ \.\. 1\.1000 p\.u\./);
 });
 
+test('opf --start case / powerflow start the interior point there; an unknown start is a usage error', () => {
+  for (const start of ['case', 'powerflow']) {
+    const r = gridops(['opf', CASE9, '--start', start, '--json']);
+    assert.equal(r.code, 0, r.stderr);
+    const res = JSON.parse(r.stdout) as { status: string; start: string; objective: number };
+    assert.deepEqual([res.status, res.start], ['converged', start]);
+    assert.ok(Math.abs(res.objective - 5296.686) < 1e-6 * 5296.686, `${start}: ${res.objective}`);
+  }
+  const bad = gridops(['opf', CASE9, '--start', 'flat']);
+  assert.equal(bad.code, 1);
+  assert.match(bad.stderr, /--start must be one of default, case, powerflow/);
+});
+
 test('opf: summary, bad method and a case without costs fail with a message and exit 1', () => {
   const ok = gridops(['opf', CASE9, '--method', 'dc']);
   assert.equal(ok.code, 0, ok.stderr);

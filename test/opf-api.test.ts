@@ -115,6 +115,26 @@ for (const mode of MODES) {
       assert.equal(json(await call('GET', '/api/v1/tasks?kind=opf&page_size=100')).meta.total, before, 'no task was created');
     });
 
+    it('starts the interior point where asked (start: default, case, powerflow) through REST and GraphQL; refuses an unknown start', async () => {
+      const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', 'case9.acopf.json'), 'utf8')) as { f: number; iterations: number };
+      for (const start of ['default', 'case', 'powerflow'] as const) {
+        const r = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { start });
+        assert.equal(r.statusCode, 200, r.body);
+        const d = json(r).data;
+        assert.equal(d.status, 'converged');
+        assert.equal(d.start, start);
+        assert.ok(Math.abs(d.objective - ref.f) <= 1e-6 * ref.f, `${start}: ${d.objective}`);
+        if (start === 'default') assert.equal(d.iterations, ref.iterations);
+        assert.equal(d.earlier_runs, undefined, 'a converged run is not repeated');
+      }
+      const bad = await call('POST', `/api/v1/networks/${ids.case9}/opf`, { start: 'flat' });
+      assert.equal(bad.statusCode, 400, bad.body);
+      assert.match(json(bad).error.message, /start/);
+      const g = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id, start: CASE) { status start earlierRuns { start } objective } }`, { id: ids.case9 }, admin)).runOpf;
+      assert.deepEqual([g.status, g.start, g.earlierRuns], ['CONVERGED', 'CASE', null]);
+      assert.ok(Math.abs(g.objective - ref.f) <= 1e-6 * ref.f);
+    });
+
     it('runs the same OPF through GraphQL runOpf', async () => {
       const r = ok(await gql(app, `mutation($id: ID!) { runOpf(id: $id, method: DC) { taskId status method objective iterations
         buses { id v lmpP } generators { index bus pMw muPmax } branches { index from to pFrom loading muSf } } }`, { id: ids.case30 }, admin)).runOpf;

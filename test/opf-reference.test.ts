@@ -103,3 +103,53 @@ for (const name of ['case9', 'case14', 'case30', 'case57', 'case118']) {
     });
   });
 }
+
+// Start points (docs/opf.md "Start points", #26): from the case's own state, case_ACTIVSg10k is MATPOWER's
+// opf.start 2 answer (shared/reference/opf/case_ACTIVSg10k.acopf_start2.json: objective, iteration count,
+// voltages and dispatch); from the default point MIPS fails on it as MATPOWER's does, and start "default" then
+// answers from the case's state, the failed run listed.
+test('case_ACTIVSg10k AC-OPF from the case state (start "case") is MATPOWER opf.start 2, and start "default" falls back to it', { timeout: 300_000 }, async () => {
+  const ref = JSON.parse(readFileSync(join(OPF_REF, 'case_ACTIVSg10k.acopf_start2.json'), 'utf8')) as Ref;
+  const net = parseMatpower(readFileSync(join(CASES_DIR, 'case_ACTIVSg10k.m'), 'utf8'), 'case_ACTIVSg10k.m');
+  const check = (r: Awaited<ReturnType<typeof solveOpf>>) => {
+    assert.equal(r.status, 'converged', r.message);
+    near(r.objective, ref.f, 1e-6 * Math.abs(ref.f), 'objective');
+    assert.equal(r.iterations, ref.iterations, 'MIPS iterations as MATPOWER from the case state');
+    ref.bus.forEach((b, i) => {
+      near(r.buses[i]!.v, b.vm, 1e-5, `bus ${b.id} v`);
+      near(r.buses[i]!.theta, b.va, 1e-5, `bus ${b.id} theta`);
+    });
+    ref.gen.forEach((g, i) => { if (g.status > 0) near(r.generators[i]!.p_mw, g.pg, 1e-2, `generator ${i} p_mw`); });
+  };
+  const fromCase = await solveOpf(pool, net, { method: 'ac', start: 'case', timeoutMs: 120_000 });
+  check(fromCase);
+  assert.equal(fromCase.start, 'case');
+  assert.equal(fromCase.earlier_runs, undefined);
+
+  const byDefault = await solveOpf(pool, net, { method: 'ac', timeoutMs: 120_000 });
+  check(byDefault);
+  assert.equal(byDefault.start, 'case', 'answered from the case state');
+  assert.equal(byDefault.earlier_runs?.length, 1);
+  assert.equal(byDefault.earlier_runs![0]!.start, 'default');
+  assert.notEqual(byDefault.earlier_runs![0]!.status, 'converged', 'the default start fails, as MATPOWER\'s');
+});
+
+test('start "case" and "powerflow" reach the default start\'s optimum on the reference cases; a converged default run is not repeated', async () => {
+  for (const name of ['case9', 'case30', 'case118']) {
+    const ref = JSON.parse(readFileSync(join(OPF_REF, `${name}.acopf.json`), 'utf8')) as Ref;
+    const net = parseMatpower(readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), `${name}.m`);
+    const byDefault = await solveOpf(pool, net, { method: 'ac' });
+    assert.equal(byDefault.start, 'default');
+    assert.equal(byDefault.earlier_runs, undefined);
+    assert.equal(byDefault.iterations, ref.iterations, `${name}: the default start is MATPOWER's`);
+    for (const start of ['case', 'powerflow'] as const) {
+      for (const method of ['ac', 'dc'] as const) {
+        const r = await solveOpf(pool, net, { method, start });
+        assert.equal(r.status, 'converged', `${name} ${method} from ${start}: ${r.message}`);
+        assert.equal(r.start, start);
+        const f = method === 'ac' ? ref.f : (JSON.parse(readFileSync(join(OPF_REF, `${name}.dcopf.json`), 'utf8')) as Ref).f;
+        near(r.objective, f, 1e-6 * Math.abs(f), `${name} ${method} from ${start}: objective`);
+      }
+    }
+  }
+});

@@ -18,7 +18,7 @@ import {
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
 import { isRated } from '../branchModel';
-import { OPF_BR_B, OPF_BR_R, OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_BS, OPF_BUS_GS, OPF_BUS_PD, OPF_BUS_QD, OPF_BUS_VMAX, OPF_BUS_VMIN, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_GEN_QMAX, OPF_GEN_QMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BR_QF, OPF_OUT_BR_QT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_LAM_Q, OPF_OUT_BUS_MU_VMAX, OPF_OUT_BUS_MU_VMIN, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN, OPF_OUT_GEN_MU_QMAX, OPF_OUT_GEN_MU_QMIN, OPF_OUT_GEN_QG } from './layout';
+import { OPF_IN_START, OPF_START_CASE, OPF_BUS_VM0, OPF_BUS_VA0, OPF_GEN_PG0, OPF_GEN_QG0, OPF_BR_B, OPF_BR_R, OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_BS, OPF_BUS_GS, OPF_BUS_PD, OPF_BUS_QD, OPF_BUS_VMAX, OPF_BUS_VMIN, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_GEN_QMAX, OPF_GEN_QMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BR_QF, OPF_OUT_BR_QT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_LAM_Q, OPF_OUT_BUS_MU_VMAX, OPF_OUT_BUS_MU_VMIN, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN, OPF_OUT_GEN_MU_QMAX, OPF_OUT_GEN_MU_QMIN, OPF_OUT_GEN_QG } from './layout';
 
 /** MATPOWER's mips cost_mult for OPF: the cost is scaled down inside the iterations. */
 const COST_MULT: f64 = 1e-4;
@@ -77,10 +77,18 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     unchecked(qp.xmin[pg0 + g] = inp[gPmin + g] / base); unchecked(qp.xmax[pg0 + g] = inp[gPmax + g] / base);
     unchecked(qp.xmin[qg0 + g] = inp[gQmin + g] / base); unchecked(qp.xmax[qg0 + g] = inp[gQmax + g] / base);
   }
-  interiorStart(qp, y0, costs.ymax);
-  for (let i = 0; i < nb; i++) {
-    unchecked(qp.x0[va0 + i] = varef);
-    unchecked(qp.x0[vm0 + i] = (Math.min(inp[bVmax + i], 1.5) + Math.max(inp[bVmin + i], 0.5)) / 2.0);
+  if (<i32>inp[OPF_IN_START] == OPF_START_CASE) {
+    // MATPOWER's opf.start 2: the case's voltages and dispatch, the cost variables at 0
+    const bVm0 = bus + OPF_BUS_VM0 * nb, bVa0 = bus + OPF_BUS_VA0 * nb, gPg0 = gen + OPF_GEN_PG0 * ng, gQg0 = gen + OPF_GEN_QG0 * ng;
+    for (let i = 0; i < nb; i++) { unchecked(qp.x0[va0 + i] = inp[bVa0 + i]); unchecked(qp.x0[vm0 + i] = inp[bVm0 + i]); }
+    for (let g = 0; g < ng; g++) { unchecked(qp.x0[pg0 + g] = inp[gPg0 + g] / base); unchecked(qp.x0[qg0 + g] = inp[gQg0 + g] / base); }
+    for (let j = y0; j < nx; j++) unchecked(qp.x0[j] = 0.0);
+  } else {
+    interiorStart(qp, y0, costs.ymax);
+    for (let i = 0; i < nb; i++) {
+      unchecked(qp.x0[va0 + i] = varef);
+      unchecked(qp.x0[vm0 + i] = (Math.min(inp[bVmax + i], 1.5) + Math.max(inp[bVmin + i], 0.5)) / 2.0);
+    }
   }
 
   const mips = new Mips(qp, cons, COST_MULT);

@@ -14,7 +14,7 @@ import { Mips, MipsOptions } from './mips';
 import {
   costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
-import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT } from './layout';
+import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0 } from './layout';
 import { isRated } from '../branchModel';
 import { BdcBranches } from '../makeBdc';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
@@ -113,8 +113,16 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
     unchecked(qp.xmin[nb + g] = inp[gPmin + g] / base);
     unchecked(qp.xmax[nb + g] = inp[gPmax + g] / base);
   }
-  interiorStart(qp, nb + ng, costs.ymax);
-  for (let i = 0; i < nb; i++) unchecked(qp.x0[i] = varef);
+  if (<i32>inp[OPF_IN_START] == OPF_START_CASE) {
+    // MATPOWER's opf.start 2: the case's angles and dispatch, the cost variables at 0
+    const bVa0 = bus + OPF_BUS_VA0 * nb, gPg0 = gen + OPF_GEN_PG0 * ng;
+    for (let i = 0; i < nb; i++) unchecked(qp.x0[i] = inp[bVa0 + i]);
+    for (let g = 0; g < ng; g++) unchecked(qp.x0[nb + g] = inp[gPg0 + g] / base);
+    for (let j = nb + ng; j < nx; j++) unchecked(qp.x0[j] = 0.0);
+  } else {
+    interiorStart(qp, nb + ng, costs.ymax);
+    for (let i = 0; i < nb; i++) unchecked(qp.x0[i] = varef);
+  }
 
   const m = new DcModel(qp, constant, bsus, pfinj);
   m.firstExtra = firstExtra;

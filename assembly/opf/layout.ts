@@ -20,7 +20,7 @@
 // radians (angmin / angmax in degrees as the case), shift in radians; ±Infinity
 // for absent limits; multipliers in currency/MWh (/MVArh, /MVAh).
 
-export const OPF_ABI_VERSION: i32 = 1;
+export const OPF_ABI_VERSION: i32 = 2;
 
 export const OPF_IN_VERSION: i32 = 0;
 export const OPF_IN_METHOD: i32 = 1;    // 0 dc, 1 ac
@@ -36,11 +36,17 @@ export const OPF_IN_MAXIT: i32 = 10;
 export const OPF_IN_TIME_LIMIT_S: i32 = 11; // for the LP path in JavaScript (src/opf/lp.ts); not read here
 export const OPF_IN_NXROWS: i32 = 12;       // extra rows (DC): count
 export const OPF_IN_XROWS_AT: i32 = 13;     // extra rows (DC): where they start in the input
+export const OPF_IN_START: i32 = 14;        // OPF_START_*: where MIPS starts
 export const OPF_IN_HEADER: i32 = 16;
+
+/** MATPOWER's opf.start: 0 between the bounds (its default), 2 the case's own state (bus VM / VA, gen PG / QG;
+ *  the piecewise-linear cost variables at 0). */
+export const OPF_START_DEFAULT: i32 = 0;
+export const OPF_START_CASE: i32 = 2;
 
 export const OPF_BUS_FIELDS: i32 = 9;
 export const OPF_BR_FIELDS: i32 = 10;
-export const OPF_GEN_FIELDS: i32 = 8;
+export const OPF_GEN_FIELDS: i32 = 10;
 
 // Columns of the input sections (column c of a section of n rows starts at off + c * n).
 export const OPF_BUS_TYPE: i32 = 0;
@@ -70,6 +76,8 @@ export const OPF_GEN_QMAX: i32 = 4;
 export const OPF_GEN_MODEL: i32 = 5;
 export const OPF_GEN_NCOST: i32 = 6;
 export const OPF_GEN_OFFSET: i32 = 7;
+export const OPF_GEN_PG0: i32 = 8;          // the case's dispatch (MW, MVAr): the start point of OPF_START_CASE
+export const OPF_GEN_QG0: i32 = 9;
 
 export const OPF_OUT_STATUS: i32 = 0;     // MIPS_* of ./mips.ts, or OPF_BAD_INPUT
 export const OPF_OUT_ITER: i32 = 1;

@@ -26,6 +26,7 @@ export function opfOptions(r: OpfRequest): OpfOptions {
     timeoutMs: r.timeout_ms ?? DEFAULT_OPF_OPTIONS.timeoutMs,
     ...(r.islanding && r.islanding !== 'refuse' ? { islanding: r.islanding } : {}),
     ...(r.security ? { security: r.security } : {}),
+    ...(r.start && r.start !== 'default' ? { start: r.start } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 // GraphQL of the optimal power flow (CONTRACT "Optimal power flow", docs/opf.md): runOpf and
 // its result type (the REST result in camelCase), and the generator cost of the model (Generator.cost). Joined to schema.ts by buildGraphqlSchema.
-import { COST_MODELS, OPF_METHODS, graphqlEnum } from '../schemas/vocabulary.js';
+import { COST_MODELS, OPF_METHODS, OPF_STARTS, graphqlEnum } from '../schemas/vocabulary.js';
 
 export const opfTypeDefs = /* GraphQL */ `
 extend type Mutation {
@@ -8,8 +8,15 @@ extend type Mutation {
   the queued task (status QUEUED, empty lists; follow it with task events or tasks { ... }). AC (MATPOWER runopf) by default, or DC."""
   runOpf(id: ID!, method: OpfMethod = AC, async: Boolean = false, timeoutMs: Int, tolerance: Float, maxIterations: Int, islanding: Islanding,
     """(additive) preventive N-1 of a DC-OPF (method DC), as the REST body field security"""
-    security: OpfSecurityInput): OpfResult!
+    security: OpfSecurityInput,
+    """(additive) where the interior point starts, as the REST body field start (default DEFAULT)"""
+    start: OpfStart): OpfResult!
 }
+
+${graphqlEnum('OpfStart', OPF_STARTS)}
+
+"""(additive) A run that did not converge before the one that answered (start DEFAULT retries from the case's state)."""
+type OpfEarlierRun { start: OpfStart! status: String! iterations: Int! durationMs: Float! message: String }
 
 """(additive) Preventive N-1: contingencies N_1_BRANCHES, or a list (list wins when both are given); limit RATE_C (default), RATE_B or RATE_A."""
 input OpfSecurityInput {
@@ -27,6 +34,10 @@ type OpfSecurity { contingencies: Int! limit: SecurityLimit! binding: [OpfBindin
 extend type OpfResult {
   """(additive) with security: what the preventive N-1 found"""
   security: OpfSecurity
+  """(additive) where the interior point of this answer started; null while queued"""
+  start: OpfStart
+  """(additive) runs that did not converge before this one"""
+  earlierRuns: [OpfEarlierRun!]
 }
 
 ${graphqlEnum('OpfMethod', OPF_METHODS)}

@@ -1,19 +1,22 @@
 // Mirror of assembly/opf/layout.ts (test/abi.test.ts checks the two).
-export const OPF_ABI_VERSION = 1;
+export const OPF_ABI_VERSION = 2;
 
 export const IN = {
   VERSION: 0, METHOD: 1, NB: 2, NL: 3, NG: 4, BASEMVA: 5, FEASTOL: 6, GRADTOL: 7, COMPTOL: 8, COSTTOL: 9, MAXIT: 10,
   TIME_LIMIT_S: 11, // read by the LP path only (src/opf/lp.ts); the core ignores it
   NXROWS: 12, XROWS_AT: 13, // extra linear rows on the angles (DC; src/opf/security.ts)
+  START: 14, // START_CODE: where MIPS starts
   HEADER: 16,
 } as const;
 export const BUS_FIELDS = 9;    // type, vm0, va0, pd, qd, gs, bs, vmin, vmax
 export const BR_FIELDS = 10;    // f, t, r, x, b, ratio, shift, rate_a, angmin, angmax
-export const GEN_FIELDS = 8;    // bus, pmin, pmax, qmin, qmax, model, ncost, offset
+export const GEN_FIELDS = 10;   // bus, pmin, pmax, qmin, qmax, model, ncost, offset, pg0, qg0
 /** Columns of the input and output sections (assembly/opf/layout.ts OPF_BUS_*, OPF_OUT_BR_*, ...). */
 export const BUS = { TYPE: 0, VM0: 1, VA0: 2, PD: 3, QD: 4, GS: 5, BS: 6, VMIN: 7, VMAX: 8 } as const;
 export const BR = { F: 0, T: 1, R: 2, X: 3, B: 4, RATIO: 5, SHIFT: 6, RATE_A: 7, ANGMIN: 8, ANGMAX: 9 } as const;
-export const GEN = { BUS: 0, PMIN: 1, PMAX: 2, QMIN: 3, QMAX: 4, MODEL: 5, NCOST: 6, OFFSET: 7 } as const;
+export const GEN = { BUS: 0, PMIN: 1, PMAX: 2, QMIN: 3, QMAX: 4, MODEL: 5, NCOST: 6, OFFSET: 7, PG0: 8, QG0: 9 } as const;
+/** IN.START (assembly OPF_START_*): MATPOWER's opf.start 0 (between the bounds) or 2 (the case's state). */
+export const START_CODE = { DEFAULT: 0, CASE: 2 } as const;
 export const OUT_BUS = { VM: 0, VA: 1, LAM_P: 2, LAM_Q: 3, MU_VMIN: 4, MU_VMAX: 5 } as const;
 export const OUT_BR = { PF: 0, QF: 1, PT: 2, QT: 3, MU_SF: 4, MU_ST: 5, MU_ANGMIN: 6, MU_ANGMAX: 7 } as const;
 export const OUT_GEN = { PG: 0, QG: 1, MU_PMIN: 2, MU_PMAX: 3, MU_QMIN: 4, MU_QMAX: 5 } as const;

@@ -5,6 +5,7 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import { OPF_METHODS, type OpfMethod, type OpfOptions, type OpfResult } from './types.js';
 import { ISLANDING_RULES, type IslandingRule } from '../powerflow/types.js';
 import { SECURITY_LIMITS, type SecurityLimit } from './security.js';
+import { OPF_STARTS, type OpfStart } from '../schemas/vocabulary.js';
 
 export const OPF_USAGE = `Options of opf:
   --method M            ac (MATPOWER runopf, the default) or dc (rundcopf); docs/opf.md
@@ -12,6 +13,8 @@ export const OPF_USAGE = `Options of opf:
   --max-iterations N    MIPS iteration limit (default 150)
   --timeout-ms N        give up after N ms (default 30000)
   --islanding R         islands without a slack: refuse (default), isolate or new_reference
+  --start S             where the interior point starts: default (MATPOWER's, then the case's state if
+                        that does not converge), case (MATPOWER opf.start 2) or powerflow (opf.start 3)
   --security n-1-branches  preventive N-1 of the DC-OPF (with --method dc): every branch outage
   --limit L             the post-contingency rating: rate_c (default), rate_b or rate_a
   --json                print only the OPF result object (JSON) on standard output
@@ -28,7 +31,7 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
       args: argv, allowPositionals: true, strict: true,
       options: {
         method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
-        'timeout-ms': { type: 'string' }, islanding: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
+        'timeout-ms': { type: 'string' }, islanding: { type: 'string' }, start: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
         security: { type: 'string' }, limit: { type: 'string' },
       },
     });
@@ -58,6 +61,10 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
     if (!(ISLANDING_RULES as readonly string[]).includes(values.islanding)) throw usage(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
     options.islanding = values.islanding as IslandingRule;
   }
+  if (values.start !== undefined) {
+    if (!(OPF_STARTS as readonly string[]).includes(values.start)) throw usage(`--start must be one of ${OPF_STARTS.join(', ')}, got '${values.start}'`);
+    options.start = values.start as OpfStart;
+  }
   if (values.security !== undefined) {
     if (values.security !== 'n-1-branches') throw usage(`--security takes n-1-branches (a contingency list goes through the service's "security" body), got '${values.security}'`);
     if (method !== 'dc') throw usage('--security needs --method dc: the security-constrained OPF is a DC-OPF');
@@ -75,6 +82,7 @@ export function opfResultObject(r: OpfResult): Record<string, unknown> {
     ...(message !== undefined ? { message } : {}), ...(binding ? { binding } : {}), buses, generators, branches,
     ...(r.islands ? { islands: r.islands, lost_load_mw: r.lost_load_mw, lost_generation_mw: r.lost_generation_mw } : {}),
     ...(r.security ? { security: r.security } : {}),
+    ...(r.start ? { start: r.start } : {}), ...(r.earlier_runs ? { earlier_runs: r.earlier_runs } : {}),
   };
 }
 

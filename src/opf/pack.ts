@@ -5,7 +5,7 @@
 import type { NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
-import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION } from './abi.js';
+import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION, START_CODE } from './abi.js';
 import { opfCostProblems, trimLeadingZeros } from './costs.js';
 import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
 
@@ -66,6 +66,8 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   const lp = o.method === 'dc' && net.generators.every((g) => !g.in_service || !g.cost || g.cost.model === 'piecewise_linear' || trimLeadingZeros(g.cost.coefficients).length <= 2);
   input[IN.MAXIT] = lp ? Math.min(o.maxIterations, LP_MIPS_ITERATIONS) : o.maxIterations;
   input[IN.TIME_LIMIT_S] = o.timeoutMs / 1000;
+  // 'powerflow' arrives here as a model holding the power flow's state (./solve.ts): both start from the model's state
+  input[IN.START] = o.start === 'case' || o.start === 'powerflow' ? START_CODE.CASE : START_CODE.DEFAULT;
 
   const pd = new Float64Array(nb), qd = new Float64Array(nb);
   let demand = 0;
@@ -93,7 +95,7 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     const coef = cost.model === 'polynomial' ? trimLeadingZeros(cost.coefficients) : cost.coefficients;
     const n = cost.model === 'polynomial' ? coef.length : coef.length / 2;
     const row = [genBus[g]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
-      COST_CODE[cost.model], n, costs.length];
+      COST_CODE[cost.model], n, costs.length, m.mw, m.mvar ?? 0];
     for (let c = 0; c < GEN_FIELDS; c++) input[gen + c * ng + g] = row[c]!;
     costs.push(...coef);
     pmaxMw += m.pmax ?? Infinity;

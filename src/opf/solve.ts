@@ -19,7 +19,7 @@
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
-import { PowerFlowInputError } from '../powerflow/types.js';
+import { PowerFlowInputError, type SolveOutcome } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
 import { IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
@@ -42,7 +42,7 @@ const MAX_BINDING = 20;
 
 function options(call: OpfCall): OpfOptions {
   const o: OpfOptions = { ...DEFAULT_OPF_OPTIONS };
-  for (const k of ['method', 'tolerance', 'maxIterations', 'timeoutMs'] as const) {
+  for (const k of ['method', 'tolerance', 'maxIterations', 'timeoutMs', 'start'] as const) {
     if (call[k] !== undefined) (o as unknown as Record<string, unknown>)[k] = call[k];
   }
   return o;
@@ -81,7 +81,51 @@ function refuseIslands(network: NetworkModel): void {
   throw new PowerFlowInputError(`${orphans.length} bus(es) are not connected to a slack bus through closed branches: ${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to optimise the rest`, 'ISLANDED_BUS', { buses: orphans.slice(0, 100) });
 }
 
+/** The start point (docs/opf.md "Start points"): 'case' and 'powerflow' run once from the model's state (a power
+ *  flow's, for 'powerflow'); 'default' runs from MATPOWER's point between the bounds and, when that run ends
+ *  without converging (MATPOWER's MIPS fails so on case13659pegase and case_ACTIVSg10k), once more from the
+ *  case's state, with what is left of timeout_ms; the first run is listed in `earlier_runs`. */
 async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
+  const start = call.start ?? 'default';
+  const t0 = performance.now();
+  const timeoutMs = call.timeoutMs ?? DEFAULT_OPF_OPTIONS.timeoutMs;
+  const left = () => Math.max(1, Math.round(timeoutMs - (performance.now() - t0)));
+  if (start === 'powerflow') {
+    const pf = await pool.solve(network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
+    if (pf.status === 'cancelled' || pf.status === 'timeout') return emptyResult(pf.status, options(call), { message: `the power flow for the start point ended ${pf.status}`, start });
+    if (pf.status !== 'converged') {
+      const r = await solveOnce(pool, network, { ...call, start: 'default', timeoutMs: left() });
+      return { ...r, start: 'default', message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}` };
+    }
+    const solved = withPowerFlowState(network, pf);
+    return { ...(await solveOnce(pool, solved, { ...call, timeoutMs: left() })), start };
+  }
+  const first = await solveOnce(pool, network, call);
+  if (start !== 'default' || !(first.status === 'infeasible' || first.status === 'diverged') || first.iterations === 0) return { ...first, start };
+  const again = await solveOnce(pool, network, { ...call, start: 'case', timeoutMs: left() });
+  const earlier = { start: 'default' as const, status: first.status, iterations: first.iterations, duration_ms: first.duration_ms, ...(first.message ? { message: first.message } : {}) };
+  // the retry answers only when it did better; else the default run's answer stands, the retry listed
+  if (again.status === 'converged' || again.status === 'timeout' || again.status === 'cancelled') return { ...again, start: 'case', earlier_runs: [earlier] };
+  return { ...first, start: 'default', earlier_runs: [{ start: 'case', status: again.status, iterations: again.iterations, duration_ms: again.duration_ms, ...(again.message ? { message: again.message } : {}) }] };
+}
+
+/** The model with a solved power flow's voltages and generator outputs (the start point of start 'powerflow'). */
+function withPowerFlowState(network: NetworkModel, pf: SolveOutcome): NetworkModel {
+  const byId = new Map(pf.buses.map((b) => [b.id, b]));
+  return {
+    ...network,
+    buses: network.buses.map((b) => {
+      const r = byId.get(b.id);
+      return r ? { ...b, v: r.v, theta: r.theta } : b;
+    }),
+    generators: network.generators.map((g, k) => {
+      const r = pf.generators[k];
+      return r && g.in_service ? { ...g, mw: r.p_gen, mvar: r.q_gen } : g;
+    }),
+  };
+}
+
+async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
   const o = options(call);
   const packed = packOpf(network, o);
   if (call.extraRows && call.extraRows.count > 0) {
@@ -96,7 +140,7 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   if (capacity) return emptyResult('infeasible', o, { message: capacity.message, binding: [capacity] });
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', o, { message: 'cancelled before it started' });
-  const t0 = performance.now();
+  const started = performance.now();
   const stop = new Int32Array(new SharedArrayBuffer(8));
   const ac = new AbortController();
   return new Promise<OpfResult>((resolve, reject) => {
@@ -114,7 +158,7 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
       if (settled) return;
       Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
       const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
-      settle(() => resolve(emptyResult(status, o, { message, iterations: last?.iteration ?? 0, duration_ms: performance.now() - t0 })));
+      settle(() => resolve(emptyResult(status, o, { message, iterations: last?.iteration ?? 0, duration_ms: performance.now() - started })));
       if (Atomics.load(stop, 1) === 0) ac.abort();
       else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
     };

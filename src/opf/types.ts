@@ -9,6 +9,8 @@ import type { SecurityRequest } from './security.js';
 export { OPF_METHODS, type OpfMethod } from '../schemas/vocabulary.js';
 import type { OpfMethod } from '../schemas/vocabulary.js';
 
+import type { OpfStart } from '../schemas/vocabulary.js';
+
 export interface OpfOptions {
   method: OpfMethod;          // default 'ac' (CONTRACT)
   /** MIPS gradtol, comptol and costtol (default 1e-6, MATPOWER's); feastol is opf.violation 5e-6,
@@ -20,6 +22,10 @@ export interface OpfOptions {
   islanding?: IslandingRule;
   /** preventive N-1 (CONTRACT "Security-constrained DC-OPF"; ./security.ts), method dc only */
   security?: SecurityRequest;
+  /** where MIPS starts (docs/opf.md "Start points"): 'default' MATPOWER's point between the bounds, then the
+   *  case's state if that run does not converge; 'case' the model's voltages and dispatch (MATPOWER opf.start 2);
+   *  'powerflow' the state of a power flow of the model (opf.start 3) */
+  start?: OpfStart;
 }
 
 export const DEFAULT_OPF_OPTIONS: OpfOptions = { method: 'ac', tolerance: 1e-6, maxIterations: 150, timeoutMs: 30000 };

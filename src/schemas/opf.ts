@@ -1,6 +1,6 @@
 // TypeBox schema of POST /api/v1/networks/{id}/opf (CONTRACT "Optimal power flow").
 import { Type } from '@sinclair/typebox';
-import { ISLANDING_RULES, literals, OPF_METHODS } from './vocabulary.js';
+import { ISLANDING_RULES, literals, OPF_METHODS, OPF_STARTS } from './vocabulary.js';
 
 export const OpfIn = Type.Object({
   method: Type.Optional(literals(OPF_METHODS)),
@@ -10,6 +10,9 @@ export const OpfIn = Type.Object({
   max_iterations: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
   // Islands without a slack: refuse (default, 422 ISLANDED_BUS), isolate or new_reference (CONTRACT "Islands").
   islanding: Type.Optional(literals(ISLANDING_RULES)),
+  // Where the interior point starts: default (MATPOWER's, then the case's state if that does not converge), case
+  // (the model's voltages and dispatch, MATPOWER opf.start 2) or powerflow (a power flow's state, opf.start 3).
+  start: Type.Optional(literals(OPF_STARTS)),
   // Store the dispatch (generator p; for AC also voltage set-points) as the network's next version.
   apply: Type.Optional(Type.Boolean()),
   // Preventive N-1 of the DC-OPF (CONTRACT "Security-constrained DC-OPF"; docs/opf.md).

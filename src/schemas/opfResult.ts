@@ -3,7 +3,7 @@
 // describes its answer with them (OpenAPI); test/result-schemas.test.ts checks real answers and
 // the GraphQL types against them.
 import { type Static, Type } from '@sinclair/typebox';
-import { OPF_METHODS, literals } from './vocabulary.js';
+import { OPF_METHODS, OPF_STARTS, literals } from './vocabulary.js';
 import { Timestamp } from './common.js';
 import { IslandSummaryOut } from './powerflowResult.js';
 
@@ -75,6 +75,13 @@ export const OpfSecurityOut = Type.Object({
   constraints_added: Type.Integer({ description: 'post-contingency rows added over the rounds' }),
 });
 
+/** A run of the interior point that did not converge before the one that answered (start "default" retries from
+ *  the case's state; docs/opf.md "Start points"). */
+export const OpfEarlierRunOut = Type.Object({
+  start: literals(OPF_STARTS), status: literals(OPF_STATUSES), iterations: Type.Integer(), duration_ms: Type.Number(),
+  message: Type.Optional(Type.String()),
+});
+
 /** What an OPF solve answers (the core's OpfResult), without the task's fields. */
 export const OpfOutcomeOut = Type.Object({
   status: literals(OPF_STATUSES),
@@ -93,6 +100,8 @@ export const OpfOutcomeOut = Type.Object({
   lost_load_mw: Type.Optional(Type.Number()),
   lost_generation_mw: Type.Optional(Type.Number()),
   security: Type.Optional(OpfSecurityOut),
+  start: Type.Optional(literals(OPF_STARTS)), // where the interior point of this answer started
+  earlier_runs: Type.Optional(Type.Array(OpfEarlierRunOut, { description: 'runs that did not converge before this one' })),
 });
 
 /** An OPF task's stored result; the synchronous answer adds `applied` when `apply: true` stored the dispatch. */

@@ -31,6 +31,9 @@ export type PowerFlowStatus = (typeof POWERFLOW_STATUSES)[number];
 
 /** Optimal power flow formulations (CONTRACT "Optimal power flow"; default ac). */
 export const OPF_METHODS = ['dc', 'ac'] as const;
+/** Where the OPF's interior point starts (docs/opf.md "Start points"). */
+export const OPF_STARTS = ['default', 'case', 'powerflow'] as const;
+export type OpfStart = (typeof OPF_STARTS)[number];
 export type OpfMethod = (typeof OPF_METHODS)[number];
 
 export const TASK_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;

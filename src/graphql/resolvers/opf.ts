@@ -1,6 +1,7 @@
 // runOpf: the same domain function as POST /networks/{id}/opf (src/domain/opf.ts).
 import { runOpf } from '../../domain/opf.js';
-import type { OpfBranch, OpfBus, OpfGenerator, OpfMethod } from '../../opf/types.js';
+import type { OpfBranch, OpfBus, OpfGenerator, OpfMethod, OpfResult } from '../../opf/types.js';
+import type { OpfStart } from '../../schemas/vocabulary.js';
 import type { IslandingRule } from '../../powerflow/types.js';
 import { mutation } from '../guard.js';
 import type { SecurityOutcome, SecurityRequest } from '../../opf/security.js';
@@ -14,6 +15,7 @@ interface RunOpfArgs extends IdArgs {
   tolerance?: Opt<number>;
   maxIterations?: Opt<number>;
   islanding?: Opt<GqlEnum<IslandingRule>>;
+  start?: Opt<GqlEnum<OpfStart>>;
   security?: Opt<{ n1Branches?: Opt<boolean>; contingencies?: Opt<{ id?: Opt<string>; branches: number[] }[]>; limit?: Opt<'RATE_C' | 'RATE_B' | 'RATE_A'> }>;
 }
 
@@ -25,7 +27,7 @@ function securityRequest(s: NonNullable<RunOpfArgs['security']>): SecurityReques
   };
 }
 
-interface StoredOpf { security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
+interface StoredOpf { start?: OpfStart; earlier_runs?: OpfResult['earlier_runs']; security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
 
 export const opfResolvers = {
   Mutation: {
@@ -34,6 +36,7 @@ export const opfResolvers = {
       const answer = await runOpf(ctx.s, caller, a.id, defined({
         method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
         islanding: down<IslandingRule>(a.islanding),
+        start: down<OpfStart>(a.start),
         security: a.security ? securityRequest(a.security) : undefined,
       }));
       if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), solver: null, objective: null, iterations: null, buses: [], generators: [], branches: [] };
@@ -44,6 +47,8 @@ export const opfResolvers = {
         lostLoadMw: r.lost_load_mw ?? null, lostGenerationMw: r.lost_generation_mw ?? null,
         generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
+        start: r.start?.toUpperCase() ?? null,
+        earlierRuns: r.earlier_runs?.map((e) => ({ start: e.start.toUpperCase(), status: e.status.toUpperCase(), iterations: e.iterations, durationMs: e.duration_ms, message: e.message ?? null })) ?? null,
         security: r.security ? {
           contingencies: r.security.contingencies, limit: r.security.limit.toUpperCase(), rounds: r.security.rounds, constraintsAdded: r.security.constraints_added,
           excluded: r.security.excluded.map(String),
