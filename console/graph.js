@@ -1,6 +1,7 @@
 // The network drawing: graphology holds buses and branches, sigma.js draws them with WebGL (made for
 // thousands of nodes: case9241pegase stays usable), a force layout computed once per network version
-// and kept in sessionStorage. Colours after a power flow: buses by voltage, branches by loading.
+// and kept in sessionStorage. Colours after a power flow: buses by voltage, branches by loading; after an
+// OPF, buses by price; a study case drawn on the network (its outage, overloads, de-energized part).
 /* global graphology, Sigma */
 
 export const VOLTAGE_COLORS = [
@@ -20,6 +21,11 @@ export const PTDF_COLORS = [
 function ptdfColor(v) {
   return v <= -0.5 ? PTDF_COLORS[0].color : v <= -0.1 ? PTDF_COLORS[1].color : v < 0.1 ? PTDF_COLORS[2].color : v < 0.5 ? PTDF_COLORS[3].color : PTDF_COLORS[4].color;
 }
+
+/** Locational marginal prices after an OPF: five equal bins between the lowest and the highest price. */
+export const LMP_COLORS = ['#1e3a8a', '#3b82f6', '#a3e635', '#f59e0b', '#b91c1c'];
+/** The outaged branch of a study case drawn on the network. */
+export const OUTAGE_COLOR = '#db2777';
 
 /** Force layout (springs along branches, repulsion from nearby buses through a grid, a little gravity). */
 function layout(n, edges) {
@@ -150,6 +156,66 @@ export class NetworkDrawing {
     });
     this.highlight(branch);
     Object.assign(this.container.dataset, { ptdfBranch: String(branch), ptdfStrongest: String(Math.round(strongest * 1000) / 1000) });
+  }
+
+  /** Back to the model's own colours (before drawing another result on it). */
+  reset() {
+    this.graph.forEachNode((node) => {
+      const b = this.model.buses.find((x) => String(x.id) === node);
+      this.graph.setNodeAttribute(node, 'color', b?.type === 'slack' ? '#7c3aed' : '#6b7280');
+    });
+    this.model.branches.forEach((br, i) => {
+      const key = `b${i}`;
+      if (!this.graph.hasEdge(key)) return;
+      this.graph.setEdgeAttribute(key, 'color', br.status === 'closed' ? '#cbd5e1' : '#fecaca');
+      this.graph.setEdgeAttribute(key, 'size', 1);
+    });
+    this.highlighted = undefined;
+  }
+
+  /** One N-1 study case (a row of GET /studies/{id}/cases): its outaged branches marked, the branches it
+   *  overloads red, the buses it left de-energized grey, the buses outside their voltage limits coloured. */
+  drawCase(row) {
+    this.reset();
+    const dark = new Set(row.islanded?.buses ?? []);
+    for (const id of dark) if (this.graph.hasNode(String(id))) this.graph.setNodeAttribute(String(id), 'color', DEENERGIZED_COLOR);
+    this.model.branches.forEach((br, i) => {
+      const key = `b${i}`;
+      if (this.graph.hasEdge(key) && (dark.has(br.from) || dark.has(br.to))) this.graph.setEdgeAttribute(key, 'color', DEENERGIZED_COLOR);
+    });
+    let overloaded = 0;
+    for (const v of row.violations ?? []) {
+      if (v.type === 'branch_overload' && this.graph.hasEdge(`b${v.element}`)) {
+        this.graph.setEdgeAttribute(`b${v.element}`, 'color', LOADING_COLORS[2].color);
+        this.graph.setEdgeAttribute(`b${v.element}`, 'size', 3);
+        overloaded++;
+      } else if ((v.type === 'low_voltage' || v.type === 'high_voltage') && this.graph.hasNode(String(v.element))) {
+        this.graph.setNodeAttribute(String(v.element), 'color', v.type === 'low_voltage' ? VOLTAGE_COLORS[0].color : VOLTAGE_COLORS[2].color);
+      }
+    }
+    const outaged = row.contingency?.branches ?? [];
+    for (const l of outaged) {
+      const key = `b${l}`;
+      if (!this.graph.hasEdge(key)) continue;
+      this.graph.setEdgeAttribute(key, 'color', OUTAGE_COLOR);
+      this.graph.setEdgeAttribute(key, 'size', 5);
+    }
+    Object.assign(this.container.dataset, { case: row.case_id, caseOutaged: outaged.join(','), caseOverloaded: String(overloaded), caseDeenergized: String(dark.size) });
+  }
+
+  /** Buses coloured by their LMP (an OPF's lmp_p, currency/MWh) in five bins from the lowest to the highest;
+   *  returns the bins' bounds for the legend. */
+  colorPrices(opf) {
+    const prices = (opf.buses ?? []).filter((b) => b.energized !== false).map((b) => b.lmp_p);
+    const lo = Math.min(...prices), hi = Math.max(...prices);
+    const width = (hi - lo) / LMP_COLORS.length;
+    const bin = (p) => (width > 0 ? Math.min(LMP_COLORS.length - 1, Math.floor((p - lo) / width)) : 2);
+    for (const b of opf.buses ?? []) {
+      if (!this.graph.hasNode(String(b.id))) continue;
+      this.graph.setNodeAttribute(String(b.id), 'color', b.energized === false ? DEENERGIZED_COLOR : LMP_COLORS[bin(b.lmp_p)]);
+    }
+    Object.assign(this.container.dataset, { priced: 'true', lmpMin: String(lo), lmpMax: String(hi) });
+    return LMP_COLORS.map((color, k) => ({ color, from: lo + k * width, to: k === LMP_COLORS.length - 1 ? hi : lo + (k + 1) * width }));
   }
 
   /** Marks one branch (a study's worst case) on the drawing. */

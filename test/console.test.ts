@@ -90,7 +90,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await shot('network');
     });
 
-    it('runs an N-1 study and ranks the cases, the worst highlighted on the drawing', async () => {
+    it('runs an N-1 study and ranks the cases, the worst drawn on the network and any other on request; an OPF\'s prices as colours', async () => {
       // case30 carries MATPOWER's ratings (case118 has none): its power flow colours loaded branches too
       const h = { authorization: `Bearer ${await apiToken(base)}` };
       const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, 'case30.m'), 'utf8') });
@@ -111,15 +111,30 @@ for (const mode of ['embedded', 'distributed'] as const) {
       // Islanding isolate (the study default): branch 33 cuts bus 26 off; its 3.5 MW lost are shown.
       assert.match(await page.textContent('#study-summary') ?? '', /41 cases, 1 with lost load/);
       assert.equal(rows.find((r) => r[0] === 'branch:33')![5], '3.5');
-      const worst = rows.find((r) => r[1] === 'converged')![0]!;
-      assert.equal(`branch:${await page.getAttribute('#drawing', 'data-highlighted')}`, worst, 'the worst case is highlighted on the drawing');
+      const worstRow = rows.find((r) => r[1] === 'converged')!;
+      const worst = worstRow[0]!;
+      // the worst case drawn on the network: its outage marked, what it overloads red
+      assert.equal(await page.getAttribute('#drawing', 'data-case'), worst, 'the worst case is drawn');
+      assert.equal(`branch:${await page.getAttribute('#drawing', 'data-case-outaged')}`, worst);
+      if (Number(worstRow[2]) > 100) assert.ok(Number(await page.getAttribute('#drawing', 'data-case-overloaded')) >= 1, 'its overloads drawn red');
       await shot('study');
+      // another case chosen in the table: branch 33 out leaves bus 26 without supply, drawn grey
+      await page.click('#study-cases button[data-case="branch:33"]');
+      await page.waitForSelector('#drawing[data-case="branch:33"]');
+      assert.equal(await page.getAttribute('#drawing', 'data-case-deenergized'), '1');
+      assert.equal(await page.getAttribute('#study-cases button[data-case="branch:33"]', 'aria-pressed'), 'true');
+      await shot('study-case-islanded');
       // and an OPF with its method chosen: the dispatch table and the drawing coloured by its flows
       await page.selectOption('#opf-method', 'dc');
       await page.click('#run-opf');
       await page.waitForSelector('#opf-generators tbody tr');
       assert.match(await page.textContent('main') ?? '', /OPF: converged, objective 5\d\d\.\d\d per hour/);
       assert.equal((await page.$$('#opf-generators tbody tr')).length, 6);
+      // its prices as bus colours, with the bins in the legend
+      await page.waitForSelector('#drawing[data-priced="true"]');
+      assert.ok(Number(await page.getAttribute('#drawing', 'data-lmp-min')) <= Number(await page.getAttribute('#drawing', 'data-lmp-max')));
+      assert.match(await page.textContent('#legend') ?? '', /Buses, LMP per MWh/);
+      assert.equal(await page.getAttribute('#legend', 'data-drawn'), 'opf');
       await shot('opf');
       // the N-1 secure OPF beside it: MATPOWER's binding post-contingency row (branch 34 after outage 35)
       await page.check('#opf-secure');

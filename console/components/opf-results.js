@@ -4,7 +4,7 @@ import { fmt } from '/console/components/format.js';
 import { Table } from '/console/components/table.js';
 
 const GENERATORS = [
-  { key: 'index', label: 'generator', value: (g) => g.index }, { key: 'bus', label: 'bus', value: (g) => g.bus },
+  { key: 'index', label: 'generator', value: (g) => g.index, render: (g) => String(g.index) }, { key: 'bus', label: 'bus', value: (g) => g.bus, render: (g) => String(g.bus) },
   { key: 'p_mw', label: 'P (MW)', value: (g) => g.p_mw }, { key: 'q_mvar', label: 'Q (MVAr)', value: (g) => g.q_mvar },
 ];
 const BINDING = [
@@ -20,6 +20,7 @@ function SecurityResults({ security }) {
 }
 
 export function OpfResults({ opf }) {
-  return html`<h3>OPF: ${opf.status}, objective ${fmt(opf.objective, 2)} per hour</h3><${Table} id="opf-generators" columns=${GENERATORS} rows=${opf.generators} />
+  return html`<h3>OPF: ${opf.status}, objective ${fmt(opf.objective, 2)} per hour</h3>
+    <${Table} id="opf-generators" columns=${GENERATORS} rows=${opf.generators} />
     ${opf.security ? html`<${SecurityResults} security=${opf.security} />` : null}`;
 }

@@ -14,6 +14,6 @@ export function PowerFlowSummary({ result }) {
 
 export function BusResults({ result }) {
   return html`<h3>Bus results</h3><${Table} id="bus-results" columns=${[
-    { key: 'id', label: 'bus', value: (r) => r.id }, { key: 'v', label: 'v (p.u.)', value: (r) => r.v }, { key: 'theta', label: 'θ (rad)', value: (r) => r.theta },
+    { key: 'id', label: 'bus', value: (r) => r.id, render: (r) => String(r.id) }, { key: 'v', label: 'v (p.u.)', value: (r) => r.v }, { key: 'theta', label: 'θ (rad)', value: (r) => r.theta },
   ]} rows=${result.buses} />`;
 }

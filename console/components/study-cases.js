@@ -12,9 +12,14 @@ const COLUMNS = [
   { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
 ];
 
-export function StudyCases({ study, onError }) {
+export function StudyCases({ study, onError, onShow }) {
+  const columns = [...COLUMNS, {
+    key: 'draw', label: 'on the drawing', value: () => '',
+    render: (r) => (r.contingency?.branches?.length || r.islanded ? html`<button class="secondary" data-case=${r.case_id} aria-pressed=${study.shown === r.case_id ? 'true' : 'false'} onClick=${() => onShow(r)}>${study.shown === r.case_id ? 'Shown' : 'Show'}</button>` : ''),
+  }];
   return html`<h3>N-1 study: cases ranked by loading</h3>
+    <p class="muted">The case shown is drawn on the network: its outaged branch in pink, the branches it overloads in red, the buses it leaves without supply in grey.</p>
     <div class="row"><button class="secondary" onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(onError)}>Download CSV</button>
     <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load</span></div>
-    <${Table} id="study-cases" rowClass=${(_r, i) => (i === 0 ? 'worst' : '')} columns=${COLUMNS} rows=${study.cases} />`;
+    <${Table} id="study-cases" rowClass=${(_r, i) => (i === 0 ? 'worst' : '')} columns=${columns} rows=${study.cases} />`;
 }

@@ -12,13 +12,15 @@ export function useNetworkRuns(id, drawing, setError) {
   const [opf, setOpf] = useState(null);
   const [ptdf, setPtdf] = useState(null);
   const [progress, setProgress] = useState(undefined);
+  // what the drawing shows now (its legend follows): powerflow, study, ptdf or opf
+  const [drawn, setDrawn] = useState(null);
 
   const powerFlow = async (s) => {
     const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method: s.method, async: true, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations), islanding: s.islanding });
     const t = await followTask(q.data.task_id, setProgress, id);
     if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
     const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;
-    setResult(full); drawing.current?.color(full);
+    setResult(full); drawing.current?.color(full); setDrawn('powerflow');
   };
   const contingencyStudy = async (s) => {
     const q = await api('POST', `/api/v1/networks/${id}/studies`, {
@@ -28,9 +30,9 @@ export function useNetworkRuns(id, drawing, setError) {
     const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
     if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
     const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
-    setStudy({ id: q.data.study_id, summary: st, cases: cases.data });
     const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
-    if (worst) drawing.current?.highlight(worst.contingency.branches[0]);
+    setStudy({ id: q.data.study_id, summary: st, cases: cases.data, shown: worst?.case_id ?? null });
+    if (worst) { drawing.current?.drawCase(worst); setDrawn('study'); }
   };
   // the selected branch's PTDF: which injections load it, and by how much (docs/sensitivities.md)
   const branchPtdf = async ({ branch }) => {
@@ -39,12 +41,23 @@ export function useNetworkRuns(id, drawing, setError) {
     const order = values.map((v, j) => [v, r.data.columns[j]]).sort((a, b) => Math.abs(b[0]) - Math.abs(a[0]));
     setPtdf({ branch, top: order.slice(0, 5) });
     drawing.current?.colorPtdf(branch, r.data.columns, values);
+    setDrawn('ptdf');
   };
   const optimalPowerFlow = async (s) => {
     // the security-constrained OPF is a DC-OPF: "N-1 secure" sends method dc with security
     const body = s.secure ? { method: 'dc', security: { contingencies: 'n-1-branches' } } : { method: s.opfMethod, islanding: s.islanding };
     const r = await api('POST', `/api/v1/networks/${id}/opf`, body);
-    setOpf(r.data); drawing.current?.color(r.data);
+    drawing.current?.color(r.data);
+    const priceBins = drawing.current?.colorPrices(r.data) ?? [];
+    setOpf({ ...r.data, priceBins });
+    setDrawn('opf');
+  };
+  /** Draws one case of the study on the network (its outage, overloads and de-energized part). */
+  const showCase = (row) => {
+    drawing.current?.drawCase(row);
+    drawing.current?.container.scrollIntoView({ block: 'start' }); // the table is below the drawing
+    setStudy((st) => (st ? { ...st, shown: row.case_id } : st));
+    setDrawn('study');
   };
   const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow };
 
@@ -52,5 +65,5 @@ export function useNetworkRuns(id, drawing, setError) {
     setError(null); setProgress(0);
     try { await RUNS[what](settings); } catch (e) { setError(e); } finally { setProgress(undefined); }
   };
-  return { result, study, opf, ptdf, progress, run };
+  return { result, study, opf, ptdf, progress, run, showCase, drawn };
 }

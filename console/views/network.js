@@ -17,7 +17,7 @@ export function NetworkView({ id }) {
   const [error, setError] = useState(null);
   const [pick, setPick] = useState(null);
   const box = useRef(null), drawing = useRef(null);
-  const { result, study, opf, ptdf, progress, run } = useNetworkRuns(id, drawing, setError);
+  const { result, study, opf, ptdf, progress, run, showCase, drawn } = useNetworkRuns(id, drawing, setError);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
   useEffect(() => {
     if (!net || !box.current) return undefined;
@@ -34,7 +34,7 @@ export function NetworkView({ id }) {
     <div class="split">
       <div>
         <div id="drawing" ref=${box} aria-label="network drawing"></div>
-        <${DrawingLegend} />
+        <${DrawingLegend} drawn=${drawn} priceBins=${opf?.priceBins} />
       </div>
       <div>
         <${FindForm} net=${net} onPick=${setPick} onError=${setError} />
@@ -43,7 +43,7 @@ export function NetworkView({ id }) {
       </div>
     </div>
     ${result ? html`<${BusResults} result=${result} />` : null}
-    ${study ? html`<${StudyCases} study=${study} onError=${setError} />` : null}
+    ${study ? html`<${StudyCases} study=${study} onError=${setError} onShow=${showCase} />` : null}
     ${opf ? html`<${OpfResults} opf=${opf} />` : null}
   </section>`;
 }
