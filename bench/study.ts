@@ -60,6 +60,7 @@ const STUDIES: Study[] = [
     request: () => ({ kind: 'scenarios', scenarios: { count: 10000, load_scale: Array.from({ length: 10000 }, (_, s) => 0.7 + 0.5 * ((s * 7919) % 10000) / 10000) } }),
   },
   { case: 'case2383wp', study: '8,760 hourly scenarios', goal: '< 10 s', chunk: 1095, request: () => ({ kind: 'scenarios', scenarios: { count: 8760, load_scale: hourly(8760) } }) },
+  { case: 'case2383wp', study: '8,760 hourly scenarios, warm_start previous', goal: '≤ 5 s (#25)', chunk: 1095, request: () => ({ kind: 'scenarios', scenarios: { count: 8760, load_scale: hourly(8760) }, warm_start: 'previous' }) },
 ];
 
 interface Row { case: string; study: string; cases: number; threads: number; wall_ms: number; per_case_ms_per_thread: number; rss_mb: number; cpu_ms_per_case: number; goal: string; statuses: string }

@@ -69,7 +69,9 @@ for (const mode of MODES) {
       const sweep: StudyRequest = { kind: 'scenarios', scenarios: { count: 3, load_scale: [0.9, 1, 1.1], loads: { 2: { p_mw: [5, 6, 7] } } }, contingencies: [{ branches: [9] }], monitor: { buses: 'all' } };
       const dc: StudyRequest = { kind: 'contingency', method: 'dc', contingencies: [{ branches: [0] }, { branches: [5] }], monitor: { branches: [0, 1] } };
       const fdq: StudyRequest = { kind: 'contingency', method: 'fast_decoupled', enforce_q_limits: true, contingencies: [{ branches: [0] }, { branches: [5] }, { generators: [2] }], monitor: { buses: 'all' } };
-      for (const request of [monitored, sweep, dc, fdq]) {
+      // warm_start previous: each scenario from the one before it in its chunk (the engine's rows, same chunks)
+      const warm: StudyRequest = { kind: 'scenarios', scenarios: { count: 6, load_scale: [0.8, 0.85, 0.9, 1, 1.1, 1.05] }, warm_start: 'previous', monitor: { buses: 'all' } };
+      for (const request of [monitored, sweep, dc, fdq, warm]) {
         const sub = await api.submit(net30, request);
         const st = await api.waitFor(sub.study_id);
         assert.equal(st.status, 'completed', JSON.stringify(st.error));
@@ -162,6 +164,7 @@ for (const mode of MODES) {
       await bad({ kind: 'scenarios', scenarios: { count: 3, load_scale: [1, 1.1] } }, 'scenarios.load_scale', /has 2 values, but scenarios.count is 3/);
       await bad({ kind: 'scenarios', scenarios: { count: 2, loads: { 0: { p_mw: [1, 2, 3] } } } }, 'scenarios.loads.0.p_mw', /has 3 values/);
       await bad({ kind: 'scenarios' }, 'scenarios', /needs scenarios/);
+      await bad({ kind: 'contingency', warm_start: 'previous' }, 'warm_start', /applies to kind 'scenarios'/);
       await bad({ kind: 'contingency', monitor: { buses: [999] } }, 'monitor.buses[0]', /bus 999 does not exist/);
       await bad({ kind: 'n-2' }, '', /kind/);
       await bad({ kind: 'contingency', extra: 1 }, '', /extra|additional/i);

@@ -153,6 +153,8 @@ for (const mode of MODES) {
       const bad = await gql(app, 'mutation($id: ID!) { runStudy(id: $id, kind: CONTINGENCY, contingencies: [{branches: [500]}]) { id } }', { id: net118 }, admin);
       assert.ok(bad.body.errors?.length, JSON.stringify(bad.body));
       assert.match(bad.body.errors![0]!.message, /branch index 500 does not exist/);
+      const warm = await gql(app, 'mutation($id: ID!) { runStudy(id: $id, kind: CONTINGENCY, options: {warmStart: PREVIOUS}) { id } }', { id: net118 }, admin);
+      assert.match(String(warm.body.errors?.[0]?.message), /warm_start 'previous' applies to kind 'scenarios'/);
       const wrong = await gql(app, 'mutation($id: ID!) { runStudy(id: $id, kind: SCENARIOS, scenarios: {count: 2, load_scale: [1]}) { id } }', { id: net118 }, admin);
       assert.match(wrong.body.errors![0]!.message, /has 1 values, but scenarios.count is 2/);
 

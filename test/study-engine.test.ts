@@ -360,3 +360,33 @@ test('studies under generator Q limits: every case equals a power flow with enfo
     assert.ok(limited > 5, `${c}: ${limited} cases re-solved under Q limits`);
   }
 });
+
+test('warm_start previous: each scenario equals the power flow of its model started from the scenario before it; a chunk\'s first starts as the default', async () => {
+  const net = load('case30');
+  const scale = Array.from({ length: 12 }, (_, h) => 0.8 + 0.3 * Math.sin((h / 12) * Math.PI));
+  const base: StudyRequest = { kind: 'scenarios', tolerance: 1e-8, max_iterations: 20, scenarios: { count: 12, load_scale: scale }, monitor: { branches: [0, 5], buses: 'all' } };
+  const warmPlan = planStudy(net, { ...base, warm_start: 'previous' });
+  assert.equal(warmPlan.warmStart, 'previous');
+  const chunk = 5;
+  const warm = await rows(net, warmPlan, chunk);
+  const cold = await rows(net, planStudy(net, base), chunk);
+  let warmIterations = 0, coldIterations = 0;
+  for (let s = 0; s < scale.length; s++) {
+    const changed: NetworkModel = structuredClone(net);
+    changed.loads.forEach((l) => { l.mw *= scale[s]!; l.mvar *= scale[s]!; });
+    if (s % chunk === 0) {
+      assert.equal(warm[s]!.iterations, cold[s]!.iterations, `scenario ${s} opens a chunk: the default start`);
+    } else {
+      // started from the previous scenario's solution (all buses monitored: its voltages)
+      const prev = new Map(warm[s - 1]!.monitored!.buses.map((b) => [b.id, b]));
+      changed.buses.forEach((b) => { b.v = prev.get(b.id)!.v; b.theta = prev.get(b.id)!.theta; });
+    }
+    const pf = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 20 });
+    sameAsPowerFlow(`warm scenario ${s}`, warm[s]!, pf, net);
+    // the same operating point as the default start (both converged to 1e-8)
+    warm[s]!.monitored!.buses.forEach((b, k) => near(b.v, cold[s]!.monitored!.buses[k]!.v, 1e-7, `scenario ${s} bus ${b.id} v`));
+    warmIterations += warm[s]!.iterations; coldIterations += cold[s]!.iterations;
+  }
+  assert.ok(warmIterations < coldIterations, `fewer Newton iterations in all: ${warmIterations} vs ${coldIterations}`);
+  assert.throws(() => planStudy(net, { kind: 'contingency', warm_start: 'previous' }), /warm_start 'previous' applies to kind 'scenarios'/);
+});

@@ -32,7 +32,7 @@ import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from '../l
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
-  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE,
+  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
 } from './layout';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
 
@@ -77,6 +77,9 @@ export class StudyWorkspace {
   private fdIntact: bool = false;
   private qlim: bool = false;                                   // enforce generator Q limits (./qLimits.ts)
   private isolate: bool = false;                                // splitting outages solved on what stays energized (Topology.pinned)
+  // warm_start "previous": a scenario starts from the scenario before it in this chunk, when that one converged
+  private warmPrevious: bool = false;
+  private previousOk: bool = false;
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
   private caseTopo: Topology | null = null;
@@ -268,6 +271,8 @@ export class StudyWorkspace {
     this.qlim = <i32>s[SIN_QLIM] != 0;
     // Newton only, without the Q-limit loop: the other methods and Q limits solve such cases as power flows (src/studies/islanded.ts)
     this.isolate = <i32>s[SIN_ISOLATE] != 0 && !this.dc && !this.fd && !this.qlim;
+    this.warmPrevious = <i32>s[SIN_WARM_PREVIOUS] != 0 && !this.dc; // DC has no start point
+    this.previousOk = false;
     this.fdTopo = null; // the cached topology's B factors may hold another parameter set
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
@@ -292,7 +297,7 @@ export class StudyWorkspace {
     // ---- the base case (record 0): start point of the packed network
     this.setScenario(-1, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff);
     const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
-      monBrOff, nMonBr, monBusOff, nMonBus, 0);
+      monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     for (let i = 0; i < nb; i++) {
       unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);
@@ -312,16 +317,18 @@ export class StudyWorkspace {
       if (nBr + nGen == 0) {
         // a scenario on the intact network: like a power flow
         const ok = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, r, s, rateOff, vminOff, vmaxOff, limit,
-          monBrOff, nMonBr, monBusOff, nMonBus, mo);
+          monBrOff, nMonBr, monBusOff, nMonBus, mo, this.warmPrevious && this.previousOk);
         if (unchecked(this.results.records[r + REC_CODE]) == <f64>STATUS_CANCELLED) return c;
         this.keepScenario(topo, input, ok, vmOff, vaOff);
+        this.previousOk = ok;
         scenSolved = sc;
       } else {
         if (sc >= 0 && scenSolved != sc) {
           // the contingencies of a scenario start from its intact solution
           const ok = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, -1, s, rateOff, vminOff, vmaxOff, limit,
-            monBrOff, nMonBr, monBusOff, nMonBus, -1);
+            monBrOff, nMonBr, monBusOff, nMonBus, -1, this.warmPrevious && this.previousOk);
           this.keepScenario(topo, input, ok, vmOff, vaOff);
+          this.previousOk = ok;
           scenSolved = sc;
         }
         const code = this.solveOutage(topo, input, s, o0, nBr, nGen, sc >= 0, busOff, brOff, genOff, ng, baseMVA, tol, maxIt, baseComponents,
@@ -367,11 +374,15 @@ export class StudyWorkspace {
   /** Solves the intact network from the packed start point; r < 0: no record. Returns converged. */
   solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaOff: i32, genOff: i32, ng: i32, baseMVA: f64,
     tol: f64, maxIt: i32, r: i32, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64,
-    monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): bool {
+    monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32, warm: bool): bool {
+    // from the packed start point, or (warm) from the previous scenario's solution kept in scenVm / scenVa
+    const vm0 = warm ? this.scenVm : input, va0 = warm ? this.scenVa : input;
+    const vmAt = warm ? 0 : vmOff, vaAt = warm ? 0 : vaOff;
     for (let i = 0; i < topo.nb; i++) {
-      unchecked(topo.vm[i] = input[vmOff + i]); unchecked(topo.va[i] = input[vaOff + i]);
+      unchecked(topo.vm[i] = vm0[vmAt + i]); unchecked(topo.va[i] = va0[vaAt + i]);
       unchecked(this.types[i] = topo.type[i]);
     }
+    if (warm && this.qlim) this.holdSetPoints(topo, input, s, genOff, ng, SIN_HEADER + topo.nl + 2 * topo.nb);
     this.caseSaved = 0;
     const st = this.solveLimited(topo, topo, input, s, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, tol, maxIt, 0, 0);
     const solved = this.caseTopo!;

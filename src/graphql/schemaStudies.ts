@@ -1,6 +1,6 @@
 // GraphQL of studies (CONTRACT "Studies", docs/studies.md): root fields and types, kept
 // apart from schema.ts (buildGraphqlSchema joins them with `extend type`).
-import { STUDY_CASE_STATUSES, STUDY_ISLANDING, STUDY_KINDS, STUDY_VIOLATION_TYPES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import { STUDY_CASE_STATUSES, STUDY_ISLANDING, STUDY_KINDS, STUDY_VIOLATION_TYPES, STUDY_WARM_STARTS, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const studyTypeDefs = /* GraphQL */ `
 extend type Query {
   """(additive) A study (docs/studies.md): status, progress, base case, counts and its cases page by page."""
@@ -36,7 +36,11 @@ input StudyOptions {
   islanding: StudyIslanding
   """(additive) DC screening (kind CONTINGENCY): AC only for cases whose DC loading reaches this percentage"""
   screeningThresholdPercent: Float
+  """(additive) kind SCENARIOS: each scenario starts like a power flow (DEFAULT) or from the scenario before it (PREVIOUS)"""
+  warmStart: StudyWarmStart
 }
+
+${graphqlEnum('StudyWarmStart', STUDY_WARM_STARTS)}
 
 ${graphqlEnum('StudyIslanding', STUDY_ISLANDING)}
 

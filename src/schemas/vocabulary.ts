@@ -24,6 +24,9 @@ export const ISLANDING_RULES = ['refuse', 'isolate', 'new_reference'] as const;
 export type IslandingRule = (typeof ISLANDING_RULES)[number];
 /** What a study does with an outage that splits the network (CONTRACT "Islands"): skip is MATPOWER's N-1 loop. */
 export const STUDY_ISLANDING = ['isolate', 'new_reference', 'skip'] as const;
+/** Where a scenario of a sweep starts: like a power flow (default, CONTRACT "Studies") or from the scenario before it. */
+export const STUDY_WARM_STARTS = ['default', 'previous'] as const;
+export type StudyWarmStart = (typeof STUDY_WARM_STARTS)[number];
 export type StudyIslanding = (typeof STUDY_ISLANDING)[number];
 
 export const POWERFLOW_STATUSES = ['queued', 'running', 'converged', 'diverged', 'timeout', 'cancelled', 'failed'] as const;

@@ -143,6 +143,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
   let scenarios: StudyScenarios | null = null;
   if (req.kind === 'contingency') {
     if (req.scenarios !== undefined) invalid('scenarios', "scenarios belong to kind 'scenarios' (which may also name contingencies)");
+    if (req.warm_start === 'previous') invalid('warm_start', "warm_start 'previous' applies to kind 'scenarios' (a contingency starts from the base solution)");
     contingencies = contingencyList(network, busType, req.contingencies ?? 'n-1-branches');
   } else {
     if (req.screening !== undefined) invalid('screening', "screening applies to kind 'contingency' (a scenario sweep solves every scenario)");
@@ -166,6 +167,7 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
     loadingLimitPercent: req.loading_limit_percent ?? STUDY_DEFAULTS.loadingLimitPercent,
     islanding: req.islanding ?? 'isolate',
     screening: req.screening ? { thresholdPercent: req.screening.threshold_percent } : null,
+    warmStart: req.warm_start ?? 'default',
   };
 }
 

@@ -118,6 +118,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.NCORR] = corr.length / 3;
   buf[SIN.NSGEN] = sgen.length / 2;
   buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
+  buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
   buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
   let o = SIN.HEADER;

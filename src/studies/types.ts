@@ -26,7 +26,7 @@
 //     (scenario-major: a chunk reuses each scenario's intact solution for its contingencies)
 // Case ids: `branch:<index>`, `generator:<index>` (n-1 shorthands), the request's `id` or
 // `contingency:<position>` (N-k lists), `scenario:<s>`, and `scenario:<s>/<contingency id>`.
-import { literals, STUDY_ISLANDING, STUDY_KINDS, type StudyCaseStatus, type StudyIslanding, type StudyViolationType } from '../schemas/vocabulary.js';
+import { literals, STUDY_ISLANDING, STUDY_KINDS, STUDY_WARM_STARTS, type StudyCaseStatus, type StudyIslanding, type StudyViolationType, type StudyWarmStart } from '../schemas/vocabulary.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 const Index = Type.Integer({ minimum: 0, description: '0-based position in the network list' });
@@ -77,6 +77,8 @@ export const StudyRequestSchema = Type.Object({
   screening: Type.Optional(Type.Object({ method: Type.Literal('dc'), threshold_percent: Type.Number({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false })),
   /** an outage that splits the network: isolate (default), new_reference or skip (CONTRACT "Islands") */
   islanding: Type.Optional(literals(STUDY_ISLANDING)),
+  /** kind scenarios: each scenario starts like a power flow (default), or from the scenario before it (previous) */
+  warm_start: Type.Optional(literals(STUDY_WARM_STARTS)),
 }, { additionalProperties: false });
 
 export type StudyRequest = Static<typeof StudyRequestSchema>;
@@ -111,6 +113,8 @@ export interface StudyPlan {
   islanding: StudyIslanding;
   /** DC screening: cases whose DC post-contingency loading stays below the threshold are not solved in AC */
   screening: { thresholdPercent: number } | null;
+  /** 'previous': a scenario starts from the one before it in its chunk when that one converged (docs/studies.md) */
+  warmStart: StudyWarmStart;
 }
 
 export type { StudyCaseStatus, StudyViolationType };

@@ -7,7 +7,7 @@ import { checkStudyRequest, type StudyCaseRow } from '../../studies/index.js';
 import { allow, need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
 import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
-import type { PowerFlowMethod, StudyCaseStatus, StudyIslanding, StudyKind, StudyViolationType } from '../../schemas/vocabulary.js';
+import type { PowerFlowMethod, StudyCaseStatus, StudyIslanding, StudyKind, StudyViolationType, StudyWarmStart } from '../../schemas/vocabulary.js';
 import { PushIterator } from '../streams.js';
 import { connection, defined, down, normalizeEvent, up } from './map.js';
 
@@ -17,7 +17,7 @@ interface RunStudyArgs extends IdArgs {
   scenarios?: Opt<unknown>;
   monitor?: Opt<unknown>;
   loadingLimitPercent?: Opt<number>;
-  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number> }>;
+  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number>; warmStart?: Opt<GqlEnum<StudyWarmStart>> }>;
 }
 
 interface CasesArgs extends PageArgs {
@@ -122,6 +122,7 @@ export const studyResolvers = {
         loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
         max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined, islanding: down<StudyIslanding>(o.islanding),
         screening: o.screeningThresholdPercent == null ? undefined : { method: 'dc', threshold_percent: o.screeningThresholdPercent },
+        warm_start: down<StudyWarmStart>(o.warmStart),
       }));
       const sub = await submitStudy(ctx.s, caller, a.id, request);
       return toStudy(await getStudy(ctx.s, caller, sub.study_id));
