@@ -124,6 +124,12 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(await page.getAttribute('#drawing', 'data-case-deenergized'), '1');
       assert.equal(await page.getAttribute('#study-cases button[data-case="branch:33"]', 'aria-pressed'), 'true');
       await shot('study-case-islanded');
+      // the network's dashboard: the power flow, the study's worst cases, the alarm it raised, the queue
+      await page.waitForSelector(`#dashboard[data-worst="${worst}"]`);
+      assert.match(await page.textContent('#dash-powerflow') ?? '', /converged, \d+ iterations/);
+      assert.equal((await page.$$('#dash-worst li')).length, 3);
+      assert.ok(Number(await page.getAttribute('#dashboard', 'data-alarms')) >= 1, 'the overload alarm of the power flow');
+      assert.match(await page.textContent('#dash-queue') ?? '', /queued or running/);
       // and an OPF with its method chosen: the dispatch table and the drawing coloured by its flows
       await page.selectOption('#opf-method', 'dc');
       await page.click('#run-opf');

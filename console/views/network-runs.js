@@ -14,6 +14,8 @@ export function useNetworkRuns(id, drawing, setError) {
   const [progress, setProgress] = useState(undefined);
   // what the drawing shows now (its legend follows): powerflow, study, ptdf or opf
   const [drawn, setDrawn] = useState(null);
+  // calculations ended in this view (the dashboard reloads on each)
+  const [ended, setEnded] = useState(0);
 
   const powerFlow = async (s) => {
     const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method: s.method, async: true, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations), islanding: s.islanding });
@@ -63,7 +65,7 @@ export function useNetworkRuns(id, drawing, setError) {
 
   const run = async (what, settings) => {
     setError(null); setProgress(0);
-    try { await RUNS[what](settings); } catch (e) { setError(e); } finally { setProgress(undefined); }
+    try { await RUNS[what](settings); } catch (e) { setError(e); } finally { setProgress(undefined); setEnded((n) => n + 1); }
   };
-  return { result, study, opf, ptdf, progress, run, showCase, drawn };
+  return { result, study, opf, ptdf, progress, run, showCase, drawn, ended };
 }

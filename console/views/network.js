@@ -11,13 +11,14 @@ import { PowerFlowSummary, BusResults } from '/console/components/power-flow-res
 import { StudyCases } from '/console/components/study-cases.js';
 import { OpfResults } from '/console/components/opf-results.js';
 import { useNetworkRuns } from '/console/views/network-runs.js';
+import { NetworkDashboard } from '/console/components/network-dashboard.js';
 
 export function NetworkView({ id }) {
   const [net, setNet] = useState(null);
   const [error, setError] = useState(null);
   const [pick, setPick] = useState(null);
   const box = useRef(null), drawing = useRef(null);
-  const { result, study, opf, ptdf, progress, run, showCase, drawn } = useNetworkRuns(id, drawing, setError);
+  const { result, study, opf, ptdf, progress, run, showCase, drawn, ended } = useNetworkRuns(id, drawing, setError);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
   useEffect(() => {
     if (!net || !box.current) return undefined;
@@ -28,6 +29,7 @@ export function NetworkView({ id }) {
   const running = progress !== undefined;
   return html`<section>
     <h2>${net.name} <span class="muted">(${net.buses.length} buses, ${net.branches.length} branches, version ${net.version ?? ''})</span></h2>
+    <${NetworkDashboard} id=${id} refreshKey=${ended} />
     ${may('compute') ? html`<${RunControls} running=${running} progress=${progress} onRun=${run} />`
       : html`<p class="muted">Your role may read this network; running calculations needs the operator role.</p>`}
     <${ErrorBox} error=${error} />
