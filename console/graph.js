@@ -27,6 +27,10 @@ export const LMP_COLORS = ['#1e3a8a', '#3b82f6', '#a3e635', '#f59e0b', '#b91c1c'
 /** The outaged branch of a study case drawn on the network. */
 export const OUTAGE_COLOR = '#db2777';
 
+/** Categories (areas, zones, voltage levels): twelve distinguishable colours, then grey for the rest. */
+export const CATEGORY_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39'];
+const OTHER_COLOR = '#9ca3af';
+
 /** Force layout (springs along branches, repulsion from nearby buses through a grid, a little gravity). */
 function layout(n, edges) {
   const x = new Float64Array(n), y = new Float64Array(n);
@@ -97,12 +101,17 @@ export class NetworkDrawing {
     model.buses.forEach((b, i) => {
       graph.addNode(String(b.id), { x: pos[2 * i], y: pos[2 * i + 1], size: model.buses.length > 2000 ? 2 : 5, label: `bus ${b.id}`, color: b.type === 'slack' ? '#7c3aed' : '#6b7280' });
     });
+    // the highest voltage level drawn thicker (the backbone), when the network has several
+    this.kv = new Map(model.buses.map((b) => [b.id, b.base_kv ?? 0]));
+    const levels = [...new Set(model.buses.map((b) => b.base_kv ?? 0))].sort((a, b) => b - a);
+    this.backbone = levels.length > 1 ? levels[0] : Infinity;
     model.branches.forEach((br, i) => {
       if (!graph.hasNode(String(br.from)) || !graph.hasNode(String(br.to))) return;
-      graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size: 1, color: br.status === 'closed' ? '#cbd5e1' : '#fecaca' });
+      graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size: this.baseSize(br), color: br.status === 'closed' ? '#cbd5e1' : '#fecaca' });
     });
     this.graph = graph;
-    this.sigma = new Sigma(graph, container, { enableEdgeEvents: true, renderLabels: model.buses.length <= 300, labelRenderedSizeThreshold: 8 });
+    // labels appear as the view zooms in (a bus's drawn size passes the threshold), never all at once on a large network
+    this.sigma = new Sigma(graph, container, { enableEdgeEvents: true, renderLabels: true, labelRenderedSizeThreshold: model.buses.length <= 300 ? 8 : 14 });
     this.sigma.on('clickNode', ({ node }) => onPick({ kind: 'bus', id: Number(node) }));
     this.sigma.on('clickEdge', ({ edge }) => onPick({ kind: 'branch', index: Number(edge.slice(1)) }));
     container.dataset.nodes = String(graph.order);
@@ -158,17 +167,30 @@ export class NetworkDrawing {
     Object.assign(this.container.dataset, { ptdfBranch: String(branch), ptdfStrongest: String(Math.round(strongest * 1000) / 1000) });
   }
 
+  /** A branch's width on the neutral drawing: 2 on the highest voltage level of a multi-level network. */
+  baseSize(br) {
+    return Math.max(this.kv.get(br.from) ?? 0, this.kv.get(br.to) ?? 0) >= this.backbone ? 2 : 1;
+  }
+
+  /** Buses coloured by a category of the model (area, zone or base_kv); returns the legend entries. */
+  colorBy(attribute) {
+    const values = [...new Set(this.model.buses.map((b) => b[attribute]))].sort((a, b) => (attribute === 'base_kv' ? b - a : a - b));
+    const colorOf = new Map(values.map((v, k) => [v, k < CATEGORY_COLORS.length ? CATEGORY_COLORS[k] : OTHER_COLOR]));
+    for (const b of this.model.buses) if (this.graph.hasNode(String(b.id))) this.graph.setNodeAttribute(String(b.id), 'color', colorOf.get(b[attribute]));
+    Object.assign(this.container.dataset, { coloredBy: attribute, categories: String(values.length) });
+    const unit = attribute === 'base_kv' ? ' kV' : '';
+    const shown = values.slice(0, CATEGORY_COLORS.length).map((v) => ({ label: `${attribute === 'base_kv' ? '' : `${attribute} `}${v}${unit}`, color: colorOf.get(v) }));
+    return values.length > CATEGORY_COLORS.length ? [...shown, { label: `${values.length - CATEGORY_COLORS.length} more`, color: OTHER_COLOR }] : shown;
+  }
+
   /** Back to the model's own colours (before drawing another result on it). */
   reset() {
-    this.graph.forEachNode((node) => {
-      const b = this.model.buses.find((x) => String(x.id) === node);
-      this.graph.setNodeAttribute(node, 'color', b?.type === 'slack' ? '#7c3aed' : '#6b7280');
-    });
+    for (const b of this.model.buses) if (this.graph.hasNode(String(b.id))) this.graph.setNodeAttribute(String(b.id), 'color', b.type === 'slack' ? '#7c3aed' : '#6b7280');
     this.model.branches.forEach((br, i) => {
       const key = `b${i}`;
       if (!this.graph.hasEdge(key)) return;
       this.graph.setEdgeAttribute(key, 'color', br.status === 'closed' ? '#cbd5e1' : '#fecaca');
-      this.graph.setEdgeAttribute(key, 'size', 1);
+      this.graph.setEdgeAttribute(key, 'size', this.baseSize(br));
     });
     this.highlighted = undefined;
   }

@@ -101,6 +101,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await page.waitForSelector('#drawing[data-colored="true"]');
       assert.equal(await page.getAttribute('#drawing', 'data-overloaded'), '1', 'branch 6-8 drawn as overloaded');
       await shot('network-case30');
+      // buses coloured by a category of the model: case30 has three areas
+      await page.selectOption('#color-by', 'area');
+      await page.waitForSelector('#drawing[data-colored-by="area"]');
+      assert.equal(await page.getAttribute('#drawing', 'data-categories'), '3');
+      assert.match(await page.textContent('#legend') ?? '', /area 1.*area 2.*area 3/);
       await page.click('#run-study');
       await page.waitForSelector('#study-cases tbody tr', { timeout: 120_000 });
       const rows = await page.$$eval('#study-cases tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));

@@ -7,8 +7,10 @@ const swatches = (colors) => colors.map((c) => html`<span style=${`--c:${c.color
 
 /** The key of what the drawing shows: bus voltages and branch loading (a power flow), an N-1 case, or after
  *  an OPF the price bins (priceBins from graph.js colorPrices). */
-export function DrawingLegend({ drawn, priceBins }) {
-  const buses = drawn === 'opf' && priceBins?.length
+export function DrawingLegend({ drawn, priceBins, categories }) {
+  const buses = drawn === 'category' && categories?.length
+    ? html`<strong>Buses:</strong> ${swatches(categories)}`
+    : drawn === 'opf' && priceBins?.length
     ? html`<strong>Buses, LMP per MWh:</strong> ${priceBins.map((b) => html`<span style=${`--c:${b.color}`}>${fmt(b.from, 2)}–${fmt(b.to, 2)}</span>`)}`
     : html`<strong>Buses:</strong> ${swatches(VOLTAGE_COLORS)}`;
   return html`<div class="legend" id="legend" data-drawn=${drawn ?? ''}>

@@ -67,5 +67,11 @@ export function useNetworkRuns(id, drawing, setError) {
     setError(null); setProgress(0);
     try { await RUNS[what](settings); } catch (e) { setError(e); } finally { setProgress(undefined); setEnded((n) => n + 1); }
   };
-  return { result, study, opf, ptdf, progress, run, showCase, drawn, ended };
+  /** Buses coloured by a category of the model (area, zone, base_kv): the legend's entries. */
+  const [categories, setCategories] = useState(null);
+  const colorBy = (attribute) => {
+    setCategories({ attribute, entries: drawing.current?.colorBy(attribute) ?? [] });
+    setDrawn('category');
+  };
+  return { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy };
 }

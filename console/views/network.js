@@ -18,7 +18,7 @@ export function NetworkView({ id }) {
   const [error, setError] = useState(null);
   const [pick, setPick] = useState(null);
   const box = useRef(null), drawing = useRef(null);
-  const { result, study, opf, ptdf, progress, run, showCase, drawn, ended } = useNetworkRuns(id, drawing, setError);
+  const { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy } = useNetworkRuns(id, drawing, setError);
   useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
   useEffect(() => {
     if (!net || !box.current) return undefined;
@@ -36,7 +36,9 @@ export function NetworkView({ id }) {
     <div class="split">
       <div>
         <div id="drawing" ref=${box} aria-label="network drawing"></div>
-        <${DrawingLegend} drawn=${drawn} priceBins=${opf?.priceBins} />
+        <div class="row"><label>Colour buses by <select id="color-by" value=${drawn === 'category' ? categories?.attribute : ''} onChange=${(e) => e.target.value && colorBy(e.target.value)}>
+          <option value="">the last result</option><option value="area">area</option><option value="zone">zone</option><option value="base_kv">voltage level (base kV)</option></select></label></div>
+        <${DrawingLegend} drawn=${drawn} priceBins=${opf?.priceBins} categories=${categories?.entries} />
       </div>
       <div>
         <${FindForm} net=${net} onPick=${setPick} onError=${setError} />
