@@ -11,6 +11,7 @@
 import * as highsPackage from 'highs';
 import type { Highs } from 'highs';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
+import { performance } from 'node:perf_hooks';
 import { OUT, STATUS } from './abi.js';
 
 const LP_HEADER = 8;
@@ -56,10 +57,20 @@ export async function solveOpfLp(engine: PowerFlowEngine, input: Float64Array, t
     matrix: { format: 'csr', numRows: nA, numCols: nx, starts, indices: indices.subarray(0, k), values: values.subarray(0, k) },
   });
   try {
-    model.options.set({ output_flag: false, time_limit: timeLimitS });
+    // HiGHS's interior point without crossover first: on case2383wp 82–96 ms against 270–480 ms for its default
+    // (dual simplex) on this machine; the prices of an interior optimum are MIPS's kind. The simplex only when the
+    // interior point does not end optimal.
+    const started = performance.now();
+    model.options.set({ output_flag: false, time_limit: timeLimitS, solver: 'ipm', run_crossover: 'off' });
     model.run();
-    const status = model.getModelStatus();
-    const iterations = Number(model.info.get('simplex_iteration_count') ?? 0);
+    let status = model.getModelStatus();
+    let iterations = Number(model.info.get('ipm_iteration_count') ?? 0);
+    if (status !== OPTIMAL) {
+      model.options.set({ solver: 'choose', run_crossover: 'on', time_limit: Math.max(timeLimitS - (performance.now() - started) / 1000, 0.01) });
+      model.run();
+      status = model.getModelStatus();
+      iterations += Number(model.info.get('simplex_iteration_count') ?? 0);
+    }
     const objective = model.getObjectiveValue();
     const sol = model.getSolution();
     const rows = nx + nA;

@@ -10,7 +10,7 @@ import { opfCostProblems, trimLeadingZeros } from './costs.js';
 import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
 
 /** MIPS iterations a DC-OPF with linear costs gets before the LP solver takes over. */
-export const LP_MIPS_ITERATIONS = 50;
+export const LP_MIPS_ITERATIONS = 20;
 
 export interface PackedOpf {
   input: Float64Array;
