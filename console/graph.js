@@ -112,6 +112,7 @@ export class NetworkDrawing {
     this.graph = graph;
     // labels appear as the view zooms in (a bus's drawn size passes the threshold), never all at once on a large network
     this.sigma = new Sigma(graph, container, { enableEdgeEvents: true, renderLabels: true, labelRenderedSizeThreshold: model.buses.length <= 300 ? 8 : 14 });
+    container.gridopsDrawing = this; // for the browser benchmark (bench/console.ts) and diagnostics
     this.sigma.on('clickNode', ({ node }) => onPick({ kind: 'bus', id: Number(node) }));
     this.sigma.on('clickEdge', ({ edge }) => onPick({ kind: 'branch', index: Number(edge.slice(1)) }));
     container.dataset.nodes = String(graph.order);
