@@ -241,6 +241,16 @@ export class NetworkDrawing {
     return LMP_COLORS.map((color, k) => ({ color, from: lo + k * width, to: k === LMP_COLORS.length - 1 ? hi : lo + (k + 1) * width }));
   }
 
+  /** Moves the view to a bus or a branch (a Find): centred and zoomed in, so its neighbourhood and labels show. */
+  flyTo(pick) {
+    const ends = pick.kind === 'bus' ? [String(pick.id)] : [String(this.model.branches[pick.index]?.from), String(this.model.branches[pick.index]?.to)];
+    const at = ends.map((n) => this.sigma.getNodeDisplayData(n)).filter(Boolean);
+    if (at.length === 0) return;
+    const x = at.reduce((s, p) => s + p.x, 0) / at.length, y = at.reduce((s, p) => s + p.y, 0) / at.length;
+    this.sigma.getCamera().animate({ x, y, ratio: Math.min(0.5, 30 / Math.max(this.graph.order, 1) + 0.05) }, { duration: 400 });
+    this.container.dataset.focused = pick.kind === 'bus' ? `bus:${pick.id}` : `branch:${pick.index}`;
+  }
+
   /** Marks one branch (a study's worst case) on the drawing. */
   highlight(index) {
     const key = `b${index}`;

@@ -88,6 +88,15 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.match(await page.textContent('#powerflow-summary') ?? '', /converged|completed/);
       assert.ok((await page.$$('#bus-results tbody tr')).length === 118);
       await shot('network');
+      // Find by a bus's name (case118 names its buses): the details show it and the drawing flies to it
+      await page.fill('#find input', 'olive v2');
+      await page.click('#find button');
+      await page.waitForSelector('#drawing[data-focused="bus:5"]');
+      assert.match(await page.textContent('#details') ?? '', /Bus 5/);
+      await page.fill('#find input', 'olive');
+      await page.click('#find button');
+      await page.waitForSelector('[role=alert]:has-text("2 buses have a name with")');
+      assert.match(await page.textContent('[role=alert]') ?? '', /bus 5 olive v2, bus 8 olive v1/);
     });
 
     it('runs an N-1 study and ranks the cases, the worst drawn on the network and any other on request; an OPF\'s prices as colours', async () => {

@@ -1,4 +1,4 @@
-// Find a bus or a branch by id, and the values of the one picked (clicked or found): its data, its latest
+// Find a bus or a branch by id or a bus by name (the drawing flies to it), and the values of the one picked (clicked or found): its data, its latest
 // power-flow or OPF values, and for a closed branch its PTDF (operators).
 import { html } from '/console/vendor/preact-htm.js';
 import { may } from '/console/api.js';
@@ -7,17 +7,34 @@ import { PtdfLegend } from '/console/components/legend.js';
 
 const FIND = /^\s*(bus|branch)\s*#?\s*(\d+)\s*$/i;
 
+/** A name as compared: any case, runs of spaces as one (MATPOWER pads bus_name: 'Olive     V2'). */
+const norm = (s) => (s ?? '').trim().replace(/\s+/g, ' ').toLowerCase();
+
+/** The buses whose name matches `text`: the exact name, else those that contain it. */
+function busesNamed(net, text) {
+  const t = norm(text);
+  const exact = net.buses.filter((b) => norm(b.name) === t);
+  return exact.length > 0 ? exact : net.buses.filter((b) => norm(b.name).includes(t));
+}
+
 export function FindForm({ net, onPick, onError }) {
   const submit = (e) => {
     e.preventDefault();
-    const m = FIND.exec(e.target.elements.what.value);
-    if (!m) { onError(new Error('find: type "bus 5" (a bus id) or "branch 12" (a branch index, from 0)')); return; }
-    const kind = m[1].toLowerCase(), n = Number(m[2]);
-    if (kind === 'bus' ? !net.buses.some((b) => b.id === n) : !net.branches[n]) { onError(new Error(`${kind} ${n} is not in this network`)); return; }
-    onError(null);
-    onPick(kind === 'bus' ? { kind: 'bus', id: n } : { kind: 'branch', index: n });
+    const text = e.target.elements.what.value;
+    const m = FIND.exec(text);
+    if (m) {
+      const kind = m[1].toLowerCase(), n = Number(m[2]);
+      if (kind === 'bus' ? !net.buses.some((b) => b.id === n) : !net.branches[n]) { onError(new Error(`${kind} ${n} is not in this network`)); return; }
+      onError(null);
+      onPick(kind === 'bus' ? { kind: 'bus', id: n } : { kind: 'branch', index: n });
+      return;
+    }
+    const named = text.trim() ? busesNamed(net, text) : [];
+    if (named.length === 1) { onError(null); onPick({ kind: 'bus', id: named[0].id }); return; }
+    if (named.length > 1) { onError(new Error(`find: ${named.length} buses have a name with "${text.trim()}" (${named.slice(0, 5).map((b) => `bus ${b.id} ${norm(b.name)}`).join(', ')}${named.length > 5 ? ', …' : ''}): type more of the name or the bus id`)); return; }
+    onError(new Error('find: type "bus 5" (a bus id), "branch 12" (a branch index, from 0) or a bus name'));
   };
-  return html`<form class="row" id="find" onSubmit=${submit}><input name="what" placeholder="bus 5 or branch 12" aria-label="find a bus or a branch" /><button class="secondary">Find</button></form>`;
+  return html`<form class="row" id="find" onSubmit=${submit}><input name="what" placeholder="bus 5, branch 12 or a bus name" aria-label="find a bus or a branch" /><button class="secondary">Find</button></form>`;
 }
 
 export function ElementDetails({ net, pick, solved, ptdf, running, onRun }) {

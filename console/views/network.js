@@ -41,7 +41,7 @@ export function NetworkView({ id }) {
         <${DrawingLegend} drawn=${drawn} priceBins=${opf?.priceBins} categories=${categories?.entries} />
       </div>
       <div>
-        <${FindForm} net=${net} onPick=${setPick} onError=${setError} />
+        <${FindForm} net=${net} onPick=${(p) => { setPick(p); drawing.current?.flyTo(p); }} onError=${setError} />
         <${ElementDetails} net=${net} pick=${pick} solved=${result ?? opf} ptdf=${ptdf} running=${running} onRun=${run} />
         ${result ? html`<${PowerFlowSummary} result=${result} />` : null}
       </div>
