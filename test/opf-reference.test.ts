@@ -153,3 +153,12 @@ test('start "case" and "powerflow" reach the default start\'s optimum on the ref
     }
   }
 });
+
+test('an infeasible DC-OPF is answered by one run (convex: no retry from the case state)', async () => {
+  const net = parseMatpower(readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), 'case9.m');
+  net.branches.forEach((b) => { b.rate_a = 1; }); // 1 MVA everywhere: no dispatch serves the load
+  const r = await solveOpf(pool, net, { method: 'dc' });
+  assert.notEqual(r.status, 'converged');
+  assert.equal(r.start, 'default');
+  assert.equal(r.earlier_runs, undefined);
+});

@@ -13,7 +13,7 @@ export const OPF_USAGE = `Options of opf:
   --max-iterations N    MIPS iteration limit (default 150)
   --timeout-ms N        give up after N ms (default 30000)
   --islanding R         islands without a slack: refuse (default), isolate or new_reference
-  --start S             where the interior point starts: default (MATPOWER's, then the case's state if
+  --start S             where the interior point starts: default (MATPOWER's, then for AC the case's state if
                         that does not converge), case (MATPOWER opf.start 2) or powerflow (opf.start 3)
   --security n-1-branches  preventive N-1 of the DC-OPF (with --method dc): every branch outage
   --limit L             the post-contingency rating: rate_c (default), rate_b or rate_a

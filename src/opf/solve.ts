@@ -82,7 +82,7 @@ function refuseIslands(network: NetworkModel): void {
 }
 
 /** The start point (docs/opf.md "Start points"): 'case' and 'powerflow' run once from the model's state (a power
- *  flow's, for 'powerflow'); 'default' runs from MATPOWER's point between the bounds and, when that run ends
+ *  flow's, for 'powerflow'); 'default' runs from MATPOWER's point between the bounds and, for AC, when that run ends
  *  without converging (MATPOWER's MIPS fails so on case13659pegase and case_ACTIVSg10k), once more from the
  *  case's state, with what is left of timeout_ms; the first run is listed in `earlier_runs`. */
 async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
@@ -101,7 +101,9 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
     return { ...(await solveOnce(pool, solved, { ...call, timeoutMs: left() })), start };
   }
   const first = await solveOnce(pool, network, call);
-  if (start !== 'default' || !(first.status === 'infeasible' || first.status === 'diverged') || first.iterations === 0) return { ...first, start };
+  // Only the AC problem is non-convex, where the start point decides whether MIPS converges; a DC-OPF is a
+  // convex QP or LP (an LP that MIPS does not finish goes to HiGHS): a second run there would only cost.
+  if (start !== 'default' || call.method === 'dc' || !(first.status === 'infeasible' || first.status === 'diverged') || first.iterations === 0) return { ...first, start };
   const again = await solveOnce(pool, network, { ...call, start: 'case', timeoutMs: left() });
   const earlier = { start: 'default' as const, status: first.status, iterations: first.iterations, duration_ms: first.duration_ms, ...(first.message ? { message: first.message } : {}) };
   // the retry answers only when it did better; else the default run's answer stands, the retry listed

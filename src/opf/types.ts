@@ -22,7 +22,7 @@ export interface OpfOptions {
   islanding?: IslandingRule;
   /** preventive N-1 (CONTRACT "Security-constrained DC-OPF"; ./security.ts), method dc only */
   security?: SecurityRequest;
-  /** where MIPS starts (docs/opf.md "Start points"): 'default' MATPOWER's point between the bounds, then the
+  /** where MIPS starts (docs/opf.md "Start points"): 'default' MATPOWER's point between the bounds, then (AC) the
    *  case's state if that run does not converge; 'case' the model's voltages and dispatch (MATPOWER opf.start 2);
    *  'powerflow' the state of a power flow of the model (opf.start 3) */
   start?: OpfStart;
