@@ -74,7 +74,7 @@ it('OPF ABI: assembly/opf/layout.ts = src/opf/abi.ts', () => {
       OPF_BUS_FIELDS: opf.BUS_FIELDS, OPF_BR_FIELDS: opf.BR_FIELDS, OPF_GEN_FIELDS: opf.GEN_FIELDS,
       OPF_OUT_BUS_FIELDS: opf.OUT_BUS_FIELDS, OPF_OUT_BR_FIELDS: opf.OUT_BR_FIELDS, OPF_OUT_GEN_FIELDS: opf.OUT_GEN_FIELDS,
       OPF_METHOD_DC: opf.METHOD_CODE.dc, OPF_METHOD_AC: opf.METHOD_CODE.ac,
-      COST_PWL: opf.COST_CODE.piecewise_linear, COST_POLY: opf.COST_CODE.polynomial,
+      COST_NONE: opf.COST_CODE.none, COST_PWL: opf.COST_CODE.piecewise_linear, COST_POLY: opf.COST_CODE.polynomial,
       OPF_BAD_INPUT: opf.STATUS.BAD_INPUT,
     }),
     prefixed('OPF_IN_', opf.IN), prefixed('OPF_OUT_BUS_', opf.OUT_BUS), prefixed('OPF_OUT_BR_', opf.OUT_BR),

@@ -401,14 +401,32 @@ test('gencost: a network without any cost writes no gencost and reads back with 
 const GENCOST9 = /mpc\.gencost = \[[^\]]*\];/;
 const withGencost = (rows: string): string => CASE9.replace(GENCOST9, `mpc.gencost = [\n${rows}\n];`);
 
-test('gencost: reactive-power rows (2*ng) are refused with a clear message', () => {
-  const rows = '2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;\n2 0 0 3 0.1225 1 335;\n2 0 0 2 1 0;\n2 0 0 2 1 0;\n2 0 0 2 1 0;';
-  assert.throws(() => parseMatpower(withGencost(rows), 'case9.m'), (e: unknown) => e instanceof MatpowerParseError && /reactive power costs/.test(e.message) && e.line === 66);
+test('gencost: reactive-power rows (2*ng) become reactive_cost and round-trip, placeholders included', () => {
+  const rows = '2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;\n2 0 0 3 0.1225 1 335;\n2 0 0 3 0.2 0 0;\n1 0 0 3 -300 150 0 0 300 300;\n2 0 0 2 1 0;';
+  const m = parseMatpower(withGencost(rows), 'case9.m');
+  assert.deepEqual(m.generators.map((g) => g.cost!.coefficients), [[0.11, 5, 150], [0.085, 1.2, 600], [0.1225, 1, 335]]);
+  assert.deepEqual(m.generators[0]!.reactive_cost, { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [0.2, 0, 0] });
+  assert.deepEqual(m.generators[1]!.reactive_cost, { model: 'piecewise_linear', startup: 0, shutdown: 0, coefficients: [-300, 150, 0, 0, 300, 300] });
+  assertSameModel(parseMatpower(writeMatpower(m), 'case9.m'), m);
+  // a generator without a reactive cost beside one with: its row is a placeholder and reads back absent
+  delete m.generators[2]!.reactive_cost;
+  const text = writeMatpower(m);
+  assert.match(text, /mpc\.gridops_gen_without_cost = \[6\];/);
+  assert.match(text, /\t2\t0\t0\t3\t0\.11\t5\t150\t0\t0\t0;/, 'rows padded to one width');
+  const back = parseMatpower(text, 'case9.m');
+  assert.equal(back.generators[2]!.reactive_cost, undefined);
+  assertSameModel(back, m);
+});
+
+test('gencost: a non-convex reactive cost is refused naming its row and MVAr', () => {
+  const rows = '2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;\n2 0 0 3 0.1225 1 335;\n2 0 0 1 0;\n1 0 0 2 10 0 -10 5;\n2 0 0 1 0;';
+  assert.throws(() => parseMatpower(withGencost(rows), 'case9.m'),
+    (e: unknown) => e instanceof MatpowerParseError && /row 5 \(reactive power of generator row 2\).*increasing MVAr/.test(e.message));
 });
 
 test('gencost: wrong row count, short rows, bad model and non-convex costs are refused', () => {
   const cases: [string, RegExp][] = [
-    ['2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;', /3 rows in mpc\.gencost.*found 2 rows/],
+    ['2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2 600;', /3 rows in mpc\.gencost.*or 6 with reactive.*found 2 rows/],
     ['2 0 0 3 0.11 5 150;\n2 0 0 3 0.085 1.2;\n2 0 0 3 0.1225 1 335;', /3 cost values after NCOST = 3/],
     ['2 0 0 3 0.11 5 150;\n3 0 0 1 5;\n2 0 0 3 0.1225 1 335;', /MODEL 1 \(piecewise linear\) or 2/],
     ['2 0 0 3 0.11 5 150;\n1 0 0 3 0 0 100 3000 200 4000;\n2 0 0 3 0.1225 1 335;', /not convex: the slope falls from 30 to 10/],

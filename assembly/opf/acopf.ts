@@ -1,7 +1,7 @@
 // AC-OPF as MATPOWER's runopf poses it with MIPS (legacy core: opf_setup +
 // nlpopf_solver, polar voltages, opf.flow_lim 'S'):
 //   x = [Va (nb); Vm (nb); Pg (ng); Qg (ng); y (one per piecewise-linear cost)], powers in p.u.
-//   min  Σ polynomial cost(Pg) + Σ y
+//   min  Σ polynomial cost(Pg) + Σ polynomial cost(Qg) + Σ y   (reactive costs: gencost rows ng+1..2ng)
 //   g:   Pmis, Qmis = 0                       (./acConstraints.ts)
 //   h:   |Sf|², |St|² ≤ (rate_a/baseMVA)²     for branches with 0 < rate_a < 1e10
 //   ang: angmin ≤ Va_f − Va_t ≤ angmax; y rows as the DC-OPF (./opfRows.ts)
@@ -14,7 +14,7 @@ import { Mips, MipsOptions } from './mips';
 import { AcConstraints } from './acConstraints';
 import { BranchPower, branchCoefficients } from './branchPower';
 import {
-  costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+  ACTIVE_COST, REACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
 import { isRated } from '../branchModel';
@@ -34,9 +34,10 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     lRate = br + OPF_BR_RATE_A * nl;
   const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng, gQmin = gen + OPF_GEN_QMIN * ng, gQmax = gen + OPF_GEN_QMAX * ng;
 
-  const sizes = costSizes(inp, gen, ng, MAX_POLY_TERMS); // MATPOWER's AC-OPF takes any polynomial degree
-  if (sizes.bad) return bad(out);
-  const ny = sizes.ny, nang = countAngleRows(inp, br, nl);
+  // MATPOWER's AC-OPF takes any polynomial degree; y: the P costs' cost variables, then the Q costs'
+  const sizes = costSizes(inp, gen, ng, MAX_POLY_TERMS, ACTIVE_COST), qsizes = costSizes(inp, gen, ng, MAX_POLY_TERMS, REACTIVE_COST);
+  if (sizes.bad || qsizes.bad) return bad(out);
+  const ny = sizes.ny + qsizes.ny, nseg = sizes.nseg + qsizes.nseg, nang = countAngleRows(inp, br, nl);
   const va0 = 0, vm0 = nb, pg0 = 2 * nb, qg0 = 2 * nb + ng, y0 = 2 * nb + 2 * ng;
   const nx = y0 + ny;
 
@@ -66,10 +67,11 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const cons = new AcConstraints(nx, nb, ng, nl, from, to, coef, gs, bs, pd, qd, genBus, ratedOf, smax2);
 
   // linear part: angle limits, cost rows; bounds; start point
-  const qp = new QP(nx, nang + sizes.nseg, 2 * nang + 2 * sizes.nseg);
+  const qp = new QP(nx, nang + nseg, 2 * nang + 2 * nseg);
   addAngleRows(qp, inp, br, nl);
-  const costs = addCostRows(qp, inp, gen, ng, base, pg0, y0);
-  qp.k = costs.constant;
+  const costs = addCostRows(qp, inp, gen, ng, base, pg0, y0, ACTIVE_COST);
+  const qcosts = addCostRows(qp, inp, gen, ng, base, qg0, y0 + sizes.ny, REACTIVE_COST);
+  qp.k = costs.constant + qcosts.constant;
   const varef = fixReferenceAngles(qp, inp, bus, nb);
   if (varef != varef) return bad(out);
   for (let i = 0; i < nb; i++) { unchecked(qp.xmin[vm0 + i] = inp[bVmin + i]); unchecked(qp.xmax[vm0 + i] = inp[bVmax + i]); }
@@ -84,7 +86,7 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
     for (let g = 0; g < ng; g++) { unchecked(qp.x0[pg0 + g] = inp[gPg0 + g] / base); unchecked(qp.x0[qg0 + g] = inp[gQg0 + g] / base); }
     for (let j = y0; j < nx; j++) unchecked(qp.x0[j] = 0.0);
   } else {
-    interiorStart(qp, y0, costs.ymax);
+    interiorStart(qp, y0, Math.max(costs.ymax, qcosts.ymax));
     for (let i = 0; i < nb; i++) {
       unchecked(qp.x0[va0 + i] = varef);
       unchecked(qp.x0[vm0 + i] = (Math.min(inp[bVmax + i], 1.5) + Math.max(inp[bVmin + i], 0.5)) / 2.0);

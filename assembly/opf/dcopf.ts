@@ -12,7 +12,7 @@
 import { QP } from './qp';
 import { Mips, MipsOptions } from './mips';
 import {
-  costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+  ACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
 import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0 } from './layout';
 import { isRated } from '../branchModel';
@@ -42,7 +42,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   const lF = br, lT = br + OPF_BR_T * nl, lX = br + OPF_BR_X * nl, lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl, lRate = br + OPF_BR_RATE_A * nl;
   const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng;
 
-  const sizes = costSizes(inp, gen, ng, 3);
+  const sizes = costSizes(inp, gen, ng, 3, ACTIVE_COST); // reactive costs are dropped, as MATPOWER's DC-OPF does
   if (sizes.bad) return null;
   const ny = sizes.ny, nseg = sizes.nseg, nang = countAngleRows(inp, br, nl);
   let nrated = 0;
@@ -98,7 +98,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
     qp.addEntry(<i32>inp[lT + l], -bsus[l]);
   }
   addAngleRows(qp, inp, br, nl);
-  const costs = addCostRows(qp, inp, gen, ng, base, nb, nb + ng);
+  const costs = addCostRows(qp, inp, gen, ng, base, nb, nb + ng, ACTIVE_COST);
   const firstExtra = qp.nA;
   for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) {
     const n = <i32>inp[p + 2];

@@ -4,8 +4,9 @@
 // Input  (f64[]):  header[OPF_IN_HEADER]
 //                  bus:    type, vm0, va0, pd, qd, gs, bs, vmin, vmax            (nb each)
 //                  branch: f, t, r, x, b, ratio, shift, rate_a, angmin, angmax   (nl each)
-//                  gen:    bus, pmin, pmax, qmin, qmax, model, ncost, offset     (ng each)
-//                  cost values (gen g: offset .. offset + ncost (poly) or 2 ncost (pwl))
+//                  gen:    bus, pmin, pmax, qmin, qmax, model, ncost, offset, pg0, qg0,
+//                          qmodel, qncost, qoffset (the reactive cost, AC only; qmodel COST_NONE: none) (ng each)
+//                  cost values (gen g: offset .. offset + ncost (poly) or 2 ncost (pwl); the same from qoffset)
 //                  DC only, at OPF_IN_XROWS_AT: OPF_IN_NXROWS extra linear rows on the angles (the
 //                  security-constrained DC-OPF's post-contingency flows, src/opf/security.ts), each
 //                  lo, hi (p.u.), n, then n pairs (internal bus, coefficient)
@@ -20,7 +21,7 @@
 // radians (angmin / angmax in degrees as the case), shift in radians; ±Infinity
 // for absent limits; multipliers in currency/MWh (/MVArh, /MVAh).
 
-export const OPF_ABI_VERSION: i32 = 2;
+export const OPF_ABI_VERSION: i32 = 3;
 
 export const OPF_IN_VERSION: i32 = 0;
 export const OPF_IN_METHOD: i32 = 1;    // 0 dc, 1 ac
@@ -46,7 +47,7 @@ export const OPF_START_CASE: i32 = 2;
 
 export const OPF_BUS_FIELDS: i32 = 9;
 export const OPF_BR_FIELDS: i32 = 10;
-export const OPF_GEN_FIELDS: i32 = 10;
+export const OPF_GEN_FIELDS: i32 = 13;
 
 // Columns of the input sections (column c of a section of n rows starts at off + c * n).
 export const OPF_BUS_TYPE: i32 = 0;
@@ -78,6 +79,10 @@ export const OPF_GEN_NCOST: i32 = 6;
 export const OPF_GEN_OFFSET: i32 = 7;
 export const OPF_GEN_PG0: i32 = 8;          // the case's dispatch (MW, MVAr): the start point of OPF_START_CASE
 export const OPF_GEN_QG0: i32 = 9;
+// the reactive-power cost (MATPOWER gencost rows ng+1..2ng; the AC-OPF only, as MATPOWER's DC-OPF drops them)
+export const OPF_GEN_QMODEL: i32 = 10;
+export const OPF_GEN_QNCOST: i32 = 11;
+export const OPF_GEN_QOFFSET: i32 = 12;
 
 export const OPF_OUT_STATUS: i32 = 0;     // MIPS_* of ./mips.ts, or OPF_BAD_INPUT
 export const OPF_OUT_ITER: i32 = 1;
@@ -122,6 +127,7 @@ export const OPF_OUT_GEN_MU_QMAX: i32 = 5;
 export const OPF_METHOD_DC: i32 = 0;
 export const OPF_METHOD_AC: i32 = 1;
 
+export const COST_NONE: i32 = 0;
 export const COST_PWL: i32 = 1;
 export const COST_POLY: i32 = 2;
 

@@ -5,10 +5,11 @@
 import { QP } from './qp';
 import { Mips } from './mips';
 import {
-  OPF_GEN_FIELDS, COST_PWL, COST_POLY, OPF_OUT_STATUS, OPF_OUT_ITER, OPF_OUT_F, OPF_OUT_FEAS, OPF_OUT_GRAD, OPF_OUT_COMP,
+  OPF_GEN_FIELDS, COST_NONE, COST_PWL, COST_POLY, OPF_OUT_STATUS, OPF_OUT_ITER, OPF_OUT_F, OPF_OUT_FEAS, OPF_OUT_GRAD, OPF_OUT_COMP,
   OPF_OUT_COST, OPF_OUT_HEADER, OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL, OPF_OUT_KKT_REANALYSES, OPF_OUT_KKT_FLOPS, OPF_BAD_INPUT,
 } from './layout';
 import { OPF_BR_ANGMAX, OPF_BR_ANGMIN, OPF_BR_T, OPF_BUS_VA0, OPF_GEN_MODEL, OPF_GEN_NCOST, OPF_GEN_OFFSET, OPF_OUT_BR_MU_ANGMAX, OPF_OUT_BR_MU_ANGMIN } from './layout';
+import { OPF_GEN_QMODEL, OPF_GEN_QNCOST, OPF_GEN_QOFFSET } from './layout';
 
 const DEG: f64 = Math.PI / 180.0;
 
@@ -18,6 +19,14 @@ const DEG: f64 = Math.PI / 180.0;
   return (angmin != 0.0 && angmin > -360.0) || (angmax != 0.0 && angmax < 360.0);
 }
 
+/** The gen columns that hold one cost: the active-power one (every generator has it) or the reactive-power
+ *  one (MATPOWER's gencost rows ng+1..2ng; COST_NONE where a generator has none). */
+export class CostColumns {
+  constructor(public model: i32, public ncost: i32, public offset: i32, public optional: bool) {}
+}
+export const ACTIVE_COST = new CostColumns(OPF_GEN_MODEL, OPF_GEN_NCOST, OPF_GEN_OFFSET, false);
+export const REACTIVE_COST = new CostColumns(OPF_GEN_QMODEL, OPF_GEN_QNCOST, OPF_GEN_QOFFSET, true);
+
 /** Sizes of the cost model: ny cost variables, nseg piecewise-linear segments; bad = a polynomial
  *  above `maxTerms` terms or an unknown model. */
 export class CostSizes {
@@ -26,12 +35,13 @@ export class CostSizes {
   bad: bool = false;
 }
 
-export function costSizes(inp: StaticArray<f64>, gen: i32, ng: i32, maxTerms: i32): CostSizes {
+export function costSizes(inp: StaticArray<f64>, gen: i32, ng: i32, maxTerms: i32, cols: CostColumns): CostSizes {
   const s = new CostSizes();
-  const gModel = gen + OPF_GEN_MODEL * ng, gN = gen + OPF_GEN_NCOST * ng;
+  const gModel = gen + cols.model * ng, gN = gen + cols.ncost * ng;
   for (let g = 0; g < ng; g++) {
     const model = <i32>inp[gModel + g], n = <i32>inp[gN + g];
     if (model == COST_PWL) { s.ny++; s.nseg += n - 1; }
+    else if (model == COST_NONE && cols.optional) continue;
     else if (model != COST_POLY || n > maxTerms) s.bad = true;
   }
   return s;
@@ -55,21 +65,23 @@ export function addAngleRows(qp: QP, inp: StaticArray<f64>, br: i32, nl: i32): v
   }
 }
 
-/** Generator costs over Pg (columns pg0 + g, p.u.) and cost variables (from column y0): polynomial terms
- *  up to quadratic into qp.h / qp.c, higher degrees (AC) as qp's polynomial terms, piecewise-linear ones as y ≥ m_k·baseMVA·Pg + c_k rows and
- *  cost 1 on y. Returns the constant terms' sum; sets `ymax` (largest y of any curve) for the start point. */
+/** Generator costs over Pg or Qg (columns pg0 + g, p.u.: the columns `cols` name) and cost variables (from
+ *  column y0): polynomial terms up to quadratic into qp.h / qp.c, higher degrees (AC) as qp's polynomial terms,
+ *  piecewise-linear ones as y ≥ m_k·baseMVA·Pg + c_k rows and cost 1 on y (makeAy's rows, P costs' first).
+ *  Returns the constant terms' sum; sets `ymax` (largest y of any curve) for the start point. */
 export class CostRows {
   constant: f64 = 0.0;
   ymax: f64 = -Infinity;
 }
 
-export function addCostRows(qp: QP, inp: StaticArray<f64>, gen: i32, ng: i32, base: f64, pg0: i32, y0: i32): CostRows {
+export function addCostRows(qp: QP, inp: StaticArray<f64>, gen: i32, ng: i32, base: f64, pg0: i32, y0: i32, cols: CostColumns): CostRows {
   const out = new CostRows();
-  const gModel = gen + OPF_GEN_MODEL * ng, gN = gen + OPF_GEN_NCOST * ng, gOff = gen + OPF_GEN_OFFSET * ng, gen1 = gen + OPF_GEN_FIELDS * ng;
+  const gModel = gen + cols.model * ng, gN = gen + cols.ncost * ng, gOff = gen + cols.offset * ng, gen1 = gen + OPF_GEN_FIELDS * ng;
   let iy = y0;
   for (let g = 0; g < ng; g++) {
     const n = <i32>inp[gN + g], off = gen1 + <i32>inp[gOff + g];
     const pg = pg0 + g;
+    if (<i32>inp[gModel + g] == COST_NONE) continue;
     if (<i32>inp[gModel + g] == COST_POLY) {
       if (n == 3) {
         unchecked(qp.h[pg] = 2.0 * inp[off] * base * base);

@@ -61,6 +61,8 @@ export interface Generator {
   vg: number;
   in_service: boolean;
   cost: GeneratorCost | null; // null = no cost given (OPF refuses such an in-service generator)
+  /** Cost of reactive power (MATPOWER gencost rows ng+1..2ng; MVAr in place of MW): AC-OPF only; absent = none. */
+  reactive_cost?: GeneratorCost;
 }
 
 export interface Load {
@@ -86,7 +88,8 @@ export interface NetworkModel {
 export type BusInput = Pick<Bus, 'id' | 'type'> & Partial<Omit<Bus, 'id' | 'type'>>;
 export type BranchInput = Pick<Branch, 'from' | 'to' | 'r' | 'x'> & Partial<Omit<Branch, 'from' | 'to' | 'r' | 'x'>>;
 export type GeneratorCostInput = Pick<GeneratorCost, 'model' | 'coefficients'> & Partial<Pick<GeneratorCost, 'startup' | 'shutdown'>>;
-export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw' | 'cost'>> & { cost?: GeneratorCostInput | null };
+export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw' | 'cost' | 'reactive_cost'>>
+  & { cost?: GeneratorCostInput | null; reactive_cost?: GeneratorCostInput | null };
 export type LoadInput = Pick<Load, 'bus' | 'mw'> & Partial<Omit<Load, 'bus' | 'mw'>>;
 export interface NetworkInput {
   name: string;
@@ -103,6 +106,10 @@ export interface NetworkInput {
 export const NETWORK_DEFAULTS = { description: '', base_kv: 110.0, base_mva: 100.0 } as const;
 
 /** Fill every default of SPEC section 2 and CONTRACT; does not validate. */
+function costOf(c: GeneratorCostInput): GeneratorCost {
+  return { model: c.model, startup: c.startup ?? 0, shutdown: c.shutdown ?? 0, coefficients: [...c.coefficients] };
+}
+
 export function withDefaults(input: NetworkInput): NetworkModel {
   const baseKv = input.base_kv ?? NETWORK_DEFAULTS.base_kv;
   return {
@@ -149,7 +156,8 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       qmax: g.qmax ?? null,
       vg: g.vg ?? 1.0,
       in_service: g.in_service ?? true,
-      cost: g.cost ? { model: g.cost.model, startup: g.cost.startup ?? 0, shutdown: g.cost.shutdown ?? 0, coefficients: [...g.cost.coefficients] } : null,
+      cost: g.cost ? costOf(g.cost) : null,
+      ...(g.reactive_cost ? { reactive_cost: costOf(g.reactive_cost) } : {}),
     })),
     loads: (input.loads ?? []).map((l) => ({
       bus: l.bus,

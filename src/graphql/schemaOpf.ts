@@ -57,6 +57,15 @@ input GeneratorCostInput {
   coefficients: [Float!]!
 }
 
+extend type Generator {
+  """(additive) cost of reactive power (MATPOWER gencost rows ng+1..2ng, MVAr for MW): AC-OPF only; null when none"""
+  reactiveCost: GeneratorCost
+}
+
+extend input GeneratorInput {
+  reactiveCost: GeneratorCostInput
+}
+
 ${graphqlEnum('CostModel', COST_MODELS)}
 
 """An OPF answer (currency/h, MW, MVAr, p.u., radians as power flow; LMPs in currency/MWh)."""

@@ -1,9 +1,8 @@
-// MATPOWER `mpc.gencost` <-> generator `cost` (docs/network-model.md).
+// MATPOWER `mpc.gencost` <-> generator `cost` and `reactive_cost` (docs/network-model.md).
 //
 // Row: MODEL STARTUP SHUTDOWN NCOST COST...; MODEL 1 = piecewise linear (NCOST points, 2*NCOST values
 // x1 y1 x2 y2 ...), MODEL 2 = polynomial (NCOST coefficients, highest order first). One row per
-// generator. MATPOWER allows 2*ng rows, the second half costing reactive power; gridops does not
-// model reactive costs and refuses such a file rather than drop them silently.
+// generator, or 2*ng rows: then rows ng+1..2ng cost each generator's reactive power (MATPOWER's pqcost).
 
 import type { Generator, GeneratorCost } from '../domain/networkModel.js';
 import { costProblems } from '../opf/costs.js';
@@ -18,15 +17,15 @@ export interface GencostMatrix {
 
 type Fail = (line: number, expected: string, found?: string) => never;
 
-/** Set `cost` on every generator from mpc.gencost (absent: every cost stays null). */
+/** Set `cost` (and `reactive_cost` from a 2·ng-row matrix) on every generator from mpc.gencost (absent:
+ *  every cost stays null); `withoutCost` lists gencost rows (1-based) that are placeholders for no cost. */
 export function applyGencost(m: GencostMatrix | undefined, generators: Generator[], fail: Fail, withoutCost?: GencostMatrix): void {
   if (!m) return;
   const ng = generators.length;
   const rows = m.rowStart.length;
-  if (rows === 2 * ng && ng > 0) {
-    fail(m.line, `${ng} rows in mpc.gencost (one per mpc.gen row); reactive power costs (rows ${ng + 1}..${2 * ng}) are not supported — remove them`, `${rows} rows`);
+  if (rows !== ng && !(rows === 2 * ng && ng > 0)) {
+    fail(m.line, `${ng} rows in mpc.gencost (one per mpc.gen row), or ${2 * ng} with reactive power costs in rows ${ng + 1}..${2 * ng}`, `${rows} rows`);
   }
-  if (rows !== ng) fail(m.line, `${ng} rows in mpc.gencost (one per mpc.gen row)`, `${rows} rows`);
   for (let r = 0; r < rows; r++) {
     const o = m.rowStart[r]!;
     const end = r + 1 < rows ? m.rowStart[r + 1]! : m.values.length;
@@ -45,29 +44,34 @@ export function applyGencost(m: GencostMatrix | undefined, generators: Generator
       shutdown: v[o + 2]!,
       coefficients: v.slice(o + 4, o + 4 + want),
     };
-    const problems = costProblems(cost, `mpc.gencost row ${r + 1}`);
+    const reactive = r >= ng;
+    const problems = costProblems(cost, `mpc.gencost row ${r + 1}${reactive ? ` (reactive power of generator row ${r - ng + 1})` : ''}`, reactive ? 'MVAr' : 'MW');
     if (problems.length > 0) fail(line, 'a valid generator cost in mpc.gencost', problems.join('; '));
-    generators[r]!.cost = cost;
+    if (reactive) generators[r - ng]!.reactive_cost = cost;
+    else generators[r]!.cost = cost;
   }
   if (withoutCost) {
     for (const idx of withoutCost.values) {
-      const g = Number.isInteger(idx) && idx >= 1 && idx <= ng ? generators[idx - 1] : undefined;
-      if (!g) fail(withoutCost.line, `generator row numbers 1..${ng}`, String(idx));
-      g!.cost = null;
+      if (!(Number.isInteger(idx) && idx >= 1 && idx <= rows)) fail(withoutCost.line, `mpc.gencost row numbers 1..${rows}`, String(idx));
+      if (idx <= ng) generators[idx - 1]!.cost = null;
+      else delete generators[idx - ng - 1]!.reactive_cost;
     }
   }
 }
 
-/** mpc.gencost rows for the generators, or [] when none has a cost; `withoutCost` lists the 1-based rows
- *  written as a zero placeholder because the generator has no cost (MATPOWER needs one row per generator). */
+/** mpc.gencost rows for the generators, or [] when none has a cost: one per generator, then one per generator
+ *  for reactive power when any has a `reactive_cost`. `withoutCost` lists the 1-based rows written as a zero
+ *  placeholder because that cost is absent (MATPOWER needs a row for every generator in each half). */
 export function gencostRows(generators: readonly Generator[]): { rows: number[][]; withoutCost: number[] } {
-  if (!generators.some((g) => g.cost)) return { rows: [], withoutCost: [] };
+  const withQ = generators.some((g) => g.reactive_cost);
+  if (!withQ && !generators.some((g) => g.cost)) return { rows: [], withoutCost: [] };
   const withoutCost: number[] = [];
-  const rows = generators.map((g, i) => {
-    const c = g.cost ?? null;
-    if (c === null) { withoutCost.push(i + 1); return [2, 0, 0, 1, 0]; }
+  const row = (c: GeneratorCost | null | undefined, at: number): number[] => {
+    if (!c) { withoutCost.push(at); return [2, 0, 0, 1, 0]; }
     const n = c.model === 'piecewise_linear' ? c.coefficients.length / 2 : c.coefficients.length;
     return [c.model === 'piecewise_linear' ? 1 : 2, c.startup, c.shutdown, n, ...c.coefficients];
-  });
+  };
+  const rows = generators.map((g, i) => row(g.cost, i + 1));
+  if (withQ) generators.forEach((g, i) => rows.push(row(g.reactive_cost, generators.length + i + 1)));
   return { rows, withoutCost };
 }

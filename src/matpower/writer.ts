@@ -7,7 +7,7 @@
 //   mpc.gridops_base_kv            the network base_kv when it is not the most common bus BASE_KV
 //   mpc.gridops_offline_loads      out-of-service loads [bus Pd Qd] (MATPOWER has loads per bus, always on)
 //   mpc.gridops_branch_maintenance branch rows (1-based) whose status is 'maintenance' (BR_STATUS 0)
-//   mpc.gridops_gen_without_cost   generator rows (1-based) that have no cost (gencost row is a placeholder)
+//   mpc.gridops_gen_without_cost   mpc.gencost rows (1-based) that are placeholders for an absent cost
 // Network tags have no MATPOWER equivalent and are not written.
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
@@ -132,7 +132,9 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
     push('%\t1\tstartup\tshutdown\tn\tx1\ty1\t...\txn\tyn');
     push('%\t2\tstartup\tshutdown\tn\tc(n-1)\t...\tc0');
     push('mpc.gencost = [');
-    for (const row of gencost.rows) push(`\t${row.map(num).join('\t')};`);
+    // one matrix: shorter rows padded with zeros (MATPOWER ignores values past NCOST's count)
+    const width = Math.max(...gencost.rows.map((r) => r.length));
+    for (const row of gencost.rows) push(`\t${[...row, ...Array<number>(width - row.length).fill(0)].map(num).join('\t')};`);
     push('];');
   }
 
@@ -160,7 +162,7 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
     ext.push(`mpc.${EXT.maintenance} = [${maintenance.join(' ')}];`);
   }
   if (gencost.withoutCost.length > 0) {
-    ext.push('%% generator rows (1-based) without a cost: their mpc.gencost rows above are zero placeholders');
+    ext.push('%% mpc.gencost rows (1-based) that are zero placeholders for an absent cost (rows past the generator count: reactive power)');
     ext.push(`mpc.${EXT.withoutCost} = [${gencost.withoutCost.join(' ')}];`);
   }
   if (ext.length > 0) {

@@ -10,8 +10,9 @@ import type { ValidationIssue } from '../domain/networkValidation.js';
  *  a request from asking for a degree-10,000 polynomial). */
 export const MAX_COST_TERMS = 64;
 
-/** Problems of one cost, as sentences; empty when the cost is valid. `what` names it ("generator 3"). */
-export function costProblems(cost: GeneratorCost, what: string): string[] {
+/** Problems of one cost, as sentences; empty when the cost is valid. `what` names it ("generator 3");
+ *  `unit` is what its x axis is in (MW for `cost`, MVAr for `reactive_cost`). */
+export function costProblems(cost: GeneratorCost, what: string, unit: 'MW' | 'MVAr' = 'MW'): string[] {
   const out: string[] = [];
   if (!COST_MODELS.includes(cost.model)) {
     out.push(`${what}: cost model must be "polynomial" or "piecewise_linear", not ${JSON.stringify(cost.model)}`);
@@ -35,7 +36,7 @@ export function costProblems(cost: GeneratorCost, what: string): string[] {
   for (let k = 1; k < n; k++) {
     const dx = c[2 * k]! - c[2 * k - 2]!;
     if (!(dx > 0)) {
-      out.push(`${what}: piecewise-linear cost points must have increasing MW (x${k + 1} = ${c[2 * k]} is not above x${k} = ${c[2 * k - 2]})`);
+      out.push(`${what}: piecewise-linear cost points must have increasing ${unit} (x${k + 1} = ${c[2 * k]} is not above x${k} = ${c[2 * k - 2]})`);
       return out;
     }
     const slope = (c[2 * k + 1]! - c[2 * k - 1]!) / dx;
@@ -62,6 +63,12 @@ export function opfFieldIssues(m: NetworkModel): ValidationIssue[] {
       issues.push({ field: `generators[${i}].cost`, message, code: 'VALIDATION_FAILED', details: { generator_index: i } });
     }
   });
+  m.generators.forEach((g, i) => {
+    if (!g.reactive_cost) return;
+    for (const message of costProblems(g.reactive_cost, `generator ${i} (bus ${g.bus}) reactive_cost`, 'MVAr')) {
+      issues.push({ field: `generators[${i}].reactive_cost`, message, code: 'VALIDATION_FAILED', details: { generator_index: i } });
+    }
+  });
   m.branches.forEach((br, i) => {
     const lo = br.angmin ?? -360, hi = br.angmax ?? 360;
     if (!(lo <= hi)) issues.push({ field: `branches[${i}].angmin`, message: `branch ${i} (${br.from}-${br.to}) angmin (${lo}°) must not exceed angmax (${hi}°)`, code: 'PARAM_OUT_OF_RANGE', details: { branch_index: i } });
@@ -81,6 +88,8 @@ export function opfCostProblems(network: NetworkModel, method: 'dc' | 'ac'): str
       return;
     }
     const p = costProblems(cost, what);
+    // the DC-OPF drops reactive costs, as MATPOWER's does
+    if (method === 'ac' && g.reactive_cost) p.push(...costProblems(g.reactive_cost, `${what} reactive_cost`, 'MVAr'));
     out.push(...p);
     if (p.length === 0 && method === 'dc' && cost.model === 'polynomial' && trimLeadingZeros(cost.coefficients).length > 3) {
       out.push(`${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`);

@@ -2,7 +2,7 @@
 // numbering is the power flow's (src/powerflow/ext2int.ts: isolated buses, open
 // branches and generators out of service left out; loads in service summed per bus). Costs and limits are checked first (./costs.ts);
 // every problem is a PowerFlowInputError the doors turn into a 400.
-import type { NetworkModel } from '../domain/networkModel.js';
+import type { GeneratorCost, NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
 import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION, START_CODE } from './abi.js';
@@ -53,7 +53,9 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   const genCostBase = gen + GEN_FIELDS * ng;
   // cost values are appended after the gen table
   let costLen = 0;
-  for (const i of genOrder) costLen += net.generators[i]!.cost!.coefficients.length;
+  // reactive costs (AC only: MATPOWER's DC-OPF drops them)
+  const reactive = (m: NetworkModel['generators'][number]) => (o.method === 'ac' ? m.reactive_cost ?? null : null);
+  for (const i of genOrder) costLen += net.generators[i]!.cost!.coefficients.length + (reactive(net.generators[i]!)?.coefficients.length ?? 0);
   const input = new Float64Array(genCostBase + costLen);
   input[IN.VERSION] = OPF_ABI_VERSION;
   input[IN.METHOD] = METHOD_CODE[o.method];
@@ -91,13 +93,13 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   let pmaxMw = 0, pminMw = 0;
   for (let g = 0; g < ng; g++) {
     const m = net.generators[genOrder[g]!]!;
-    const cost = m.cost!;
-    const coef = cost.model === 'polynomial' ? trimLeadingZeros(cost.coefficients) : cost.coefficients;
-    const n = cost.model === 'polynomial' ? coef.length : coef.length / 2;
+    const p = costColumns(m.cost!, costs.length);
+    costs.push(...p.values);
+    const q = reactive(m) ? costColumns(m.reactive_cost!, costs.length) : { model: COST_CODE.none, n: 0, offset: 0, values: [] };
+    costs.push(...q.values);
     const row = [genBus[g]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
-      COST_CODE[cost.model], n, costs.length, m.mw, m.mvar ?? 0];
+      p.model, p.n, p.offset, m.mw, m.mvar ?? 0, q.model, q.n, q.offset];
     for (let c = 0; c < GEN_FIELDS; c++) input[gen + c * ng + g] = row[c]!;
-    costs.push(...coef);
     pmaxMw += m.pmax ?? Infinity;
     pminMw += m.pmin ?? -Infinity;
   }
@@ -107,4 +109,10 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     busOrder, branchOrder, genOrder,
     demandMw: demand, pmaxMw, pminMw,
   };
+}
+
+/** One cost's gen columns (model code, NCOST, offset into the cost values) and its values. */
+function costColumns(cost: GeneratorCost, offset: number): { model: number; n: number; offset: number; values: number[] } {
+  const values = cost.model === 'polynomial' ? trimLeadingZeros(cost.coefficients) : cost.coefficients;
+  return { model: COST_CODE[cost.model], n: cost.model === 'polynomial' ? values.length : values.length / 2, offset, values };
 }

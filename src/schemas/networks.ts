@@ -37,6 +37,8 @@ export const GeneratorIn = Type.Object({
   pmin: limit, pmax: limit, qmin: limit, qmax: limit,
   vg: Type.Optional(num({ exclusiveMinimum: 0 })), in_service: Type.Optional(Type.Boolean()),
   cost: Type.Optional(Type.Union([GeneratorCostIn, Type.Null()])),
+  // MATPOWER's gencost rows ng+1..2ng: a cost on reactive power (MVAr), used by the AC-OPF; null or absent = none
+  reactive_cost: Type.Optional(Type.Union([GeneratorCostIn, Type.Null()])),
 }, { additionalProperties: false });
 
 export const LoadIn = Type.Object({

@@ -1,7 +1,7 @@
 // Shape mapping between the domain (REST snake_case, lowercase enums) and
 // GraphQL (camelCase, UPPERCASE enums). Nothing here reads or writes storage.
 import type { NetworkSummary } from '../../domain/networks.js';
-import type { Branch, Bus, Generator, Load, NetworkModel } from '../../domain/networkModel.js';
+import type { Branch, Bus, Generator, GeneratorCost, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
 import type { Alarm } from '../../domain/alarms.js';
 import type { ActionRow } from '../../domain/commands/actions.js';
@@ -24,7 +24,7 @@ type Enum = Uppercase<string>;
 interface GqlBusInput { id: number; type: Enum; v?: Nullish<number>; theta?: Nullish<number>; area?: Nullish<number>; gs?: Nullish<number>; bs?: Nullish<number>; baseKv?: Nullish<number>; vmin?: Nullish<number>; vmax?: Nullish<number>; name?: Nullish<string>; zone?: Nullish<number> }
 interface GqlBranchInput { from: number; to: number; r: number; x: number; b?: Nullish<number>; status?: Nullish<Enum>; ratio?: Nullish<number>; shift?: Nullish<number>; rateA?: Nullish<number>; rateB?: Nullish<number>; rateC?: Nullish<number>; angmin?: Nullish<number>; angmax?: Nullish<number> }
 interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Nullish<number>; coefficients: number[] }
-interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput> }
+interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput>; reactiveCost?: Nullish<GqlCostInput> }
 interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
 /** GraphQL NetworkInput / NetworkUpdateInput (every field optional in the update). */
 export interface GqlNetworkInput {
@@ -86,7 +86,15 @@ export function toBranch(br: Branch, index: number, ref: { id: string; version: 
 
 export function toGenerator(g: Generator) {
   return { bus: g.bus, mw: g.mw, mvar: g.mvar, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg, inService: g.in_service,
-    cost: g.cost ? { model: up(g.cost.model), startup: g.cost.startup, shutdown: g.cost.shutdown, coefficients: g.cost.coefficients } : null };
+    cost: costOut(g.cost), reactiveCost: costOut(g.reactive_cost) };
+}
+
+function costOut(c: GeneratorCost | null | undefined) {
+  return c ? { model: up(c.model), startup: c.startup, shutdown: c.shutdown, coefficients: c.coefficients } : null;
+}
+
+function costIn(c: Nullish<GqlCostInput>): Fields | undefined {
+  return c == null ? undefined : defined({ model: down(c.model), startup: c.startup ?? undefined, shutdown: c.shutdown ?? undefined, coefficients: c.coefficients });
 }
 
 export function toLoad(l: Load) {
@@ -112,7 +120,7 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
     })),
     generators: i.generators == null ? undefined : i.generators.map((g) => defined({
       bus: g.bus, mw: g.mw, mvar: g.mvar ?? undefined, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg ?? undefined, in_service: g.inService ?? undefined,
-      cost: g.cost == null ? undefined : defined({ model: down(g.cost.model), startup: g.cost.startup ?? undefined, shutdown: g.cost.shutdown ?? undefined, coefficients: g.cost.coefficients }),
+      cost: costIn(g.cost), reactive_cost: costIn(g.reactiveCost),
     })),
     loads: i.loads == null ? undefined : i.loads.map((l) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
     tags: i.tags ?? undefined,
