@@ -1,6 +1,7 @@
 // The network drawing: graphology holds buses and branches, sigma.js draws them with WebGL (made for
-// thousands of nodes: case9241pegase stays usable), a force layout computed once per network version
-// and kept in sessionStorage. Colours after a power flow: buses by voltage, branches by loading; after an
+// thousands of nodes: case9241pegase stays usable), at the positions of GET /networks/{id}/layout (the
+// buses' own coordinates, or a structure layout the server computes once per network version and keeps).
+// Colours after a power flow: buses by voltage, branches by loading; after an
 // OPF, buses by price; a study case drawn on the network (its outage, overloads, de-energized part).
 /* global graphology, Sigma */
 
@@ -31,73 +32,13 @@ export const OUTAGE_COLOR = '#db2777';
 export const CATEGORY_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39'];
 const OTHER_COLOR = '#9ca3af';
 
-/** Force layout (springs along branches, repulsion from nearby buses through a grid, a little gravity). */
-function layout(n, edges) {
-  const x = new Float64Array(n), y = new Float64Array(n);
-  // deterministic start: a spiral, so the same network always looks the same
-  for (let i = 0; i < n; i++) { const a = i * 2.399963, r = Math.sqrt(i + 1); x[i] = r * Math.cos(a); y[i] = r * Math.sin(a); }
-  const iterations = n > 5000 ? 60 : n > 1000 ? 120 : 300;
-  const k = 1.0, dx = new Float64Array(n), dy = new Float64Array(n);
-  for (let it = 0; it < iterations; it++) {
-    const t = 0.1 * (1 - it / iterations) + 0.01;
-    dx.fill(0); dy.fill(0);
-    // repulsion within a 2k neighbourhood (grid of cell 2k)
-    const cell = 2 * k, grid = new Map();
-    for (let i = 0; i < n; i++) {
-      const key = `${Math.floor(x[i] / cell)},${Math.floor(y[i] / cell)}`;
-      let c = grid.get(key); if (!c) grid.set(key, (c = [])); c.push(i);
-    }
-    for (let i = 0; i < n; i++) {
-      const cx = Math.floor(x[i] / cell), cy = Math.floor(y[i] / cell);
-      for (let ox = -1; ox <= 1; ox++) for (let oy = -1; oy <= 1; oy++) {
-        const c = grid.get(`${cx + ox},${cy + oy}`); if (!c) continue;
-        for (const j of c) {
-          if (j === i) continue;
-          let ddx = x[i] - x[j], ddy = y[i] - y[j];
-          let d2 = ddx * ddx + ddy * ddy;
-          if (d2 < 1e-9) { ddx = 0.01 * (i - j); ddy = 0.01; d2 = ddx * ddx + ddy * ddy; }
-          if (d2 > cell * cell) continue;
-          const f = (k * k) / d2;
-          dx[i] += ddx * f; dy[i] += ddy * f;
-        }
-      }
-    }
-    for (const [a, b] of edges) {
-      const ddx = x[a] - x[b], ddy = y[a] - y[b], d = Math.sqrt(ddx * ddx + ddy * ddy) + 1e-9;
-      const f = d / k;
-      dx[a] -= ddx * f / d * d; dy[a] -= ddy * f / d * d;
-      dx[b] += ddx * f / d * d; dy[b] += ddy * f / d * d;
-    }
-    for (let i = 0; i < n; i++) {
-      dx[i] -= 0.01 * x[i]; dy[i] -= 0.01 * y[i];
-      const d = Math.sqrt(dx[i] * dx[i] + dy[i] * dy[i]) + 1e-9, step = Math.min(d, t * Math.sqrt(n));
-      x[i] += (dx[i] / d) * step; y[i] += (dy[i] / d) * step;
-    }
-  }
-  return { x, y };
-}
-
-/** Positions of the model's buses, from sessionStorage when this network version was laid out before. */
-function positions(model, key) {
-  try {
-    const kept = JSON.parse(sessionStorage.getItem(key) ?? 'null');
-    if (kept && kept.length === 2 * model.buses.length) return kept;
-  } catch { /* recompute */ }
-  const index = new Map(model.buses.map((b, i) => [b.id, i]));
-  const edges = model.branches.map((br) => [index.get(br.from), index.get(br.to)]).filter(([a, b]) => a !== undefined && b !== undefined && a !== b);
-  const { x, y } = layout(model.buses.length, edges);
-  const flat = [];
-  for (let i = 0; i < model.buses.length; i++) flat.push(Math.round(x[i] * 1000) / 1000, Math.round(y[i] * 1000) / 1000);
-  try { sessionStorage.setItem(key, JSON.stringify(flat)); } catch { /* storage full: keep it in memory only */ }
-  return flat;
-}
-
 export class NetworkDrawing {
-  constructor(container, model, key, onPick) {
+  constructor(container, model, layout, onPick) {
     this.container = container;
     this.model = model;
     const graph = new graphology.MultiGraph();
-    const pos = positions(model, `gridops.layout.${key}`);
+    const pos = layout.positions;
+    this.reversed = new Set(); // branches drawn from `to` to `from` (./orient)
     model.buses.forEach((b, i) => {
       graph.addNode(String(b.id), { x: pos[2 * i], y: pos[2 * i + 1], size: model.buses.length > 2000 ? 2 : 5, label: `bus ${b.id}`, color: b.type === 'slack' ? '#7c3aed' : '#6b7280' });
     });
@@ -116,14 +57,28 @@ export class NetworkDrawing {
     this.sigma.on('clickNode', ({ node }) => onPick({ kind: 'bus', id: Number(node) }));
     this.sigma.on('clickEdge', ({ edge }) => onPick({ kind: 'branch', index: Number(edge.slice(1)) }));
     container.dataset.nodes = String(graph.order);
+    container.dataset.layout = layout.source;
     container.dataset.edges = String(graph.size);
     container.dataset.colored = 'false';
   }
 
-  /** Colours from a power-flow result (buses by voltage against vmin/vmax, branches by loading). */
+  /** Draws branch i from its sending end: sigma draws an arrow from an edge's source to its target, and a
+   *  graphology edge cannot be turned round, so a branch whose power flows from `to` to `from` is re-added. */
+  orient(i, againstModel) {
+    const key = `b${i}`, br = this.model.branches[i];
+    if (!br || this.reversed.has(i) === againstModel) return;
+    const attrs = this.graph.getEdgeAttributes(key);
+    this.graph.dropEdge(key);
+    this.graph.addEdgeWithKey(key, String(againstModel ? br.to : br.from), String(againstModel ? br.from : br.to), attrs);
+    if (againstModel) this.reversed.add(i); else this.reversed.delete(i);
+  }
+
+  /** Colours from a power-flow result: buses by voltage against vmin/vmax; branches by loading, as wide as
+   *  their active power flow (relative to the largest) and with an arrow in its direction. */
   color(result) {
     const busById = new Map(this.model.buses.map((b) => [b.id, b]));
-    let low = 0, high = 0, over = 0, dark = 0;
+    let low = 0, high = 0, over = 0, dark = 0, arrows = 0, against = 0, maxP = 0;
+    for (const f of result.branches ?? []) maxP = Math.max(maxP, Math.abs(f.p_from ?? 0));
     const off = new Set();
     for (const r of result.buses ?? []) {
       const b = busById.get(r.id);
@@ -146,13 +101,16 @@ export class NetworkDrawing {
         this.graph.setEdgeAttribute(key, 'size', 1);
         return;
       }
-      const l = f.loading ?? 0;
+      const l = f.loading ?? 0, p = f.p_from ?? 0;
       const c = l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color;
       if (l > 100) over++;
+      this.orient(i, p < 0);
+      if (p < 0) against++;
       this.graph.setEdgeAttribute(key, 'color', c);
-      this.graph.setEdgeAttribute(key, 'size', l > 100 ? 3 : l >= 70 ? 2 : 1);
+      this.graph.setEdgeAttribute(key, 'type', 'arrow'); arrows++;
+      this.graph.setEdgeAttribute(key, 'size', 1 + 4 * Math.sqrt(maxP > 0 ? Math.abs(p) / maxP : 0));
     });
-    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark) });
+    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark), flowArrows: String(arrows), flowsAgainst: String(against) });
   }
 
   /** Buses coloured by their PTDF on one branch (POST /sensitivities kind ptdf, one row), that branch marked. */
@@ -190,10 +148,13 @@ export class NetworkDrawing {
     this.model.branches.forEach((br, i) => {
       const key = `b${i}`;
       if (!this.graph.hasEdge(key)) return;
+      this.orient(i, false);
+      this.graph.setEdgeAttribute(key, 'type', 'line');
       this.graph.setEdgeAttribute(key, 'color', br.status === 'closed' ? '#cbd5e1' : '#fecaca');
       this.graph.setEdgeAttribute(key, 'size', this.baseSize(br));
     });
     this.highlighted = undefined;
+    this.container.dataset.flowArrows = '0';
   }
 
   /** One N-1 study case (a row of GET /studies/{id}/cases): its outaged branches marked, the branches it

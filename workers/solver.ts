@@ -14,6 +14,7 @@
 //                the BroadcastChannel named channel: {key, from, progress: [iteration,
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
+// Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
 // An OPF task ({kind: 'opf', input, stop}) is run by src/opf/worker.ts on the same engine.
@@ -35,6 +36,7 @@ import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
 import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
+import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
 
 
 export interface SolverTask {
@@ -154,4 +156,10 @@ export interface SensitivityTask {
 export function sensitivity(task: SensitivityTask): unknown {
   const out = engine.sensitivity(task.input, task.kind, task.items);
   return out === null ? null : move(out);
+}
+
+/** Bus positions of a network drawing: plain JavaScript, on a solver thread so a 10,000-bus layout never
+ *  holds the API's event loop. */
+export function layout(task: LayoutInput): unknown {
+  return move(stressLayout(task));
 }

@@ -18,6 +18,7 @@ export function DrawingLegend({ drawn, priceBins, categories }) {
     <span style=${`--c:${DEENERGIZED_COLOR}`}>de-energized</span>
     <strong>Branches:</strong> ${swatches(LOADING_COLORS)}
     ${drawn === 'study' ? html`<span style=${`--c:${OUTAGE_COLOR}`}>outaged in the case shown</span>` : null}
+    ${drawn === 'powerflow' ? html`<em class="muted">width: active power flow, arrow: its direction</em>` : null}
   </div>`;
 }
 

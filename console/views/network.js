@@ -15,16 +15,21 @@ import { NetworkDashboard } from '/console/components/network-dashboard.js';
 
 export function NetworkView({ id }) {
   const [net, setNet] = useState(null);
+  const [layout, setLayout] = useState(null);
   const [error, setError] = useState(null);
   const [pick, setPick] = useState(null);
   const box = useRef(null), drawing = useRef(null);
   const { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy } = useNetworkRuns(id, drawing, setError);
-  useEffect(() => { api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError); }, [id]);
   useEffect(() => {
-    if (!net || !box.current) return undefined;
-    drawing.current = new NetworkDrawing(box.current, net, `${net.id}@${net.version ?? ''}`, setPick);
+    // the model and where to draw it (computed by the server once per version, then read) in parallel
+    api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError);
+    api('GET', `/api/v1/networks/${id}/layout`).then((r) => setLayout(r.data), setError);
+  }, [id]);
+  useEffect(() => {
+    if (!net || !layout || !box.current) return undefined;
+    drawing.current = new NetworkDrawing(box.current, net, layout, setPick);
     return () => drawing.current?.destroy();
-  }, [net]);
+  }, [net, layout]);
   if (!net) return html`<section><${ErrorBox} error=${error} /><p class="muted">Loading…</p></section>`;
   const running = progress !== undefined;
   return html`<section>

@@ -22,6 +22,9 @@ export interface Bus {
   vmax: number;
   name: string;
   zone: number;
+  /** Geographic position (WGS84 degrees), both or neither: the console draws the bus there. */
+  lat?: number;
+  lon?: number;
 }
 
 export interface Branch {
@@ -130,6 +133,7 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       vmax: b.vmax ?? 1.1,
       name: b.name ?? '',
       zone: b.zone ?? 1,
+      ...(b.lat != null ? { lat: b.lat } : {}), ...(b.lon != null ? { lon: b.lon } : {}), // one without the other: refused by validateModel
     })),
     branches: (input.branches ?? []).map((br) => ({
       from: br.from,

@@ -21,6 +21,7 @@ export function validateTopology(m: NetworkModel): ValidationIssue[] {
     else index.set(b.id, i);
     if (!(b.v > 0)) issues.push({ field: `buses[${i}].v`, message: `bus ${b.id} voltage must be positive, got ${b.v}`, code: 'PARAM_OUT_OF_RANGE', details: { bus: b.id } });
     if (!(b.vmin < b.vmax)) issues.push({ field: `buses[${i}].vmin`, message: `bus ${b.id} vmin (${b.vmin}) must be below vmax (${b.vmax})`, code: 'PARAM_OUT_OF_RANGE', details: { bus: b.id } });
+    if ((b.lat === undefined) !== (b.lon === undefined)) issues.push({ field: `buses[${i}].${b.lat === undefined ? 'lat' : 'lon'}`, message: `bus ${b.id} has ${b.lat === undefined ? 'lon without lat' : 'lat without lon'}: give both coordinates or neither`, code: 'VALIDATION_FAILED', details: { bus: b.id } });
   });
   if (!(m.base_mva > 0)) issues.push({ field: 'base_mva', message: `base_mva must be positive, got ${m.base_mva}`, code: 'PARAM_OUT_OF_RANGE' });
   m.branches.forEach((br, i) => {

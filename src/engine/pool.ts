@@ -36,6 +36,7 @@ import { islandSplit, withIslands } from '../powerflow/islanding.js';
 import { emptyOutcome, unpackOutcome } from '../powerflow/unpack.js';
 import { OUT, STATUS } from '../powerflow/abi.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
+import type { LayoutInput } from '../layout/stressLayout.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
@@ -51,6 +52,8 @@ export interface SolverPool {
   /** DC sensitivities on a worker (src/sensitivities/): kind 0 PTDF rows, kind 1 outage flow shifts of the
    *  internal branches in items; null when the reduced Bbus is singular. */
   runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
+  /** A network drawing's bus positions on a worker (src/layout/stressLayout.ts): x, y per bus. */
+  runLayout(task: LayoutInput): Promise<Float64Array>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -306,6 +309,11 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, { name: 'sensitivity', transferList: [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer], signal });
+    },
+    runLayout(task: LayoutInput) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
+      return (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList });
     },
     runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));

@@ -7,6 +7,8 @@ import { opfTypeDefs } from './schemaOpf.js';
 import { islandTypeDefs } from './schemaIslands.js';
 import { sensitivityTypeDefs } from './schemaSensitivities.js';
 import { sensitivityResolvers } from './resolvers/sensitivities.js';
+import { layoutTypeDefs } from './schemaLayout.js';
+import { layoutResolvers } from './resolvers/layout.js';
 import { opfResolvers } from './resolvers/opf.js';
 import { scalars } from './scalars.js';
 import { networkResolvers } from './resolvers/networks.js';
@@ -22,11 +24,11 @@ type FieldDef = GraphQLFieldResolver<unknown, unknown> | { subscribe: GraphQLFie
 type ResolverMap = Record<string, Record<string, FieldDef>>;
 
 const modules: ResolverMap[] = [
-  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers, opfResolvers, sensitivityResolvers,
+  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers, opfResolvers, sensitivityResolvers, layoutResolvers,
 ] as unknown as ResolverMap[];
 
 export function buildGraphqlSchema(): GraphQLSchema {
-  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs + islandTypeDefs + sensitivityTypeDefs);
+  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs + islandTypeDefs + sensitivityTypeDefs + layoutTypeDefs);
   for (const [name, impl] of Object.entries(scalars)) {
     const t = schema.getType(name);
     if (!isScalarType(t)) throw new Error(`scalar ${name} missing from the SDL`);

@@ -35,9 +35,10 @@ export const EXT = {
   offlineLoads: 'gridops_offline_loads',
   maintenance: 'gridops_branch_maintenance',
   withoutCost: 'gridops_gen_without_cost',
+  busGeo: 'bus_geo',
 } as const;
 
-const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost]);
+const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
 
 interface Matrix {
   field: string;
@@ -602,6 +603,21 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       const br = Number.isInteger(idx) && idx >= 1 && idx <= nBr ? branches[idx - 1]! : undefined;
       if (!br) fail(maint.line, `branch row numbers 1..${nBr} in mpc.${EXT.maintenance}`, String(idx));
       br!.status = 'maintenance';
+    }
+  }
+
+  // mpc.bus_geo = [BUS_I LAT LON]: bus coordinates (WGS84 degrees), any subset of the buses
+  const geo = sc.matrices.get(EXT.busGeo);
+  if (geo) {
+    const at = new Map(buses.map((b, i) => [b.id, i]));
+    for (let r = 0; r < geo.rowStart.length; r++) {
+      const o = geo.rowStart[r]!, line = geo.rowLine[r]!;
+      const width = (r + 1 < geo.rowStart.length ? geo.rowStart[r + 1]! : geo.values.length) - o;
+      if (width < 3) fail(line, `3 numeric columns (BUS_I, LAT, LON) in mpc.${EXT.busGeo} row`, String(width));
+      const bus = buses[at.get(busRef(geo, r, geo.values[o]!, `the bus in mpc.${EXT.busGeo}`))!]!;
+      const lat = geo.values[o + 1]!, lon = geo.values[o + 2]!;
+      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) fail(line, `a latitude within ±90 and a longitude within ±180 degrees in mpc.${EXT.busGeo}`, `${lat} ${lon}`);
+      bus.lat = lat; bus.lon = lon;
     }
   }
 

@@ -146,6 +146,17 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
     push('};');
   }
 
+  // bus coordinates (read back by parseMatpower; MATPOWER keeps the field and ignores it)
+  const located = network.buses.filter((b) => b.lat !== undefined && b.lon !== undefined);
+  if (located.length > 0) {
+    push('');
+    push('%% bus coordinates (WGS84 degrees)');
+    push('%\tbus_i\tlat\tlon');
+    push(`mpc.${EXT.busGeo} = [`);
+    for (const b of located) push(`\t${[b.id, b.lat!, b.lon!].map(num).join('\t')};`);
+    push('];');
+  }
+
   // --- what MATPOWER cannot express (read back by parseMatpower, ignored by MATPOWER)
   const ext: string[] = [];
   if (fname !== network.name) ext.push(`mpc.${EXT.name} = ${quote(oneLine(network.name))};`);

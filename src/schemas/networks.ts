@@ -12,6 +12,8 @@ export const BusIn = Type.Object({
   gs: Type.Optional(num()), bs: Type.Optional(num()), base_kv: Type.Optional(num({ minimum: 0 })),
   vmin: Type.Optional(num({ minimum: 0 })), vmax: Type.Optional(num({ minimum: 0 })),
   name: Type.Optional(Type.String({ maxLength: 64 })), zone: Type.Optional(Type.Integer()),
+  // geographic position (WGS84 degrees; both or neither): the console draws the bus there
+  lat: Type.Optional(num({ minimum: -90, maximum: 90 })), lon: Type.Optional(num({ minimum: -180, maximum: 180 })),
 }, { additionalProperties: false });
 
 export const BranchStatus = literals(BRANCH_STATUSES);
@@ -71,6 +73,14 @@ export const NetworkOut = Type.Object({
   id: Type.String(), name: Type.String(), description: Type.String(), base_kv: Type.Number(), base_mva: Type.Number(),
   bus_count: Type.Integer(), branch_count: Type.Integer(), generator_count: Type.Integer(), load_count: Type.Integer(),
   status: NetworkStatus, tags: Tags, version: Type.Integer(), created_at: Timestamp, updated_at: Timestamp,
+});
+
+/** GET /networks/{id}/layout (src/layout/networkLayout.ts). */
+export const NetworkLayoutOut = Type.Object({
+  network_id: Type.String(), version: Type.Integer(),
+  source: Type.Union([Type.Literal('coordinates'), Type.Literal('computed'), Type.Literal('mixed')], { description: "coordinates: every bus's lat/lon, projected; computed: the structure layout; mixed: computed around the buses that have coordinates" }),
+  bus_ids: Type.Array(Type.Integer(), { description: 'bus ids in model order' }),
+  positions: Type.Array(Type.Number(), { description: 'x, y per bus in bus_ids order, interleaved (y up)' }),
 });
 
 export const NetworkDetailOut = Type.Object({

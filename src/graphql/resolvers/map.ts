@@ -21,7 +21,7 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 
 // GraphQL inputs as the SDL declares them (camelCase, UPPERCASE enums); graphql-js has checked their shape.
 type Enum = Uppercase<string>;
-interface GqlBusInput { id: number; type: Enum; v?: Nullish<number>; theta?: Nullish<number>; area?: Nullish<number>; gs?: Nullish<number>; bs?: Nullish<number>; baseKv?: Nullish<number>; vmin?: Nullish<number>; vmax?: Nullish<number>; name?: Nullish<string>; zone?: Nullish<number> }
+interface GqlBusInput { id: number; type: Enum; v?: Nullish<number>; theta?: Nullish<number>; area?: Nullish<number>; gs?: Nullish<number>; bs?: Nullish<number>; baseKv?: Nullish<number>; vmin?: Nullish<number>; vmax?: Nullish<number>; name?: Nullish<string>; zone?: Nullish<number>; lat?: Nullish<number>; lon?: Nullish<number> }
 interface GqlBranchInput { from: number; to: number; r: number; x: number; b?: Nullish<number>; status?: Nullish<Enum>; ratio?: Nullish<number>; shift?: Nullish<number>; rateA?: Nullish<number>; rateB?: Nullish<number>; rateC?: Nullish<number>; angmin?: Nullish<number>; angmax?: Nullish<number> }
 interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Nullish<number>; coefficients: number[] }
 interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput>; reactiveCost?: Nullish<GqlCostInput> }
@@ -73,6 +73,7 @@ export function toBus(b: Bus, model: NetworkModel) {
     __model: model,
     id: b.id, type: up(b.type), voltage: { magnitude: b.v, angle: b.theta }, area: b.area,
     gs: b.gs, bs: b.bs, baseKv: b.base_kv, vmin: b.vmin, vmax: b.vmax, name: b.name, zone: b.zone, v: b.v, theta: b.theta,
+    lat: b.lat ?? null, lon: b.lon ?? null,
   };
 }
 
@@ -113,6 +114,7 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
     buses: (i.buses ?? []).map((b) => defined({
       id: b.id, type: down(b.type), v: b.v ?? undefined, theta: b.theta ?? undefined, area: b.area ?? undefined, gs: b.gs ?? undefined, bs: b.bs ?? undefined,
       base_kv: b.baseKv ?? undefined, vmin: b.vmin ?? undefined, vmax: b.vmax ?? undefined, name: b.name ?? undefined, zone: b.zone ?? undefined,
+      lat: b.lat ?? undefined, lon: b.lon ?? undefined,
     })),
     branches: i.branches == null ? undefined : i.branches.map((b) => defined({
       from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined, rate_b: b.rateB ?? undefined, rate_c: b.rateC ?? undefined,

@@ -6,7 +6,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import {
-  BatchCreateIn, BatchDeleteIn, NetworkDetailOut, NetworkIn, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
+  BatchCreateIn, BatchDeleteIn, NetworkDetailOut, NetworkIn, NetworkLayoutOut, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
 } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
@@ -27,6 +27,7 @@ import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
 import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
+import { getNetworkLayout } from '../../../../layout/networkLayout.js';
 
 const tags = ['networks'];
 // Results are described by their schemas (OpenAPI) but written as they are: a schema-compiled
@@ -159,6 +160,11 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     config: { permission: 'read' },
     schema: { summary: 'Network detail with buses, branches, generators and loads', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(NetworkDetailOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => reply.ok(await networks.getNetwork(s, req.caller, req.params.id)));
+
+  app.get('/:id/layout', {
+    config: { permission: 'read' },
+    schema: { summary: "Where to draw each bus of the network's current version: its coordinates, or a structure layout computed once per version and stored with it", tags, params: Params, response: { 200: envelope(NetworkLayoutOut), ...errorResponses(401, 403, 404, 503) } },
+  }, async (req, reply) => reply.ok(await getNetworkLayout(s, req.caller, req.params.id)));
 
   app.get('/:id/export', {
     config: { permission: 'read' },

@@ -1,0 +1,109 @@
+// The console on a real network (#27): case9241pegase in Chromium (playwright-core, Debian's chromium), both
+// modes. Its drawing comes from the server's stored layout (data-layout), a power flow colours it with flow
+// widths and arrows whose directions are the result's (data-flows-against = branches flowing to -> from),
+// and a network with coordinates is drawn north up. Screenshots go to test-artifacts/console/. Timing is
+// bench/console.ts's job, not this test's.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CASES_DIR, ROOT } from '../src/paths.js';
+import { spawnGridops, type GridopsProcess } from './helpers/process.js';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(ROOT, 'test-artifacts', 'console');
+const PASSWORD = 'console-large-password';
+const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+// the page's globals, in the functions page.evaluate runs in the browser
+declare const document: any, sessionStorage: any;
+
+for (const mode of ['embedded', 'distributed'] as const) {
+  describe(`console on case9241pegase in Chromium (${mode})`, { timeout: 600_000 }, () => {
+    let server: GridopsProcess;
+    let browser: Browser;
+    let page: Page;
+    let base: string;
+    let dir: string;
+    let auth: Record<string, string>;
+    // a fresh document (a hash change alone keeps the page, signed out as it was loaded)
+    const open = async (hash: string) => { await page.goto('about:blank'); await page.goto(`${base}/console/${hash}`); };
+
+    before(async () => {
+      mkdirSync(ARTIFACTS, { recursive: true });
+      dir = mkdtempSync(join(tmpdir(), 'gridops-console-large-'));
+      const env: Record<string, string> = { NODE_ENV: 'production', LOG_LEVEL: 'warn', PORT: '0', HOST: '127.0.0.1', ADMIN_PASSWORD: PASSWORD, DATA_DIR: dir, WORKERS: '1' };
+      if (mode === 'distributed') Object.assign(env, { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: `console_large_${randomBytes(4).toString('hex')}`, GRIDOPS_REDIS_PREFIX: `gridops-console-large-${randomBytes(4).toString('hex')}` });
+      server = await spawnGridops(env);
+      base = server.url!;
+      try {
+        browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--use-angle=swiftshader', '--enable-unsafe-swiftshader'] });
+      } catch (e) {
+        throw new Error(`Chromium could not start from ${CHROMIUM} (install the Debian package chromium, or set CHROMIUM_PATH): ${(e as Error).message}`);
+      }
+      page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); });
+      const r = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
+      const token = ((await r.json()) as { data: { token: string } }).data.token;
+      auth = { authorization: `Bearer ${token}` };
+      await page.goto(`${base}/console/`);
+      await page.evaluate((t) => sessionStorage.setItem('gridops.console.token', t), token);
+    });
+    after(async () => {
+      await browser?.close();
+      await server?.stop(5000);
+      rmSync(dir, { recursive: true, force: true });
+    });
+
+    it('draws case9241pegase from the stored layout, then a power flow with flow widths and directions', async () => {
+      const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...auth, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, 'case9241pegase.m'), 'utf8') });
+      assert.equal(imp.status, 201);
+      const net = ((await imp.json()) as { data: { id: string; bus_count: number; branch_count: number } }).data;
+      await open(`#/network/${net.id}`);
+      await page.waitForSelector(`#drawing[data-nodes="${net.bus_count}"]`, { timeout: 300_000 });
+      assert.equal(await page.getAttribute('#drawing', 'data-layout'), 'computed');
+      assert.equal(await page.getAttribute('#drawing', 'data-edges'), String(net.branch_count));
+      await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase.png`) });
+      // the layout is the one stored with the version: the page drew exactly the server's positions
+      const layout = ((await (await fetch(`${base}/api/v1/networks/${net.id}/layout`, { headers: auth })).json()) as { data: { bus_ids: number[]; positions: number[] } }).data;
+      const drawn = await page.evaluate((ids) => {
+        const g = document.getElementById('drawing').gridopsDrawing.graph;
+        return ids.map((id: number) => { const a = g.getNodeAttributes(String(id)); return [a.x, a.y]; }).flat();
+      }, layout.bus_ids.slice(0, 50));
+      assert.deepEqual(drawn, layout.positions.slice(0, 100));
+
+      await page.click('#run-powerflow');
+      await page.waitForSelector('#drawing[data-colored="true"]', { timeout: 300_000 });
+      await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase-powerflow.png`) });
+      const pf = ((await (await fetch(`${base}/api/v1/networks/${net.id}/powerflow`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{}' })).json()) as { data: { branches: { p_from: number }[] } }).data;
+      const against = pf.branches.filter((b) => b.p_from < 0).length;
+      assert.ok(against > 0, 'some branches carry power from their to end');
+      assert.equal(await page.getAttribute('#drawing', 'data-flows-against'), String(against), 'one arrow turned round per branch flowing to -> from');
+      assert.equal(await page.getAttribute('#drawing', 'data-flow-arrows'), String(pf.branches.length));
+      assert.match(await page.textContent('#legend') ?? '', /arrow: its direction/);
+      // an arrow points from the sending end: check one reversed branch in the page's graph
+      const k = pf.branches.findIndex((b) => b.p_from < 0);
+      const model = ((await (await fetch(`${base}/api/v1/networks/${net.id}`, { headers: auth })).json()) as { data: { branches: { from: number; to: number }[] } }).data;
+      const ends = await page.evaluate((key) => { const g = document.getElementById('drawing').gridopsDrawing.graph; return [g.source(key), g.target(key), g.getEdgeAttribute(key, 'type')]; }, `b${k}`);
+      assert.deepEqual(ends, [String(model.branches[k]!.to), String(model.branches[k]!.from), 'arrow']);
+    });
+
+    it('draws a network with coordinates as given, north up and east right', async () => {
+      const body = { name: 'geo', buses: [{ id: 1, type: 'slack', lat: 60, lon: 10 }, { id: 2, type: 'pq', lat: 58, lon: 10 }, { id: 3, type: 'pq', lat: 60, lon: 13 }],
+        branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }, { from: 1, to: 3, r: 0.01, x: 0.1 }], loads: [{ bus: 2, mw: 10 }] };
+      const made = await fetch(`${base}/api/v1/networks`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const id = ((await made.json()) as { data: { id: string } }).data.id;
+      await open(`#/network/${id}`);
+      await page.waitForSelector('#drawing[data-nodes="3"][data-layout="coordinates"]');
+      const at = await page.evaluate(() => {
+        const d = document.getElementById('drawing').gridopsDrawing;
+        return ['1', '2', '3'].map((n) => d.sigma.graphToViewport(d.graph.getNodeAttributes(n)));
+      });
+      assert.ok(at[0].y < at[1].y, `bus 1 (60°N) above bus 2 (58°N) on screen: ${at[0].y} < ${at[1].y}`);
+      assert.ok(at[2].x > at[0].x, 'bus 3 (13°E) right of bus 1 (10°E)');
+    });
+  });
+}
