@@ -32,6 +32,11 @@ export const OUTAGE_COLOR = '#db2777';
 export const CATEGORY_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39'];
 const OTHER_COLOR = '#9ca3af';
 
+/** Level of detail: a network above LOD_BUSES buses is drawn as its areas (or zones) while the camera is zoomed
+ *  out past LOD_RATIO (1 = the whole network in view), every bus once zoomed in. */
+const LOD_BUSES = 2000;
+const LOD_RATIO = 0.6;
+
 export class NetworkDrawing {
   constructor(container, model, layout, onPick) {
     this.container = container;
@@ -40,7 +45,8 @@ export class NetworkDrawing {
     const pos = layout.positions;
     this.reversed = new Set(); // branches drawn from `to` to `from` (./orient)
     model.buses.forEach((b, i) => {
-      graph.addNode(String(b.id), { x: pos[2 * i], y: pos[2 * i + 1], size: model.buses.length > 2000 ? 2 : 5, label: `bus ${b.id}`, color: b.type === 'slack' ? '#7c3aed' : '#6b7280' });
+      const color = b.type === 'slack' ? '#7c3aed' : '#6b7280';
+      graph.addNode(String(b.id), { x: pos[2 * i], y: pos[2 * i + 1], size: model.buses.length > 2000 ? 2 : 5, label: `bus ${b.id}`, color, base: color });
     });
     // the highest voltage level drawn thicker (the backbone), when the network has several
     this.kv = new Map(model.buses.map((b) => [b.id, b.base_kv ?? 0]));
@@ -48,18 +54,100 @@ export class NetworkDrawing {
     this.backbone = levels.length > 1 ? levels[0] : Infinity;
     model.branches.forEach((br, i) => {
       if (!graph.hasNode(String(br.from)) || !graph.hasNode(String(br.to))) return;
-      graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size: this.baseSize(br), color: br.status === 'closed' ? '#cbd5e1' : '#fecaca' });
+      const size = this.baseSize(br), color = br.status === 'closed' ? '#cbd5e1' : '#fecaca';
+      graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size, color, base: { size, color } });
     });
     this.graph = graph;
+    this.groups = model.buses.length > LOD_BUSES ? this.addGroups(pos) : null;
+    this.overview = false;
     // labels appear as the view zooms in (a bus's drawn size passes the threshold), never all at once on a large network
-    this.sigma = new Sigma(graph, container, { enableEdgeEvents: true, renderLabels: true, labelRenderedSizeThreshold: model.buses.length <= 300 ? 8 : 14 });
+    // allowInvalidContainer: a view being replaced can hand over a container not laid out yet; sigma draws on resize
+    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 ? 8 : 14 };
+    // a large network's branches and labels are left out of the frames painted while the camera moves
+    if (model.buses.length > LOD_BUSES) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
+    if (this.groups) {
+      // zoomed out: the groups and the branches between them; zoomed in: the buses and branches
+      settings.nodeReducer = (node, data) => (node.startsWith('g:') === this.overview ? data : { ...data, hidden: true });
+      settings.edgeReducer = (edge, data) => (edge.startsWith('g:') === this.overview ? data : { ...data, hidden: true });
+    }
+    this.sigma = new Sigma(graph, container, settings);
     container.gridopsDrawing = this; // for the browser benchmark (bench/console.ts) and diagnostics
-    this.sigma.on('clickNode', ({ node }) => onPick({ kind: 'bus', id: Number(node) }));
-    this.sigma.on('clickEdge', ({ edge }) => onPick({ kind: 'branch', index: Number(edge.slice(1)) }));
-    container.dataset.nodes = String(graph.order);
+    if (this.groups) {
+      this.setOverview(true);
+      this.sigma.getCamera().on('updated', (state) => { if ((state.ratio > LOD_RATIO) !== this.overview) this.setOverview(state.ratio > LOD_RATIO); });
+    }
+    this.sigma.on('clickNode', ({ node }) => {
+      // a group zooms in on itself; a bus is picked
+      if (node.startsWith('g:')) { const d = this.sigma.getNodeDisplayData(node); this.sigma.getCamera().animate({ x: d.x, y: d.y, ratio: LOD_RATIO / 2 }, { duration: 400 }); return; }
+      onPick({ kind: 'bus', id: Number(node) });
+    });
+    this.sigma.on('clickEdge', ({ edge }) => { if (!edge.startsWith('g:')) onPick({ kind: 'branch', index: Number(edge.slice(1)) }); });
+    container.dataset.nodes = String(model.buses.length);
     container.dataset.layout = layout.source;
-    container.dataset.edges = String(graph.size);
+    container.dataset.edges = String(model.branches.filter((br) => graph.hasNode(String(br.from)) && graph.hasNode(String(br.to))).length);
     container.dataset.colored = 'false';
+  }
+
+  /** One node per area (or per zone when the network has one area) at the centre of its buses, sized by their
+   *  number, and one edge per pair of groups that branches join, as wide as there are such branches. */
+  addGroups(pos) {
+    const by = new Set(this.model.buses.map((b) => b.area)).size > 1 ? 'area' : new Set(this.model.buses.map((b) => b.zone)).size > 1 ? 'zone' : null;
+    if (!by) return null;
+    const at = new Map();
+    this.model.buses.forEach((b, i) => {
+      const g = at.get(b[by]) ?? { x: 0, y: 0, n: 0 };
+      g.x += pos[2 * i]; g.y += pos[2 * i + 1]; g.n++;
+      at.set(b[by], g);
+    });
+    const values = [...at.keys()].sort((a, b) => a - b), most = Math.max(...[...at.values()].map((g) => g.n));
+    values.forEach((v, k) => {
+      const g = at.get(v);
+      const color = k < CATEGORY_COLORS.length ? CATEGORY_COLORS[k] : OTHER_COLOR;
+      this.graph.addNode(`g:${v}`, { x: g.x / g.n, y: g.y / g.n, size: 6 + 14 * Math.sqrt(g.n / most), label: `${by} ${v} (${g.n} buses)`, color, base: color });
+    });
+    const group = new Map(this.model.buses.map((b) => [b.id, b[by]])), links = new Map();
+    for (const br of this.model.branches) {
+      const a = group.get(br.from), b = group.get(br.to);
+      if (a === undefined || b === undefined || a === b) continue;
+      const key = a < b ? `g:${a}-${b}` : `g:${b}-${a}`;
+      links.set(key, (links.get(key) ?? 0) + 1);
+    }
+    for (const [key, count] of links) {
+      const [a, b] = key.slice(2).split('-');
+      const size = 1 + 2 * Math.log2(count);
+      this.graph.addEdgeWithKey(key, `g:${a}`, `g:${b}`, { size, color: '#94a3b8', label: `${count} branches`, base: { size, color: '#94a3b8' } });
+    }
+    this.container.dataset.groupedBy = by;
+    this.container.dataset.groups = String(values.length);
+    return { by, count: values.length, of: group };
+  }
+
+  /** A power flow on the groups: a group in the colour of its worst bus (below vmin, above vmax, else within
+   *  limits), a link in the colour of its most loaded branch. */
+  colorGroups(result) {
+    if (!this.groups) return;
+    const rank = new Map(VOLTAGE_COLORS.map((c, k) => [c.color, k === 1 ? 0 : 1]));
+    const worst = new Map();
+    for (const b of this.model.buses) {
+      const c = this.graph.getNodeAttribute(String(b.id), 'color'), g = this.groups.of.get(b.id), had = worst.get(g);
+      if (rank.has(c) && (had === undefined || rank.get(c) > rank.get(had))) worst.set(g, c);
+    }
+    for (const [g, c] of worst) this.graph.setNodeAttribute(`g:${g}`, 'color', c);
+    const load = new Map();
+    (result.branches ?? []).forEach((f, i) => {
+      const br = this.model.branches[i], a = this.groups.of.get(br?.from), b = this.groups.of.get(br?.to);
+      if (a === undefined || b === undefined || a === b) return;
+      const key = a < b ? `g:${a}-${b}` : `g:${b}-${a}`;
+      load.set(key, Math.max(load.get(key) ?? 0, f.loading ?? 0));
+    });
+    for (const [key, l] of load) this.graph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
+  }
+
+  /** Zoomed out (the groups) or in (every bus). */
+  setOverview(on) {
+    this.overview = on;
+    this.container.dataset.overview = String(on);
+    this.sigma.refresh();
   }
 
   /** Draws branch i from its sending end: sigma draws an arrow from an edge's source to its target, and a
@@ -110,6 +198,7 @@ export class NetworkDrawing {
       this.graph.setEdgeAttribute(key, 'type', 'arrow'); arrows++;
       this.graph.setEdgeAttribute(key, 'size', 1 + 4 * Math.sqrt(maxP > 0 ? Math.abs(p) / maxP : 0));
     });
+    this.colorGroups(result);
     Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark), flowArrows: String(arrows), flowsAgainst: String(against) });
   }
 
@@ -142,17 +231,13 @@ export class NetworkDrawing {
     return values.length > CATEGORY_COLORS.length ? [...shown, { label: `${values.length - CATEGORY_COLORS.length} more`, color: OTHER_COLOR }] : shown;
   }
 
-  /** Back to the model's own colours (before drawing another result on it). */
+  /** Back to the model's own colours (before drawing another result on it): two batched updates (one graph event
+   *  each), not one event per element, which is what a case switch on 25,000 elements waits for. */
   reset() {
-    for (const b of this.model.buses) if (this.graph.hasNode(String(b.id))) this.graph.setNodeAttribute(String(b.id), 'color', b.type === 'slack' ? '#7c3aed' : '#6b7280');
-    this.model.branches.forEach((br, i) => {
-      const key = `b${i}`;
-      if (!this.graph.hasEdge(key)) return;
-      this.orient(i, false);
-      this.graph.setEdgeAttribute(key, 'type', 'line');
-      this.graph.setEdgeAttribute(key, 'color', br.status === 'closed' ? '#cbd5e1' : '#fecaca');
-      this.graph.setEdgeAttribute(key, 'size', this.baseSize(br));
-    });
+    for (const i of [...this.reversed]) this.orient(i, false);
+    this.graph.updateEachNodeAttributes((_node, a) => (a.color === a.base ? a : { ...a, color: a.base }), { attributes: ['color'] });
+    this.graph.updateEachEdgeAttributes((_edge, a) => (a.color === a.base.color && a.size === a.base.size && a.type !== 'arrow' ? a
+      : { ...a, color: a.base.color, size: a.base.size, type: 'line' }), { attributes: ['color', 'size', 'type'] });
     this.highlighted = undefined;
     this.container.dataset.flowArrows = '0';
   }

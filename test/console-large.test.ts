@@ -1,5 +1,6 @@
 // The console on a real network (#27): case9241pegase in Chromium (playwright-core, Debian's chromium), both
-// modes. Its drawing comes from the server's stored layout (data-layout), a power flow colours it with flow
+// modes. Its drawing comes from the server's stored layout (data-layout), shows its zones when zoomed out and
+// every bus once zoomed in (level of detail), a power flow colours it with flow
 // widths and arrows whose directions are the result's (data-flows-against = branches flowing to -> from),
 // and a network with coordinates is drawn north up. Screenshots go to test-artifacts/console/. Timing is
 // bench/console.ts's job, not this test's.
@@ -66,6 +67,14 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await page.waitForSelector(`#drawing[data-nodes="${net.bus_count}"]`, { timeout: 300_000 });
       assert.equal(await page.getAttribute('#drawing', 'data-layout'), 'computed');
       assert.equal(await page.getAttribute('#drawing', 'data-edges'), String(net.branch_count));
+      // zoomed out it is drawn as its 24 zones (one area), every bus once zoomed in (a Find flies in)
+      assert.equal(await page.getAttribute('#drawing', 'data-overview'), 'true');
+      assert.equal(await page.getAttribute('#drawing', 'data-grouped-by'), 'zone');
+      assert.equal(await page.getAttribute('#drawing', 'data-groups'), '24');
+      await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase-zones.png`) });
+      await page.fill('#find input', 'bus 1');
+      await page.click('#find button');
+      await page.waitForSelector('#drawing[data-focused="bus:1"][data-overview="false"]');
       await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase.png`) });
       // the layout is the one stored with the version: the page drew exactly the server's positions
       const layout = ((await (await fetch(`${base}/api/v1/networks/${net.id}/layout`, { headers: auth })).json()) as { data: { bus_ids: number[]; positions: number[] } }).data;

@@ -21,12 +21,20 @@ export function NetworkView({ id }) {
   const box = useRef(null), drawing = useRef(null);
   const { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy } = useNetworkRuns(id, drawing, setError);
   useEffect(() => {
-    // the model and where to draw it (computed by the server once per version, then read) in parallel
+    // the model and where to draw it (computed by the server once per version, then read) in parallel; nothing of
+    // the network shown before is kept
+    setNet(null); setLayout(null);
     api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError);
     api('GET', `/api/v1/networks/${id}/layout`).then((r) => setLayout(r.data), setError);
   }, [id]);
   useEffect(() => {
-    if (!net || !layout || !box.current) return undefined;
+    if (!net || !layout || !box.current || layout.network_id !== net.id) return undefined;
+    if (layout.version !== net.version) {
+      // the network changed between the two reads: read again whichever is older
+      if (layout.version > net.version) api('GET', `/api/v1/networks/${id}`).then((r) => setNet(r.data), setError);
+      else api('GET', `/api/v1/networks/${id}/layout`).then((r) => setLayout(r.data), setError);
+      return undefined;
+    }
     drawing.current = new NetworkDrawing(box.current, net, layout, setPick);
     return () => drawing.current?.destroy();
   }, [net, layout]);
