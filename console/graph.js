@@ -58,22 +58,27 @@ export class NetworkDrawing {
       graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size, color, base: { size, color } });
     });
     this.graph = graph;
-    this.groups = model.buses.length > LOD_BUSES ? this.addGroups(pos) : null;
-    this.overview = false;
-    // labels appear as the view zooms in (a bus's drawn size passes the threshold), never all at once on a large network
+    // the overview is a graph of its own (sigma walks every node of the graph it draws, hidden or not, each frame)
+    this.groupGraph = model.buses.length > LOD_BUSES ? new graphology.Graph() : null;
+    this.groups = this.groupGraph ? this.addGroups(pos) : null;
+    this.overview = Boolean(this.groups);
+    // labels appear as the view zooms in (a bus's drawn size, 2 px on a large network, passes the threshold), never all at
+    // once on a large network
     // allowInvalidContainer: a view being replaced can hand over a container not laid out yet; sigma draws on resize
-    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 ? 8 : 14 };
+    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || model.buses.length > LOD_BUSES ? 8 : 14 };
     // a large network's branches and labels are left out of the frames painted while the camera moves
     if (model.buses.length > LOD_BUSES) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
-    if (this.groups) {
-      // zoomed out: the groups and the branches between them; zoomed in: the buses and branches
-      settings.nodeReducer = (node, data) => (node.startsWith('g:') === this.overview ? data : { ...data, hidden: true });
-      settings.edgeReducer = (edge, data) => (edge.startsWith('g:') === this.overview ? data : { ...data, hidden: true });
-    }
-    this.sigma = new Sigma(graph, container, settings);
+    this.sigma = new Sigma(this.overview ? this.groupGraph : graph, container, settings);
     container.gridopsDrawing = this; // for the browser benchmark (bench/console.ts) and diagnostics
     if (this.groups) {
-      this.setOverview(true);
+      // both graphs framed by the buses' extent, so switching keeps every point where it was
+      let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
+      for (let i = 0; i < model.buses.length; i++) {
+        minX = Math.min(minX, pos[2 * i]); maxX = Math.max(maxX, pos[2 * i]); minY = Math.min(minY, pos[2 * i + 1]); maxY = Math.max(maxY, pos[2 * i + 1]);
+      }
+      this.bbox = { x: [minX, maxX], y: [minY, maxY] };
+      this.sigma.setCustomBBox(this.bbox);
+      container.dataset.overview = 'true';
       this.sigma.getCamera().on('updated', (state) => { if ((state.ratio > LOD_RATIO) !== this.overview) this.setOverview(state.ratio > LOD_RATIO); });
     }
     this.sigma.on('clickNode', ({ node }) => {
@@ -103,7 +108,7 @@ export class NetworkDrawing {
     values.forEach((v, k) => {
       const g = at.get(v);
       const color = k < CATEGORY_COLORS.length ? CATEGORY_COLORS[k] : OTHER_COLOR;
-      this.graph.addNode(`g:${v}`, { x: g.x / g.n, y: g.y / g.n, size: 6 + 14 * Math.sqrt(g.n / most), label: `${by} ${v} (${g.n} buses)`, color, base: color });
+      this.groupGraph.addNode(`g:${v}`, { x: g.x / g.n, y: g.y / g.n, size: 6 + 14 * Math.sqrt(g.n / most), label: `${by} ${v} (${g.n} buses)`, color, base: color });
     });
     const group = new Map(this.model.buses.map((b) => [b.id, b[by]])), links = new Map();
     for (const br of this.model.branches) {
@@ -115,7 +120,7 @@ export class NetworkDrawing {
     for (const [key, count] of links) {
       const [a, b] = key.slice(2).split('-');
       const size = 1 + 2 * Math.log2(count);
-      this.graph.addEdgeWithKey(key, `g:${a}`, `g:${b}`, { size, color: '#94a3b8', label: `${count} branches`, base: { size, color: '#94a3b8' } });
+      this.groupGraph.addEdgeWithKey(key, `g:${a}`, `g:${b}`, { size, color: '#94a3b8', label: `${count} branches`, base: { size, color: '#94a3b8' } });
     }
     this.container.dataset.groupedBy = by;
     this.container.dataset.groups = String(values.length);
@@ -132,7 +137,7 @@ export class NetworkDrawing {
       const c = this.graph.getNodeAttribute(String(b.id), 'color'), g = this.groups.of.get(b.id), had = worst.get(g);
       if (rank.has(c) && (had === undefined || rank.get(c) > rank.get(had))) worst.set(g, c);
     }
-    for (const [g, c] of worst) this.graph.setNodeAttribute(`g:${g}`, 'color', c);
+    for (const [g, c] of worst) this.groupGraph.setNodeAttribute(`g:${g}`, 'color', c);
     const load = new Map();
     (result.branches ?? []).forEach((f, i) => {
       const br = this.model.branches[i], a = this.groups.of.get(br?.from), b = this.groups.of.get(br?.to);
@@ -140,14 +145,15 @@ export class NetworkDrawing {
       const key = a < b ? `g:${a}-${b}` : `g:${b}-${a}`;
       load.set(key, Math.max(load.get(key) ?? 0, f.loading ?? 0));
     });
-    for (const [key, l] of load) this.graph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
+    for (const [key, l] of load) this.groupGraph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
   }
 
-  /** Zoomed out (the groups) or in (every bus). */
+  /** Zoomed out (the groups) or in (every bus): the graph sigma draws. */
   setOverview(on) {
+    if (!this.groups || on === this.overview) return;
     this.overview = on;
+    this.sigma.setGraph(on ? this.groupGraph : this.graph);
     this.container.dataset.overview = String(on);
-    this.sigma.refresh();
   }
 
   /** Draws branch i from its sending end: sigma draws an arrow from an edge's source to its target, and a
@@ -238,6 +244,8 @@ export class NetworkDrawing {
     this.graph.updateEachNodeAttributes((_node, a) => (a.color === a.base ? a : { ...a, color: a.base }), { attributes: ['color'] });
     this.graph.updateEachEdgeAttributes((_edge, a) => (a.color === a.base.color && a.size === a.base.size && a.type !== 'arrow' ? a
       : { ...a, color: a.base.color, size: a.base.size, type: 'line' }), { attributes: ['color', 'size', 'type'] });
+    this.groupGraph?.updateEachNodeAttributes((_node, a) => ({ ...a, color: a.base }), { attributes: ['color'] });
+    this.groupGraph?.updateEachEdgeAttributes((_edge, a) => ({ ...a, color: a.base.color }), { attributes: ['color'] });
     this.highlighted = undefined;
     this.container.dataset.flowArrows = '0';
   }
@@ -290,7 +298,14 @@ export class NetworkDrawing {
   /** Moves the view to a bus or a branch (a Find): centred and zoomed in, so its neighbourhood and labels show. */
   flyTo(pick) {
     const ends = pick.kind === 'bus' ? [String(pick.id)] : [String(this.model.branches[pick.index]?.from), String(this.model.branches[pick.index]?.to)];
-    const at = ends.map((n) => this.sigma.getNodeDisplayData(n)).filter(Boolean);
+    // zoomed out on the groups, the buses are not in the graph sigma draws: framed as sigma frames them (the bbox)
+    const framed = (n) => {
+      if (!this.graph.hasNode(n)) return null;
+      if (!this.overview) return this.sigma.getNodeDisplayData(n);
+      const a = this.graph.getNodeAttributes(n), { x: [x0, x1], y: [y0, y1] } = this.bbox, r = Math.max(x1 - x0, y1 - y0) || 1;
+      return { x: 0.5 + (a.x - (x0 + x1) / 2) / r, y: 0.5 + (a.y - (y0 + y1) / 2) / r };
+    };
+    const at = ends.map(framed).filter(Boolean);
     if (at.length === 0) return;
     const x = at.reduce((s, p) => s + p.x, 0) / at.length, y = at.reduce((s, p) => s + p.y, 0) / at.length;
     this.sigma.getCamera().animate({ x, y, ratio: Math.min(0.5, 30 / Math.max(this.graph.order, 1) + 0.05) }, { duration: 400 });
