@@ -99,15 +99,17 @@ async function main(): Promise<void> {
     rows.push({ measure: 'pan, zoomed out (the areas or zones: frames per second, software WebGL)', value: await fps([{ x: 0.4, y: 0.6 }, { x: 0.5, y: 0.5 }]), unit: 'fps', goal: '≥ 30' });
     rows.push({ measure: 'zoom in and pan (every bus: frames per second, software WebGL)', value: await fps([{ ratio: 0.25 }, { x: 0.3, y: 0.7 }]), unit: 'fps', goal: '≥ 30' });
 
-    // the server's part of a first drawing: a new version (the same model) laid out on a solver thread and stored
-    const h = { authorization: `Bearer ${token}`, 'content-type': 'application/json' };
-    const model = ((await (await fetch(`${base}/api/v1/networks/${net.id}`, { headers: h })).json()) as { data: Record<string, unknown> }).data;
-    await fetch(`${base}/api/v1/networks/${net.id}`, { method: 'PUT', headers: h, body: JSON.stringify({ name: model.name, buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads }) });
+    // the server's part of a first drawing: the same case imported again (a network never laid out: a JSON PUT of
+    // 9,241 buses is past the 1 MB body limit), laid out on a solver thread and stored by its first GET /layout
+    const h = { authorization: `Bearer ${token}` };
+    const again = await fetch(`${base}/api/v1/networks/import?format=matpower`, { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, `${CASE}.m`), 'utf8') });
+    if (again.status !== 201) throw new Error(`second import: ${again.status}`);
+    const second = ((await again.json()) as { data: { id: string } }).data.id;
     const t0 = performance.now();
-    const laid = await fetch(`${base}/api/v1/networks/${net.id}/layout`, { headers: h });
+    const laid = await fetch(`${base}/api/v1/networks/${second}/layout`, { headers: h });
     if (laid.status !== 200) throw new Error(`layout: ${laid.status}`);
     await laid.arrayBuffer();
-    rows.push({ measure: 'layout of a new version (GET /layout: computed on a solver thread and stored)', value: performance.now() - t0, unit: 'ms', goal: '' });
+    rows.push({ measure: 'layout of a network never laid out (its first GET /layout: computed on a solver thread and stored)', value: performance.now() - t0, unit: 'ms', goal: '' });
   } finally {
     await browser.close();
     await server.stop(5000);

@@ -58,29 +58,39 @@ export class NetworkDrawing {
       graph.addEdgeWithKey(`b${i}`, String(br.from), String(br.to), { size, color, base: { size, color } });
     });
     this.graph = graph;
-    // the overview is a graph of its own (sigma walks every node of the graph it draws, hidden or not, each frame)
-    this.groupGraph = model.buses.length > LOD_BUSES ? new graphology.Graph() : null;
+    // A large network is never handed to sigma whole (it walks every element of the graph it draws each frame, on
+    // screen or not): zoomed out it draws the groups, a small graph of their own; zoomed in, the buses in and near
+    // the view with their branches, a graph rebuilt as the view leaves it (cull). Every graph is framed by the
+    // buses' extent, so swapping moves nothing; colours are written to the network's graph and copied over (./mirror).
+    this.large = model.buses.length > LOD_BUSES;
+    this.groupGraph = this.large ? new graphology.Graph() : null;
     this.groups = this.groupGraph ? this.addGroups(pos) : null;
     this.overview = Boolean(this.groups);
     // labels appear as the view zooms in (a bus's drawn size, 2 px on a large network, passes the threshold), never all at
     // once on a large network
     // allowInvalidContainer: a view being replaced can hand over a container not laid out yet; sigma draws on resize
-    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || model.buses.length > LOD_BUSES ? 8 : 14 };
+    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || this.large ? 8 : 14 };
     // a large network's branches and labels are left out of the frames painted while the camera moves
-    if (model.buses.length > LOD_BUSES) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
+    if (this.large) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
     this.sigma = new Sigma(this.overview ? this.groupGraph : graph, container, settings);
     container.gridopsDrawing = this; // for the browser benchmark (bench/console.ts) and diagnostics
-    if (this.groups) {
-      // both graphs framed by the buses' extent, so switching keeps every point where it was
+    if (this.large) {
       let minX = Infinity, maxX = -Infinity, minY = Infinity, maxY = -Infinity;
       for (let i = 0; i < model.buses.length; i++) {
         minX = Math.min(minX, pos[2 * i]); maxX = Math.max(maxX, pos[2 * i]); minY = Math.min(minY, pos[2 * i + 1]); maxY = Math.max(maxY, pos[2 * i + 1]);
       }
       this.bbox = { x: [minX, maxX], y: [minY, maxY] };
       this.sigma.setCustomBBox(this.bbox);
-      container.dataset.overview = 'true';
-      this.sigma.getCamera().on('updated', (state) => { if ((state.ratio > LOD_RATIO) !== this.overview) this.setOverview(state.ratio > LOD_RATIO); });
+      this.viewGraph = null;
+      this.built = null;
+      this.mirror();
+      container.dataset.overview = String(this.overview);
+      this.sigma.getCamera().on('updated', (state) => {
+        if (this.groups && (state.ratio > LOD_RATIO) !== this.overview) this.setOverview(state.ratio > LOD_RATIO);
+        else if (!this.overview) this.cull();
+      });
     }
+    container.dataset.drawnBuses = String(this.overview ? 0 : model.buses.length);
     this.sigma.on('clickNode', ({ node }) => {
       // a group zooms in on itself; a bus is picked
       if (node.startsWith('g:')) { const d = this.sigma.getNodeDisplayData(node); this.sigma.getCamera().animate({ x: d.x, y: d.y, ratio: LOD_RATIO / 2 }, { duration: 400 }); return; }
@@ -148,12 +158,62 @@ export class NetworkDrawing {
     for (const [key, l] of load) this.groupGraph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
   }
 
-  /** Zoomed out (the groups) or in (every bus): the graph sigma draws. */
+  /** Zoomed out (the groups) or in (the buses in view). */
   setOverview(on) {
     if (!this.groups || on === this.overview) return;
     this.overview = on;
-    this.sigma.setGraph(on ? this.groupGraph : this.graph);
     this.container.dataset.overview = String(on);
+    if (on) { this.sigma.setGraph(this.groupGraph); this.built = null; this.container.dataset.drawnBuses = '0'; } else this.cull();
+  }
+
+  /** Zoomed in on a large network: sigma draws the buses within the view and a quarter of a view around it, their branches
+   *  and those branches' other ends; rebuilt when the view leaves that region or has become much smaller than it. */
+  cull() {
+    const { width, height } = this.sigma.getDimensions();
+    if (!(width > 0 && height > 0)) return;
+    const a = this.sigma.viewportToGraph({ x: 0, y: 0 }), b = this.sigma.viewportToGraph({ x: width, y: height });
+    const x0 = Math.min(a.x, b.x), x1 = Math.max(a.x, b.x), y0 = Math.min(a.y, b.y), y1 = Math.max(a.y, b.y);
+    const w = x1 - x0, h = y1 - y0, r = this.built;
+    if (r && x0 >= r.x0 && x1 <= r.x1 && y0 >= r.y0 && y1 <= r.y1 && (r.x1 - r.x0) * (r.y1 - r.y0) <= 4 * w * h) return;
+    const region = { x0: x0 - w / 4, x1: x1 + w / 4, y0: y0 - h / 4, y1: y1 + h / 4 };
+    const [bx0, bx1] = this.bbox.x, [by0, by1] = this.bbox.y;
+    if (region.x0 <= bx0 && region.x1 >= bx1 && region.y0 <= by0 && region.y1 >= by1) {
+      // the region holds the whole network: draw it
+      this.built = region; this.viewGraph = null;
+      this.sigma.setGraph(this.graph);
+      this.container.dataset.drawnBuses = String(this.model.buses.length);
+      return;
+    }
+    const g = new graphology.MultiGraph(), full = this.graph;
+    full.forEachNode((key, at) => { if (at.x >= region.x0 && at.x <= region.x1 && at.y >= region.y0 && at.y <= region.y1) g.addNode(key, { ...at }); });
+    const inside = g.order;
+    full.forEachEdge((key, at, source, target) => {
+      if (!g.hasNode(source) && !g.hasNode(target)) return;
+      if (!g.hasNode(source)) g.addNode(source, { ...full.getNodeAttributes(source) });
+      if (!g.hasNode(target)) g.addNode(target, { ...full.getNodeAttributes(target) });
+      g.addEdgeWithKey(key, source, target, { ...at });
+    });
+    this.built = region; this.viewGraph = g;
+    this.sigma.setGraph(g);
+    this.container.dataset.drawnBuses = String(inside);
+  }
+
+  /** Every change to the network's graph (colours, sizes, a branch turned round) copied to the culled graph. */
+  mirror() {
+    const full = this.graph;
+    const view = () => this.viewGraph;
+    full.on('nodeAttributesUpdated', ({ key }) => { if (view()?.hasNode(key)) view().replaceNodeAttributes(key, { ...full.getNodeAttributes(key) }); });
+    full.on('edgeAttributesUpdated', ({ key }) => { if (view()?.hasEdge(key)) view().replaceEdgeAttributes(key, { ...full.getEdgeAttributes(key) }); });
+    full.on('eachNodeAttributesUpdated', () => view()?.updateEachNodeAttributes((key) => ({ ...full.getNodeAttributes(key) })));
+    full.on('eachEdgeAttributesUpdated', () => view()?.updateEachEdgeAttributes((key) => ({ ...full.getEdgeAttributes(key) })));
+    full.on('edgeDropped', ({ key }) => { if (view()?.hasEdge(key)) view().dropEdge(key); });
+    full.on('edgeAdded', ({ key, source, target, attributes }) => {
+      const g = view();
+      if (!g || (!g.hasNode(source) && !g.hasNode(target))) return;
+      if (!g.hasNode(source)) g.addNode(source, { ...full.getNodeAttributes(source) });
+      if (!g.hasNode(target)) g.addNode(target, { ...full.getNodeAttributes(target) });
+      g.addEdgeWithKey(key, source, target, { ...attributes });
+    });
   }
 
   /** Draws branch i from its sending end: sigma draws an arrow from an edge's source to its target, and a
@@ -298,10 +358,10 @@ export class NetworkDrawing {
   /** Moves the view to a bus or a branch (a Find): centred and zoomed in, so its neighbourhood and labels show. */
   flyTo(pick) {
     const ends = pick.kind === 'bus' ? [String(pick.id)] : [String(this.model.branches[pick.index]?.from), String(this.model.branches[pick.index]?.to)];
-    // zoomed out on the groups, the buses are not in the graph sigma draws: framed as sigma frames them (the bbox)
+    // on a large network the bus may not be in the graph sigma draws: framed as sigma frames them (the bbox)
     const framed = (n) => {
       if (!this.graph.hasNode(n)) return null;
-      if (!this.overview) return this.sigma.getNodeDisplayData(n);
+      if (!this.large) return this.sigma.getNodeDisplayData(n);
       const a = this.graph.getNodeAttributes(n), { x: [x0, x1], y: [y0, y1] } = this.bbox, r = Math.max(x1 - x0, y1 - y0) || 1;
       return { x: 0.5 + (a.x - (x0 + x1) / 2) / r, y: 0.5 + (a.y - (y0 + y1) / 2) / r };
     };

@@ -77,6 +77,9 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await page.waitForSelector('#drawing[data-focused="bus:1"][data-overview="false"]');
       // branches are left out of frames while the camera moves: the picture once it has stopped
       await page.waitForFunction(() => !document.getElementById('drawing').gridopsDrawing.sigma.getCamera().isAnimated());
+      // zoomed in, sigma draws the buses in and around the view, not all of them
+      const drawnBuses = Number(await page.getAttribute('#drawing', 'data-drawn-buses'));
+      assert.ok(drawnBuses > 0 && drawnBuses < net.bus_count, `${drawnBuses} buses drawn around bus 1`);
       await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase.png`) });
       // the layout is the one stored with the version: the page drew exactly the server's positions
       const layout = ((await (await fetch(`${base}/api/v1/networks/${net.id}/layout`, { headers: auth })).json()) as { data: { bus_ids: number[]; positions: number[] } }).data;
@@ -95,6 +98,16 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(await page.getAttribute('#drawing', 'data-flows-against'), String(against), 'one arrow turned round per branch flowing to -> from');
       assert.equal(await page.getAttribute('#drawing', 'data-flow-arrows'), String(pf.branches.length));
       assert.match(await page.textContent('#legend') ?? '', /arrow: its direction/);
+      // what sigma draws zoomed in carries the result: every drawn bus and branch as coloured in the network's graph
+      const mismatched = await page.evaluate(() => {
+        const d = document.getElementById('drawing').gridopsDrawing, shown = d.sigma.getGraph();
+        let bad = 0;
+        shown.forEachNode((k: string, a: { color: string }) => { if (d.graph.getNodeAttribute(k, 'color') !== a.color) bad++; });
+        shown.forEachEdge((k: string, a: { color: string; size: number }, s: string) => { if (d.graph.getEdgeAttribute(k, 'color') !== a.color || d.graph.source(k) !== s) bad++; });
+        return [bad, shown.order];
+      });
+      assert.equal(mismatched[0], 0, `${mismatched[0]} of the drawn elements differ from the network's graph`);
+      assert.ok(mismatched[1] < net.bus_count, 'a culled graph is drawn');
       // an arrow points from the sending end: check one reversed branch in the page's graph
       const k = pf.branches.findIndex((b) => b.p_from < 0);
       const model = ((await (await fetch(`${base}/api/v1/networks/${net.id}`, { headers: auth })).json()) as { data: { branches: { from: number; to: number }[] } }).data;
