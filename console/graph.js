@@ -166,7 +166,7 @@ export class NetworkDrawing {
     if (on) { this.sigma.setGraph(this.groupGraph); this.built = null; this.container.dataset.drawnBuses = '0'; } else this.cull();
   }
 
-  /** Zoomed in on a large network: sigma draws the buses within the view and a quarter of a view around it, their branches
+  /** Zoomed in on a large network: sigma draws the buses within the view and an eighth of a view around it, their branches
    *  and those branches' other ends; rebuilt when the view leaves that region or has become much smaller than it. */
   cull() {
     const { width, height } = this.sigma.getDimensions();
@@ -175,7 +175,7 @@ export class NetworkDrawing {
     const x0 = Math.min(a.x, b.x), x1 = Math.max(a.x, b.x), y0 = Math.min(a.y, b.y), y1 = Math.max(a.y, b.y);
     const w = x1 - x0, h = y1 - y0, r = this.built;
     if (r && x0 >= r.x0 && x1 <= r.x1 && y0 >= r.y0 && y1 <= r.y1 && (r.x1 - r.x0) * (r.y1 - r.y0) <= 4 * w * h) return;
-    const region = { x0: x0 - w / 4, x1: x1 + w / 4, y0: y0 - h / 4, y1: y1 + h / 4 };
+    const region = { x0: x0 - w / 8, x1: x1 + w / 8, y0: y0 - h / 8, y1: y1 + h / 8 };
     const [bx0, bx1] = this.bbox.x, [by0, by1] = this.bbox.y;
     if (region.x0 <= bx0 && region.x1 >= bx1 && region.y0 <= by0 && region.y1 >= by1) {
       // the region holds the whole network: draw it
