@@ -1,8 +1,9 @@
 // Newton-Raphson's linear system on one topology: the Jacobian's CSC pattern (column Va(k), then Vm(k),
 // rows P_i / Q_i of the buses i of Ybus column k in bus order), its values, its LU analysed once, and the
-// right-hand side. Built on a topology's first Newton solve (Topology.newton()), kept with it.
-import { SparseLU } from './sparse/lu';
-import { analyze } from './analysis';
+// right-hand side. The LU works in 2×2 blocks, one per non-reference bus (its Va/Vm unknowns and P/Q
+// equations: sparse/blockLU.ts). Built on a topology's first Newton solve (Topology.newton()), kept with it.
+import { BlockLU } from './sparse/blockLU';
+import { analyzeBlocks, countAnalysis } from './analysis';
 import { Topology, REF } from './topology';
 
 export class NewtonSystem {
@@ -15,7 +16,7 @@ export class NewtonSystem {
   /** per Jacobian column of bus k: slot of bus k's own P row */
   diag: StaticArray<i32>;
   nnz: i32;
-  lu: SparseLU = new SparseLU();
+  lu: BlockLU = new BlockLU();
   rhs: StaticArray<f64>;
 
   constructor(topo: Topology) {
@@ -76,13 +77,29 @@ export class NewtonSystem {
     this.nnz = nnz;
     this.val = new StaticArray<f64>(nnz);
     this.rhs = new StaticArray<f64>(nJ);
-    if (nJ > 0) analyze(this.lu, nJ, jPtr, jIdx);
+    if (nJ > 0) {
+      // block of each unknown: the non-reference buses in bus order; position 0 Va / P, 1 Vm / Q
+      const blockOf = new StaticArray<i32>(nJ), posOf = new StaticArray<i32>(nJ);
+      let nbk = 0;
+      for (let k = 0; k < nb; k++) {
+        const ak = unchecked(aIdx[k]);
+        if (ak < 0) continue;
+        unchecked(blockOf[ak] = nbk);
+        const mk = unchecked(mIdx[k]);
+        if (mk >= 0) { unchecked(blockOf[mk] = nbk); unchecked(posOf[mk] = 1); }
+        nbk++;
+      }
+      analyzeBlocks(this.lu, nJ, jPtr, jIdx, nbk, blockOf, posOf);
+    }
   }
 
   /** Back to the analysed pivot order if a factorisation fell back to pivoting since the analysis
    *  (the fallback's order stays for later solves: the last digits of a result would then depend on
    *  what this topology solved before). Studies call it before every case; a no-op otherwise. */
   resetPivoting(): void {
-    if (this.n > 0 && this.lu.fallbacks > 0) analyze(this.lu, this.n, this.ptr, this.idx);
+    if (this.n > 0 && this.lu.fallbacks > 0) {
+      this.lu.reset();
+      countAnalysis();
+    }
   }
 }

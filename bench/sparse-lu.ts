@@ -3,6 +3,8 @@
 //   npx asc assembly/sparse/exports.ts --target sparse && npx tsc -p tsconfig.json
 //   node dist/bench/sparse-lu.js [repeats] [--compare]
 // --compare also times the factorisation with the supernode updates off.
+// Each Newton Jacobian gets a second row, "2×2 blocks": the same matrix factorised by BlockLU
+// (assembly/sparse/blockLU.ts), its θ/|V| unknowns paired by bus, as the Newton solver does.
 // Matrices: "grid n=20000" is a grid-graph pattern (a meshed lattice with a
 // random spanning tree, extra local lines and a few long ones; average degree
 // ≈ 2.7 like real transmission grids) with Laplacian-like values (like B');
@@ -17,7 +19,22 @@ import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { sparseLuInstance, type SparseLuExports } from '../src/engine/wasm.js';
 import { rng } from '../src/lib/rng.js';
 
-export interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array }
+export interface Csc { n: number; colPtr: Int32Array; rowIdx: Int32Array; values: Float64Array; pairing?: Pairing }
+/** The unknowns of a Newton Jacobian paired by bus (θ at position 0, |V| at 1): BlockLU's input. */
+export interface Pairing { nb: number; blockOf: Int32Array; posOf: Int32Array }
+
+/** Pairs the θ and |V| unknowns of each bus (th[i], mag[i]; -1 where the bus has none). */
+export function busPairing(n: number, th: Int32Array, mag: Int32Array): Pairing {
+  const blockOf = new Int32Array(n), posOf = new Int32Array(n);
+  let nb = 0;
+  for (let i = 0; i < th.length; i++) {
+    if (th[i] < 0) continue;
+    blockOf[th[i]] = nb;
+    if (mag[i] >= 0) { blockOf[mag[i]] = nb; posOf[mag[i]] = 1; }
+    nb++;
+  }
+  return { nb, blockOf, posOf };
+}
 
 /** Edges of a meshed grid-like graph on nb buses (randomly numbered). */
 function gridGraph(nb: number, seed: number): [number, number][] {
@@ -72,7 +89,7 @@ function gridMatrix(nb: number, seed: number): Csc {
 }
 
 /** Newton-Raphson Jacobian pattern [H N; M L] on the grid graph of nb buses. */
-function jacobian(nb: number, seed: number): Csc {
+function jacobian(nb: number, seed: number): Csc & { pairing: Pairing } {
   const r = rng(seed + 2);
   const edges = gridGraph(nb, seed);
   const isPV = Uint8Array.from({ length: nb }, () => (r() < 0.2 ? 1 : 0));
@@ -100,7 +117,7 @@ function jacobian(nb: number, seed: number): Csc {
     put(th[i], vm[i], 0.3 * r());
     put(vm[i], th[i], 0.3 * r());
   }
-  return fromTriplets(n, rows, cols, vals);
+  return { ...fromTriplets(n, rows, cols, vals), pairing: busPairing(n, th, vm) };
 }
 
 const instance = sparseLuInstance;
@@ -108,16 +125,22 @@ const instance = sparseLuInstance;
 function median(xs: number[]): number { const s = [...xs].sort((a, b) => a - b); return s[Math.floor(s.length / 2)]; }
 function fmt(v: number, d: number, w: number): string { return v.toFixed(d).padStart(w); }
 
-/** A SparseLU instance loaded with matrix a and analysed; returns the analyze time. */
-function load(a: Csc, supernodes: boolean): { w: SparseLuExports; tAnalyze: number } {
+/** A SparseLU (or, given a pairing, BlockLU) instance loaded with matrix a and analysed; returns the
+ *  analyze time. */
+function load(a: Csc, supernodes: boolean, pairing?: Pairing): { w: SparseLuExports; tAnalyze: number } {
   const w = instance();
   const nnz = a.colPtr[a.n];
   w.allocBuffers(a.n, nnz);
+  if (pairing) w.allocBlockBuffers(a.n);
   new Int32Array(w.memory.buffer, w.colPtrPtr(), a.n + 1).set(a.colPtr);
   new Int32Array(w.memory.buffer, w.rowIdxPtr(), nnz).set(a.rowIdx);
   new Float64Array(w.memory.buffer, w.valuesPtr(), nnz).set(a.values);
+  if (pairing) {
+    new Int32Array(w.memory.buffer, w.blockOfPtr(), a.n).set(pairing.blockOf);
+    new Int32Array(w.memory.buffer, w.posOfPtr(), a.n).set(pairing.posOf);
+  }
   const t0 = performance.now();
-  w.analyzeFromBuffers(a.n);
+  if (pairing) w.analyzeBlocksFromBuffers(a.n, pairing.nb); else w.analyzeFromBuffers(a.n);
   const tAnalyze = performance.now() - t0;
   if (!supernodes) w.setSupernodes(0);
   return { w, tAnalyze };
@@ -143,11 +166,11 @@ function run(w: SparseLuExports, a: Csc, b: Float64Array, repeats: number): [num
   return [tf, ts, res.reduce((m, v) => Math.max(m, Math.abs(v)), 0)];
 }
 
-function bench(name: string, a: Csc, repeats: number, compare: boolean): void {
-  const { w, tAnalyze } = load(a, true);
+function bench(name: string, a: Csc, repeats: number, compare: boolean, pairing?: Pairing): void {
+  const { w, tAnalyze } = load(a, true, pairing);
   const b = new Float64Array(a.n).map((_, i) => Math.sin(i));
   let off: SparseLuExports | null = null;
-  if (compare) off = load(a, false).w;
+  if (compare && !pairing) off = load(a, false).w;
   const tf: number[] = [], ts: number[] = [], tfOff: number[] = [];
   let res = 0;
   // interleaved in rounds, so machine noise hits both variants alike
@@ -158,12 +181,18 @@ function bench(name: string, a: Csc, repeats: number, compare: boolean): void {
   }
   const fill = w.nnzL() + w.nnzU() - a.n;
   console.log(
-    `| ${name.padEnd(27)} | ${String(a.n).padStart(6)} | ${String(a.colPtr[a.n]).padStart(7)} | ${String(fill).padStart(8)} | ` +
-    `${fmt(w.flops() / 1e6, 2, 6)} | ${fmt(tAnalyze, 1, 7)} | ${fmt(Math.min(...tf), 2, 6)} | ${fmt(median(tf), 2, 6)} | ` +
+    `| ${name.padEnd(37)} | ${String(a.n).padStart(6)} | ${String(a.colPtr[a.n]).padStart(7)} | ${String(fill).padStart(8)} | ` +
+    `${pairing ? '     —' : fmt(w.flops() / 1e6, 2, 6)} | ${fmt(tAnalyze, 1, 7)} | ${fmt(Math.min(...tf), 2, 6)} | ${fmt(median(tf), 2, 6)} | ` +
     `${fmt(Math.min(...ts), 2, 5)} | ${fmt(median(ts), 2, 5)} | ${fmt(Math.min(...tf) + Math.min(...ts), 2, 9)} | ` +
     `${res.toExponential(1).padStart(7)} | ${String(w.fallbacks()).padStart(2)} |` +
-    (off ? ` ${fmt(Math.min(...tfOff), 2, 6)} | ${fmt(median(tfOff), 2, 6)} |` : ''),
+    (off ? ` ${fmt(Math.min(...tfOff), 2, 6)} | ${fmt(median(tfOff), 2, 6)} |` : compare ? '      — |      — |' : ''),
   );
+}
+
+/** The scalar row, and for a Newton Jacobian the 2×2 block row after it. */
+function benchBoth(name: string, a: Csc, repeats: number, compare: boolean): void {
+  bench(name, a, repeats, compare);
+  if (a.pairing) bench(`${name}, 2×2 blocks`, a, repeats, compare, a.pairing);
 }
 
 /** Rows of the numeric matrix `mpc.<name> = [ ... ];` of a MATPOWER case file. */
@@ -187,7 +216,7 @@ function matpowerTable(text: string, name: string): number[][] {
  * form, rows/columns: θ of PV+PQ buses, then |V| of PQ buses) of a MATPOWER
  * case at the reference solution's voltages (or the case's own if absent).
  */
-export function matpowerJacobian(caseName: string): Csc {
+export function matpowerJacobian(caseName: string): Csc & { pairing: Pairing } {
   const text = readFileSync(join(CASES_DIR, `${caseName}.m`), 'utf8');
   const baseMVA = Number(/mpc\.baseMVA\s*=\s*([0-9.eE+-]+)/.exec(text)![1]);
   const bus = matpowerTable(text, 'bus'), branch = matpowerTable(text, 'branch');
@@ -254,7 +283,7 @@ export function matpowerJacobian(caseName: string): Csc {
       put(mag[i], th[j], si); put(mag[i], mag[j], mi);
     }
   }
-  return fromTriplets(n, rows, cols, vals);
+  return { ...fromTriplets(n, rows, cols, vals), pairing: busPairing(n, th, mag) };
 }
 
 function main(): void {
@@ -262,14 +291,14 @@ function main(): void {
   const compare = process.argv.includes('--compare');
   console.log(`SparseLU (build/sparse.wasm): analyze once, then ${repeats} factor+solve; times in ms (min and median).`);
   console.log('nnz(L+U) counts the diagonal once; Mflop = multiply-adds of one factorisation; fb = pivoting fallbacks.');
-  console.log('| matrix                      |      n |  nnz(A) | nnz(L+U) | Mflop  | analyze | factor min / med | solve min / med | fact+solve | ‖Ax-b‖∞ | fb |' +
+  console.log('| matrix                                |      n |  nnz(A) | nnz(L+U) | Mflop  | analyze | factor min / med | solve min / med | fact+solve | ‖Ax-b‖∞ | fb |' +
     (compare ? ' no-supernode factor min / med |' : ''));
-  console.log('|-----------------------------|--------|---------|----------|--------|---------|--------|--------|-------|-------|-----------|---------|----|' +
+  console.log('|---------------------------------------|--------|---------|----------|--------|---------|--------|--------|-------|-------|-----------|---------|----|' +
     (compare ? '--------|--------|' : ''));
   bench('grid n=20000 (B\'-like)', gridMatrix(20000, 1), repeats, compare);
-  bench('synthetic NR J, 10000 bus', jacobian(10000, 2), repeats, compare);
+  benchBoth('synthetic NR J, 10000 bus', jacobian(10000, 2), repeats, compare);
   for (const c of ['case9241pegase', 'case13659pegase', 'case_ACTIVSg10k']) {
-    if (existsSync(join(CASES_DIR, `${c}.m`))) bench(`${c} NR J`, matpowerJacobian(c), repeats, compare);
+    if (existsSync(join(CASES_DIR, `${c}.m`))) benchBoth(`${c} NR J`, matpowerJacobian(c), repeats, compare);
   }
 }
 

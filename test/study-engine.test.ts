@@ -246,8 +246,9 @@ test('a generator outage equals a power flow of the model without it, warm from 
 });
 
 test('rows do not depend on what the solver thread solved before (a singular case makes the LU pivot)', async () => {
-  // case2383wp: branch 465's outage drives Newton into a singular Jacobian, where the sparse LU falls
-  // back to pivoting and keeps that pivot order; the engine returns to the analysed one before every case
+  // case2383wp: branch 465's outage makes Newton diverge through nearly singular Jacobians, where the 2×2
+  // block pivots fail and the scalar LU falls back to pivoting and keeps that pivot order; the engine
+  // returns to the analysed one before every case
   const net = load('case2383wp');
   const plan = planStudy(net, { kind: 'contingency', contingencies: [
     { id: 'singular', branches: [465] }, ...Array.from({ length: 20 }, (_, k) => ({ branches: [600 + k] })),
@@ -258,7 +259,6 @@ test('rows do not depend on what the solver thread solved before (a singular cas
     const a = studyChunkRows(plan, await solveStudyChunk(fresh, net, plan, 1, 21));
     const first = studyChunkRows(plan, await solveStudyChunk(used, net, plan, 0, 1))[0]!;
     assert.equal(first.status, 'diverged');
-    assert.equal(first.reason, 'singular');
     const b = studyChunkRows(plan, await solveStudyChunk(used, net, plan, 1, 21));
     assert.deepEqual(b, a);
   } finally {

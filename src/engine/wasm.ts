@@ -50,6 +50,12 @@ export const SPARSE_WASM_PATH = join(ROOT, 'build', 'sparse.wasm');
 export interface SparseLuExports {
   memory: { buffer: ArrayBuffer };
   allocBuffers(n: number, nnz: number): void;
+  allocBlockBuffers(n: number): void;
+  blockOfPtr(): number;
+  posOfPtr(): number;
+  analyzeBlocksFromBuffers(n: number, nb: number): void;
+  scalarFallbacks(): number;
+  resetFromBuffers(): void;
   colPtrPtr(): number;
   rowIdxPtr(): number;
   valuesPtr(): number;
