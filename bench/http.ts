@@ -11,6 +11,7 @@
 //   get         GET /api/v1/networks/{id}
 //   pf-sync     POST /networks/{case118}/powerflow (synchronous)
 //   pf-async    N async case118 power flows through BullMQ, submitted and completed  > 500/s
+//   pf-async-embedded  the same in the embedded set-up (PGlite, in-process queue)      ≥ 1,000/s (#25)
 // Embedded scenarios use PGlite in a temp dir; pf-async uses DATABASE_URL/REDIS_URL
 // (defaults: this machine's PostgreSQL and Redis) with its own schema and prefix.
 import autocannon from 'autocannon';
@@ -174,37 +175,16 @@ async function asyncThroughput() {
       await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis', server);
     }
     const N = Number(process.env.BENCH_TASKS ?? 3000);
-    // warm-up
-    for (let i = 0; i < 20; i++) await fetch(`${base}/api/v1/networks/${id}/powerflow`, { method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}' });
-    const { rows: [{ n: before }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status = 'completed'`);
-    log(`submitting ${N} async case118 power flows…`);
-    const cpu0 = componentCpu(server, workers);
-    const t0 = performance.now();
-    // autocannon, not fetch: the load generator shares the two cores, and fetch costs ~1 ms of CPU per request.
-    // autocannon reports only at its next 1-second tick after the last response, so the
-    // submissions are timed by their last response and completion is watched meanwhile.
-    const cannonRun = autocannon({ url: `${base}/api/v1/networks/${id}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{"async":true}', connections: 32, amount: N });
-    let tSubmitted = t0;
-    (cannonRun as unknown as import('node:events').EventEmitter).on('response', () => { tSubmitted = performance.now(); });
-    let cannonResult: autocannon.Result | undefined;
-    void cannonRun.then((r) => { cannonResult = r; });
-    const failedSubmissions = () => cannonResult && (cannonResult.non2xx > 0 || cannonResult.errors > 0)
-      ? new Error(`submit: ${cannonResult.non2xx} non-2xx responses, ${cannonResult.errors} errors`) : undefined;
-    for (;;) {
+    const finished = async () => {
       const { rows: [{ n }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status IN ('completed', 'failed', 'cancelled')`);
-      if (n - before >= N) break;
-      const failed = failedSubmissions();
-      if (failed) throw failed;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const tDone = performance.now();
-    const submitted = await cannonRun;
-    const failed = failedSubmissions();
-    if (failed) throw failed;
+      return n as number;
+    };
+    const cpu0 = componentCpu(server, workers);
+    const run = await submitAndComplete(base, h, id, N, finished);
     const cpu1 = componentCpu(server, workers);
     const perTask = (k: keyof typeof cpu0) => ((cpu1[k] - cpu0[k]) / N / 1000).toFixed(2);
-    cpuBreakdown.push(`pf-async CPU ms per task: api ${perTask('api')}, worker ${perTask('worker')}, postgresql ${perTask('postgres')}, redis ${perTask('redis')}, load generator ${perTask('bench')}; wall ${((tDone - t0) / N).toFixed(2)} ms per task`);
-    rows.push({ scenario: 'pf-async case118', mode: 'distributed (BullMQ, 1 worker process)', req_per_s: Math.round(N / ((tDone - t0) / 1000)), p50_ms: submitted.latency.p50, p99_ms: submitted.latency.p99, errors: 0, note: `${N} tasks; submit ${(N / ((tSubmitted - t0) / 1000)).toFixed(0)}/s; completed per second end to end; latency = submission` });
+    cpuBreakdown.push(`pf-async CPU ms per task: api ${perTask('api')}, worker ${perTask('worker')}, postgresql ${perTask('postgres')}, redis ${perTask('redis')}, load generator ${perTask('bench')}; wall ${(run.wallMs / N).toFixed(2)} ms per task`);
+    rows.push({ scenario: 'pf-async case118', mode: 'distributed (BullMQ, 1 worker process)', req_per_s: Math.round(N / (run.wallMs / 1000)), p50_ms: run.submitted.latency.p50, p99_ms: run.submitted.latency.p99, errors: 0, note: `${N} tasks; submit ${run.submitPerS.toFixed(0)}/s; completed per second end to end; latency = submission` });
   } finally {
     await Promise.all(workers.map(stop));
     await stop(server);
@@ -221,8 +201,68 @@ async function asyncThroughput() {
   }
 }
 
+/**
+ * Submits N async case118 power flows with autocannon and waits until `finished()` (tasks in a final
+ * state) has grown by N. autocannon reports only at its next 1-second tick after the last response, so
+ * the submissions are timed by their last response and completion is watched meanwhile. autocannon, not
+ * fetch: the load generator shares the two cores, and fetch costs ~1 ms of CPU per request.
+ */
+async function submitAndComplete(base: string, h: Record<string, string>, id: string, N: number, finished: () => Promise<number>) {
+  const url = `${base}/api/v1/networks/${id}/powerflow`, headers = { ...h, 'content-type': 'application/json' };
+  for (let i = 0; i < 20; i++) await fetch(url, { method: 'POST', headers, body: '{}' });   // warm-up
+  const before = await finished();
+  log(`submitting ${N} async case118 power flows…`);
+  const t0 = performance.now();
+  const cannonRun = autocannon({ url, method: 'POST', headers, body: '{"async":true}', connections: 32, amount: N });
+  let tSubmitted = t0;
+  (cannonRun as unknown as import('node:events').EventEmitter).on('response', () => { tSubmitted = performance.now(); });
+  let cannonResult: autocannon.Result | undefined;
+  void cannonRun.then((r) => { cannonResult = r; });
+  const failedSubmissions = () => cannonResult && (cannonResult.non2xx > 0 || cannonResult.errors > 0)
+    ? new Error(`submit: ${cannonResult.non2xx} non-2xx responses, ${cannonResult.errors} errors`) : undefined;
+  for (;;) {
+    if (await finished() - before >= N) break;
+    const failed = failedSubmissions();
+    if (failed) throw failed;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  const wallMs = performance.now() - t0;
+  const submitted = await cannonRun;
+  const failed = failedSubmissions();
+  if (failed) throw failed;
+  return { wallMs, submitted, submitPerS: N / ((tSubmitted - t0) / 1000) };
+}
+
+/** The embedded set-up (PGlite, in-process queue, one process): N async case118 power flows end to end;
+ *  completion is read from the process's own gridops_tasks_total (GET /metrics). */
+async function embeddedAsyncThroughput() {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
+  const server = await startServer({ DATA_DIR: dir, DATABASE_URL: '', REDIS_URL: '', RATE_LIMIT_SCALE: '1000000' });
+  const base = server.url!;
+  try {
+    const h = await authHeader(base);
+    const id = await importCase(base, h, 'case118');
+    const N = Number(process.env.BENCH_TASKS ?? 3000);
+    const finished = async () => {
+      const text = await (await fetch(`${base}/metrics`, { headers: h })).text();
+      let n = 0;
+      for (const m of text.matchAll(/^gridops_tasks_total\{([^}]*)\} (\S+)$/gm)) if (m[1]!.includes('kind="powerflow"')) n += Number(m[2]);
+      return n;
+    };
+    const cpu0 = cpuMicros(server.pid) ?? 0, self0 = process.cpuUsage();
+    const run = await submitAndComplete(base, h, id, N, finished);
+    const self = process.cpuUsage(self0);
+    cpuBreakdown.push(`pf-async embedded CPU ms per task: gridops ${(((cpuMicros(server.pid) ?? 0) - cpu0) / N / 1000).toFixed(2)}, load generator ${((self.user + self.system) / N / 1000).toFixed(2)}; wall ${(run.wallMs / N).toFixed(2)} ms per task`);
+    rows.push({ scenario: 'pf-async case118', mode: 'embedded (PGlite, in-process queue)', req_per_s: Math.round(N / (run.wallMs / 1000)), p50_ms: run.submitted.latency.p50, p99_ms: run.submitted.latency.p99, errors: 0, note: `${N} tasks; submit ${run.submitPerS.toFixed(0)}/s; completed per second end to end; latency = submission` });
+  } finally {
+    await stop(server);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
-  if (!only || only !== 'pf-async') await embeddedScenarios();
+  if (!only || !only.startsWith('pf-async')) await embeddedScenarios();
+  if (!only || only === 'pf-async-embedded') await embeddedAsyncThroughput();
   if (!only || only === 'pf-async' || only === 'list-pg') await asyncThroughput();
   if (asJson) {
     process.stdout.write(JSON.stringify(rows) + '\n');

@@ -126,6 +126,19 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
   return db;
 }
 
+const BYTEA_OID = 17;
+
+/** A bytea parameter in PostgreSQL's text form (hex). */
+function byteaToText(v: unknown): string {
+  if (!(v instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
+  return `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
+}
+
+/** A bytea value from its text form (hex, as PostgreSQL sends it by default), as node-postgres gives it. */
+function byteaFromText(s: string): Buffer {
+  return Buffer.from(s.slice(2), 'hex');
+}
+
 async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
   const { PGlite } = await import('@electric-sql/pglite');
   let dir: string | undefined;
@@ -133,7 +146,10 @@ async function openPglite(dataDir: string | undefined, schema: string): Promise<
     dir = join(dataDir, 'pglite');
     mkdirSync(dir, { recursive: true });
   }
-  const lite = dir ? new PGlite(dir) : new PGlite();
+  // bytea through Buffer's native hex codec: PGlite's own makes a string per byte, which was a sixth of
+  // the embedded server's CPU when each async power flow stores its result arrays (bench/README.md)
+  const options = { serializers: { [BYTEA_OID]: byteaToText }, parsers: { [BYTEA_OID]: byteaFromText } };
+  const lite = dir ? new PGlite(dir, options) : new PGlite(options);
   await lite.waitReady;
   const s = quoteIdent(schema);
   await lite.exec(`CREATE SCHEMA IF NOT EXISTS ${s}; SET search_path TO ${s}, public;`);
