@@ -1,7 +1,9 @@
 // Newton-Raphson's linear system on one topology: the Jacobian's CSC pattern (column Va(k), then Vm(k),
-// rows P_i / Q_i of the buses i of Ybus column k in bus order), its values, its LU analysed once, and the
-// right-hand side. The LU works in 2×2 blocks, one per non-reference bus (its Va/Vm unknowns and P/Q
-// equations: sparse/blockLU.ts). Built on a topology's first Newton solve (Topology.newton()), kept with it.
+// rows P_i / Q_i of the buses i of Ybus column k in bus order), its LU analysed once, and the right-hand
+// side. The LU works in 2×2 blocks, one per non-reference bus (its Va/Vm unknowns and P/Q equations:
+// sparse/blockLU.ts); the Jacobian is written straight into its block values, one block per Ybus entry
+// (jacobian.ts, through blockAt / diagAt). Built on a topology's first Newton solve (Topology.newton()),
+// kept with it.
 import { BlockLU } from './sparse/blockLU';
 import { analyzeBlocks, countAnalysis } from './analysis';
 import { Topology, REF } from './topology';
@@ -10,13 +12,17 @@ export class NewtonSystem {
   n: i32;
   ptr: StaticArray<i32>;
   idx: StaticArray<i32>;
-  val: StaticArray<f64>;
   /** per Ybus entry (i,k) of row k: 0 i is ref, 1 P row only, 2 P and Q rows */
   rows: StaticArray<u8>;
   /** per Jacobian column of bus k: slot of bus k's own P row */
   diag: StaticArray<i32>;
   nnz: i32;
   lu: BlockLU = new BlockLU();
+  /** per Ybus entry q (row i, column k of a non-reference bus k): index of its 2×2 block among the LU's
+   *  block values (lu.blockValues()), -1 when bus i is the reference (no equation) */
+  blockAt: StaticArray<i32>;
+  /** per bus k: index of its diagonal block, -1 for the reference */
+  diagAt: StaticArray<i32>;
   rhs: StaticArray<f64>;
 
   constructor(topo: Topology) {
@@ -75,8 +81,9 @@ export class NewtonSystem {
     this.diag = jDiag;
     this.rows = jRows;
     this.nnz = nnz;
-    this.val = new StaticArray<f64>(nnz);
     this.rhs = new StaticArray<f64>(nJ);
+    this.blockAt = new StaticArray<i32>(topo.nnzY);
+    this.diagAt = new StaticArray<i32>(nb);
     if (nJ > 0) {
       // block of each unknown: the non-reference buses in bus order; position 0 Va / P, 1 Vm / Q
       const blockOf = new StaticArray<i32>(nJ), posOf = new StaticArray<i32>(nJ);
@@ -90,6 +97,18 @@ export class NewtonSystem {
         nbk++;
       }
       analyzeBlocks(this.lu, nJ, jPtr, jIdx, nbk, blockOf, posOf);
+    }
+    // the block of each Ybus entry: where its P_i row sits in column Va(k) (block position 0,0)
+    for (let k = 0; k < nb; k++) {
+      const ak = unchecked(aIdx[k]);
+      unchecked(this.diagAt[k] = ak < 0 ? -1 : this.lu.entrySlot(jDiag[ak]));
+      let sA = ak < 0 ? 0 : unchecked(jPtr[ak]);
+      for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
+        const code = unchecked(jRows[q]);
+        if (ak < 0 || code == 0) { unchecked(this.blockAt[q] = -1); continue; }
+        unchecked(this.blockAt[q] = this.lu.entrySlot(sA));
+        sA += code;
+      }
     }
   }
 

@@ -39,7 +39,7 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResu
     it++;
     fillJacobian(topo);
     if (nJ > 0) {
-      if (!lu.factor(sys.val)) { status = STATUS_SINGULAR; break; }
+      if (!lu.factorFilled()) { status = STATUS_SINGULAR; break; }
       lu.solve(F); // F := J \ F
     }
     for (let i = 0; i < nb; i++) {

@@ -50,6 +50,8 @@ export class BlockLU {
   /** Work: a block column (4 per step), kept zeroed; a block vector (2 per step) for solve. */
   private x: StaticArray<f64> = new StaticArray<f64>(0);
   private y: StaticArray<f64> = new StaticArray<f64>(0);
+  /** CSC values gathered from the blocks for the scalar fallback of factorFilled(). */
+  private gathered: StaticArray<f64> = new StaticArray<f64>(0);
 
   /**
    * Symbolic analysis (may allocate). The scalar matrix is n × n in CSC (rows ascending per column,
@@ -195,12 +197,35 @@ export class BlockLU {
     const aq = ptr(this.Aq), slot = ptr(this.slotOf), va = ptr(values);
     const nnz = this.slotOf.length;
     for (let p = 0; p < nnz; p++) store<f64>(aq + (<usize>geti(slot, p) << 3), load<f64>(va + (<usize>p << 3)));
-    if (this.factorBlocks()) {
-      this.scalarActive = false;
-      this.singular = false;
-      return true;
-    }
-    // a pivot block failed: the work column must be zero again for the next factorisation
+    if (this.factorBlocks()) return this.blocksDone();
+    return this.factorScalar(values);
+  }
+
+  /** The block values a caller may fill directly (then factorFilled()): scalar entry p of the analysed
+   *  pattern lives at index entrySlot(p); the padding entries set by analyze must stay as they are. */
+  blockValues(): StaticArray<f64> { return this.Aq; }
+  entrySlot(p: i32): i32 { return unchecked(this.slotOf[p]); }
+
+  /** factor() of the matrix filled in blockValues(): the same factors, without the copy. */
+  factorFilled(): bool {
+    if (this.factorBlocks()) return this.blocksDone();
+    // the scalar fallback wants CSC values: gathered from the blocks (allocated on first need)
+    const nnz = this.slotOf.length;
+    if (this.gathered.length != nnz) this.gathered = new StaticArray<f64>(nnz);
+    const aq = ptr(this.Aq), slot = ptr(this.slotOf), g = ptr(this.gathered);
+    for (let p = 0; p < nnz; p++) store<f64>(g + (<usize>p << 3), load<f64>(aq + (<usize>geti(slot, p) << 3)));
+    return this.factorScalar(this.gathered);
+  }
+
+  private blocksDone(): bool {
+    this.scalarActive = false;
+    this.singular = false;
+    return true;
+  }
+
+  /** A pivot block failed: the scalar LU with pivoting factorises these values instead. */
+  private factorScalar(values: StaticArray<f64>): bool {
+    // the work column must be zero again for the next block factorisation
     memory.fill(ptr(this.x), 0, <usize>this.x.length << 3);
     this.fallbacks++;
     if (this.scalar === null) {
