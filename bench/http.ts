@@ -261,7 +261,7 @@ async function embeddedAsyncThroughput() {
 }
 
 async function main() {
-  if (!only || !only.startsWith('pf-async')) await embeddedScenarios();
+  if (!only?.startsWith('pf-async')) await embeddedScenarios();
   if (!only || only === 'pf-async-embedded') await embeddedAsyncThroughput();
   if (!only || only === 'pf-async' || only === 'list-pg') await asyncThroughput();
   if (asJson) {
