@@ -15,7 +15,7 @@ import { amdOrder } from './amd';
 import { LUFactors } from './factors';
 import { symbolicLU } from './factorPattern';
 import { SparseLU } from './lu';
-import { absBits, bitsToF64, geti, maxBits, ptr } from './raw';
+import { geti, ptr } from './raw';
 import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
 export class BlockLU {
@@ -258,14 +258,15 @@ export class BlockLU {
     const lv = ptr(this.Lv), uv = ptr(this.Uv), dinv = ptr(this.Dinv);
     let guard = f64x2.splat(0.0);
     for (let k = 0; k < nb; k++) {
-      // scatter A(:,k); scale = largest |entry|
-      let scale: i64 = 0;
+      // scatter A(:,k); big = largest |entry| met in this column (f64x2.max keeps a NaN)
+      let big = i64x2.splat(0);
       const aend = geti(ap, k + 1);
       for (let s = geti(ap, k); s < aend; s++) {
         const src = aq + (<usize>s << 5), dst = x + (<usize>geti(so, s) << 5);
-        v128.store(dst, v128.load(src));
-        v128.store(dst, v128.load(src, 16), 16);
-        scale = maxBits(scale, maxAbs4(src));
+        const a0 = v128.load(src), a1 = v128.load(src, 16);
+        v128.store(dst, a0);
+        v128.store(dst, a1, 16);
+        big = absMax(big, a0, a1);
       }
       // U(:,k), in topological (ascending) order; each X(j) is final when reached
       const udiag = geti(up, k + 1) - 1;
@@ -304,10 +305,10 @@ export class BlockLU {
       const di = dinv + (<usize>k << 5);
       v128.store(di, i0);
       v128.store(di, i1, 16);
-      const dbits = maxAbs4(ud);
+      big = absMax(big, v128.load(ud), v128.load(ud, 16));
       // L(:,k) = X(i) · D⁻¹; the multipliers bound the growth like threshold pivoting's |l| ≤ 1/tol
       const ia = f64x2.splat(d11 * id), ib = f64x2.splat(-d10 * id), ic = f64x2.splat(-d01 * id), idd = f64x2.splat(d00 * id);
-      let mbits: i64 = 0, cbits: i64 = 0;
+      let mult = i64x2.splat(0);
       const l1 = geti(lp, k + 1);
       for (let t = geti(lp, k) + 1; t < l1; t++) {
         const xa = x + (<usize>geti(li, t) << 5);
@@ -320,14 +321,14 @@ export class BlockLU {
         const dst = lv + (<usize>t << 5);
         v128.store(dst, m0);
         v128.store(dst, m1, 16);
-        cbits = maxBits(cbits, maxAbs4(dst));   // the multipliers
-        mbits = maxBits(mbits, maxAbsPair(c0, c1));
+        mult = absMax(mult, m0, m1);
+        big = absMax(big, c0, c1);
       }
-      const big = bitsToF64(maxBits(maxBits(scale, mbits), dbits));
+      const bg = laneMax(big), ml = laneMax(mult);
       const ad = abs(det);
       // pivot tests: multipliers bounded, det not rounding noise against the column's scale², finite
-      if (!(bitsToF64(cbits) <= 1.0 / PIVOT_TOL) || !(ad > SINGULAR_TOL * big * big)
-          || !isFinite(f64x2.extract_lane(guard, 0) + f64x2.extract_lane(guard, 1) + big + id)) {
+      if (!(ml <= 1.0 / PIVOT_TOL) || !(ad > SINGULAR_TOL * bg * bg)
+          || !isFinite(f64x2.extract_lane(guard, 0) + f64x2.extract_lane(guard, 1) + bg + id)) {
         return false;
       }
     }
@@ -383,16 +384,20 @@ export class BlockLU {
   nnzU(): i32 { return this.scalarActive ? this.scalar!.nnzU() : 4 * this.f.nnzU(this.nb); }
 }
 
-/** Largest |entry| of a 2×2 block at address a, as bits (raw.ts). */
+/** Lane-wise running maxima of |entries| kept as bit patterns (raw.ts: for non-negative doubles the
+ *  bits order like the values, and a NaN sorts above +Inf so it survives to the pivot test). In i64x2:
+ *  wasm's f64x2.max, exact about NaN and -0, costs several instructions on x64. */
 // @ts-ignore: decorator
-@inline function maxAbs4(a: usize): i64 {
-  return maxBits(maxBits(absBits(load<f64>(a)), absBits(load<f64>(a, 8))),
-                 maxBits(absBits(load<f64>(a, 16)), absBits(load<f64>(a, 24))));
+@inline function absBits2(v: v128): v128 { return v128.and(v, i64x2.splat(0x7FFF_FFFF_FFFF_FFFF)); }
+// @ts-ignore: decorator
+@inline function maxBits2(a: v128, b: v128): v128 { return v128.bitselect(a, b, i64x2.gt_s(a, b)); }
+// @ts-ignore: decorator
+@inline function absMax(acc: v128, c0: v128, c1: v128): v128 {
+  return maxBits2(acc, maxBits2(absBits2(c0), absBits2(c1)));
 }
-
-/** Largest |entry| of two block columns, as bits. */
+/** The larger lane of a running maximum, as a double. */
 // @ts-ignore: decorator
-@inline function maxAbsPair(c0: v128, c1: v128): i64 {
-  const m = f64x2.max(f64x2.abs(c0), f64x2.abs(c1));
-  return maxBits(absBits(f64x2.extract_lane(m, 0)), absBits(f64x2.extract_lane(m, 1)));
+@inline function laneMax(acc: v128): f64 {
+  const a = i64x2.extract_lane(acc, 0), b = i64x2.extract_lane(acc, 1);
+  return reinterpret<f64>(a > b ? a : b);
 }
