@@ -3,6 +3,7 @@
 // the topology's work vectors (S is reused by the Jacobian).
 import { Topology, PQ, REF } from './topology';
 import { DecoupledSystem } from './decoupledSystem';
+import { NewtonSystem } from './newtonSystem';
 import { ptr, geti, getf, setf } from './sparse/raw';
 
 /** vr + j vi = vm e^{j va} for one bus (raw data addresses). */
@@ -70,28 +71,27 @@ function maxAbs(m: f64, v: f64): f64 {
   return (a > m || a != a) ? a : m; // NaN sticks
 }
 
-/** Newton mismatch vector F (P rows at Va unknowns, Q rows at Vm unknowns) and its max-norm. */
-export function mismatchNR(topo: Topology, F: StaticArray<f64>): f64 {
+/** Newton mismatch vector F = sys.rhs (P rows at Va unknowns, Q rows at Vm unknowns, in the block LU's
+ *  step order: sys.aAt / mAt; its padding 0) and its max-norm. */
+export function mismatchNR(topo: Topology, sys: NewtonSystem): f64 {
   const nb = topo.nb;
-  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
+  const F = sys.rhs;
+  const aAt = ptr(sys.aAt), mAt = ptr(sys.mAt);
   const sr = ptr(topo.sr), si = ptr(topo.si), pSch = ptr(topo.pSch), qSch = ptr(topo.qSch);
   const f = ptr(F);
+  // the padding (a pv bus's missing Q row) is 0 again, whatever a failed solve left there
+  memory.fill(f, 0, <usize>F.length << 3);
   const pinnedOn = topo.anyPinned, pin = ptr(topo.pinned);
   let norm = 0.0;
   for (let i = 0; i < nb; i++) {
-    const a = geti(aIdx, i);
+    const a = geti(aAt, i);
     if (a < 0) continue;
-    if (pinnedOn && load<u8>(pin + <usize>i) != 0) {
-      // held out of the equations (Topology.pinned): no mismatch, so no step
-      setf(f, a, 0.0);
-      const m = geti(mIdx, i);
-      if (m >= 0) setf(f, m, 0.0);
-      continue;
-    }
+    // a pinned bus is held out of the equations (Topology.pinned): no mismatch, so no step
+    if (pinnedOn && load<u8>(pin + <usize>i) != 0) continue;
     const dp = getf(sr, i) - getf(pSch, i);
     setf(f, a, dp);
     norm = maxAbs(norm, dp);
-    const m = geti(mIdx, i);
+    const m = geti(mAt, i);
     if (m >= 0) {
       const dq = getf(si, i) - getf(qSch, i);
       setf(f, m, dq);

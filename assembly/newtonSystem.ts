@@ -23,7 +23,11 @@ export class NewtonSystem {
   blockAt: StaticArray<i32>;
   /** per bus k: index of its diagonal block, -1 for the reference */
   diagAt: StaticArray<i32>;
-  rhs: StaticArray<f64>;
+  /** The mismatch / Newton step, in the LU's block-step order (lu.solveSteps()) */
+  rhs: StaticArray<f64> = new StaticArray<f64>(0);
+  /** per bus: position of its Va unknown (P equation) and Vm unknown (Q equation) in rhs, -1 if none */
+  aAt: StaticArray<i32> = new StaticArray<i32>(0);
+  mAt: StaticArray<i32> = new StaticArray<i32>(0);
 
   constructor(topo: Topology) {
     const nb = topo.nb;
@@ -81,7 +85,6 @@ export class NewtonSystem {
     this.diag = jDiag;
     this.rows = jRows;
     this.nnz = nnz;
-    this.rhs = new StaticArray<f64>(nJ);
     this.blockAt = new StaticArray<i32>(topo.nnzY);
     this.diagAt = new StaticArray<i32>(nb);
     if (nJ > 0) {
@@ -97,6 +100,14 @@ export class NewtonSystem {
         nbk++;
       }
       analyzeBlocks(this.lu, nJ, jPtr, jIdx, nbk, blockOf, posOf);
+    }
+    this.rhs = new StaticArray<f64>(this.lu.stepLength());
+    this.aAt = new StaticArray<i32>(nb);
+    this.mAt = new StaticArray<i32>(nb);
+    for (let k = 0; k < nb; k++) {
+      const ak = unchecked(aIdx[k]), mk = unchecked(mIdx[k]);
+      unchecked(this.aAt[k] = ak < 0 ? -1 : this.lu.stepPosition(ak));
+      unchecked(this.mAt[k] = mk < 0 ? -1 : this.lu.stepPosition(mk));
     }
     // the block of each Ybus entry: where its P_i row sits in column Va(k) (block position 0,0)
     for (let k = 0; k < nb; k++) {

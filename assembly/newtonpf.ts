@@ -21,7 +21,7 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResu
   const nb = topo.nb;
   const sys = topo.newton();
   const F = sys.rhs;
-  const aIdx = ptr(topo.aIdx), mIdx = ptr(topo.mIdx);
+  const aAt = ptr(sys.aAt), mAt = ptr(sys.mAt);
   const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
   const f = ptr(F);
   const lu = sys.lu;
@@ -30,7 +30,7 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResu
   wrapAll(topo);
   polarToRect(topo);
   injections(topo);
-  let norm = mismatchNR(topo, F);
+  let norm = mismatchNR(topo, sys);
   let it = 0;
   let status = STATUS_MAXIT;
   if (norm < tol) status = STATUS_CONVERGED;
@@ -40,19 +40,19 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResu
     fillJacobian(topo);
     if (nJ > 0) {
       if (!lu.factorFilled()) { status = STATUS_SINGULAR; break; }
-      lu.solve(F); // F := J \ F
+      lu.solveSteps(F); // F := J \ F
     }
     for (let i = 0; i < nb; i++) {
-      const a = geti(aIdx, i);
+      const a = geti(aAt, i);
       if (a < 0) continue; // reference buses keep their V
       setf(va, i, getf(va, i) - getf(f, a));
-      const m = geti(mIdx, i);
+      const m = geti(mAt, i);
       if (m >= 0) setf(vm, i, getf(vm, i) - getf(f, m));
       wrapBus(vm, va, i);
       rectBus(vm, va, vr, vi, i);
     }
     injections(topo);
-    norm = mismatchNR(topo, F);
+    norm = mismatchNR(topo, sys);
     const stop = progress(it, norm);
     if (norm < tol) { status = STATUS_CONVERGED; break; }
     if (!isFinite(norm)) { status = STATUS_NAN; break; }

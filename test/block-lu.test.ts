@@ -144,6 +144,27 @@ function valuesOn(pattern: Csc, src: Csc): Csc {
   return withValues(pattern, v);
 }
 
+test('solveSteps (a right-hand side already in block order, as Newton builds it) equals solve, also after a fallback', () => {
+  const a = pairedMatrix(200, 501, { dominant: false, pv: 0.3, numbering: 'random' });
+  const lu = new WasmLU();
+  lu.analyze(a, a.pairing);
+  const b = randomVector(a.n, 3);
+  assert.equal(lu.factor(a.values), true);
+  assert.deepEqual(lu.solve(b, true), lu.solve(b));
+  // a zero diagonal block everywhere a θ row moved: the scalar LU solves, through the same entry
+  const v = Float64Array.from(a.values);
+  for (let j = 0; j < a.n; j++) for (let p = a.colPtr[j]; p < a.colPtr[j + 1]; p++) if (a.rowIdx[p] === j) v[p] = 0;
+  const zeroDiag = withValues(a, v);
+  const before = lu.fallbacks;
+  assert.equal(lu.factor(v), true);
+  assert.ok(lu.fallbacks > before, 'zero diagonals (a pv block is then singular): the block pivots fail');
+  const x = lu.solve(b, true);
+  assert.deepEqual(x, lu.solve(b));
+  assert.ok(residualInf(zeroDiag, x, b) <= 1e-9 * (normInf(zeroDiag) * maxAbs(x) + maxAbs(b)));
+  expectSingular(lu, new Float64Array(a.values.length), 'all zero');
+  assert.ok(lu.solve(b, true).every((t) => Number.isNaN(t)), 'solveSteps after a failed factor gives NaN');
+});
+
 test('singular matrices are reported singular (NaN out, never an answer), and the next good one factors', () => {
   const a = pairedMatrix(80, 401, { dominant: true, pv: 0.2, numbering: 'interleaved' });
   const lu = new WasmLU();

@@ -52,6 +52,8 @@ export class BlockLU {
   private y: StaticArray<f64> = new StaticArray<f64>(0);
   /** CSC values gathered from the blocks for the scalar fallback of factorFilled(). */
   private gathered: StaticArray<f64> = new StaticArray<f64>(0);
+  /** A right-hand side in scalar order for the fallback of solveSteps(). */
+  private scalarRhs: StaticArray<f64> = new StaticArray<f64>(0);
 
   /**
    * Symbolic analysis (may allocate). The scalar matrix is n × n in CSC (rows ascending per column,
@@ -343,11 +345,40 @@ export class BlockLU {
       return;
     }
     if (this.scalarActive) { this.scalar!.solve(b); return; }
-    const nb = this.nb, f = this.f;
     const y = ptr(this.y), bp = ptr(b), at = ptr(this.varAt);
+    for (let v = 0; v < n; v++) store<f64>(y + (<usize>geti(at, v) << 3), load<f64>(bp + (<usize>v << 3)));
+    this.substitute(y);
+    for (let v = 0; v < n; v++) store<f64>(bp + (<usize>v << 3), load<f64>(y + (<usize>geti(at, v) << 3)));
+    memory.fill(y, 0, <usize>this.nb << 4);
+  }
+
+  /** Where scalar unknown (and equation) v sits in a vector in block-step order: solveSteps() works on
+   *  such vectors (stepLength() long, two entries per block, the padding entries 0). */
+  stepPosition(v: i32): i32 { return unchecked(this.varAt[v]); }
+  stepLength(): i32 { return 2 * this.nb; }
+
+  /** solve() of a right-hand side already in block-step order (no permutation in and out: a Newton
+   *  solver builds its mismatch there). Padding entries must be 0; they stay 0. NaN after a failed factor(). */
+  solveSteps(y: StaticArray<f64>): void {
+    const n = this.n;
+    if (this.singular) {
+      for (let i = 0, m = y.length; i < m; i++) unchecked(y[i] = NaN);
+      return;
+    }
+    if (!this.scalarActive) { this.substitute(ptr(y)); return; }
+    // the scalar LU solves in scalar order (its scratch allocated on first need)
+    if (this.scalarRhs.length != n) this.scalarRhs = new StaticArray<f64>(n);
+    const b = ptr(this.scalarRhs), yp = ptr(y), at = ptr(this.varAt);
+    for (let v = 0; v < n; v++) store<f64>(b + (<usize>v << 3), load<f64>(yp + (<usize>geti(at, v) << 3)));
+    this.scalar!.solve(this.scalarRhs);
+    for (let v = 0; v < n; v++) store<f64>(yp + (<usize>geti(at, v) << 3), load<f64>(b + (<usize>v << 3)));
+  }
+
+  /** Block forward and back substitution on a step-ordered vector at y. */
+  private substitute(y: usize): void {
+    const nb = this.nb, f = this.f;
     const lp = ptr(f.Lp), li = ptr(f.Li), up = ptr(f.Up), ui = ptr(f.Ui);
     const lv = ptr(this.Lv), uv = ptr(this.Uv), dinv = ptr(this.Dinv);
-    for (let v = 0; v < n; v++) store<f64>(y + (<usize>geti(at, v) << 3), load<f64>(bp + (<usize>v << 3)));
     // L z = b (unit block diagonal)
     for (let j = 0; j < nb; j++) {
       const yj = v128.load(y + (<usize>j << 4));
@@ -375,8 +406,6 @@ export class BlockLU {
         v128.store(ya, f64x2.sub(v128.load(ya), f64x2.add(f64x2.mul(v128.load(u), z0), f64x2.mul(v128.load(u, 16), z1))));
       }
     }
-    for (let v = 0; v < n; v++) store<f64>(bp + (<usize>v << 3), load<f64>(y + (<usize>geti(at, v) << 3)));
-    memory.fill(y, 0, <usize>nb << 4);
   }
 
   /** Nonzeros stored in L (unit diagonal included) and U, counted as scalars (four per block). */

@@ -76,6 +76,16 @@ export function nnzU(): i32 { const b = blocks; return b !== null ? b.nnzU() : l
 export function fallbacks(): i32 { const b = blocks; return b !== null ? b.fallbacks : lu.fallbacks; }
 /** BlockLU: pivoting fallbacks of its scalar LU since it was analysed (or reset), -1 if it has none. */
 export function scalarFallbacks(): i32 { const b = blocks; return b !== null ? b.scalarFallbacks() : -1; }
+/** BlockLU: solves through solveSteps() (rhs moved into block-step order and back): rhs becomes x. */
+export function solveStepsFromBuffers(): void {
+  const b = blocks;
+  if (b === null) return;
+  const n = rhs.length;
+  const y = new StaticArray<f64>(b.stepLength());
+  for (let v = 0; v < n; v++) y[b.stepPosition(v)] = rhs[v];
+  b.solveSteps(y);
+  for (let v = 0; v < n; v++) rhs[v] = y[b.stepPosition(v)];
+}
 /** BlockLU: back to the analysed state (the scalar fallback forgets an adopted pivot order). */
 export function resetFromBuffers(): void { const b = blocks; if (b !== null) b.reset(); }
 /** Multiply-adds of one numeric factorisation (a cost measure for the ordering). */

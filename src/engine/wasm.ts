@@ -56,6 +56,7 @@ export interface SparseLuExports {
   analyzeBlocksFromBuffers(n: number, nb: number): void;
   scalarFallbacks(): number;
   resetFromBuffers(): void;
+  solveStepsFromBuffers(): void;
   colPtrPtr(): number;
   rowIdxPtr(): number;
   valuesPtr(): number;

@@ -43,10 +43,11 @@ export class WasmLU {
   get scalarFallbacks(): number { return this.x.scalarFallbacks(); }
   /** BlockLU: forget a pivot order the scalar fallback adopted. */
   reset(): void { this.x.resetFromBuffers(); }
-  solve(b: Float64Array): Float64Array {
+  /** Solves; BlockLU through its step-ordered solveSteps() when `steps`. */
+  solve(b: Float64Array, steps = false): Float64Array {
     const view = new Float64Array(this.x.memory.buffer, this.x.rhsPtr(), this.n);
     view.set(b);
-    this.x.solveFromBuffers();
+    if (steps) this.x.solveStepsFromBuffers(); else this.x.solveFromBuffers();
     return Float64Array.from(new Float64Array(this.x.memory.buffer, this.x.rhsPtr(), this.n));
   }
 }
