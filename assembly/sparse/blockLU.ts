@@ -282,8 +282,8 @@ export class BlockLU {
         v128.store(xj, f64x2.splat(0.0));
         v128.store(xj, f64x2.splat(0.0), 16);
         guard = f64x2.add(guard, f64x2.add(c0, c1));
-        const u00 = f64x2.splat(f64x2.extract_lane(c0, 0)), u10 = f64x2.splat(f64x2.extract_lane(c0, 1));
-        const u01 = f64x2.splat(f64x2.extract_lane(c1, 0)), u11 = f64x2.splat(f64x2.extract_lane(c1, 1));
+        const u00 = lane0(c0), u10 = lane1(c0);
+        const u01 = lane0(c1), u11 = lane1(c1);
         // X(i) -= L(i,j) · U(j,k) for i below j
         const t1 = geti(lp, j + 1);
         for (let t = geti(lp, j) + 1; t < t1; t++) {
@@ -382,7 +382,7 @@ export class BlockLU {
     // L z = b (unit block diagonal)
     for (let j = 0; j < nb; j++) {
       const yj = v128.load(y + (<usize>j << 4));
-      const y0 = f64x2.splat(f64x2.extract_lane(yj, 0)), y1 = f64x2.splat(f64x2.extract_lane(yj, 1));
+      const y0 = lane0(yj), y1 = lane1(yj);
       const t1 = geti(lp, j + 1);
       for (let t = geti(lp, j) + 1; t < t1; t++) {
         const l = lv + (<usize>t << 5);
@@ -395,10 +395,10 @@ export class BlockLU {
       const yp = y + (<usize>j << 4);
       const yj = v128.load(yp);
       const di = dinv + (<usize>j << 5);
-      const z = f64x2.add(f64x2.mul(v128.load(di), f64x2.splat(f64x2.extract_lane(yj, 0))),
-                          f64x2.mul(v128.load(di, 16), f64x2.splat(f64x2.extract_lane(yj, 1))));
+      const z = f64x2.add(f64x2.mul(v128.load(di), lane0(yj)),
+                          f64x2.mul(v128.load(di, 16), lane1(yj)));
       v128.store(yp, z);
-      const z0 = f64x2.splat(f64x2.extract_lane(z, 0)), z1 = f64x2.splat(f64x2.extract_lane(z, 1));
+      const z0 = lane0(z), z1 = lane1(z);
       const d = geti(up, j + 1) - 1;
       for (let p = geti(up, j); p < d; p++) {
         const u = uv + (<usize>p << 5);
@@ -412,6 +412,12 @@ export class BlockLU {
   nnzL(): i32 { return this.scalarActive ? this.scalar!.nnzL() : 4 * this.f.nnzL(this.nb); }
   nnzU(): i32 { return this.scalarActive ? this.scalar!.nnzU() : 4 * this.f.nnzU(this.nb); }
 }
+
+/** Both lanes set to lane 0 (lane 1) of v: one shuffle (movddup / unpckhpd on x64). */
+// @ts-ignore: decorator
+@inline function lane0(v: v128): v128 { return v128.shuffle<f64>(v, v, 0, 0); }
+// @ts-ignore: decorator
+@inline function lane1(v: v128): v128 { return v128.shuffle<f64>(v, v, 1, 1); }
 
 /** Lane-wise running maxima of |entries| kept as bit patterns (raw.ts: for non-negative doubles the
  *  bits order like the values, and a NaN sorts above +Inf so it survives to the pivot test). In i64x2:
