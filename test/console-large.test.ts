@@ -85,7 +85,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const layout = ((await (await fetch(`${base}/api/v1/networks/${net.id}/layout`, { headers: auth })).json()) as { data: { bus_ids: number[]; positions: number[] } }).data;
       const drawn = await page.evaluate((ids) => {
         const g = document.getElementById('drawing').gridopsDrawing.graph;
-        return ids.map((id: number) => { const a = g.getNodeAttributes(String(id)); return [a.x, a.y]; }).flat();
+        return ids.flatMap((id: number) => { const a = g.getNodeAttributes(String(id)); return [a.x, a.y]; });
       }, layout.bus_ids.slice(0, 50));
       assert.deepEqual(drawn, layout.positions.slice(0, 100));
 
