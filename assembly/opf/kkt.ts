@@ -9,6 +9,7 @@
 // even after being found again for the current values.
 import { SparseLU } from '../sparse/lu';
 import { kktOrder } from './kktOrder';
+import { geti, getf, ptr, setf } from '../sparse/raw';
 
 /** Static pivots are kept while |pivot| ≥ this · max|column| of the equilibrated system: near the
  *  optimum the barrier terms of active bounds grow by orders of magnitude, and a threshold like
@@ -69,14 +70,18 @@ export class KKT {
     for (let i = 0; i < n; i++) { const v = unchecked(b[i]); unchecked(b0[i] = v); bmax = Math.max(bmax, Math.abs(v)); }
     this.lu.solve(b);
     let prev = Infinity;
+    const rp = ptr(r), bp = ptr(b), cp = ptr(colPtr), ri = ptr(rowIdx), vp = ptr(val);
     for (let step = 0; step < REFINE_STEPS; step++) {
-      for (let i = 0; i < n; i++) unchecked(r[i] = b0[i]);
+      memory.copy(rp, ptr(b0), <usize>n << 3);
       let xmax = 0.0;
       for (let j = 0; j < n; j++) {
-        const xj = unchecked(b[j]);
+        const xj = getf(bp, j);
         xmax = Math.max(xmax, Math.abs(xj));
         if (xj == 0.0) continue;
-        for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(r[rowIdx[p]] -= val[p] * xj);
+        for (let p = geti(cp, j), e = geti(cp, j + 1); p < e; p++) {
+          const a = rp + (<usize>geti(ri, p) << 3);
+          store<f64>(a, load<f64>(a) - getf(vp, p) * xj);
+        }
       }
       let rmax = 0.0;
       for (let i = 0; i < n; i++) rmax = Math.max(rmax, Math.abs(unchecked(r[i])));
@@ -97,20 +102,19 @@ export class KKT {
 
   /** Scales val to D K D and rhs to D rhs, D = diag(1/sqrt(max_j |K_ij|)) (K is symmetric). */
   equilibrate(rhs: StaticArray<f64>): void {
-    const n = this.n, s = this.scale, val = this.val, colPtr = this.colPtr, rowIdx = this.rowIdx;
-    for (let i = 0; i < n; i++) unchecked(s[i] = 0.0);
-    for (let j = 0; j < n; j++) {
-      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) {
-        const i = unchecked(rowIdx[p]);
-        const a = Math.abs(unchecked(val[p]));
-        if (a > unchecked(s[i])) unchecked(s[i] = a);
-      }
+    const n = this.n, s = ptr(this.scale), val = ptr(this.val), colPtr = ptr(this.colPtr), rowIdx = ptr(this.rowIdx);
+    memory.fill(s, 0, <usize>n << 3);
+    for (let p = 0, e = geti(colPtr, n); p < e; p++) {
+      const i = geti(rowIdx, p);
+      const a = Math.abs(getf(val, p));
+      if (a > getf(s, i)) setf(s, i, a);
     }
-    for (let i = 0; i < n; i++) { const m = unchecked(s[i]); unchecked(s[i] = m > 0.0 ? 1.0 / Math.sqrt(m) : 1.0); }
+    for (let i = 0; i < n; i++) { const m = getf(s, i); setf(s, i, m > 0.0 ? 1.0 / Math.sqrt(m) : 1.0); }
+    const r = ptr(rhs);
     for (let j = 0; j < n; j++) {
-      const sj = unchecked(s[j]);
-      for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(val[p] *= sj * s[rowIdx[p]]);
-      unchecked(rhs[j] *= sj);
+      const sj = getf(s, j);
+      for (let p = geti(colPtr, j), e = geti(colPtr, j + 1); p < e; p++) setf(val, p, getf(val, p) * (sj * getf(s, geti(rowIdx, p))));
+      setf(r, j, getf(r, j) * sj);
     }
   }
 

@@ -14,6 +14,7 @@
 import { QP } from './qp';
 import { KKT } from './kkt';
 import { NonlinearConstraints } from './nonlinear';
+import { geti, getf, ptr, setf } from '../sparse/raw';
 
 // @ts-ignore: decorator
 @external("env", "opfProgress")
@@ -221,7 +222,7 @@ export class Mips {
   solve(o: MipsOptions, constant: f64): i32 {
     const nx = this.nx, neq = this.neq, niq = this.niq;
     const x = this.x, z = this.z, mu = this.mu, lam = this.lam, h = this.h, dx = this.dx, dz = this.dz, dmu = this.dmu;
-    const kkt = this.kkt!, val = kkt.val, rhs = this.rhs, qp = this.qp;
+    const kkt = this.kkt!, rhs = this.rhs, qp = this.qp;
     for (let j = 0; j < nx; j++) unchecked(x[j] = qp.x0[j]);
     for (let e = 0; e < neq; e++) unchecked(lam[e] = 0.0);
     for (let k = 0; k < niq; k++) unchecked(mu[k] = 0.0);
@@ -242,44 +243,7 @@ export class Mips {
     else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f / this.costMult + constant) != 0) status = MIPS_CANCELLED;
     while (status == MIPS_MAXIT && it < o.maxIt) {
       it++;
-      // KKT values
-      for (let p = 0; p < val.length; p++) unchecked(val[p] = 0.0);
-      const cm = this.costMult;
-      for (let j = 0; j < nx; j++) unchecked(val[kkt.diagSlot[j]] += cm * qp.h[j]);
-      for (let t = 0; t < qp.polyVar.length; t++) {
-        // second derivative of a polynomial cost (Horner on value, first and second derivative)
-        const j = unchecked(qp.polyVar[t]), xj = unchecked(x[j]);
-        let v = 0.0, d = 0.0, d2 = 0.0;
-        for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) { d2 = d2 * xj + 2.0 * d; d = d * xj + v; v = v * xj + unchecked(qp.polyCoef[p]); }
-        unchecked(val[kkt.diagSlot[j]] += cm * d2);
-      }
-      if (this.neqNonlinear + this.niqNonlinear > 0) {
-        // Lxx = cost_mult ∇²f + Σ λ ∇²g + Σ μ ∇²h (mips.m's hess_fcn) at the current x, λ, μ
-        const hv = this.hv;
-        this.nln.hessian(x, lam, mu, hv);
-        for (let p = 0; p < hv.length; p++) unchecked(val[kkt.hessSlot[p]] += hv[p]);
-      }
-      for (let k = 0; k < niq; k++) {
-        const w = unchecked(mu[k]) / unchecked(z[k]);
-        const p0 = unchecked(this.iqP[k]), m = unchecked(this.iqP[k + 1]) - p0;
-        const s0 = unchecked(kkt.pairStart[k]);
-        for (let a = 0; a < m; a++) {
-          const wa = w * unchecked(this.iqV[p0 + a]);
-          for (let b = 0; b < m; b++) unchecked(val[kkt.pairSlot[s0 + a * m + b]] += wa * this.iqV[p0 + b]);
-        }
-      }
-      for (let p = 0; p < unchecked(this.eqP[neq]); p++) {
-        const v = unchecked(this.eqV[p]);
-        unchecked(val[kkt.eqLow[p]] += v);
-        unchecked(val[kkt.eqUp[p]] += v);
-      }
-      // right-hand side: -N = -(Lx + Aiᵀ diag(1/z)(μ∘h + γ)), -g
-      for (let j = 0; j < nx; j++) unchecked(rhs[j] = -this.Lx[j]);
-      for (let k = 0; k < niq; k++) {
-        const w = (unchecked(mu[k]) * unchecked(h[k]) + gamma) / unchecked(z[k]);
-        for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) unchecked(rhs[this.iqJ[p]] -= w * this.iqV[p]);
-      }
-      for (let e = 0; e < neq; e++) unchecked(rhs[nx + e] = -this.g[e]);
+      this.assemble(gamma);
       // Symmetric equilibration D K D (D = 1/sqrt(max |row|)): near the optimum μ/z of active
       // constraints grows without bound and the LU's relative pivot tests would read the
       // unscaled system as singular; the scaled one has the same solution, D y.
@@ -294,13 +258,15 @@ export class Mips {
       for (let j = 0; j < nx; j++) unchecked(dx[j] = rhs[j]);
       // dz = -h - z - Ai dx;  dmu = -mu + (gamma - mu dz)/z
       let alphap = 1.0, alphad = 1.0;
+      const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV), dxp = ptr(dx);
+      const zp = ptr(z), mup = ptr(mu), hp = ptr(h), dzp = ptr(dz), dmup = ptr(dmu);
       for (let k = 0; k < niq; k++) {
         let s = 0.0;
-        for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) s += unchecked(this.iqV[p]) * unchecked(dx[this.iqJ[p]]);
-        const zk = unchecked(z[k]), mk = unchecked(mu[k]);
-        const dzk = -unchecked(h[k]) - zk - s;
+        for (let p = geti(iqP, k), e = geti(iqP, k + 1); p < e; p++) s += getf(iqV, p) * getf(dxp, geti(iqJ, p));
+        const zk = getf(zp, k), mk = getf(mup, k);
+        const dzk = -getf(hp, k) - zk - s;
         const dmk = -mk + (gamma - mk * dzk) / zk;
-        unchecked(dz[k] = dzk); unchecked(dmu[k] = dmk);
+        setf(dzp, k, dzk); setf(dmup, k, dmk);
         if (dzk < 0.0) alphap = Math.min(alphap, XI * (zk / -dzk));
         if (dmk < 0.0) alphad = Math.min(alphad, XI * (mk / -dmk));
       }
@@ -333,6 +299,68 @@ export class Mips {
       for (let r = 0; r < rows; r++) { unchecked(this.muL[r] /= cm); unchecked(this.muU[r] /= cm); }
     }
     return status;
+  }
+
+  /** The KKT values (mips.m's M = Lxx + Aiᵀ diag(μ/z) Ai beside Aeᵀ / Ae) and the right-hand side
+   *  (-N, -g) at the current x, λ, μ, z. Raw element access (sparse/raw.ts): nothing allocates here but
+   *  the Hessian, whose objects are reachable and do not move. */
+  private assemble(gamma: f64): void {
+    const nx = this.nx, neq = this.neq, niq = this.niq;
+    const kkt = this.kkt!, qp = this.qp;
+    const val = ptr(kkt.val), diagSlot = ptr(kkt.diagSlot), qh = ptr(qp.h);
+    memory.fill(val, 0, <usize>kkt.val.length << 3);
+    const cm = this.costMult;
+    for (let j = 0; j < nx; j++) { const a = val + (<usize>geti(diagSlot, j) << 3); store<f64>(a, load<f64>(a) + cm * getf(qh, j)); }
+    const x = this.x;
+    for (let t = 0; t < qp.polyVar.length; t++) {
+      // second derivative of a polynomial cost (Horner on value, first and second derivative)
+      const j = unchecked(qp.polyVar[t]), xj = unchecked(x[j]);
+      let v = 0.0, d = 0.0, d2 = 0.0;
+      for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) { d2 = d2 * xj + 2.0 * d; d = d * xj + v; v = v * xj + unchecked(qp.polyCoef[p]); }
+      const a = val + (<usize>geti(diagSlot, j) << 3);
+      store<f64>(a, load<f64>(a) + cm * d2);
+    }
+    if (this.neqNonlinear + this.niqNonlinear > 0) {
+      // Lxx = cost_mult ∇²f + Σ λ ∇²g + Σ μ ∇²h (mips.m's hess_fcn) at the current x, λ, μ
+      const hv = this.hv;
+      this.nln.hessian(x, this.lam, this.mu, hv);
+      const hs = ptr(kkt.hessSlot), hp = ptr(hv);
+      for (let p = 0, m = hv.length; p < m; p++) { const a = val + (<usize>geti(hs, p) << 3); store<f64>(a, load<f64>(a) + getf(hp, p)); }
+    }
+    const mu = ptr(this.mu), z = ptr(this.z), h = ptr(this.h);
+    const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV);
+    const pairStart = ptr(kkt.pairStart), pairSlot = ptr(kkt.pairSlot);
+    for (let k = 0; k < niq; k++) {
+      const w = getf(mu, k) / getf(z, k);
+      const p0 = geti(iqP, k), m = geti(iqP, k + 1) - p0;
+      const s0 = geti(pairStart, k);
+      for (let a = 0; a < m; a++) {
+        const wa = w * getf(iqV, p0 + a);
+        const row = s0 + a * m;
+        for (let b = 0; b < m; b++) {
+          const at = val + (<usize>geti(pairSlot, row + b) << 3);
+          store<f64>(at, load<f64>(at) + wa * getf(iqV, p0 + b));
+        }
+      }
+    }
+    const eqV = ptr(this.eqV), eqLow = ptr(kkt.eqLow), eqUp = ptr(kkt.eqUp);
+    for (let p = 0, e = unchecked(this.eqP[neq]); p < e; p++) {
+      const v = getf(eqV, p);
+      const lo = val + (<usize>geti(eqLow, p) << 3), up = val + (<usize>geti(eqUp, p) << 3);
+      store<f64>(lo, load<f64>(lo) + v);
+      store<f64>(up, load<f64>(up) + v);
+    }
+    // right-hand side: -N = -(Lx + Aiᵀ diag(1/z)(μ∘h + γ)), -g
+    const rhs = ptr(this.rhs), Lx = ptr(this.Lx), g = ptr(this.g);
+    for (let j = 0; j < nx; j++) setf(rhs, j, -getf(Lx, j));
+    for (let k = 0; k < niq; k++) {
+      const w = (getf(mu, k) * getf(h, k) + gamma) / getf(z, k);
+      for (let p = geti(iqP, k), e = geti(iqP, k + 1); p < e; p++) {
+        const a = rhs + (<usize>geti(iqJ, p) << 3);
+        store<f64>(a, load<f64>(a) - w * getf(iqV, p));
+      }
+    }
+    for (let e = 0; e < neq; e++) setf(rhs, nx + e, -getf(g, e));
   }
 
   private converged(o: MipsOptions): bool {
