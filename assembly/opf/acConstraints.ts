@@ -7,6 +7,7 @@
 // 2×2 blocks) and the slot of every branch term are found once here.
 import { NonlinearConstraints } from './nonlinear';
 import { BranchPower } from './branchPower';
+import { geti, getf, ptr, setf } from '../sparse/raw';
 
 export class AcConstraints extends NonlinearConstraints {
   nb: i32; ng: i32; nl: i32; nrated: i32;
@@ -228,33 +229,38 @@ export class AcConstraints extends NonlinearConstraints {
 
   hessian(x: StaticArray<f64>, lam: StaticArray<f64>, mu: StaticArray<f64>, hv: StaticArray<f64>): void {
     const nb = this.nb, nr = this.nrated, nbrP = this.nbrP;
-    for (let p = 0; p < hv.length; p++) unchecked(hv[p] = 0.0);
+    const hp = ptr(hv), lp = ptr(lam), mp = ptr(mu);
+    memory.fill(hp, 0, <usize>hv.length << 3);
     for (let i = 0; i < nb; i++) {
       // Σ λP Re + λQ Im of conj(ysh) Vm²: 2 (λP gs − λQ bs) on (Vm_i, Vm_i)
       const deg = unchecked(nbrP[i + 1]) - unchecked(nbrP[i]);
-      unchecked(hv[this.hessP[nb + i] + deg + this.selfPos[i]] += 2.0 * (lam[i] * this.gs[i] - lam[nb + i] * this.bs[i]));
+      const at = unchecked(this.hessP[nb + i]) + deg + unchecked(this.selfPos[i]);
+      setf(hp, at, getf(hp, at) + 2.0 * (getf(lp, i) * unchecked(this.gs[i]) - getf(lp, nb + i) * unchecked(this.bs[i])));
     }
-    const bp = this.bp, dF = bp.dSf, dT = bp.dSt, F = bp.d2Sf, T = bp.d2St, H = this.local;
-    for (let l = 0; l < this.nl; l++) {
-      const f = unchecked(this.from[l]), t = unchecked(this.to[l]);
-      bp.at(this.coef, 8 * l, unchecked(x[f]), unchecked(x[t]), unchecked(x[nb + f]), unchecked(x[nb + t]), true);
-      const lpF = unchecked(lam[f]), lqF = unchecked(lam[nb + f]), lpT = unchecked(lam[t]), lqT = unchecked(lam[nb + t]);
-      for (let e = 0; e < 16; e++) unchecked(H[e] = lpF * F[e] + lqF * F[16 + e] + lpT * T[e] + lqT * T[16 + e]);
-      const k = unchecked(this.ratedOf[l]);
+    // raw element access in the branch loop (sparse/raw.ts): bp.at writes into these same arrays
+    const bp = this.bp, dF = ptr(bp.dSf), dT = ptr(bp.dSt), F = ptr(bp.d2Sf), T = ptr(bp.d2St), H = ptr(this.local);
+    const from = ptr(this.from), to = ptr(this.to), ratedOf = ptr(this.ratedOf), hPos = ptr(this.hPos), xp = ptr(x);
+    const coef = this.coef;
+    for (let l = 0, nl = this.nl; l < nl; l++) {
+      const f = geti(from, l), t = geti(to, l);
+      bp.at(coef, 8 * l, getf(xp, f), getf(xp, t), getf(xp, nb + f), getf(xp, nb + t), true);
+      const lpF = getf(lp, f), lqF = getf(lp, nb + f), lpT = getf(lp, t), lqT = getf(lp, nb + t);
+      for (let e = 0; e < 16; e++) setf(H, e, lpF * getf(F, e) + lqF * getf(F, 16 + e) + lpT * getf(T, e) + lqT * getf(T, 16 + e));
+      const k = geti(ratedOf, l);
       if (k >= 0) {
         // ∇²|S|² = 2 Re(∇²S conj(S) + ∇S ∇Sᴴ)
-        const mf = 2.0 * unchecked(mu[k]), mt = 2.0 * unchecked(mu[nr + k]);
+        const mf = 2.0 * getf(mp, k), mt = 2.0 * getf(mp, nr + k);
         const sfR = bp.sfR, sfI = bp.sfI, stR = bp.stR, stI = bp.stI;
         for (let a = 0; a < 4; a++) {
           for (let b = 0; b < 4; b++) {
             const e = 4 * a + b;
-            unchecked(H[e] += mf * (F[e] * sfR + F[16 + e] * sfI + dF[a] * dF[b] + dF[4 + a] * dF[4 + b])
-              + mt * (T[e] * stR + T[16 + e] * stI + dT[a] * dT[b] + dT[4 + a] * dT[4 + b]));
+            setf(H, e, getf(H, e) + (mf * (getf(F, e) * sfR + getf(F, 16 + e) * sfI + getf(dF, a) * getf(dF, b) + getf(dF, 4 + a) * getf(dF, 4 + b))
+              + mt * (getf(T, e) * stR + getf(T, 16 + e) * stI + getf(dT, a) * getf(dT, b) + getf(dT, 4 + a) * getf(dT, 4 + b))));
           }
         }
       }
       const o = 16 * l;
-      for (let e = 0; e < 16; e++) unchecked(hv[this.hPos[o + e]] += H[e]);
+      for (let e = 0; e < 16; e++) { const at = geti(hPos, o + e); setf(hp, at, getf(hp, at) + getf(H, e)); }
     }
   }
 }
