@@ -182,47 +182,53 @@ export class AcConstraints extends NonlinearConstraints {
 
   evaluate(x: StaticArray<f64>, g: StaticArray<f64>, eqV: StaticArray<f64>, h: StaticArray<f64>, iqV: StaticArray<f64>): void {
     const nb = this.nb, ng = this.ng, nr = this.nrated;
-    const eqP = this.eqP, eqJ = this.eqJ, nbrP = this.nbrP;
+    // raw element access (sparse/raw.ts): nothing allocates in here
+    const eqP = ptr(this.eqP), eqJ = ptr(this.eqJ), nbrP = ptr(this.nbrP);
+    const xp = ptr(x), gp = ptr(g), ev = ptr(eqV), hp = ptr(h), iv = ptr(iqV);
     for (let r = 0; r < 2 * nb; r++) {
-      for (let p = unchecked(eqP[r]); p < unchecked(eqP[r + 1]); p++) unchecked(eqV[p] = unchecked(eqJ[p]) >= 2 * nb ? -1.0 : 0.0);
+      for (let p = geti(eqP, r), e = geti(eqP, r + 1); p < e; p++) setf(ev, p, geti(eqJ, p) >= 2 * nb ? -1.0 : 0.0);
     }
+    const gs = ptr(this.gs), bs = ptr(this.bs), pd = ptr(this.pd), qd = ptr(this.qd), selfPos = ptr(this.selfPos);
     for (let i = 0; i < nb; i++) {
-      const vm = unchecked(x[nb + i]);
-      const gs = unchecked(this.gs[i]), bs = unchecked(this.bs[i]);
-      unchecked(g[i] = this.pd[i] + gs * vm * vm);
-      unchecked(g[nb + i] = this.qd[i] - bs * vm * vm);
-      const off = unchecked(nbrP[i + 1]) - unchecked(nbrP[i]) + unchecked(this.selfPos[i]);
-      unchecked(eqV[eqP[i] + off] += 2.0 * gs * vm);
-      unchecked(eqV[eqP[nb + i] + off] -= 2.0 * bs * vm);
+      const vm = getf(xp, nb + i);
+      const gsi = getf(gs, i), bsi = getf(bs, i);
+      setf(gp, i, getf(pd, i) + gsi * vm * vm);
+      setf(gp, nb + i, getf(qd, i) - bsi * vm * vm);
+      const off = geti(nbrP, i + 1) - geti(nbrP, i) + geti(selfPos, i);
+      const pa = geti(eqP, i) + off, qa = geti(eqP, nb + i) + off;
+      setf(ev, pa, getf(ev, pa) + 2.0 * gsi * vm);
+      setf(ev, qa, getf(ev, qa) - 2.0 * bsi * vm);
     }
+    const genBus = ptr(this.genBus);
     for (let q = 0; q < ng; q++) {
-      const i = unchecked(this.genBus[q]);
-      unchecked(g[i] -= x[2 * nb + q]);
-      unchecked(g[nb + i] -= x[2 * nb + ng + q]);
+      const i = geti(genBus, q);
+      setf(gp, i, getf(gp, i) - getf(xp, 2 * nb + q));
+      setf(gp, nb + i, getf(gp, nb + i) - getf(xp, 2 * nb + ng + q));
     }
-    const bp = this.bp, dF = bp.dSf, dT = bp.dSt;
-    for (let l = 0; l < this.nl; l++) {
-      const f = unchecked(this.from[l]), t = unchecked(this.to[l]);
-      bp.at(this.coef, 8 * l, unchecked(x[f]), unchecked(x[t]), unchecked(x[nb + f]), unchecked(x[nb + t]), false);
-      unchecked(g[f] += bp.sfR); unchecked(g[nb + f] += bp.sfI);
-      unchecked(g[t] += bp.stR); unchecked(g[nb + t] += bp.stI);
-      const ff = unchecked(this.brPos[4 * l]), ft = unchecked(this.brPos[4 * l + 1]);
-      const tt = unchecked(this.brPos[4 * l + 2]), tf = unchecked(this.brPos[4 * l + 3]);
-      const degF = unchecked(nbrP[f + 1]) - unchecked(nbrP[f]), degT = unchecked(nbrP[t + 1]) - unchecked(nbrP[t]);
-      const pF = unchecked(eqP[f]), qF = unchecked(eqP[nb + f]), pT = unchecked(eqP[t]), qT = unchecked(eqP[nb + t]);
+    const bp = this.bp, dF = ptr(bp.dSf), dT = ptr(bp.dSt), coef = this.coef;
+    const from = ptr(this.from), to = ptr(this.to), brPos = ptr(this.brPos), ratedOf = ptr(this.ratedOf), smax2 = ptr(this.smax2);
+    for (let l = 0, nl = this.nl; l < nl; l++) {
+      const f = geti(from, l), t = geti(to, l);
+      bp.at(coef, 8 * l, getf(xp, f), getf(xp, t), getf(xp, nb + f), getf(xp, nb + t), false);
+      setf(gp, f, getf(gp, f) + bp.sfR); setf(gp, nb + f, getf(gp, nb + f) + bp.sfI);
+      setf(gp, t, getf(gp, t) + bp.stR); setf(gp, nb + t, getf(gp, nb + t) + bp.stI);
+      const ff = geti(brPos, 4 * l), ft = geti(brPos, 4 * l + 1);
+      const tt = geti(brPos, 4 * l + 2), tf = geti(brPos, 4 * l + 3);
+      const degF = geti(nbrP, f + 1) - geti(nbrP, f), degT = geti(nbrP, t + 1) - geti(nbrP, t);
+      const pF = geti(eqP, f), qF = geti(eqP, nb + f), pT = geti(eqP, t), qT = geti(eqP, nb + t);
       // row f: Sf over (Va_f, Va_t, Vm_f, Vm_t); row t: St likewise
-      unchecked(eqV[pF + ff] += dF[0]); unchecked(eqV[pF + ft] += dF[1]); unchecked(eqV[pF + degF + ff] += dF[2]); unchecked(eqV[pF + degF + ft] += dF[3]);
-      unchecked(eqV[qF + ff] += dF[4]); unchecked(eqV[qF + ft] += dF[5]); unchecked(eqV[qF + degF + ff] += dF[6]); unchecked(eqV[qF + degF + ft] += dF[7]);
-      unchecked(eqV[pT + tf] += dT[0]); unchecked(eqV[pT + tt] += dT[1]); unchecked(eqV[pT + degT + tf] += dT[2]); unchecked(eqV[pT + degT + tt] += dT[3]);
-      unchecked(eqV[qT + tf] += dT[4]); unchecked(eqV[qT + tt] += dT[5]); unchecked(eqV[qT + degT + tf] += dT[6]); unchecked(eqV[qT + degT + tt] += dT[7]);
-      const k = unchecked(this.ratedOf[l]);
+      addf(ev, pF + ff, getf(dF, 0)); addf(ev, pF + ft, getf(dF, 1)); addf(ev, pF + degF + ff, getf(dF, 2)); addf(ev, pF + degF + ft, getf(dF, 3));
+      addf(ev, qF + ff, getf(dF, 4)); addf(ev, qF + ft, getf(dF, 5)); addf(ev, qF + degF + ff, getf(dF, 6)); addf(ev, qF + degF + ft, getf(dF, 7));
+      addf(ev, pT + tf, getf(dT, 0)); addf(ev, pT + tt, getf(dT, 1)); addf(ev, pT + degT + tf, getf(dT, 2)); addf(ev, pT + degT + tt, getf(dT, 3));
+      addf(ev, qT + tf, getf(dT, 4)); addf(ev, qT + tt, getf(dT, 5)); addf(ev, qT + degT + tf, getf(dT, 6)); addf(ev, qT + degT + tt, getf(dT, 7));
+      const k = geti(ratedOf, l);
       if (k < 0) continue;
       const sfR = bp.sfR, sfI = bp.sfI, stR = bp.stR, stI = bp.stI;
-      unchecked(h[k] = sfR * sfR + sfI * sfI - this.smax2[k]);
-      unchecked(h[nr + k] = stR * stR + stI * stI - this.smax2[k]);
+      setf(hp, k, sfR * sfR + sfI * sfI - getf(smax2, k));
+      setf(hp, nr + k, stR * stR + stI * stI - getf(smax2, k));
       for (let a = 0; a < 4; a++) {
-        unchecked(iqV[4 * k + a] = 2.0 * (sfR * dF[a] + sfI * dF[4 + a]));
-        unchecked(iqV[4 * (nr + k) + a] = 2.0 * (stR * dT[a] + stI * dT[4 + a]));
+        setf(iv, 4 * k + a, 2.0 * (sfR * getf(dF, a) + sfI * getf(dF, 4 + a)));
+        setf(iv, 4 * (nr + k) + a, 2.0 * (stR * getf(dT, a) + stI * getf(dT, 4 + a)));
       }
     }
   }
@@ -264,6 +270,10 @@ export class AcConstraints extends NonlinearConstraints {
     }
   }
 }
+
+/** m[i] += v (raw element access). */
+// @ts-ignore: decorator
+@inline function addf(m: usize, i: i32, v: f64): void { setf(m, i, getf(m, i) + v); }
 
 function insertionSort(a: StaticArray<i32>, lo: i32, hi: i32): void {
   for (let i = lo + 1; i < hi; i++) {

@@ -8,6 +8,7 @@
 // Variables in the order θf, θt, Vf, Vt; derivatives re[0..4) im[4..8),
 // second derivatives (symmetric, all 16 stored) re[0..16) im[16..32).
 import { branchAdmittance } from '../branchModel';
+import { ptr, setf } from '../sparse/raw';
 
 export const TH_F: i32 = 0;
 export const TH_T: i32 = 1;
@@ -37,17 +38,18 @@ export class BranchPower {
     const uR = vv * deR, uI = vv * deI; // d Vt Vf e^{−jδ}
     this.sfR = aR * vf * vf + wR; this.sfI = aI * vf * vf + wI;
     this.stR = cR * vt * vt + uR; this.stI = cI * vt * vt + uI;
-    const f = this.dSf, t = this.dSt;
-    unchecked(f[TH_F] = -wI); unchecked(f[4 + TH_F] = wR);
-    unchecked(f[TH_T] = wI); unchecked(f[4 + TH_T] = -wR);
-    unchecked(f[VM_F] = 2.0 * aR * vf + vt * beR); unchecked(f[4 + VM_F] = 2.0 * aI * vf + vt * beI);
-    unchecked(f[VM_T] = vf * beR); unchecked(f[4 + VM_T] = vf * beI);
-    unchecked(t[TH_F] = uI); unchecked(t[4 + TH_F] = -uR);
-    unchecked(t[TH_T] = -uI); unchecked(t[4 + TH_T] = uR);
-    unchecked(t[VM_F] = vt * deR); unchecked(t[4 + VM_F] = vt * deI);
-    unchecked(t[VM_T] = 2.0 * cR * vt + vf * deR); unchecked(t[4 + VM_T] = 2.0 * cI * vt + vf * deI);
+    // raw element access (sparse/raw.ts): called once per branch per evaluation
+    const f = ptr(this.dSf), t = ptr(this.dSt);
+    setf(f, TH_F, -wI); setf(f, 4 + TH_F, wR);
+    setf(f, TH_T, wI); setf(f, 4 + TH_T, -wR);
+    setf(f, VM_F, 2.0 * aR * vf + vt * beR); setf(f, 4 + VM_F, 2.0 * aI * vf + vt * beI);
+    setf(f, VM_T, vf * beR); setf(f, 4 + VM_T, vf * beI);
+    setf(t, TH_F, uI); setf(t, 4 + TH_F, -uR);
+    setf(t, TH_T, -uI); setf(t, 4 + TH_T, uR);
+    setf(t, VM_F, vt * deR); setf(t, 4 + VM_F, vt * deI);
+    setf(t, VM_T, 2.0 * cR * vt + vf * deR); setf(t, 4 + VM_T, 2.0 * cI * vt + vf * deI);
     if (!second) return;
-    const F = this.d2Sf, T = this.d2St;
+    const F = ptr(this.d2Sf), T = ptr(this.d2St);
     setSym(F, TH_F, TH_F, -wR, -wI); setSym(F, TH_F, TH_T, wR, wI); setSym(F, TH_T, TH_T, -wR, -wI);
     setSym(F, TH_F, VM_F, -vt * beI, vt * beR); setSym(F, TH_F, VM_T, -vf * beI, vf * beR);
     setSym(F, TH_T, VM_F, vt * beI, -vt * beR); setSym(F, TH_T, VM_T, vf * beI, -vf * beR);
@@ -60,9 +62,9 @@ export class BranchPower {
 }
 
 // @ts-ignore: decorator
-@inline function setSym(m: StaticArray<f64>, a: i32, b: i32, re: f64, im: f64): void {
-  unchecked(m[4 * a + b] = re); unchecked(m[4 * b + a] = re);
-  unchecked(m[16 + 4 * a + b] = im); unchecked(m[16 + 4 * b + a] = im);
+@inline function setSym(m: usize, a: i32, b: i32, re: f64, im: f64): void {
+  setf(m, 4 * a + b, re); setf(m, 4 * b + a, re);
+  setf(m, 16 + 4 * a + b, im); setf(m, 16 + 4 * b + a, im);
 }
 
 /** a, b, c, d of a branch into y[o..o+8): r, x series impedance, bc total charging (p.u.),

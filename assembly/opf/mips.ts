@@ -180,25 +180,29 @@ export class Mips {
     this.f = cm * (f + qp.k);
     const neqN = this.neqNonlinear, niqN = this.niqNonlinear;
     if (neqN + niqN > 0) this.nln.evaluate(x, this.g, this.eqV, this.h, this.iqV);
-    for (let e = 0; e < this.neq; e++) {
-      let s = -unchecked(this.eqB[e]);
-      const le = unchecked(this.lam[e]);
-      for (let p = unchecked(this.eqP[e]); p < unchecked(this.eqP[e + 1]); p++) {
-        const j = unchecked(this.eqJ[p]), v = unchecked(this.eqV[p]);
-        s += v * unchecked(x[j]);
-        unchecked(Lx[j] += v * le);
+    // Lx += dgᵀλ + dhᵀμ, and the linear rows' values, in raw element access (sparse/raw.ts)
+    const xp = ptr(x), lx = ptr(Lx);
+    const eqB = ptr(this.eqB), lam = ptr(this.lam), eqP = ptr(this.eqP), eqJ = ptr(this.eqJ), eqV = ptr(this.eqV), g = ptr(this.g);
+    for (let e = 0, ne = this.neq; e < ne; e++) {
+      let s = -getf(eqB, e);
+      const le = getf(lam, e);
+      for (let p = geti(eqP, e), pe = geti(eqP, e + 1); p < pe; p++) {
+        const j = geti(eqJ, p), v = getf(eqV, p);
+        s += v * getf(xp, j);
+        setf(lx, j, getf(lx, j) + v * le);
       }
-      if (e >= neqN) unchecked(this.g[e] = s);
+      if (e >= neqN) setf(g, e, s);
     }
-    for (let k = 0; k < this.niq; k++) {
-      let s = -unchecked(this.iqB[k]);
-      const mk = unchecked(this.mu[k]);
-      for (let p = unchecked(this.iqP[k]); p < unchecked(this.iqP[k + 1]); p++) {
-        const j = unchecked(this.iqJ[p]), v = unchecked(this.iqV[p]);
-        s += v * unchecked(x[j]);
-        unchecked(Lx[j] += v * mk);
+    const iqB = ptr(this.iqB), mu = ptr(this.mu), iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV), h = ptr(this.h);
+    for (let k = 0, nk = this.niq; k < nk; k++) {
+      let s = -getf(iqB, k);
+      const mk = getf(mu, k);
+      for (let p = geti(iqP, k), pe = geti(iqP, k + 1); p < pe; p++) {
+        const j = geti(iqJ, p), v = getf(iqV, p);
+        s += v * getf(xp, j);
+        setf(lx, j, getf(lx, j) + v * mk);
       }
-      if (k >= niqN) unchecked(this.h[k] = s);
+      if (k >= niqN) setf(h, k, s);
     }
   }
 
