@@ -9,7 +9,7 @@
 // even after being found again for the current values.
 import { SparseLU } from '../sparse/lu';
 import { kktOrder } from './kktOrder';
-import { geti, getf, ptr, setf } from '../sparse/raw';
+import { absBits, geti, getf, maxBits, ptr, setf } from '../sparse/raw';
 
 /** Static pivots are kept while |pivot| ≥ this · max|column| of the equilibrated system: near the
  *  optimum the barrier terms of active bounds grow by orders of magnitude, and a threshold like
@@ -104,10 +104,10 @@ export class KKT {
   equilibrate(rhs: StaticArray<f64>): void {
     const n = this.n, s = ptr(this.scale), val = ptr(this.val), colPtr = ptr(this.colPtr), rowIdx = ptr(this.rowIdx);
     memory.fill(s, 0, <usize>n << 3);
+    // row maxima of |K| as bit patterns (raw.ts: no branch to mispredict; a NaN stays above +Inf)
     for (let p = 0, e = geti(colPtr, n); p < e; p++) {
-      const i = geti(rowIdx, p);
-      const a = Math.abs(getf(val, p));
-      if (a > getf(s, i)) setf(s, i, a);
+      const a = s + (<usize>geti(rowIdx, p) << 3);
+      store<i64>(a, maxBits(load<i64>(a), absBits(getf(val, p))));
     }
     for (let i = 0; i < n; i++) { const m = getf(s, i); setf(s, i, m > 0.0 ? 1.0 / Math.sqrt(m) : 1.0); }
     const r = ptr(rhs);
