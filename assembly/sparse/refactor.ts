@@ -123,11 +123,23 @@ export function refactorLU(
 }
 
 // x[R[t]] -= Σ_c L_c[t]·x_c over 4, 2 or 1 columns of a supernode: one
-// gather and one scatter of x per row for all of them.
+// gather and one scatter of x per row for all of them. Two rows at a time in
+// f64x2 (the columns' values of consecutive rows are adjacent); the sums are
+// formed and subtracted in the scalar order, so the results are the same bits.
 // @ts-ignore: decorator
 @inline function panelUpdate4(x: usize, r: usize, len: i32, a: usize, b: usize, c: usize, d: usize,
                               xa: f64, xb: f64, xc: f64, xd: f64): void {
-  for (let t = 0; t < len; t++) {
+  const va = f64x2.splat(xa), vb = f64x2.splat(xb), vc = f64x2.splat(xc), vd = f64x2.splat(xd);
+  let t = 0;
+  for (; t + 1 < len; t += 2) {
+    const o = <usize>t << 3;
+    const s1 = f64x2.add(f64x2.mul(v128.load(a + o), va), f64x2.mul(v128.load(b + o), vb));
+    const s2 = f64x2.add(f64x2.mul(v128.load(c + o), vc), f64x2.mul(v128.load(d + o), vd));
+    const at0 = x + (<usize>geti(r, t) << 3), at1 = x + (<usize>geti(r, t + 1) << 3);
+    store<f64>(at0, load<f64>(at0) - f64x2.extract_lane(s1, 0) - f64x2.extract_lane(s2, 0));
+    store<f64>(at1, load<f64>(at1) - f64x2.extract_lane(s1, 1) - f64x2.extract_lane(s2, 1));
+  }
+  if (t < len) {
     const o = <usize>t << 3;
     const at = x + (<usize>geti(r, t) << 3);
     store<f64>(at, load<f64>(at) - (load<f64>(a + o) * xa + load<f64>(b + o) * xb)
@@ -137,7 +149,16 @@ export function refactorLU(
 
 // @ts-ignore: decorator
 @inline function panelUpdate2(x: usize, r: usize, len: i32, a: usize, b: usize, xa: f64, xb: f64): void {
-  for (let t = 0; t < len; t++) {
+  const va = f64x2.splat(xa), vb = f64x2.splat(xb);
+  let t = 0;
+  for (; t + 1 < len; t += 2) {
+    const o = <usize>t << 3;
+    const s1 = f64x2.add(f64x2.mul(v128.load(a + o), va), f64x2.mul(v128.load(b + o), vb));
+    const at0 = x + (<usize>geti(r, t) << 3), at1 = x + (<usize>geti(r, t + 1) << 3);
+    store<f64>(at0, load<f64>(at0) - f64x2.extract_lane(s1, 0));
+    store<f64>(at1, load<f64>(at1) - f64x2.extract_lane(s1, 1));
+  }
+  if (t < len) {
     const o = <usize>t << 3;
     const at = x + (<usize>geti(r, t) << 3);
     store<f64>(at, load<f64>(at) - (load<f64>(a + o) * xa + load<f64>(b + o) * xb));
