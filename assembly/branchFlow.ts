@@ -4,25 +4,27 @@
 import { Topology } from './topology';
 import { dcB } from './dcpf';
 import { BR_RATIO, BR_SHIFT, BR_X } from './layout';
+import { geti, getf, ptr, setf } from './sparse/raw';
 
 /** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */
 // @ts-ignore: decorator
 @inline
 export function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void {
-  const a = unchecked(topo.f[l]), c = unchecked(topo.t[l]);
-  const vr = topo.vr, vi = topo.vi, brY = topo.brY;
+  // raw element access (sparse/raw.ts): a study computes this for every branch of every case
+  const a = geti(ptr(topo.f), l), c = geti(ptr(topo.t), l);
+  const vr = ptr(topo.vr), vi = ptr(topo.vi), brY = ptr(topo.brY), fl = ptr(flow);
   const o = 8 * l;
-  const far = unchecked(vr[a]), fai = unchecked(vi[a]), tr = unchecked(vr[c]), ti = unchecked(vi[c]);
-  const yffr = unchecked(brY[o]), yffi = unchecked(brY[o + 1]), yftr = unchecked(brY[o + 2]), yfti = unchecked(brY[o + 3]);
-  const ytfr = unchecked(brY[o + 4]), ytfi = unchecked(brY[o + 5]), yttr = unchecked(brY[o + 6]), ytti = unchecked(brY[o + 7]);
+  const far = getf(vr, a), fai = getf(vi, a), tr = getf(vr, c), ti = getf(vi, c);
+  const yffr = getf(brY, o), yffi = getf(brY, o + 1), yftr = getf(brY, o + 2), yfti = getf(brY, o + 3);
+  const ytfr = getf(brY, o + 4), ytfi = getf(brY, o + 5), yttr = getf(brY, o + 6), ytti = getf(brY, o + 7);
   const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
   const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
   const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
   const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
-  unchecked(flow[0] = far * ifr + fai * ifi);
-  unchecked(flow[1] = fai * ifr - far * ifi);
-  unchecked(flow[2] = tr * itr + ti * iti);
-  unchecked(flow[3] = ti * itr - tr * iti);
+  setf(fl, 0, far * ifr + fai * ifi);
+  setf(fl, 1, fai * ifr - far * ifi);
+  setf(fl, 2, tr * itr + ti * iti);
+  setf(fl, 3, ti * itr - tr * iti);
 }
 
 /** DC flows of branch l: Pf = b (Va_f - Va_t) + Pfinj, Pt = -Pf, Q = 0 (p.u., dcpf.ts dcSoln). */

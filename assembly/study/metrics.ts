@@ -13,6 +13,7 @@ import {
   VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
 } from './layout';
 import { StudyResults } from './results';
+import { geti, getf, ptr } from '../sparse/raw';
 
 /** How a study's branch flows are computed: AC from the solved voltages (input null), or DC from the angles
  *  and the reactances of the packed input's branch section at brOff. Holds the flow of the branch last asked. */
@@ -44,25 +45,30 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
   // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
   // flow with islanding isolate reports them
-  const pinned = topo.pinned, anyPinned = topo.anyPinned;
+  const pinned = ptr(topo.pinned), anyPinned = topo.anyPinned;
   const first = res.violationCount;
   let maxLoad = NaN, maxBr = -1;
+  // raw element access (sparse/raw.ts): every branch of every case
+  const sp = ptr(s), out = ptr(brOut), fb = ptr(topo.f), tb = ptr(topo.t), flow = ptr(flows.flow);
   for (let l = 0; l < nl; l++) {
-    const rate = unchecked(s[rateOff + l]);
-    if (rate <= 0.0 || unchecked(brOut[l]) != 0) continue;
-    if (anyPinned && (unchecked(pinned[unchecked(topo.f[l])]) != 0 || unchecked(pinned[unchecked(topo.t[l])]) != 0)) continue;
+    const rate = getf(sp, rateOff + l);
+    if (rate <= 0.0 || load<u8>(out + <usize>l) != 0) continue;
+    if (anyPinned && (load<u8>(pinned + <usize>geti(fb, l)) != 0 || load<u8>(pinned + <usize>geti(tb, l)) != 0)) continue;
     flows.of(topo, l);
-    const ld = loadingOf(flows.flow, rate, baseMVA);
+    const sf = getf(flow, 0) * getf(flow, 0) + getf(flow, 1) * getf(flow, 1);
+    const st = getf(flow, 2) * getf(flow, 2) + getf(flow, 3) * getf(flow, 3);
+    const ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
     if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);
   }
   let minV = Infinity, maxV = -Infinity, minB = -1, maxB = -1;
+  const vmp = ptr(vm);
   for (let i = 0; i < nb; i++) {
-    if (anyPinned && unchecked(pinned[i]) != 0) continue;
-    const v = unchecked(vm[i]);
+    if (anyPinned && load<u8>(pinned + <usize>i) != 0) continue;
+    const v = getf(vmp, i);
     if (v < minV) { minV = v; minB = i; }
     if (v > maxV) { maxV = v; maxB = i; }
-    const lo = unchecked(s[vminOff + i]), hi = unchecked(s[vmaxOff + i]);
+    const lo = getf(sp, vminOff + i), hi = getf(sp, vmaxOff + i);
     if (v < lo) res.pushViolation(VIOL_LOW_V, i, v, lo);
     else if (v > hi) res.pushViolation(VIOL_HIGH_V, i, v, hi);
   }
