@@ -127,9 +127,6 @@ export class NewtonSystem {
    *  (the fallback's order stays for later solves: the last digits of a result would then depend on
    *  what this topology solved before). Studies call it before every case; a no-op otherwise. */
   resetPivoting(): void {
-    if (this.n > 0 && this.lu.fallbacks > 0) {
-      this.lu.reset();
-      countAnalysis();
-    }
+    if (this.n > 0 && this.lu.fallbacks > 0 && this.lu.reset()) countAnalysis();
   }
 }

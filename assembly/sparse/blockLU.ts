@@ -9,7 +9,7 @@
 //             update (one index read for eight multiply-adds, SIMD on the block columns), each 2×2
 //             diagonal pivot inverted and checked; if a pivot block fails the test, the scalar SparseLU
 //             with threshold partial pivoting factorises this matrix instead (analysed on first need);
-//   solve   — block forward / back substitution.
+//   solve   — block forward / back substitution (solveSteps: on a right-hand side already in block order).
 // Blocks are stored column-major, four doubles: [a00, a10, a01, a11]; a block column is one v128.
 import { amdOrder } from './amd';
 import { LUFactors } from './factors';
@@ -245,10 +245,13 @@ export class BlockLU {
   /** Pivoting fallbacks of the scalar LU since its analysis; -1 before it was first needed. */
   scalarFallbacks(): i32 { const s = this.scalar; return s === null ? -1 : s.fallbacks; }
 
-  /** Back to the analysed state: the scalar fallback (if any) forgets a pivot order it adopted. */
-  reset(): void {
+  /** Back to the analysed state: the scalar fallback (if any) forgets a pivot order it adopted.
+   *  True when that took a new analysis. */
+  reset(): bool {
     const s = this.scalar;
-    if (s !== null && s.fallbacks > 0) s.analyze(this.n, this.Sp, this.Si);
+    if (s === null || s.fallbacks == 0) return false;
+    s.analyze(this.n, this.Sp, this.Si);
+    return true;
   }
 
   /** Left-looking block factorisation on the static structure; false when a pivot block fails. */
