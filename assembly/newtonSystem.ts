@@ -1,6 +1,6 @@
-// Newton-Raphson's linear system on one topology: the Jacobian's CSC pattern (column Va(k), then Vm(k),
-// rows P_i / Q_i of the buses i of Ybus column k in bus order), its LU analysed once, and the right-hand
-// side. The LU works in 2×2 blocks, one per non-reference bus (its Va/Vm unknowns and P/Q equations:
+// Newton-Raphson's linear system on one topology: its LU analysed once from the Jacobian's CSC pattern
+// (column Va(k), then Vm(k), rows P_i / Q_i of the buses i of Ybus column k in bus order), and the
+// right-hand side. The LU works in 2×2 blocks, one per non-reference bus (its Va/Vm unknowns and P/Q equations:
 // sparse/blockLU.ts); the Jacobian is written straight into its block values, one block per Ybus entry
 // (jacobian.ts, through blockAt / diagAt). Built on a topology's first Newton solve (Topology.newton()),
 // kept with it.
@@ -10,13 +10,8 @@ import { Topology, REF } from './topology';
 
 export class NewtonSystem {
   n: i32;
-  ptr: StaticArray<i32>;
-  idx: StaticArray<i32>;
   /** per Ybus entry (i,k) of row k: 0 i is ref, 1 P row only, 2 P and Q rows */
   rows: StaticArray<u8>;
-  /** per Jacobian column of bus k: slot of bus k's own P row */
-  diag: StaticArray<i32>;
-  nnz: i32;
   lu: BlockLU = new BlockLU();
   /** per Ybus entry q (row i, column k of a non-reference bus k): index of its 2×2 block among the LU's
    *  block values (lu.blockValues()), -1 when bus i is the reference (no equation) */
@@ -80,11 +75,7 @@ export class NewtonSystem {
     }
     unchecked(jPtr[nJ] = s);
     this.n = nJ;
-    this.ptr = jPtr;
-    this.idx = jIdx;
-    this.diag = jDiag;
     this.rows = jRows;
-    this.nnz = nnz;
     this.blockAt = new StaticArray<i32>(topo.nnzY);
     this.diagAt = new StaticArray<i32>(nb);
     if (nJ > 0) {
@@ -108,10 +99,7 @@ export class NewtonSystem {
       const ak = unchecked(aIdx[k]), mk = unchecked(mIdx[k]);
       unchecked(this.aAt[k] = ak < 0 ? -1 : this.lu.stepPosition(ak));
       unchecked(this.mAt[k] = mk < 0 ? -1 : this.lu.stepPosition(mk));
-    }
-    // the block of each Ybus entry: where its P_i row sits in column Va(k) (block position 0,0)
-    for (let k = 0; k < nb; k++) {
-      const ak = unchecked(aIdx[k]);
+      // the block of each Ybus entry: where its P_i row sits in column Va(k) (block position 0,0)
       unchecked(this.diagAt[k] = ak < 0 ? -1 : this.lu.entrySlot(jDiag[ak]));
       let sA = ak < 0 ? 0 : unchecked(jPtr[ak]);
       for (let q = unchecked(yPtr[k]); q < unchecked(yPtr[k + 1]); q++) {
