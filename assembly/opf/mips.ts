@@ -180,30 +180,10 @@ export class Mips {
     this.f = cm * (f + qp.k);
     const neqN = this.neqNonlinear, niqN = this.niqNonlinear;
     if (neqN + niqN > 0) this.nln.evaluate(x, this.g, this.eqV, this.h, this.iqV);
-    // Lx += dgᵀλ + dhᵀμ, and the linear rows' values, in raw element access (sparse/raw.ts)
+    // Lx += dgᵀλ + dhᵀμ, and the linear rows' values
     const xp = ptr(x), lx = ptr(Lx);
-    const eqB = ptr(this.eqB), lam = ptr(this.lam), eqP = ptr(this.eqP), eqJ = ptr(this.eqJ), eqV = ptr(this.eqV), g = ptr(this.g);
-    for (let e = 0, ne = this.neq; e < ne; e++) {
-      let s = -getf(eqB, e);
-      const le = getf(lam, e);
-      for (let p = geti(eqP, e), pe = geti(eqP, e + 1); p < pe; p++) {
-        const j = geti(eqJ, p), v = getf(eqV, p);
-        s += v * getf(xp, j);
-        setf(lx, j, getf(lx, j) + v * le);
-      }
-      if (e >= neqN) setf(g, e, s);
-    }
-    const iqB = ptr(this.iqB), mu = ptr(this.mu), iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV), h = ptr(this.h);
-    for (let k = 0, nk = this.niq; k < nk; k++) {
-      let s = -getf(iqB, k);
-      const mk = getf(mu, k);
-      for (let p = geti(iqP, k), pe = geti(iqP, k + 1); p < pe; p++) {
-        const j = geti(iqJ, p), v = getf(iqV, p);
-        s += v * getf(xp, j);
-        setf(lx, j, getf(lx, j) + v * mk);
-      }
-      if (k >= niqN) setf(h, k, s);
-    }
+    sparseRows(this.neq, ptr(this.eqP), ptr(this.eqJ), ptr(this.eqV), ptr(this.eqB), ptr(this.lam), xp, lx, neqN, ptr(this.g));
+    sparseRows(this.niq, ptr(this.iqP), ptr(this.iqJ), ptr(this.iqV), ptr(this.iqB), ptr(this.mu), xp, lx, niqN, ptr(this.h));
   }
 
   private conditions(f0: f64): void {
@@ -390,5 +370,23 @@ export class Mips {
       if (kind == 1 || kind == 3) unchecked(this.muL[r] = m);
       else unchecked(this.muU[r] = m);
     }
+  }
+}
+
+/** For the rows r of a sparse row set (P, J, V) and their multipliers m: Lx += V(r,:)ᵀ m_r, and
+ *  out[r] = V(r,:)·x − B_r for the linear rows r ≥ firstLinear (the nonlinear ones have their values
+ *  from their own evaluation). Raw element access (sparse/raw.ts). */
+// @ts-ignore: decorator
+@inline function sparseRows(count: i32, P: usize, J: usize, V: usize, B: usize, m: usize, x: usize, lx: usize,
+                            firstLinear: i32, out: usize): void {
+  for (let r = 0; r < count; r++) {
+    let s = -getf(B, r);
+    const mr = getf(m, r);
+    for (let p = geti(P, r), pe = geti(P, r + 1); p < pe; p++) {
+      const j = geti(J, p), v = getf(V, p);
+      s += v * getf(x, j);
+      setf(lx, j, getf(lx, j) + v * mr);
+    }
+    if (r >= firstLinear) setf(out, r, s);
   }
 }
