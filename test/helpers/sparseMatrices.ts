@@ -208,3 +208,17 @@ export function expectSingular(lu: WasmLU, values: Float64Array, label: string):
   assert.ok(x.every((t) => Number.isNaN(t)), `${label}: solve after a failed factor must give NaN, not an answer`);
 }
 
+/** Factors a three times, its values perturbed by 0, 1 and 2 % (a Newton iteration's refactorisations on one
+ *  pattern) and checks each solve's residual; `after(it)` runs after each. */
+export function checkRefactorisations(lu: WasmLU, a: Csc, after?: (it: number) => void): void {
+  for (let it = 0; it < 3; it++) {
+    const v = a.values.map((t, p) => t * (1 + 0.01 * it * Math.sin(p)));
+    const m = withValues(a, v);
+    assert.equal(lu.factor(v), true);
+    const b = randomVector(a.n, it);
+    const x = lu.solve(b);
+    const res = residualInf(m, x, b);
+    assert.ok(res <= 1e-10 * (normInf(m) * maxAbs(x) + maxAbs(b)), `iteration ${it}: residual ${res}`);
+    after?.(it);
+  }
+}
