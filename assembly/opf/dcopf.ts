@@ -134,6 +134,7 @@ export function dcopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const model = buildDcModel(inp);
   if (model === null) return bad(out);
   const mips = new Mips(model.qp);
+  o.predictorCorrector = model.qp.isLinear();
   const status = mips.solve(o, model.constant);
   writeSolveHeader(out, mips, status, mips.f + model.constant);
   writeDcResults(inp, out, model, mips.x, mips.muL, mips.muU);

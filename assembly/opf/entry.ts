@@ -67,7 +67,7 @@ export function opfLpBuild(): i32 {
   const model = buildDcModel(inp);
   if (model === null) return -1;
   const qp = model.qp, nx = qp.nx, nA = qp.nA, nnz = unchecked(qp.Ap[nA]);
-  for (let j = 0; j < nx; j++) if (unchecked(qp.h[j]) != 0.0) return 0;
+  if (!qp.isLinear()) return 0;
   const len = LP_HEADER + 3 * nx + 2 * nA + nA + 1 + 2 * nnz;
   if (lpData.length < len) lpData = new StaticArray<f64>(len);
   const d = lpData;

@@ -118,6 +118,12 @@ export class KKT {
     }
   }
 
+  /** b to D b: a further right-hand side for the system equilibrate scaled. */
+  scaleRhs(b: StaticArray<f64>): void {
+    const s = this.scale;
+    for (let i = 0; i < this.n; i++) unchecked(b[i] *= s[i]);
+  }
+
   /** x = D y after solving the scaled system. */
   unscale(y: StaticArray<f64>): void {
     const s = this.scale;

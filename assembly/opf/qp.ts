@@ -58,6 +58,13 @@ export class QP {
     this.polyStart.push(this.polyCoef.length);
   }
 
+  /** No quadratic or higher cost term: a linear programme. */
+  isLinear(): bool {
+    if (this.polyVar.length > 0) return false;
+    for (let j = 0; j < this.nx; j++) if (unchecked(this.h[j]) != 0.0) return false;
+    return true;
+  }
+
   /** Starts row nA with bounds lo..hi; returns its index. */
   addRow(lo: f64, hi: f64): i32 {
     const r = this.nA;

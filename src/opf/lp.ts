@@ -1,6 +1,7 @@
 // A DC-OPF whose costs are all linear (polynomials of degree ≤ 1, piecewise-linear curves) is a linear
-// programme. MATPOWER hands those to GLPK rather than MIPS, and an interior point without step control
-// can crawl on a degenerate one (case2383wp: MIPS stops at its iteration limit). gridops hands them to
+// programme. MATPOWER hands those to GLPK rather than MIPS. gridops solves them with MIPS and Mehrotra's
+// predictor–corrector (assembly/opf/mips.ts: MIPS's fixed centring crawled on the degenerate case2383wp and
+// stopped at its iteration limit); an LP that still does not converge in LP_MIPS_ITERATIONS goes to
 // HiGHS (npm `highs`, the solver compiled to WebAssembly), in the same worker, on the model the wasm
 // core builds (assembly/opf/entry.ts opfLpBuild: the same rows as the DC-OPF's QP), and the core writes
 // the results from its solution exactly as it writes MIPS's.
@@ -26,7 +27,19 @@ const OPTIMAL = 7, INFEASIBLE = 8;
 
 export interface LpRun { output: Float64Array; iterations: number; objective: number }
 
-/** Solves the input's DC-OPF as an LP when it is one; undefined when it is not (MIPS then). */
+/** HiGHS's model status after a run; a run HiGHS itself reports as an error (it throws: IPX ends
+ *  "imprecise" on case2869pegase's and case9241pegase's LPs without crossover) counts as not optimal. */
+function run(model: ReturnType<Highs['createModel']>): number {
+  try {
+    model.run();
+  } catch {
+    return -1;
+  }
+  return model.getModelStatus();
+}
+
+/** Solves the input's DC-OPF as an LP when it is one; undefined when it is not (MIPS then) or when HiGHS
+ *  ends without an answer (MIPS's stands then). */
 export async function solveOpfLp(engine: PowerFlowEngine, input: Float64Array, timeLimitS: number): Promise<LpRun | undefined> {
   const d = engine.buildOpfLp(input);
   if (!d) return undefined;
@@ -62,15 +75,15 @@ export async function solveOpfLp(engine: PowerFlowEngine, input: Float64Array, t
     // interior point does not end optimal.
     const started = performance.now();
     model.options.set({ output_flag: false, time_limit: timeLimitS, solver: 'ipm', run_crossover: 'off' });
-    model.run();
-    let status = model.getModelStatus();
+    let status = run(model);
     let iterations = Number(model.info.get('ipm_iteration_count') ?? 0);
     if (status !== OPTIMAL) {
       model.options.set({ solver: 'choose', run_crossover: 'on', time_limit: Math.max(timeLimitS - (performance.now() - started) / 1000, 0.01) });
-      model.run();
-      status = model.getModelStatus();
+      status = run(model);
       iterations += Number(model.info.get('simplex_iteration_count') ?? 0);
     }
+    // neither ended optimal: MIPS's own (unconverged) answer stands, as it would without an LP solver
+    if (status !== OPTIMAL && status !== INFEASIBLE) return undefined;
     const objective = model.getObjectiveValue();
     const sol = model.getSolution();
     const rows = nx + nA;

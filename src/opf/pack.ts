@@ -63,8 +63,9 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   input[IN.BASEMVA] = base;
   input[IN.FEASTOL] = Math.max(OPF_VIOLATION, o.tolerance);
   input[IN.GRADTOL] = o.tolerance; input[IN.COMPTOL] = o.tolerance; input[IN.COSTTOL] = o.tolerance;
-  // A DC-OPF with linear costs is an LP: MIPS solves most in 10–15 iterations and crawls on a degenerate
-  // one, which HiGHS then takes over (src/opf/worker.ts), so MIPS gets at most LP_MIPS_ITERATIONS there.
+  // A DC-OPF with linear costs is an LP: MIPS with Mehrotra's predictor–corrector (assembly/opf/mips.ts)
+  // solves the shared ones in 3–12 iterations; one it has not finished in LP_MIPS_ITERATIONS goes to HiGHS
+  // (src/opf/worker.ts).
   const lp = o.method === 'dc' && net.generators.every((g) => !g.in_service || !g.cost || g.cost.model === 'piecewise_linear' || trimLeadingZeros(g.cost.coefficients).length <= 2);
   input[IN.MAXIT] = lp ? Math.min(o.maxIterations, LP_MIPS_ITERATIONS) : o.maxIterations;
   input[IN.TIME_LIMIT_S] = o.timeoutMs / 1000;
