@@ -26,6 +26,15 @@ export class LUFactors {
     this.Ux = new StaticArray<f64>(capU);
   }
 
+  /** Ready for a new analysis of order n with room for capL / capU entries: the storage already held is
+   *  kept when it is large enough (a re-analysis of the same system: no allocation, nothing to clear,
+   *  since the analysis writes every index and the factorisation every value). */
+  prepare(n: i32, capL: i32, capU: i32): void {
+    if (this.Lp.length != n + 1) { this.Lp = new StaticArray<i32>(n + 1); this.Up = new StaticArray<i32>(n + 1); }
+    if (this.Li.length < capL) { this.Li = new StaticArray<i32>(capL); this.Lx = new StaticArray<f64>(capL); }
+    if (this.Ui.length < capU) { this.Ui = new StaticArray<i32>(capU); this.Ux = new StaticArray<f64>(capU); }
+  }
+
   /** Makes room for at least `need` entries of L, keeping the first `used`. */
   reserveL(need: i32, used: i32): void {
     if (need <= this.Li.length) return;

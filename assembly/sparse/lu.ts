@@ -48,12 +48,13 @@ export class SparseLU {
   private pinv: StaticArray<i32> = new StaticArray<i32>(0);
   private prow: StaticArray<i32> = new StaticArray<i32>(0);
   /** A in pivot-column order for the refactorisation: column k (= original
-   *  column q[k]) is slots Apq[k] .. Apq[k+1]-1; entry p of A goes to slot
-   *  slotOf[p], its row step is stepOf[slot], its value is copied to Aq. */
+   *  column q[k], whose values start at colAt[k]) is slots Apq[k] .. Apq[k+1]-1;
+   *  entry p of A is slot slotOf[p], whose row step is stepOf[slot]. The values
+   *  are read in place (refactor.ts). */
   private Apq: StaticArray<i32> = new StaticArray<i32>(1);
+  private colAt: StaticArray<i32> = new StaticArray<i32>(0);
   private slotOf: StaticArray<i32> = new StaticArray<i32>(0);
   private stepOf: StaticArray<i32> = new StaticArray<i32>(0);
-  private Aq: StaticArray<f64> = new StaticArray<f64>(0);
   /** snEnd[j]: last column of the supernode of L containing column j. */
   private snEnd: StaticArray<i32> = new StaticArray<i32>(0);
   private supernodesOn: bool = true;
@@ -61,6 +62,7 @@ export class SparseLU {
   private f: LUFactors = new LUFactors(0, 0, 0);
   private g: LUFactors = new LUFactors(0, 0, 0);
   private pinvG: StaticArray<i32> = new StaticArray<i32>(0);
+  private gRoom: i32 = 0;
 
   private ident: StaticArray<i32> = new StaticArray<i32>(0);
   private x: StaticArray<f64> = new StaticArray<f64>(0);
@@ -114,22 +116,23 @@ export class SparseLU {
     this.Apq = new StaticArray<i32>(n + 1);
     this.slotOf = new StaticArray<i32>(nnz);
     this.stepOf = new StaticArray<i32>(nnz);
-    this.Aq = new StaticArray<f64>(nnz);
+    this.colAt = new StaticArray<i32>(n);
     for (let k = 0; k < n; k++) {
       const col = unchecked(qq[k]);
       const start = unchecked(this.Apq[k]);
+      unchecked(this.colAt[k] = Ap[col]);
       for (let p = unchecked(Ap[col]); p < unchecked(Ap[col + 1]); p++) unchecked(this.slotOf[p] = start + p - Ap[col]);
       unchecked(this.Apq[k + 1] = start + Ap[col + 1] - Ap[col]);
     }
 
-    this.f = new LUFactors(n, 2 * nnz + n, 2 * nnz + n);
+    this.f.prepare(n, 2 * nnz + n, 2 * nnz + n);
     symbolicLU(n, Ap, Ai, qq, this.pinv, this.f, this.pinvG, this.xi, this.stack, this.pstack, this.mark);
     this.updateStepOf();
     this.snEnd = new StaticArray<i32>(n);
     this.refreshSupernodes();
-    // Room for the fallback's factors: its pivots usually fill a little more.
-    const room = this.f.nnzL(n) + this.f.nnzU(n);
-    this.g = new LUFactors(n, room + n, room + n);
+    // Room for the fallback's factors (its pivots usually fill a little more) is made when a fallback
+    // first needs it: a KKT system re-analysed within a solve keeps its storage.
+    this.gRoom = this.f.nnzL(n) + this.f.nnzU(n) + n;
   }
 
   /** Numeric factorisation of a matrix with the analysed pattern. Returns false
@@ -139,6 +142,7 @@ export class SparseLU {
     if (this.factorStatic(values)) return true;
     // Static pivot too small: pivot for real, preferring the current rows.
     this.fallbacks++;
+    this.g.prepare(n, this.gRoom, this.gRoom);
     const ok = pivotingLU(n, this.Ap, this.Ai, values, this.q, this.prow, this.ident, this.g,
       this.pinvG, this.x, this.xi, this.stack, this.pstack, this.mark);
     if (!ok) {
@@ -157,11 +161,7 @@ export class SparseLU {
    *  else changed) when a pivot fails its test, so the caller may re-analyse before pivoting. */
   factorStatic(values: StaticArray<f64>): bool {
     if (this.restoreStatic) this.swapFactors(false);
-    // one sequential pass puts the values in pivot-column order
-    const va = ptr(values), aq = ptr(this.Aq), slot = ptr(this.slotOf);
-    const nnz = this.slotOf.length;
-    for (let p = 0; p < nnz; p++) setf(aq, geti(slot, p), getf(va, p));
-    const failed = refactorLU(this.n, this.Apq, this.stepOf, this.Aq, this.f, this.snEnd, this.x, this.staticPivotTol);
+    const failed = refactorLU(this.n, this.Apq, this.colAt, this.stepOf, values, this.f, this.snEnd, this.x, this.staticPivotTol);
     if (failed >= 0) {
       // the work vector must be zero for whatever factorisation comes next
       for (let i = 0; i < this.n; i++) unchecked(this.x[i] = 0.0);

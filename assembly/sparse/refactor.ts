@@ -11,26 +11,27 @@ import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
 /**
  * Numeric factorisation into f, whose patterns are already set, of the matrix
- * given column by column in pivot order: column k of P·A·Q is entries
- * Aq[t], t in Apq[k] .. Apq[k+1]-1, in row steps stepOf[t] (the caller
- * permutes the values once, sequentially, so this loop reads them as a
- * stream). snEnd[j] is the last column of j's supernode (supernodes.ts).
+ * A (its CSC values, as given): column k of P·A·Q is the block of values
+ * starting at colAt[k] (= colPtr[q[k]]) with Apq[k+1] − Apq[k] entries, entry
+ * t − Apq[k] of it in row step stepOf[t] (each column is read as a stream, in
+ * place). snEnd[j] is the last column of j's supernode (supernodes.ts).
  * x is a zeroed work vector of length n and is left zeroed.
  * Returns -1 on success, else the step whose pivot failed the test
  * (|u_kk| < PIVOT_TOL·max|l_ik·u_kk|, tiny against the column, or not finite).
  */
 export function refactorLU(
-  n: i32, Apq: StaticArray<i32>, stepOf: StaticArray<i32>, Aq: StaticArray<f64>,
+  n: i32, Apq: StaticArray<i32>, colAt: StaticArray<i32>, stepOf: StaticArray<i32>, values: StaticArray<f64>,
   f: LUFactors, snEnd: StaticArray<i32>, x: StaticArray<f64>, pivotTol: f64 = PIVOT_TOL,
 ): i32 {
-  const ap = ptr(Apq), so = ptr(stepOf), va = ptr(Aq), xp = ptr(x), se = ptr(snEnd);
+  const ap = ptr(Apq), ca = ptr(colAt), so = ptr(stepOf), xp = ptr(x), se = ptr(snEnd);
   const lp = ptr(f.Lp), li = ptr(f.Li), lx = ptr(f.Lx), up = ptr(f.Up), ui = ptr(f.Ui), ux = ptr(f.Ux);
   for (let k = 0; k < n; k++) {
     // scale: largest |entry| met in this column (as bits, see raw.ts); guard:
     // a plain sum that turns NaN/Inf when any U entry is.
     let scale: i64 = 0, guard: f64 = 0.0;
-    const aend = geti(ap, k + 1);
-    for (let p = geti(ap, k); p < aend; p++) {
+    const a0 = geti(ap, k), aend = geti(ap, k + 1);
+    const va = ptr(values) + ((<usize>(geti(ca, k) - a0)) << 3);
+    for (let p = a0; p < aend; p++) {
       const v = getf(va, p);
       setf(xp, geti(so, p), v);
       scale = maxBits(scale, absBits(v));
