@@ -19,6 +19,7 @@
 // recently used first, with their Ybus / Jacobian / B patterns and LU analyses;
 // Ybus values and the numeric factors of B', B'', Bdc are also reused while the
 // branch and shunt parameters hash the same.
+import { opfClearKeptAnalysis } from './opf/entry';
 import { Topology } from './topology';
 import { analysisTotal } from './analysis';
 import { makeYbus } from './ybus';
@@ -59,7 +60,7 @@ export function outputPtr(): usize { return changetype<usize>(output); }
 export function outputLength(): i32 { return outLen; }
 export function analysisCount(): i32 { return analysisTotal(); }
 export function cacheSize(): i32 { return cache.length; }
-export function clearCache(): void { cache = new Array<Topology>(); }
+export function clearCache(): void { cache = new Array<Topology>(); opfClearKeptAnalysis(); }
 export function abiVersion(): i32 { return ABI_VERSION; }
 
 function topologyFor(nb: i32, nl: i32, typeOff: i32, fOff: i32, tOff: i32): Topology {
@@ -246,4 +247,4 @@ export function solve(): i32 {
   unchecked(out[OUT_ANALYSES] = <f64>analysisTotal());
   return status;
 }
-export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish } from './opf/entry';
+export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish, opfKeptAnalysisHits } from './opf/entry';

@@ -8,6 +8,7 @@
 import { dcopf, buildDcModel, writeDcResults, DcModel } from './dcopf';
 import { acopf } from './acopf';
 import { MipsOptions } from './mips';
+import { lastAnalysis } from './analysisCache';
 import {
   OPF_ABI_VERSION, OPF_IN_VERSION, OPF_IN_METHOD, OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_FEASTOL, OPF_IN_GRADTOL,
   OPF_IN_COMPTOL, OPF_IN_COSTTOL, OPF_IN_MAXIT, OPF_OUT_HEADER, OPF_OUT_STATUS, OPF_BAD_INPUT, OPF_METHOD_DC,
@@ -109,3 +110,8 @@ export function opfLpFinish(status: i32, iterations: i32, objective: f64): i32 {
   writeDcResults(inp, out, model, x, muL, muU);
   return status;
 }
+
+/** OPF solves that took the kept KKT analysis (./analysisCache.ts) since the instance started. */
+export function opfKeptAnalysisHits(): i32 { return lastAnalysis.hits; }
+/** Lets the kept KKT analysis go (with the topology cache: clearCache). */
+export function opfClearKeptAnalysis(): void { lastAnalysis.clear(); }

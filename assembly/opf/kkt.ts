@@ -9,6 +9,7 @@
 // even after being found again for the current values.
 import { SparseLU } from '../sparse/lu';
 import { kktOrder } from './kktOrder';
+import { lastAnalysis } from './analysisCache';
 import { absBits, geti, getf, maxBits, ptr, setf } from '../sparse/raw';
 
 /** Static pivots are kept while |pivot| ≥ this · max|column| of the equilibrated system: near the
@@ -38,7 +39,9 @@ export class KKT {
   /** slots of Ae(e, j) below and Aeᵀ above, per equality entry. */
   eqLow: StaticArray<i32> = new StaticArray<i32>(0);
   eqUp: StaticArray<i32> = new StaticArray<i32>(0);
-  lu: SparseLU = new SparseLU();
+  lu: SparseLU = newKktLU();
+  /** lu is the analysis kept for later solves (./analysisCache.ts): not to be re-analysed in place */
+  private shared: bool = false;
   /** equilibration factors of the current values */
   scale: StaticArray<f64> = new StaticArray<f64>(0);
   private b0: StaticArray<f64> = new StaticArray<f64>(0);
@@ -55,10 +58,20 @@ export class KKT {
    *  so it is found at the first call and found again when a static pivot fails, as bounds become
    *  active and the barrier terms grow; only if the fresh sequence fails too does the LU pivot. */
   factor(): bool {
-    if (!this.analysed) { this.analyse(); this.analysed = true; }
+    if (!this.analysed) { this.analyseFirst(); this.analysed = true; }
     else if (this.lu.factorStatic(this.val)) return true;
     else if (this.reanalyses < MAX_REANALYSES) { this.analyse(); this.reanalyses++; }
     return this.lu.factor(this.val);
+  }
+
+  /** The first analysis of a solve, or the last solve's when this one's system is the same: pattern,
+   *  pairing hints and values at the first factorisation (./analysisCache.ts). */
+  private analyseFirst(): void {
+    const hit = lastAnalysis.find(this.n, this.nx, this.colPtr, this.rowIdx, this.val, this.partner);
+    if (hit !== null) { this.lu = hit; this.shared = true; return; }
+    this.analyse();
+    lastAnalysis.keep(this.n, this.nx, this.colPtr, this.rowIdx, this.val, this.partner, this.lu);
+    this.shared = true;
   }
 
   /** Solves the (equilibrated) system in place, then refines: r = b − K x, x += K⁻¹ r while the
@@ -95,6 +108,11 @@ export class KKT {
 
   private analyse(): void {
     const n = this.n;
+    if (this.shared) {
+      // the kept analysis stays as it was found: a re-analysis within this solve gets an LU of its own
+      this.lu = newKktLU();
+      this.shared = false;
+    }
     const q = new StaticArray<i32>(n), prow = new StaticArray<i32>(n);
     kktOrder(n, this.nx, this.colPtr, this.rowIdx, this.val, this.partner, q, prow);
     this.lu.analyzeOrdered(n, this.colPtr, this.rowIdx, q, prow);
@@ -252,9 +270,14 @@ export class KKT {
     this.scale = new StaticArray<f64>(n);
     this.b0 = new StaticArray<f64>(n);
     this.r = new StaticArray<f64>(n);
-    this.lu.staticPivotTol = STATIC_PIVOT_TOL;
-    this.lu.keepStaticOrder = true;
   }
+}
+
+function newKktLU(): SparseLU {
+  const lu = new SparseLU();
+  lu.staticPivotTol = STATIC_PIVOT_TOL;
+  lu.keepStaticOrder = true;
+  return lu;
 }
 
 function sortSlice(a: Array<i32>, lo: i32, hi: i32): void {

@@ -34,6 +34,7 @@ interface CoreExports {
   opfLpDataPtr(): number;
   opfLpSolutionPtr(): number;
   opfLpFinish(status: number, iterations: number, objective: number): number;
+  opfKeptAnalysisHits(): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/study/layout.ts). */
@@ -168,6 +169,8 @@ export class PowerFlowEngine {
 
   get analyses(): number { return this.x.analysisCount(); }
   get cachedTopologies(): number { return this.x.cacheSize(); }
+  /** OPF solves that reused the kept KKT analysis (assembly/opf/analysisCache.ts). */
+  get keptOpfAnalysisHits(): number { return this.x.opfKeptAnalysisHits(); }
   clearCache(): void { this.x.clearCache(); }
 }
 
