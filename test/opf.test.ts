@@ -4,7 +4,7 @@ import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CASES_DIR } from '../src/paths.js';
+import { CASES_DIR, ROOT } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { PowerFlowInputError } from '../src/powerflow/types.js';
@@ -17,6 +17,7 @@ import type { NetworkModel } from '../src/domain/networkModel.js';
 
 const pool = createSolverPool({ threads: 1 });
 after(() => pool.close());
+const PGLIB_DIR = join(ROOT, 'test', 'reference', 'pglib');
 const case9 = (): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), 'case9.m');
 
 test('capacity below demand: infeasible at once, naming total generation', async () => {
@@ -230,6 +231,23 @@ test('DC with linear costs (case2383wp, degenerate): MIPS with the predictor–c
   assert.ok(Math.abs(highs.objective - r.objective) < 1e-9 * r.objective, `${highs.objective} vs ${r.objective}`);
   highs.buses.forEach((b, i) => assert.ok(Math.abs(b.lmp_p - r.buses[i]!.lmp_p) < 1e-6, `bus ${b.id} LMP ${b.lmp_p} vs ${r.buses[i]!.lmp_p}`));
   assert.equal(await solveOpfLp(engine, packOpf(case9(), o).input, 600), undefined, 'quadratic costs are not an LP');
+});
+
+test('DC with linear costs, a degenerate LP (pglib_opf_case3012wp_k): MIPS converges, regularised near the optimum, to HiGHS\'s objective', async () => {
+  const net = parseMatpower(readFileSync(join(PGLIB_DIR, 'pglib_opf_case3012wp_k.m'), 'utf8'), 'pglib_opf_case3012wp_k.m');
+  const r = await solveOpf(pool, net, { method: 'dc', timeoutMs: 600_000 });
+  assert.equal(r.status, 'converged', r.message);
+  assert.equal(r.solver, 'mips', 'no handover to HiGHS');
+  const demand = net.loads.filter((l) => l.in_service).reduce((s, l) => s + l.mw, 0) + net.buses.reduce((s, b) => s + b.gs, 0);
+  assert.ok(Math.abs(r.generators.reduce((s, g) => s + g.p_mw, 0) - demand) < 1e-4, 'generation meets demand');
+  r.generators.forEach((g, i) => {
+    const m = net.generators[i]!;
+    if (m.in_service) assert.ok(g.p_mw >= m.pmin! - 1e-6 && g.p_mw <= m.pmax! + 1e-6, `generator ${i} within its limits`);
+  });
+  const o = { ...DEFAULT_OPF_OPTIONS, method: 'dc' as const };
+  const lp = await solveOpfLp(new PowerFlowEngine(), packOpf(net, o).input, 600);
+  assert.ok(lp, 'an LP');
+  assert.ok(Math.abs(lp.objective - r.objective) < 1e-7 * r.objective, `${r.objective} vs HiGHS ${lp.objective}`);
 });
 
 test('DC with linear costs: an LP MIPS has not finished in its iterations goes to HiGHS, with MIPS\'s prices', async () => {

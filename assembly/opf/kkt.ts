@@ -21,6 +21,8 @@ import { absBits, geti, getf, maxBits, ptr, setf } from '../sparse/raw';
 const STATIC_PIVOT_TOL: f64 = 1e-11;
 const MAX_REANALYSES: i32 = 20;
 const REFINE_STEPS: i32 = 3;
+/** δ of factorRegularised, against the equilibrated system's entries of at most 1. */
+const REGULARISATION: f64 = 1e-10;
 
 export class KKT {
   n: i32;
@@ -57,11 +59,13 @@ export class KKT {
    *  depends on the values (the matching prefers large entries, weak diagonals wait for their rows),
    *  so it is found at the first call and found again when a static pivot fails, as bounds become
    *  active and the barrier terms grow; only if the fresh sequence fails too does the LU pivot. */
-  factor(): bool {
+  factor(): bool { return this.factorValues(this.val); }
+
+  private factorValues(values: StaticArray<f64>): bool {
     if (!this.analysed) { this.analyseFirst(); this.analysed = true; }
-    else if (this.lu.factorStatic(this.val)) return true;
-    else if (this.reanalyses < MAX_REANALYSES) { this.analyse(); this.reanalyses++; }
-    return this.lu.factor(this.val);
+    else if (this.lu.factorStatic(values)) return true;
+    else if (this.reanalyses < MAX_REANALYSES) { this.analyse(values); this.reanalyses++; }
+    return this.lu.factor(values);
   }
 
   /** The first analysis of a solve, or the last solve's when this one's system is the same: pattern,
@@ -106,7 +110,7 @@ export class KKT {
     }
   }
 
-  private analyse(): void {
+  private analyse(values: StaticArray<f64> = this.val): void {
     const n = this.n;
     if (this.shared) {
       // the kept analysis stays as it was found: a re-analysis within this solve gets an LU of its own
@@ -114,7 +118,7 @@ export class KKT {
       this.shared = false;
     }
     const q = new StaticArray<i32>(n), prow = new StaticArray<i32>(n);
-    kktOrder(n, this.nx, this.colPtr, this.rowIdx, this.val, this.partner, q, prow);
+    kktOrder(n, this.nx, this.colPtr, this.rowIdx, values, this.partner, q, prow);
     this.lu.analyzeOrdered(n, this.colPtr, this.rowIdx, q, prow);
   }
 
@@ -135,6 +139,23 @@ export class KKT {
       setf(r, j, getf(r, j) * sj);
     }
   }
+
+  /** Factors of K + diag(δ I, −δ I) (primal and dual regularisation, as interior-point LP codes use
+   *  near a degenerate optimum, where factor() finds K singular); solve() still refines against K. */
+  factorRegularised(): bool {
+    if (this.regularised.length != this.val.length) this.regularised = new StaticArray<f64>(this.val.length);
+    const reg = ptr(this.regularised), cp = ptr(this.colPtr), ri = ptr(this.rowIdx), nx = this.nx;
+    memory.copy(reg, ptr(this.val), <usize>this.val.length << 3);
+    for (let j = 0; j < this.n; j++) {
+      const delta = j < nx ? REGULARISATION : -REGULARISATION;
+      for (let p = geti(cp, j), e = geti(cp, j + 1); p < e; p++) {
+        if (geti(ri, p) == j) { const a = reg + (<usize>p << 3); store<f64>(a, load<f64>(a) + delta); break; }
+      }
+    }
+    return this.factorValues(this.regularised);
+  }
+  /** K + diag(δ, −δ) for factorRegularised (K itself stays in val, for refinement). */
+  private regularised: StaticArray<f64> = new StaticArray<f64>(0);
 
   /** b to D b: a further right-hand side for the system equilibrate scaled. */
   scaleRhs(b: StaticArray<f64>): void {

@@ -236,6 +236,7 @@ export class Mips {
     this.conditions(f0);
     let status = MIPS_MAXIT;
     let it = 0;
+    let regularised = false;
     if (this.converged(o)) status = MIPS_CONVERGED;
     else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f / this.costMult + constant) != 0) status = MIPS_CANCELLED;
     while (status == MIPS_MAXIT && it < o.maxIt) {
@@ -247,7 +248,16 @@ export class Mips {
       // constraints grows without bound and the LU's relative pivot tests would read the
       // unscaled system as singular; the scaled one has the same solution, D y.
       kkt.equilibrate(rhs);
-      if (!kkt.factor()) { status = MIPS_FAILED; break; }
+      if (regularised ? !kkt.factorRegularised() : !kkt.factor()) {
+        // Near a degenerate LP optimum the barrier terms of binding limits (μ/z up to 1e17) swamp the rest of
+        // their columns, and where more limits bind than the vertex needs the system turns singular in floating
+        // point (pglib's case3012wp_k, the last iteration but one); the predictor–corrector gets there while
+        // MIPS's fixed centring would still be iterating. From then on the factors are of K + diag(δ, −δ),
+        // δ = 1e-10 of the equilibrated entries, and the solve refines against K itself.
+        if (!pc || regularised) { status = MIPS_FAILED; break; }
+        regularised = true;
+        if (!kkt.factorRegularised()) { status = MIPS_FAILED; break; }
+      }
       kkt.solve(rhs);
       kkt.unscale(rhs);
       if (pc) this.corrector();
