@@ -14,7 +14,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg, cpus } from 'node:os';
-import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
+import { CASES_DIR, ROOT, SHARED_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { solveOpf } from '../src/opf/solve.js';
@@ -42,15 +42,23 @@ function matpowerTimes(): Map<string, Matpower> {
   return m;
 }
 
-/** Where MATPOWER's default AC-OPF fails (TIMINGS.md's note), what its opf.start = 2 run took (`wall_s` of
- *  <case>.acopf_start2.json): the failed run plus that one is MATPOWER's time to an answer, as gridops's row
- *  counts its own failed default start and retry. NaN (no speed-up) when the reference has no such run. */
-function matpowerRetry(c: string): number {
-  try {
-    return Number((JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'opf', `${c}.acopf_start2.json`), 'utf8')) as { wall_s?: number }).wall_s ?? Number.NaN);
-  } catch {
-    return Number.NaN;
-  }
+/** Where MATPOWER's default AC-OPF fails (TIMINGS.md's note), its time to an answer: the failed run plus its
+ *  opf.start = 2 run, as gridops's row counts its own failed default start and retry. From
+ *  shared/reference/opf/<case>.acopf_start2.json (`wall_s`, beside TIMINGS.md's failed run), else from the
+ *  project's own MATPOWER run, test/reference/matpower-opf (both runs there, on one machine); NaN without either. */
+function matpowerAnswerTime(c: string, failedS: number): number {
+  const read = (dir: string) => {
+    try {
+      return JSON.parse(readFileSync(join(dir, `${c}.acopf_start2.json`), 'utf8')) as { wall_s?: number; default_start?: { wall_s?: number } };
+    } catch {
+      return undefined;
+    }
+  };
+  const shared = read(join(SHARED_DIR, 'reference', 'opf'));
+  if (shared?.wall_s !== undefined) return failedS + shared.wall_s;
+  const own = read(join(ROOT, 'test', 'reference', 'matpower-opf'));
+  if (own?.wall_s !== undefined && own.default_start?.wall_s !== undefined) return own.default_start.wall_s + own.wall_s;
+  return Number.NaN;
 }
 
 function median(xs: number[]): number {
@@ -86,7 +94,7 @@ async function main(): Promise<void> {
       }
       const ms = median(times);
       const ref = mp.get(c);
-      const mpS = ref ? (method === 'dc' ? ref.dc_s : ref.ac_s + (ref.acFails ? matpowerRetry(c) : 0)) : Number.NaN;
+      const mpS = ref ? (method === 'dc' ? ref.dc_s : ref.acFails ? matpowerAnswerTime(c, ref.ac_s) : ref.ac_s) : Number.NaN;
       const mpMs = Number.isFinite(mpS) ? mpS * 1000 : null;
       rows.push({ case: c, method, buses: net.buses.length, iterations, first_ms: Math.round(first * 100) / 100, median_ms: Math.round(ms * 100) / 100, status, matpower_ms: mpMs, speedup: mpMs ? Math.round((mpMs / ms) * 10) / 10 : null });
       log(`${method} ${c}: ${status} in ${iterations} iterations, median ${ms.toFixed(1)} ms over ${runs} runs`);
