@@ -16,6 +16,9 @@ import { spawnGridops, type GridopsProcess } from './helpers/process.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 
+// the page's globals, in the functions page.evaluate runs in the browser
+declare const document: any, graphology: any, Sigma: any;
+
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'console');
 const PASSWORD = 'console-test-password';
@@ -175,6 +178,49 @@ for (const mode of ['embedded', 'distributed'] as const) {
       await page.fill('#find input', 'bus 999');
       await page.click('#find button');
       await page.waitForSelector('[role=alert]:has-text("bus 999 is not in this network")');
+    });
+
+    it('draws with sigma\'s programs without instancing exactly as with its instanced ones (console/programs.js)', async () => {
+      // the same small graph (circles, a plain and an arrow branch of several widths) by both, pixel for pixel
+      const drawn = await page.evaluate(async () => {
+        const programs = '/console/programs.js';
+        const { programsWithoutInstancing } = await import(programs);
+        const pixels = (settings: Record<string, unknown>): Uint8Array[] => {
+          const box = document.createElement('div');
+          box.style.cssText = 'width:400px;height:300px;position:fixed;left:0;top:0';
+          document.body.appendChild(box);
+          try {
+            const g = new graphology.Graph();
+            g.addNode('a', { x: 0, y: 0, size: 8, color: '#dc2626' });
+            g.addNode('b', { x: 1, y: 1, size: 5, color: '#16a34a' });
+            g.addNode('c', { x: 1, y: 0, size: 12, color: '#2563eb' });
+            g.addEdge('a', 'b', { size: 3, color: '#111827' });
+            g.addEdge('b', 'c', { size: 6, color: '#f59e0b', type: 'arrow' });
+            g.addEdge('c', 'a', { size: 1, color: '#9ca3af', type: 'arrow' });
+            const s = new Sigma(g, box, { renderLabels: false, ...settings });
+            s.render();
+            const out = [s.webGLContexts.edges, s.webGLContexts.nodes].map((gl) => {
+              const px = new Uint8Array(4 * gl.drawingBufferWidth * gl.drawingBufferHeight);
+              gl.readPixels(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight, gl.RGBA, gl.UNSIGNED_BYTE, px);
+              return px;
+            });
+            s.kill();
+            return out;
+          } finally {
+            box.remove();
+          }
+        };
+        const instanced = pixels({}), plain = pixels(programsWithoutInstancing());
+        let differ = 0, painted = 0, length = 0;
+        instanced.forEach((a, k) => {
+          const b = plain[k]!;
+          length += a.length;
+          for (let i = 0; i < a.length; i++) { if (a[i] !== b[i]) differ++; if (a[i] !== 0) painted++; }
+        });
+        return { differ, painted, length };
+      });
+      assert.ok(drawn.painted > 1000, `something was drawn (${drawn.painted} non-zero bytes)`);
+      assert.equal(drawn.differ, 0, `${drawn.differ} of ${drawn.length} bytes differ`);
     });
 
     it('acknowledges an alarm, and shows a live event as it arrives', async () => {
