@@ -83,6 +83,10 @@ export class NetworkDrawing {
       }
       this.bbox = { x: [minX, maxX], y: [minY, maxY] };
       this.sigma.setCustomBBox(this.bbox);
+      // setCustomBBox only schedules a render: the zones, processed by the constructor, would keep their own extent's
+      // framing (and viewportToGraph its inverse) until processed again, so the first zoom into the buses culled
+      // around the wrong place (a view set in one step came out blank)
+      this.sigma.refresh();
       this.viewGraph = null;
       this.built = null;
       this.mirror();

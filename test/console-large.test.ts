@@ -20,7 +20,7 @@ const PASSWORD = 'console-large-password';
 const PG_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 // the page's globals, in the functions page.evaluate runs in the browser
-declare const document: any, sessionStorage: any;
+declare const document: any, sessionStorage: any, requestAnimationFrame: any;
 
 for (const mode of ['embedded', 'distributed'] as const) {
   describe(`console on case9241pegase in Chromium (${mode})`, { timeout: 600_000 }, () => {
@@ -72,6 +72,28 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(await page.getAttribute('#drawing', 'data-grouped-by'), 'zone');
       assert.equal(await page.getAttribute('#drawing', 'data-groups'), '24');
       await page.screenshot({ path: join(ARTIFACTS, `${mode}-case9241pegase-zones.png`) });
+      // a view set in one step from the zones to a deep zoom draws the buses there (the zones are framed by the buses'
+      // extent from the start, so the first cull is around the view)
+      const seen = await page.evaluate(async () => {
+        const d = document.getElementById('drawing').gridopsDrawing;
+        const frame = () => new Promise((r) => requestAnimationFrame(r));
+        d.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 0.05, angle: 0 });
+        await frame(); await frame();
+        // the view's centre is the buses' extent's centre: the buses handed to sigma are around it
+        const { x: [x0, x1], y: [y0, y1] } = d.bbox, cx = (x0 + x1) / 2, cy = (y0 + y1) / 2, r = d.built;
+        d.sigma.render();
+        const gl = d.sigma.webGLContexts.nodes;
+        const px = new Uint8Array(4 * gl.drawingBufferWidth * gl.drawingBufferHeight);
+        gl.readPixels(0, 0, gl.drawingBufferWidth, gl.drawingBufferHeight, gl.RGBA, gl.UNSIGNED_BYTE, px);
+        let painted = 0;
+        for (let i = 3; i < px.length; i += 4) if (px[i] !== 0) painted++;
+        return { around: r.x0 <= cx && cx <= r.x1 && r.y0 <= cy && cy <= r.y1, region: r, centre: [cx, cy], painted, overview: d.overview };
+      });
+      assert.equal(seen.overview, false);
+      assert.ok(seen.around, `culled region ${JSON.stringify(seen.region)} around the view's centre ${seen.centre}`);
+      assert.ok(seen.painted > 100, `${seen.painted} pixels of buses painted`);
+      await page.evaluate(() => document.getElementById('drawing').gridopsDrawing.sigma.getCamera().setState({ x: 0.5, y: 0.5, ratio: 1, angle: 0 }));
+      await page.waitForSelector('#drawing[data-overview="true"]');
       await page.fill('#find input', 'bus 1');
       await page.click('#find button');
       await page.waitForSelector('#drawing[data-focused="bus:1"][data-overview="false"]');
