@@ -4,7 +4,7 @@
 // Colours after a power flow: buses by voltage, branches by loading; after an
 // OPF, buses by price; a study case drawn on the network (its outage, overloads, de-energized part).
 /* global graphology, Sigma */
-import { programsWithoutInstancing } from './programs.js';
+import { PROGRAMS_WITHOUT_INSTANCING } from './programs.js';
 
 export const VOLTAGE_COLORS = [
   { label: 'below vmin', color: '#2563eb' }, { label: 'within limits', color: '#16a34a' }, { label: 'above vmax', color: '#dc2626' },
@@ -71,7 +71,7 @@ export class NetworkDrawing {
     // once on a large network
     // allowInvalidContainer: a view being replaced can hand over a container not laid out yet; sigma draws on resize
     // sigma's programs without instancing (./programs.js): the same drawing, 5× faster where WebGL runs in software
-    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || this.large ? 8 : 14, ...programsWithoutInstancing() };
+    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || this.large ? 8 : 14, ...PROGRAMS_WITHOUT_INSTANCING };
     // a large network's branches and labels are left out of the frames painted while the camera moves
     if (this.large) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
     this.sigma = new Sigma(this.overview ? this.groupGraph : graph, container, settings);

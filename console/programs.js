@@ -39,14 +39,13 @@ export function withoutInstancing(Base) {
   };
 }
 
-/** sigma's default programs for the node and edge types the console draws (circle; line, arrow), without instancing. */
-export function programsWithoutInstancing() {
-  const R = Sigma.rendering;
-  return {
-    nodeProgramClasses: { circle: withoutInstancing(R.NodeCircleProgram) },
-    edgeProgramClasses: {
-      line: withoutInstancing(R.EdgeRectangleProgram),
-      arrow: R.createEdgeCompoundProgram([withoutInstancing(R.EdgeClampedProgram), withoutInstancing(R.EdgeArrowHeadProgram)]),
-    },
-  };
-}
+/** sigma's default programs for the node and edge types the console draws (circle; line, arrow), without instancing:
+ *  settings for `new Sigma`. */
+const R = Sigma.rendering;
+export const PROGRAMS_WITHOUT_INSTANCING = {
+  nodeProgramClasses: { circle: withoutInstancing(R.NodeCircleProgram) },
+  edgeProgramClasses: {
+    line: withoutInstancing(R.EdgeRectangleProgram),
+    arrow: R.createEdgeCompoundProgram([withoutInstancing(R.EdgeClampedProgram), withoutInstancing(R.EdgeArrowHeadProgram)]),
+  },
+};

@@ -184,7 +184,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       // the same small graph (circles, a plain and an arrow branch of several widths) by both, pixel for pixel
       const drawn = await page.evaluate(async () => {
         const programs = '/console/programs.js';
-        const { programsWithoutInstancing } = await import(programs);
+        const { PROGRAMS_WITHOUT_INSTANCING } = await import(programs);
         const pixels = (settings: Record<string, unknown>): Uint8Array[] => {
           const box = document.createElement('div');
           box.style.cssText = 'width:400px;height:300px;position:fixed;left:0;top:0';
@@ -210,7 +210,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
             box.remove();
           }
         };
-        const instanced = pixels({}), plain = pixels(programsWithoutInstancing());
+        const instanced = pixels({}), plain = pixels(PROGRAMS_WITHOUT_INSTANCING);
         let differ = 0, painted = 0, length = 0;
         instanced.forEach((a, k) => {
           const b = plain[k]!;

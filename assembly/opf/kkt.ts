@@ -30,7 +30,7 @@ export class KKT {
   colPtr: StaticArray<i32> = new StaticArray<i32>(0);
   rowIdx: StaticArray<i32> = new StaticArray<i32>(0);
   val: StaticArray<f64> = new StaticArray<f64>(0);
-  /** slot of (j, j) for j < nx. */
+  /** slot of (j, j), every column (an equality row's is structurally zero: it takes the dual regularisation). */
   diagSlot: StaticArray<i32> = new StaticArray<i32>(0);
   /** for inequality row k with entries p0..p1-1 (length m): slot of (col(p_a), col(p_b)) at
    *  pairStart[k] + a*m + b. */
@@ -144,13 +144,11 @@ export class KKT {
    *  near a degenerate optimum, where factor() finds K singular); solve() still refines against K. */
   factorRegularised(): bool {
     if (this.regularised.length != this.val.length) this.regularised = new StaticArray<f64>(this.val.length);
-    const reg = ptr(this.regularised), cp = ptr(this.colPtr), ri = ptr(this.rowIdx), nx = this.nx;
+    const reg = ptr(this.regularised), d = ptr(this.diagSlot), nx = this.nx;
     memory.copy(reg, ptr(this.val), <usize>this.val.length << 3);
     for (let j = 0; j < this.n; j++) {
-      const delta = j < nx ? REGULARISATION : -REGULARISATION;
-      for (let p = geti(cp, j), e = geti(cp, j + 1); p < e; p++) {
-        if (geti(ri, p) == j) { const a = reg + (<usize>p << 3); store<f64>(a, load<f64>(a) + delta); break; }
-      }
+      const a = reg + (<usize>geti(d, j) << 3);
+      store<f64>(a, load<f64>(a) + (j < nx ? REGULARISATION : -REGULARISATION));
     }
     return this.factorValues(this.regularised);
   }
@@ -255,7 +253,7 @@ export class KKT {
 
     // pass 2: slot maps
     const pos = new StaticArray<i32>(n);
-    this.diagSlot = new StaticArray<i32>(nx);
+    this.diagSlot = new StaticArray<i32>(n);
     const pairStart = new StaticArray<i32>(niq + 1);
     for (let k = 0; k < niq; k++) {
       const m = unchecked(iqP[k + 1]) - unchecked(iqP[k]);
@@ -268,8 +266,8 @@ export class KKT {
     this.hessSlot = new StaticArray<i32>(unchecked(hessP[nx]));
     for (let j = 0; j < n; j++) {
       for (let p = unchecked(colPtr[j]); p < unchecked(colPtr[j + 1]); p++) unchecked(pos[rowIdx[p]] = p);
+      unchecked(this.diagSlot[j] = pos[j]);
       if (j < nx) {
-        unchecked(this.diagSlot[j] = pos[j]);
         // H(j, i) = H(i, j): row j of the symmetric pattern is column j
         for (let p = unchecked(hessP[j]); p < unchecked(hessP[j + 1]); p++) unchecked(this.hessSlot[p] = pos[hessJ[p]]);
         for (let q = unchecked(iqCnt[j]); q < unchecked(iqCnt[j + 1]); q++) {

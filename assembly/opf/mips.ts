@@ -60,6 +60,8 @@ export class Mips {
   Lx: StaticArray<f64> = new StaticArray<f64>(0); rhs: StaticArray<f64> = new StaticArray<f64>(0);
   /** predictor–corrector only: the affine right-hand side, and each complementarity row's target */
   rhsAffine: StaticArray<f64> = new StaticArray<f64>(0); target: StaticArray<f64> = new StaticArray<f64>(0);
+  /** inequalitySteps' results: the primal and dual step lengths */
+  private stepP: f64 = 1.0; private stepD: f64 = 1.0;
   /** results: f (QP objective), iterations, conditions, multipliers of AA's rows (MATPOWER mu_l / mu_u). */
   f: f64 = 0.0;
   iterations: i32 = 0;
@@ -153,7 +155,7 @@ export class Mips {
     this.lam = new StaticArray<f64>(neq); this.g = new StaticArray<f64>(neq);
     this.Lx = new StaticArray<f64>(nx); this.rhs = new StaticArray<f64>(nx + neq);
     this.muL = new StaticArray<f64>(rows); this.muU = new StaticArray<f64>(rows);
-    this.target = new StaticArray<f64>(niq);
+    this.rhsAffine = new StaticArray<f64>(nx + neq); this.target = new StaticArray<f64>(niq);
   }
 
   private static copyRow(qp: QP, r: i32, sign: f64, J: StaticArray<i32>, V: StaticArray<f64>, p: i32): i32 {
@@ -239,11 +241,11 @@ export class Mips {
     let regularised = false;
     if (this.converged(o)) status = MIPS_CONVERGED;
     else if (opfProgress(0, this.feascond, this.gradcond, this.compcond, this.f / this.costMult + constant) != 0) status = MIPS_CANCELLED;
+    const pc = o.predictorCorrector && niq > 0;
     while (status == MIPS_MAXIT && it < o.maxIt) {
       it++;
-      const pc = o.predictorCorrector && niq > 0;
       this.assemble(pc ? 0.0 : gamma);
-      if (pc) memory.copy(ptr(this.affineRhs()), ptr(rhs), <usize>(nx + neq) << 3);
+      if (pc) memory.copy(ptr(this.rhsAffine), ptr(rhs), <usize>(nx + neq) << 3);
       // Symmetric equilibration D K D (D = 1/sqrt(max |row|)): near the optimum μ/z of active
       // constraints grows without bound and the LU's relative pivot tests would read the
       // unscaled system as singular; the scaled one has the same solution, D y.
@@ -266,20 +268,8 @@ export class Mips {
       for (let i = 0; i < nx + neq; i++) { const v = unchecked(rhs[i]); if (v != v) bad = true; norm2 += v * v; }
       if (bad || Math.sqrt(norm2) > MAX_STEPSIZE) { status = MIPS_FAILED; break; }
       for (let j = 0; j < nx; j++) unchecked(dx[j] = rhs[j]);
-      // dz = -h - z - Ai dx;  dmu = -mu + (gamma - mu dz)/z
-      let alphap = 1.0, alphad = 1.0;
-      const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV), dxp = ptr(dx);
-      const zp = ptr(z), mup = ptr(mu), hp = ptr(h), dzp = ptr(dz), dmup = ptr(dmu), tg = ptr(this.target);
-      for (let k = 0; k < niq; k++) {
-        let s = 0.0;
-        for (let p = geti(iqP, k), e = geti(iqP, k + 1); p < e; p++) s += getf(iqV, p) * getf(dxp, geti(iqJ, p));
-        const zk = getf(zp, k), mk = getf(mup, k);
-        const dzk = -getf(hp, k) - zk - s;
-        const dmk = -mk + ((pc ? getf(tg, k) : gamma) - mk * dzk) / zk;
-        setf(dzp, k, dzk); setf(dmup, k, dmk);
-        if (dzk < 0.0) alphap = Math.min(alphap, XI * (zk / -dzk));
-        if (dmk < 0.0) alphad = Math.min(alphad, XI * (mk / -dmk));
-      }
+      this.inequalitySteps(ptr(dx), gamma, pc ? ptr(this.target) : 0, XI);
+      const alphap = this.stepP, alphad = this.stepD;
       for (let j = 0; j < nx; j++) unchecked(x[j] += alphap * dx[j]);
       for (let k = 0; k < niq; k++) { unchecked(z[k] += alphap * dz[k]); unchecked(mu[k] += alphad * dmu[k]); }
       for (let e = 0; e < neq; e++) unchecked(lam[e] += alphad * rhs[nx + e]);
@@ -311,11 +301,6 @@ export class Mips {
     return status;
   }
 
-  private affineRhs(): StaticArray<f64> {
-    if (this.rhsAffine.length == 0) this.rhsAffine = new StaticArray<f64>(this.nx + this.neq);
-    return this.rhsAffine;
-  }
-
   /** Mehrotra's predictor–corrector (Wright, Primal-Dual Interior-Point Methods, ch. 10), on the
    *  factorisation this iteration already made. rhs holds the affine step (γ = 0); from its longest
    *  steps to the boundary comes the centring σ = (μ_aff/μ)³, and each complementarity row k gets the
@@ -323,20 +308,12 @@ export class Mips {
    *  again with those targets in place of MIPS's single γ. */
   private corrector(): void {
     const nx = this.nx, neq = this.neq, niq = this.niq, kkt = this.kkt!, rhs = this.rhs;
-    const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV), dx = ptr(rhs);
-    const zp = ptr(this.z), mup = ptr(this.mu), hp = ptr(this.h), dzp = ptr(this.dz), dmup = ptr(this.dmu);
-    let ap = 1.0, ad = 1.0, zmu = 0.0;
-    for (let k = 0; k < niq; k++) {
-      let s = 0.0;
-      for (let p = geti(iqP, k), e = geti(iqP, k + 1); p < e; p++) s += getf(iqV, p) * getf(dx, geti(iqJ, p));
-      const zk = getf(zp, k), mk = getf(mup, k);
-      const dzk = -getf(hp, k) - zk - s;
-      const dmk = -mk - mk * dzk / zk;
-      setf(dzp, k, dzk); setf(dmup, k, dmk);
-      if (dzk < 0.0) ap = Math.min(ap, zk / -dzk);
-      if (dmk < 0.0) ad = Math.min(ad, mk / -dmk);
-      zmu += zk * mk;
-    }
+    const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV);
+    const zp = ptr(this.z), mup = ptr(this.mu), dzp = ptr(this.dz), dmup = ptr(this.dmu);
+    this.inequalitySteps(ptr(rhs), 0.0, 0, 1.0);
+    const ap = this.stepP, ad = this.stepD;
+    let zmu = 0.0;
+    for (let k = 0; k < niq; k++) zmu += getf(zp, k) * getf(mup, k);
     let zmuAffine = 0.0;
     for (let k = 0; k < niq; k++) zmuAffine += (getf(zp, k) + ap * getf(dzp, k)) * (getf(mup, k) + ad * getf(dmup, k));
     const ratio = Math.min(zmuAffine / zmu, 1.0);
@@ -356,6 +333,26 @@ export class Mips {
     kkt.scaleRhs(rhs);
     kkt.solve(rhs);
     kkt.unscale(rhs);
+  }
+
+  /** For the step dx: dz = −h − z − Ai dx and dμ = −μ + (t_k − μ_k dz_k)/z_k, t_k each row's target
+   *  (targets ≠ 0) or γ; the longest steps that keep z and μ positive, times xi and at most 1, in
+   *  stepP / stepD. */
+  private inequalitySteps(dx: usize, gamma: f64, targets: usize, xi: f64): void {
+    const iqP = ptr(this.iqP), iqJ = ptr(this.iqJ), iqV = ptr(this.iqV);
+    const zp = ptr(this.z), mup = ptr(this.mu), hp = ptr(this.h), dzp = ptr(this.dz), dmup = ptr(this.dmu);
+    let alphap = 1.0, alphad = 1.0;
+    for (let k = 0, niq = this.niq; k < niq; k++) {
+      let s = 0.0;
+      for (let p = geti(iqP, k), e = geti(iqP, k + 1); p < e; p++) s += getf(iqV, p) * getf(dx, geti(iqJ, p));
+      const zk = getf(zp, k), mk = getf(mup, k);
+      const dzk = -getf(hp, k) - zk - s;
+      const dmk = -mk + ((targets != 0 ? getf(targets, k) : gamma) - mk * dzk) / zk;
+      setf(dzp, k, dzk); setf(dmup, k, dmk);
+      if (dzk < 0.0) alphap = Math.min(alphap, xi * (zk / -dzk));
+      if (dmk < 0.0) alphad = Math.min(alphad, xi * (mk / -dmk));
+    }
+    this.stepP = alphap; this.stepD = alphad;
   }
 
   /** The KKT values (mips.m's M = Lxx + Aiᵀ diag(μ/z) Ai beside Aeᵀ / Ae) and the right-hand side
