@@ -67,7 +67,8 @@ export class TaskScheduler {
 
   /** `services` is late-bound: the scheduler is one of the services, and a cancel announces with all of them. */
   constructor(private readonly services: () => Services, readonly transport: TaskTransport) {
-    if (transport.kind === 'embedded') this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW);
+    // GRIDOPS_DIRECT_SYNC=off keeps every synchronous power flow on the queue (to compare the two in bench:http).
+    if (transport.kind === 'embedded' && process.env.GRIDOPS_DIRECT_SYNC !== 'off') this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW);
   }
 
   private get s(): Services {
