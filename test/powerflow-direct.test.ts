@@ -130,6 +130,38 @@ for (const mode of MODES) {
       }
     });
 
+    it('12 concurrent synchronous power flows under quota 2: all answered, never more than 2 solving at once', { timeout: 120_000 }, async () => {
+      await setQuota(2);
+      try {
+        const answers = await Promise.all(Array.from({ length: 12 }, () => call('POST', `/api/v1/networks/${small}/powerflow`, {})));
+        for (const a of answers) assert.equal(a.statusCode, 200, a.body);
+        const ids = answers.map((a) => json(a).data.task_id as string);
+        assert.equal(new Set(ids).size, 12);
+        const { rows } = await app.services.db.query<{ status: string; started_at: Date; completed_at: Date }>(
+          'SELECT status, started_at, completed_at FROM tasks WHERE id = ANY($1)', [ids]);
+        assert.equal(rows.length, 12);
+        // Each task solved within [started_at, completed_at], inside the time it held its slot.
+        const points: [number, number][] = [];
+        for (const r of rows) {
+          assert.equal(r.status, 'completed');
+          points.push([new Date(r.started_at).getTime(), 1], [new Date(r.completed_at).getTime(), -1]);
+        }
+        points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        let cur = 0;
+        let max = 0;
+        for (const [, d] of points) max = Math.max(max, (cur += d));
+        assert.ok(max <= 2, `${max} power flows solved at once under quota 2`);
+        if (mode === 'embedded') {
+          // Of the burst, the free slots' worth were solved at once, the rest queued.
+          const { rows: queued } = await app.services.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM events WHERE kind = 'task.queued' AND payload->>'task_id' = ANY($1)`, [ids]);
+          assert.ok(queued[0]!.n < 12, 'some of the burst were solved at once');
+        }
+      } finally {
+        await setQuota(100);
+      }
+    });
+
     it('runs beside a long solve when the tenant has a free slot', { timeout: 120_000 }, async () => {
       await setQuota(2);
       try {

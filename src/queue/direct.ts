@@ -31,6 +31,8 @@ interface Capacity {
 export class DirectRuns {
   /** Direct runs in flight, by tenant: reserved before the capacity read, released when solved. */
   private readonly inFlight = new Map<string, number>();
+  /** Of those, the ones admitted after their read (the rest are still reading, or leave for the queue). */
+  private readonly admitted = new Map<string, number>();
   /** Tenants whose queued tasks a dispatch pass left waiting for slots the direct runs hold. */
   private readonly holding = new Set<string>();
 
@@ -57,20 +59,29 @@ export class DirectRuns {
     const s = this.services();
     if (!s.solver) return undefined;
     const tenantId = caller.tenantId;
-    this.inFlight.set(tenantId, this.active(tenantId) + 1);
     let reserved = true;
+    let admitted = false;
+    const count = (m: Map<string, number>, d: number) => {
+      const n = (m.get(tenantId) ?? 0) + d;
+      if (n > 0) m.set(tenantId, n);
+      else m.delete(tenantId);
+    };
+    count(this.inFlight, 1);
     const release = () => {
       if (!reserved) return;
       reserved = false;
-      const n = this.active(tenantId) - 1;
-      if (n > 0) this.inFlight.set(tenantId, n);
-      else this.inFlight.delete(tenantId);
+      count(this.inFlight, -1);
+      if (admitted) count(this.admitted, -1);
       // A queued task may have waited for this slot.
       if (this.holding.delete(tenantId)) s.tasks.kick();
     };
     try {
       const c = await this.capacity.add(tenantId);
-      if (c.waiting > 0 || c.active + this.active(tenantId) > c.quota) return undefined;
+      // The dispatcher counts every reservation, admitted or not; admission counts the runs admitted
+      // before it, so of a burst read together the first free slots' worth go at once.
+      if (c.waiting > 0 || c.active + (this.admitted.get(tenantId) ?? 0) >= c.quota) return undefined;
+      admitted = true;
+      count(this.admitted, 1);
       const now = new Date();
       const task: TaskRow = {
         id: newId('task'), seq: 0, tenant_id: tenantId, network_id: networkId, network_version: version, kind: 'powerflow', status: 'running',
