@@ -9,7 +9,9 @@
 //   list        GET /api/v1/networks (authenticated)          > 5,000 req/s
 //   list-open   the same with authentication off (baseline; security within 25%)
 //   get         GET /api/v1/networks/{id}
-//   pf-sync     POST /networks/{case118}/powerflow (synchronous)
+//   pf-sync     POST /networks/{case118}/powerflow (synchronous): 1 connection (idle latency), then 16; and GraphQL runPowerFlow
+//   pf-sync-graphql, pf-sync-rest  the GraphQL one alone, the REST ones alone
+//   pf-sync-pg  the synchronous power flow distributed (ROLE=api + ROLE=worker, PostgreSQL, BullMQ)
 //   pf-async    N async case118 power flows through BullMQ, submitted and completed  > 500/s
 //   pf-async-embedded  the same in the embedded set-up (PGlite, in-process queue)      ≥ 1,000/s (#25)
 // Embedded scenarios use PGlite in a temp dir; pf-async uses DATABASE_URL/REDIS_URL
@@ -95,6 +97,13 @@ async function cannon(scenario: string, mode: string, opts: autocannon.Options, 
   rows.push({ scenario, mode, req_per_s: Math.round(r.requests.average), p50_ms: r.latency.p50, p99_ms: r.latency.p99, errors, server_us_per_req: perReq, note });
 }
 
+/** A synchronous case118 power flow: one connection (sequential, an idle server's latency), then 16 connections. */
+async function pfSync(base: string, h: Record<string, string>, id: string, mode: string, server: GridopsProcess) {
+  const opts = { url: `${base}/api/v1/networks/${id}/powerflow`, method: 'POST' as const, headers: { ...h, 'content-type': 'application/json' }, body: '{}' };
+  await cannon('pf-sync case118, 1 connection (sequential)', mode, { ...opts, connections: 1, duration }, 'p50 = one call on an otherwise idle server', server);
+  await cannon('pf-sync case118', mode, { ...opts, connections: 16, duration }, undefined, server);
+}
+
 async function embeddedScenarios() {
   const dir = mkdtempSync(join(tmpdir(), 'gridops-bench-'));
 
@@ -111,8 +120,12 @@ async function embeddedScenarios() {
     for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
     if (!only || only === 'list') await cannon('list', 'embedded', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, auth ? 'authenticated (Bearer) + rate limits' : 'authentication not enforced', server);
     if (!only || only === 'get') await cannon('get', 'embedded', { url: `${base}/api/v1/networks/${id118}`, headers: h, connections: 50, duration }, undefined, server);
-    if (!only || only === 'pf-sync') {
-      await cannon('pf-sync case118', 'embedded', { url: `${base}/api/v1/networks/${id118}/powerflow`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: '{}', connections: 16, duration }, undefined, server);
+    if (!only || only === 'pf-sync' || only === 'pf-sync-rest') await pfSync(base, h, id118, 'embedded', server);
+    if (!only || only === 'pf-sync' || only === 'pf-sync-graphql') {
+      // The same power flow through GraphQL's runPowerFlow, selecting every per-element value REST returns.
+      const query = `mutation($id: ID!) { runPowerFlow(id: $id) { taskId status method iterations mismatch durationMs tolerance
+        buses { id v theta pGen qGen pLoad qLoad } branches { index from to pFrom qFrom pTo qTo loading } } }`;
+      await cannon('pf-sync case118 GraphQL runPowerFlow', 'embedded', { url: `${base}/graphql`, method: 'POST', headers: { ...h, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables: { id: id118 } }), connections: 16, duration }, undefined, server);
     }
   } finally {
     await stop(server);
@@ -174,6 +187,8 @@ async function asyncThroughput() {
       for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
       await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis', server);
     }
+    if (!only || only === 'pf-sync-pg') await pfSync(base, h, id, 'distributed (BullMQ, 1 worker process)', server);
+    if (only === 'pf-sync-pg') return;
     const N = Number(process.env.BENCH_TASKS ?? 3000);
     const finished = async () => {
       const { rows: [{ n }] } = await db.query(`SELECT count(*)::int AS n FROM "${schema}".tasks WHERE status IN ('completed', 'failed', 'cancelled')`);
@@ -261,9 +276,9 @@ async function embeddedAsyncThroughput() {
 }
 
 async function main() {
-  if (!only?.startsWith('pf-async')) await embeddedScenarios();
+  if (!only?.startsWith('pf-async') && only !== 'pf-sync-pg') await embeddedScenarios();
   if (!only || only === 'pf-async-embedded') await embeddedAsyncThroughput();
-  if (!only || only === 'pf-async' || only === 'list-pg') await asyncThroughput();
+  if (!only || only === 'pf-async' || only === 'list-pg' || only === 'pf-sync-pg') await asyncThroughput();
   if (asJson) {
     process.stdout.write(JSON.stringify(rows) + '\n');
     return;

@@ -1,6 +1,8 @@
 // Power flow requests (SPEC 4.3): every solve becomes a task on the shared queue,
 // so quotas, FIFO order, locking and stored results are the same whether the
 // caller waits for the answer (synchronous) or polls the task (asynchronous).
+// A synchronous one whose tenant has a free slot and nothing queued is solved at
+// once and stored as a finished task before the answer (src/queue/direct.ts).
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
@@ -34,6 +36,9 @@ export async function runPowerFlow(s: Services, caller: Caller, networkId: strin
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, { network_id: networkId, status: net.status });
   if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a power flow`, { network_id: networkId, status: net.status });
   const options = solveOptions(req);
+  // Synchronous with a free slot: solved at once, the task stored with its result (src/queue/direct.ts).
+  const direct = req.async ? undefined : await s.tasks.direct?.run(caller, networkId, net.version, options);
+  if (direct) return finishedAnswer(direct);
   const task = await s.tasks.submit(caller, networkId, net.version, options);
   if (req.async) return { kind: 'queued', task: taskView(task) };
 

@@ -161,30 +161,13 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
   });
   const finishes = createBatcher(async (items: Finish[]): Promise<undefined[]> => {
     const s = services();
-    // Each result's per-element values go in binary (resultValues.ts), all of the batch's in
-    // one bytea parameter that each row takes its slice of; the JSON carries the rest.
-    const values: Buffer[] = [];
-    let at = 0;
-    const rowsIn = items.map((f) => {
-      const row = { id: f.task.id, status: f.status, result: f.result as unknown, error: f.failure, completed_at: f.completedAt.toISOString(), values_at: 0, values_len: 0 };
-      const r = f.result;
-      if (r && r.buses.length + r.branches.length + r.generators.length > 0) {
-        const { buses, branches, generators, ...header } = r;
-        const bin = encodeResultValues({ buses, branches, generators });
-        row.result = header;
-        row.values_at = at;
-        row.values_len = bin.length;
-        values.push(bin);
-        at += bin.length;
-      }
-      return row;
-    });
+    const { rowsIn, values } = packFinishes(items);
     const { rows } = await s.db.query<TaskRow>(
       `UPDATE tasks t SET status = x.status, result = x.result, error = x.error, completed_at = x.completed_at,
          result_values = CASE WHEN x.values_len > 0 THEN substring($2::bytea FROM x.values_at + 1 FOR x.values_len) END
        FROM json_to_recordset($1::json) AS x(id text, status text, result json, error jsonb, completed_at timestamptz, values_at int, values_len int)
        WHERE t.id = x.id AND t.status = 'running' RETURNING ${TASK_COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')}`,
-      [JSON.stringify(rowsIn), Buffer.concat(values)]);
+      [JSON.stringify(rowsIn), values]);
     if (rows.length === 0) return items.map(() => undefined);
     const byId = new Map(items.map((f) => [f.task.id, f]));
     const finals = rows.map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null })).sort((a, b) => Number(a.seq) - Number(b.seq));
@@ -203,13 +186,38 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
   return { claims, finishes };
 }
 
+/**
+ * The finishes of a batch as rows for one statement: each result's per-element values go in binary
+ * (resultValues.ts), all of the batch's in one bytea parameter that each row takes its slice of
+ * (`substring(values FROM values_at + 1 FOR values_len)`); the JSON carries the rest.
+ */
+export function packFinishes(items: Finish[]) {
+  const values: Buffer[] = [];
+  let at = 0;
+  const rowsIn = items.map((f) => {
+    const row = { id: f.task.id, status: f.status, result: f.result as unknown, error: f.failure, completed_at: f.completedAt.toISOString(), values_at: 0, values_len: 0 };
+    const r = f.result;
+    if (r && r.buses.length + r.branches.length + r.generators.length > 0) {
+      const { buses, branches, generators, ...header } = r;
+      const bin = encodeResultValues({ buses, branches, generators });
+      row.result = header;
+      row.values_at = at;
+      row.values_len = bin.length;
+      values.push(bin);
+      at += bin.length;
+    }
+    return row;
+  });
+  return { rowsIn, values: Buffer.concat(values) };
+}
+
 export interface TaskLifecycle {
   claims: Batcher<string, TaskRow | undefined>;
   finishes: Batcher<Finish, void>;
 }
 
 /** gridops_tasks_total and gridops_task_duration_seconds of a task finished in this process. */
-function countFinished(s: Services, t: TaskRow): void {
+export function countFinished(s: Services, t: TaskRow): void {
   s.metrics.tasks.inc({ kind: t.kind, status: t.status });
   if (t.started_at && t.completed_at) {
     const method = (t.options as { method?: string } | null)?.method ?? t.kind;

@@ -10,6 +10,13 @@ import { cachedModel, rideOutOutage, type Finish, type TaskResultView } from './
 const PROGRESS_WRITE_MS = 200;
 
 export async function runPowerFlowTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
+  const finish = await solvePowerFlow(s, task, signal);
+  // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
+  await rideOutOutage(s, 'store the result', () => s.taskLifecycle.finishes.add(finish));
+}
+
+/** Solves a running task's power flow: its finish (status, result or failure), not yet stored. */
+export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortSignal): Promise<Finish> {
   const startedAt = new Date(task.started_at!);
 
   const opts = task.options as unknown as SolveOptions;
@@ -79,7 +86,5 @@ export async function runPowerFlowTask(s: Services, task: TaskRow, signal: Abort
     status = failure ? 'failed' : 'cancelled';
   }
 
-  // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
-  const finish: Finish = { task, status, result, failure: failure ?? null, completedAt, model };
-  await rideOutOutage(s, 'store the result', () => s.taskLifecycle.finishes.add(finish));
+  return { task, status, result, failure: failure ?? null, completedAt, model };
 }

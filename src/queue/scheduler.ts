@@ -19,6 +19,7 @@ import type { Queryable } from '../db/database.js';
 import { createBatcher } from '../lib/batcher.js';
 import { announceFinished } from './execute.js';
 import { networksChanged } from '../domain/networks.js';
+import { DirectRuns } from './direct.js';
 
 const DISPATCH_LOCK = 7_310_443;
 const DISPATCH_MIN_INTERVAL_MS = 10;
@@ -61,8 +62,14 @@ export class TaskScheduler {
   private unsubscribe?: () => void;
   private closed = false;
 
+  /** Synchronous power flows solved at once when their tenant has a free slot (./direct.ts): in-process transport only. */
+  readonly direct?: DirectRuns;
+
   /** `services` is late-bound: the scheduler is one of the services, and a cancel announces with all of them. */
-  constructor(private readonly services: () => Services, readonly transport: TaskTransport) {}
+  constructor(private readonly services: () => Services, readonly transport: TaskTransport) {
+    // GRIDOPS_DIRECT_SYNC=off keeps every synchronous power flow on the queue (to compare the two in bench:http).
+    if (transport.kind === 'embedded' && process.env.GRIDOPS_DIRECT_SYNC !== 'off') this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW);
+  }
 
   private get s(): Services {
     return this.services();
@@ -70,8 +77,8 @@ export class TaskScheduler {
 
   start(pollMs = 1000): void {
     // Any process's finished task frees a slot: dispatch again and wake waiters.
-    this.unsubscribe = this.s.bus.subscribe('task', (m: { task_id: string }) => {
-      this.kick();
+    this.unsubscribe = this.s.bus.subscribe('task', (m: { task_id: string; direct?: boolean }) => {
+      if (!m.direct) this.kick(); // a direct run kicks when it frees its slot, before it is stored
       const w = this.waiters.get(m.task_id);
       if (w) void taskById(this.s.db, m.task_id).then((t) => t && this.wake(t));
     });
@@ -193,7 +200,8 @@ export class TaskScheduler {
       const picked: { id: string; tenant_id: string }[] = [];
       for (const t of tenants) {
         const quota = Number(t.quotas?.concurrent_powerflow ?? DEFAULT_CONCURRENT_POWERFLOW);
-        const free = quota - t.active;
+        this.direct?.held(t.tenant_id);
+        const free = quota - t.active - (this.direct?.active(t.tenant_id) ?? 0);
         if (free <= 0) continue;
         const { rows } = await tx.query<{ id: string; tenant_id: string }>(
           // status is re-checked on the row itself so a cancel that commits first wins.

@@ -1,0 +1,166 @@
+// Synchronous power flows solved at once (issue 36). Through the queue, a synchronous power flow
+// of 0.1 ms costs four writes (insert, dispatch pass, claim, finish), a read of the stored result
+// and several wake-ups. When the tenant has no queued task and a free slot of its
+// concurrent_powerflow quota, it is solved at once on this process's pool instead, and the task
+// (its id drawn before the solve), its result and its events are written afterwards by one
+// statement, group-committed with the other direct runs that finish meanwhile, before the answer:
+// GET /tasks/{id} finds the task as soon as the caller knows its id.
+//
+// Only with the in-process transport: this process is then the only dispatcher, and the
+// dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
+// exact. A run is counted (reserved) before its tenant's slots are read, and PGlite runs one
+// statement at a time, so a dispatch pass and a capacity read never both miss a slot.
+import type { Services } from '../services.js';
+import type { Caller } from '../domain/caller.js';
+import type { SolveOptions } from '../powerflow/types.js';
+import type { TaskRow } from '../domain/tasks.js';
+import { newId } from '../lib/ids.js';
+import { createBatcher } from '../lib/batcher.js';
+import { eventFromRow, publishEvents, type EventRow, type NewEvent } from '../domain/eventLog.js';
+import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
+import { networksChanged } from '../domain/networks.js';
+import { countFinished, packFinishes, rideOutOutage, type Finish } from './execute.js';
+import { solvePowerFlow } from './powerflow.js';
+
+interface Capacity {
+  quota: number;
+  active: number;
+  waiting: number;
+}
+
+export class DirectRuns {
+  /** Direct runs in flight, by tenant: reserved before the capacity read, released when solved. */
+  private readonly inFlight = new Map<string, number>();
+  /** Of those, the ones admitted after their read (the rest are still reading, or leave for the queue). */
+  private readonly admitted = new Map<string, number>();
+  /** Tenants whose queued tasks a dispatch pass left waiting for slots the direct runs hold. */
+  private readonly holding = new Set<string>();
+
+  constructor(
+    private readonly services: () => Services,
+    private readonly defaultQuota: number,
+  ) {}
+
+  /** Slots of the tenant's quota taken by direct runs (the dispatcher counts them as running). */
+  active(tenantId: string): number {
+    return this.inFlight.get(tenantId) ?? 0;
+  }
+
+  /** A dispatch pass found queued tasks of the tenant while it has direct runs: the release dispatches again. */
+  held(tenantId: string): void {
+    if (this.active(tenantId) > 0) this.holding.add(tenantId);
+  }
+
+  /**
+   * Solves a synchronous power flow at once if the tenant has a free slot and nothing queued
+   * (FIFO: a queued task goes first), and returns its stored task; undefined: use the queue.
+   */
+  async run(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow | undefined> {
+    const s = this.services();
+    if (!s.solver) return undefined;
+    const tenantId = caller.tenantId;
+    let reserved = true;
+    let admitted = false;
+    const count = (m: Map<string, number>, d: number) => {
+      const n = (m.get(tenantId) ?? 0) + d;
+      if (n > 0) m.set(tenantId, n);
+      else m.delete(tenantId);
+    };
+    count(this.inFlight, 1);
+    const release = () => {
+      if (!reserved) return;
+      reserved = false;
+      count(this.inFlight, -1);
+      if (admitted) count(this.admitted, -1);
+      // A queued task may have waited for this slot.
+      if (this.holding.delete(tenantId)) s.tasks.kick();
+    };
+    try {
+      const c = await this.capacity.add(tenantId);
+      // The dispatcher counts every reservation, admitted or not; admission counts the runs admitted
+      // before it, so of a burst read together the first free slots' worth go at once.
+      if (c.waiting > 0 || c.active + (this.admitted.get(tenantId) ?? 0) >= c.quota) return undefined;
+      admitted = true;
+      count(this.admitted, 1);
+      const now = new Date();
+      const task: TaskRow = {
+        id: newId('task'), seq: 0, tenant_id: tenantId, network_id: networkId, network_version: version, kind: 'powerflow', status: 'running',
+        options: options as unknown as Record<string, unknown>, progress: null, result: null, error: null, attempts: 1,
+        created_at: now, started_at: now, completed_at: null,
+      };
+      const finish = await solvePowerFlow(s, task);
+      release();
+      return await rideOutOutage(s, 'store the result', () => this.records.add(finish));
+    } finally {
+      release();
+    }
+  }
+
+  // Each tenant's quota, unfinished tasks dispatched or running, and queued: one statement for
+  // the direct runs that start together.
+  private readonly capacity = createBatcher(async (tenants: string[]): Promise<Capacity[]> => {
+    const s = this.services();
+    const { rows } = await s.db.query<{ id: string; quota: string | null; active: number; waiting: number }>(
+      `SELECT tn.id, tn.quotas->>'concurrent_powerflow' AS quota,
+              count(t.id) FILTER (WHERE t.status IN ('dispatched', 'running'))::int AS active,
+              count(t.id) FILTER (WHERE t.status = 'queued')::int AS waiting
+       FROM tenants tn LEFT JOIN tasks t ON t.tenant_id = tn.id AND t.status IN ('queued', 'dispatched', 'running')
+       WHERE tn.id = ANY($1::text[]) GROUP BY tn.id`, [[...new Set(tenants)]]);
+    const byId = new Map(rows.map((r) => [r.id, { quota: r.quota === null ? this.defaultQuota : Number(r.quota), active: r.active, waiting: r.waiting }]));
+    // An unknown tenant: no slot here (the queue path says why).
+    return tenants.map((t) => byId.get(t) ?? { quota: 0, active: 0, waiting: 0 });
+  });
+
+  // The finished tasks with their results and events: one statement (two data-modifying parts,
+  // atomic) for the direct runs that finish together; then alarms, lists and subscribers.
+  private readonly records = createBatcher(async (items: Finish[]): Promise<TaskRow[]> => {
+    const s = this.services();
+    const { rowsIn, values } = packFinishes(items);
+    const tasks = items.map((f, i) => ({
+      ...rowsIn[i]!, tenant_id: f.task.tenant_id, network_id: f.task.network_id, network_version: f.task.network_version,
+      options: f.task.options, created_at: (f.task.created_at as Date).toISOString(),
+    }));
+    // A direct run is never seen queued or running: its finish and its power flow's are its events.
+    const news: NewEvent[] = [];
+    for (const f of items) {
+      const t = f.task;
+      const base = { task_id: t.id, network_id: t.network_id };
+      news.push({ tenantId: t.tenant_id, topic: 'task', kind: `task.${f.status}`, networkId: t.network_id, payload: { ...base, status: f.status, ...(f.failure ? { error: f.failure } : {}) } });
+      if (f.result || f.status !== 'cancelled') {
+        news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { ...base, status: f.result?.status ?? f.status, iterations: f.result?.iterations ?? null } });
+      }
+    }
+    const events = news.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null }));
+    const { rows } = await s.db.query<EventRow & { task_seqs: Record<string, string> }>(
+      `WITH t AS (
+         INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, result, error, attempts, created_at, started_at, completed_at, result_values)
+         SELECT x.id, x.tenant_id, x.network_id, x.network_version, 'powerflow', x.status, x.options, x.result, x.error, 1, x.created_at, x.created_at, x.completed_at,
+                CASE WHEN x.values_len > 0 THEN substring($2::bytea FROM x.values_at + 1 FOR x.values_len) END
+         FROM json_to_recordset($1::json) AS x(id text, tenant_id text, network_id text, network_version int, status text, options jsonb, result jsonb,
+                                               error jsonb, created_at timestamptz, completed_at timestamptz, values_at int, values_len int)
+         RETURNING id, seq),
+       e AS (
+         INSERT INTO events (tenant_id, topic, kind, payload, network_id)
+         SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id
+         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *)
+       SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs FROM e ORDER BY e.seq`,
+      [JSON.stringify(tasks), values, JSON.stringify(events)]);
+    const seqs = rows[0]?.task_seqs ?? {};
+    const finals: TaskRow[] = items.map((f) => ({
+      ...f.task, seq: Number(seqs[f.task.id] ?? 0), status: f.status, error: f.failure, completed_at: f.completedAt,
+      result: f.result as unknown as Record<string, unknown> | null,
+    }));
+    // What follows is retried on its own if the database goes away now (the rows are stored).
+    await rideOutOutage(s, 'announce the results', () => networksChanged(s, finals.map((t) => t.tenant_id)));
+    const newest = new Map<string, TaskRow>();
+    for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
+    const models = new Map(items.map((f) => [f.task.id, f.model]));
+    for (const t of newest.values()) {
+      await evaluatePowerFlowAlarms(s, t, undefined, models.get(t.id)).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
+    }
+    for (const t of finals) countFinished(s, t);
+    await publishEvents(s.bus, rows.map(({ task_seqs, ...e }) => eventFromRow(e)));
+    await Promise.all(finals.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status, direct: true })));
+    return finals;
+  });
+}

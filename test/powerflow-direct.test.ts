@@ -1,0 +1,180 @@
+// A synchronous power flow answered at once when its tenant has a free slot (src/queue/direct.ts,
+// embedded), or through the queue (at capacity, behind queued tasks, or distributed): either way it
+// is a task that GET /tasks/{id} finds with its result and events, and the FIFO and the quota hold.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders } from './helpers/auth.js';
+import { CASES_DIR } from '../src/paths.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitUntil<T>(what: string, f: () => Promise<T | undefined | false | null>, timeoutMs = 30_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await f();
+    if (v) return v;
+    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** A solve that runs until cancelled: Newton-Raphson cannot reach a 1e-300 mismatch. */
+const SLOW = { tolerance: 1e-300, max_iterations: 1000, timeout_ms: 120_000 };
+
+for (const mode of MODES) {
+  describe(`synchronous power flow as a task (${mode})`, () => {
+    let app: TestApp;
+    let headers: Record<string, string>;
+    let small: string;
+    let large: string;
+    const call = (method: string, url: string, body?: unknown) =>
+      app.app!.inject({ method: method as 'GET', url, headers: { ...headers, ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : {}) }, ...(body === undefined ? {} : { payload: body as string }) });
+    const importCase = async (name: string) => {
+      const res = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'));
+      assert.equal(res.statusCode, 201, res.body);
+      return json(res).data.id as string;
+    };
+    const setQuota = (n: number) => app.services.db.query(
+      `UPDATE tenants SET quotas = jsonb_set(coalesce(quotas, '{}'::jsonb), '{concurrent_powerflow}', $1::jsonb) WHERE id = 'default'`, [String(n)]);
+    const taskRows = async (network: string) => (await app.services.db.query<{ id: string; status: string; started_at: Date | null }>(
+      'SELECT id, status, started_at FROM tasks WHERE network_id = $1 ORDER BY seq', [network])).rows;
+
+    const submit = async (network: string, options: Record<string, unknown> = {}) => {
+      const res = await call('POST', `/api/v1/networks/${network}/powerflow`, { async: true, ...options });
+      assert.equal(res.statusCode, 202, res.body);
+      return json(res).data.task_id as string;
+    };
+
+    before(async () => {
+      app = await startTestApp(mode);
+      headers = { ...(await adminHeaders(app)) } as Record<string, string>;
+      small = await importCase('case118');
+      large = await importCase('case2869pegase');
+    });
+    after(async () => {
+      await app?.close();
+    });
+
+    it('is a task GET /tasks/{id} finds, completed, with its result and events, once answered', async () => {
+      const seen: { kind: string; payload: { task_id?: string } }[] = [];
+      const off = app.services.bus.subscribe<{ kind: string; payload: { task_id?: string } }>('event', (e) => seen.push(e));
+      try {
+        const res = await call('POST', `/api/v1/networks/${small}/powerflow`, {});
+        assert.equal(res.statusCode, 200, res.body);
+        const answer = json(res).data;
+        assert.equal(answer.status, 'converged');
+        const id = answer.task_id as string;
+        assert.match(id, /^task/);
+
+        const got = await call('GET', `/api/v1/tasks/${id}?include=result`);
+        assert.equal(got.statusCode, 200, got.body);
+        const task = json(got).data;
+        assert.equal(task.status, 'completed');
+        assert.equal(task.kind, 'powerflow');
+        assert.equal(task.result.iterations, answer.iterations);
+        assert.deepEqual(task.result.buses, answer.buses);
+        assert.deepEqual(task.result.branches, answer.branches);
+        assert.deepEqual(task.result.generators, answer.generators);
+        assert.deepEqual(task.result.losses, answer.losses);
+
+        const { rows } = await app.services.db.query<{ kind: string }>(`SELECT kind FROM events WHERE payload->>'task_id' = $1 ORDER BY seq`, [id]);
+        const kinds = rows.map((r) => r.kind);
+        for (const k of ['task.completed', 'powerflow.finished']) assert.ok(kinds.includes(k), `event ${k} of ${id} stored: ${kinds}`);
+        // Embedded, a tenant with free slots has it solved at once: never queued.
+        if (mode === 'embedded') assert.ok(!kinds.includes('task.queued'), `solved at once, not queued: ${kinds}`);
+        await waitUntil('the events published', async () => ['task.completed', 'powerflow.finished'].every((k) => seen.some((e) => e.kind === k && e.payload.task_id === id)), 10_000);
+
+        // Listed too, and a cancel of the finished task is a conflict, as for any finished task.
+        const list = json(await call('GET', `/api/v1/tasks?network_id=${small}`)).data as { task_id: string }[];
+        assert.ok(list.some((t) => t.task_id === id));
+        assert.equal((await call('DELETE', `/api/v1/tasks/${id}`)).statusCode, 409);
+      } finally {
+        off();
+      }
+    });
+
+    it('waits in the queue when the tenant is at capacity, and behind a queued task (FIFO)', { timeout: 120_000 }, async () => {
+      await setQuota(1);
+      try {
+        // The one slot is taken by a long solve.
+        const slow = await submit(large, SLOW);
+        await waitUntil('the long solve to run', async () => (await taskRows(large)).find((t) => t.id === slow && t.status === 'running'));
+        // An asynchronous task queued behind it, then a synchronous one: both wait.
+        const queued = await submit(small);
+        const before = (await taskRows(small)).length;
+        const sync = call('POST', `/api/v1/networks/${small}/powerflow`, { timeout_ms: 60_000 });
+        const waiting = await waitUntil('the synchronous power flow to be queued', async () => {
+          const rows = await taskRows(small);
+          return rows.length > before ? rows[rows.length - 1] : undefined;
+        });
+        assert.equal(waiting.status, 'queued', 'at capacity a synchronous power flow is a queued task');
+        await sleep(300);
+        for (const t of await taskRows(small)) if (t.id === queued || t.id === waiting.id) assert.equal(t.status, 'queued');
+
+        // The slot frees: the queued task runs first, then the synchronous one answers.
+        assert.equal((await call('DELETE', `/api/v1/tasks/${slow}`)).statusCode, 200);
+        const res = await sync;
+        assert.equal(res.statusCode, 200, res.body);
+        assert.equal(json(res).data.task_id, waiting.id);
+        const rows = await taskRows(small);
+        const q = rows.find((t) => t.id === queued)!;
+        const w = rows.find((t) => t.id === waiting.id)!;
+        assert.equal(q.status, 'completed');
+        assert.equal(w.status, 'completed');
+        assert.ok(new Date(q.started_at!).getTime() <= new Date(w.started_at!).getTime(), 'the earlier task started first');
+      } finally {
+        await setQuota(100);
+      }
+    });
+
+    it('12 concurrent synchronous power flows under quota 2: all answered, never more than 2 solving at once', { timeout: 120_000 }, async () => {
+      await setQuota(2);
+      try {
+        const answers = await Promise.all(Array.from({ length: 12 }, () => call('POST', `/api/v1/networks/${small}/powerflow`, {})));
+        for (const a of answers) assert.equal(a.statusCode, 200, a.body);
+        const ids = answers.map((a) => json(a).data.task_id as string);
+        assert.equal(new Set(ids).size, 12);
+        const { rows } = await app.services.db.query<{ status: string; started_at: Date; completed_at: Date }>(
+          'SELECT status, started_at, completed_at FROM tasks WHERE id = ANY($1)', [ids]);
+        assert.equal(rows.length, 12);
+        // Each task solved within [started_at, completed_at], inside the time it held its slot.
+        const points: [number, number][] = [];
+        for (const r of rows) {
+          assert.equal(r.status, 'completed');
+          points.push([new Date(r.started_at).getTime(), 1], [new Date(r.completed_at).getTime(), -1]);
+        }
+        points.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+        let cur = 0;
+        let max = 0;
+        for (const [, d] of points) max = Math.max(max, (cur += d));
+        assert.ok(max <= 2, `${max} power flows solved at once under quota 2`);
+        if (mode === 'embedded') {
+          // Of the burst, the free slots' worth were solved at once, the rest queued.
+          const { rows: queued } = await app.services.db.query<{ n: number }>(
+            `SELECT count(*)::int AS n FROM events WHERE kind = 'task.queued' AND payload->>'task_id' = ANY($1)`, [ids]);
+          assert.ok(queued[0]!.n < 12, 'some of the burst were solved at once');
+        }
+      } finally {
+        await setQuota(100);
+      }
+    });
+
+    it('runs beside a long solve when the tenant has a free slot', { timeout: 120_000 }, async () => {
+      await setQuota(2);
+      try {
+        const slow = await submit(large, SLOW);
+        await waitUntil('the long solve to run', async () => (await taskRows(large)).find((t) => t.id === slow && t.status === 'running'));
+        const res = await call('POST', `/api/v1/networks/${small}/powerflow`, {});
+        assert.equal(res.statusCode, 200, res.body);
+        const id = json(res).data.task_id as string;
+        assert.equal(json(await call('GET', `/api/v1/tasks/${id}`)).data.status, 'completed');
+        assert.equal((await call('DELETE', `/api/v1/tasks/${slow}`)).statusCode, 200);
+      } finally {
+        await setQuota(100);
+      }
+    });
+  });
+}
