@@ -94,6 +94,32 @@ for (const mode of MODES) {
       assert.equal(await usage(), 0);
     });
 
+    it('the runners check again before they store: what no longer fits fails, keeps no rows, says why', { timeout: 120_000 }, async () => {
+      const quota = async (q: Record<string, number>) => assert.equal((await call('PUT', `/api/v1/admin/tenants/${tenant}/quota`, { ...q, reason: 'test' }, admin)).statusCode, 200);
+      const net = await importCase('case300');
+      const api = studyClient(app, async () => h);
+      await quota({ result_storage_mb: 1, concurrent_powerflow: 0 }); // both fit when submitted, and wait in the queue
+      const matrix = json(await submitPtdf(net)).data.task_id as string;
+      const study = await api.submit(net, { kind: 'contingency', contingencies: [{ id: 'a', branches: [0] }, { id: 'b', branches: [1] }] });
+      // meanwhile another task of the tenant stored results that leave no room for either
+      const filler = `task_filler${mode.slice(0, 3)}${Date.now()}`;
+      await app.services.db.query(
+        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, completed_at, result_bytes)
+         VALUES ($1, $2, $3, 1, 'powerflow', 'completed', '{}', now(), $4)`, [filler, tenant, net, 1048576 - 16]);
+      await quota({ concurrent_powerflow: 100 });
+      assert.equal(await waitForTaskStatus(app, h, matrix, 'failed', 3000), 'failed');
+      const t = await ok('GET', `/api/v1/tasks/${matrix}`);
+      assert.equal(t.error.code, 'CONFLICT');
+      assert.equal(t.error.details.quota, 'result_storage_mb');
+      assert.equal(await rowsOf(matrix), 0);
+      const st = await api.waitFor(study.study_id);
+      assert.equal(st.status, 'failed');
+      assert.equal(st.error.code, 'CONFLICT', JSON.stringify(st.error));
+      assert.equal(await usage(), 1048576 - 16);
+      for (const id of [filler, matrix, study.task_id]) assert.equal(json(await call('DELETE', `/api/v1/tasks/${id}`)).data.deleted, true);
+      assert.equal(await usage(), 0);
+    });
+
     it('the retention sweep removes tasks finished longer ago than the retention, with their results', { timeout: 120_000 }, async () => {
       await setStorageQuota(100);
       const net = await importCase('case118');
