@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import pino from 'pino';
+import WebSocket from 'ws';
 import { json, MODES, testConfig, dropDistributed, type TestApp } from './helpers/app.js';
 import { adminHeaders, createUser, loginAs } from './helpers/auth.js';
 import { restClient, type Headers } from './helpers/rest.js';
@@ -37,7 +38,7 @@ for (const mode of MODES) {
       // A real process whose log lines the test reads (levels: 40 warn, 50 error).
       const config = testConfig(mode, { logLevel: 'warn' });
       const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) logs.push(JSON.parse(l)); done(); } });
-      const running = await startGridops(config, { log: pino({ level: 'warn' }, sink) });
+      const running = await startGridops(config, { listen: true, log: pino({ level: 'warn' }, sink) });
       app = {
         ...running, mode, config, schema: mode === 'distributed' ? config.dbSchema : undefined,
         async close() {
@@ -163,6 +164,24 @@ for (const mode of MODES) {
       assert.equal(g.errors[0].extensions.code, 'VALIDATION_FAILED', JSON.stringify(g.errors));
       assert.match(String(g.errors[0].extensions.details.sqlstate), /^22/);
       assert.ok(logs.filter((l) => l.level === 40 && l.sqlstate).length > warnsBefore, 'a warning names the SQLSTATE');
+      assert.equal(logs.filter((l) => l.level >= 50).length, before, 'no error-level log line');
+    });
+
+    it('WebSocket: control characters in a command are INVALID_FIELD naming the field, not an internal error', async () => {
+      const agent = await ok('POST', '/api/v1/agents', { name: `ws-ctl-${mode}`, type: 'dispatch' }, 201);
+      const before = logs.filter((l) => l.level >= 50).length;
+      const ws = new WebSocket(`${app.url!.replace(/^http/, 'ws')}/ws`, ['gridops.v1'], { headers: { authorization: h.authorization! } });
+      const frames: { type: string; id?: string; code?: string; details?: { field?: string } }[] = [];
+      ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
+      await new Promise<void>((res, rej) => { ws.on('open', () => res()); ws.on('error', rej); });
+      ws.send(JSON.stringify({ type: 'command', id: 'c1', agent_id: agent.id, command: 'start', params: { reason: 'a\u0000b' } }));
+      const end = Date.now() + 10_000;
+      let answer: (typeof frames)[number] | undefined;
+      while (!(answer = frames.find((f) => f.id === 'c1')) && Date.now() < end) await new Promise((r) => setTimeout(r, 20));
+      ws.close();
+      assert.ok(answer, `no answer to the command: ${JSON.stringify(frames)}`);
+      assert.equal(answer.code, 'INVALID_FIELD', JSON.stringify(answer));
+      assert.equal(answer.details?.field, 'params.reason');
       assert.equal(logs.filter((l) => l.level >= 50).length, before, 'no error-level log line');
     });
 
