@@ -21,7 +21,9 @@ for (const mode of MODES) {
     const tenant = `store-${mode}`;
     const { call, ok, err } = restClient(() => ({ app, h }));
     const importCase = async (name: string) => {
-      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), { 'content-type': 'text/plain' });
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), {
+        'content-type': 'text/plain',
+      });
       assert.equal(r.statusCode, 201, r.body);
       return json(r).data.id as string;
     };
@@ -31,7 +33,10 @@ for (const mode of MODES) {
     };
     const usage = async () => (await ok('GET', '/api/v1/tenant/quota')).usage.result_storage_bytes as number;
     const rowsOf = async (taskId: string) =>
-      Number((await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sensitivity_rows WHERE task_id = $1', [taskId])).rows[0]!.n);
+      Number(
+        (await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM sensitivity_rows WHERE task_id = $1', [taskId]))
+          .rows[0]!.n,
+      );
     const submitPtdf = (net: string) => call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', async: true });
 
     before(async () => {
@@ -40,9 +45,13 @@ for (const mode of MODES) {
       const u = await createUser(app, { username: `storer-${mode}`, role: 'operator', tenant_id: tenant });
       h = await loginAs(app, u.username, u.password);
     });
-    after(async () => { await app?.close(); });
+    after(async () => {
+      await app?.close();
+    });
 
-    it('a matrix that would pass the quota is refused; the quota shows what is stored; DELETE gives it back', { timeout: 120_000 }, async () => {
+    it('a matrix that would pass the quota is refused; the quota shows what is stored; DELETE gives it back', {
+      timeout: 120_000,
+    }, async () => {
       const net = await importCase('case300'); // PTDF 411 × 300 float64 = 986,400 bytes: one fits in 1 MB, two do not
       await setStorageQuota(1);
       const quota = await ok('GET', '/api/v1/tenant/quota');
@@ -62,7 +71,11 @@ for (const mode of MODES) {
       assert.match(e.message, /DELETE \/api\/v1\/tasks\/\{id\}/);
       // a study is refused the same way once nothing fits (0 MB)
       await setStorageQuota(0);
-      const se = err(await call('POST', `/api/v1/networks/${net}/studies`, { kind: 'contingency', contingencies: [{ id: 'a', branches: [0] }] }), 409, 'CONFLICT');
+      const se = err(
+        await call('POST', `/api/v1/networks/${net}/studies`, { kind: 'contingency', contingencies: [{ id: 'a', branches: [0] }] }),
+        409,
+        'CONFLICT',
+      );
       assert.equal(se.details.quota, 'result_storage_mb');
       await setStorageQuota(1);
 
@@ -79,33 +92,44 @@ for (const mode of MODES) {
       await call('DELETE', `/api/v1/tasks/${second}`);
     });
 
-    it('a study\'s case rows count, and DELETE of its task removes the study and its rows', { timeout: 120_000 }, async () => {
+    it("a study's case rows count, and DELETE of its task removes the study and its rows", { timeout: 120_000 }, async () => {
       await setStorageQuota(100);
       const api = studyClient(app, async () => h);
       const net = await importCase('case9');
       const st = await api.submit(net, { kind: 'contingency', contingencies: 'n-1-branches' });
       await api.waitFor(st.study_id);
       const stored = await usage();
-      assert.ok(stored > 0, 'the study\'s rows are counted');
+      assert.ok(stored > 0, "the study's rows are counted");
       assert.equal(json(await call('DELETE', `/api/v1/tasks/${st.task_id}`)).data.deleted, true);
       err(await call('GET', `/api/v1/studies/${st.study_id}`), 404, 'NOT_FOUND');
-      const { rows } = await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM study_cases WHERE study_id = $1', [st.study_id]);
+      const { rows } = await app.services.db.query<{ n: number }>('SELECT count(*)::int AS n FROM study_cases WHERE study_id = $1', [
+        st.study_id,
+      ]);
       assert.equal(rows[0]!.n, 0);
       assert.equal(await usage(), 0);
     });
 
     it('the runners check again before they store: what no longer fits fails, keeps no rows, says why', { timeout: 120_000 }, async () => {
-      const quota = async (q: Record<string, number>) => assert.equal((await call('PUT', `/api/v1/admin/tenants/${tenant}/quota`, { ...q, reason: 'test' }, admin)).statusCode, 200);
+      const quota = async (q: Record<string, number>) =>
+        assert.equal((await call('PUT', `/api/v1/admin/tenants/${tenant}/quota`, { ...q, reason: 'test' }, admin)).statusCode, 200);
       const net = await importCase('case300');
       const api = studyClient(app, async () => h);
       await quota({ result_storage_mb: 1, concurrent_powerflow: 0 }); // both fit when submitted, and wait in the queue
       const matrix = json(await submitPtdf(net)).data.task_id as string;
-      const study = await api.submit(net, { kind: 'contingency', contingencies: [{ id: 'a', branches: [0] }, { id: 'b', branches: [1] }] });
+      const study = await api.submit(net, {
+        kind: 'contingency',
+        contingencies: [
+          { id: 'a', branches: [0] },
+          { id: 'b', branches: [1] },
+        ],
+      });
       // meanwhile another task of the tenant stored results that leave no room for either
       const filler = `task_filler${mode.slice(0, 3)}${Date.now()}`;
       await app.services.db.query(
         `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, completed_at, result_bytes)
-         VALUES ($1, $2, $3, 1, 'powerflow', 'completed', '{}', now(), $4)`, [filler, tenant, net, 1048576 - 16]);
+         VALUES ($1, $2, $3, 1, 'powerflow', 'completed', '{}', now(), $4)`,
+        [filler, tenant, net, 1048576 - 16],
+      );
       await quota({ concurrent_powerflow: 100 });
       assert.equal(await waitForTaskStatus(app, h, matrix, 'failed', 3000), 'failed');
       const t = await ok('GET', `/api/v1/tasks/${matrix}`);

@@ -37,10 +37,18 @@ for (const mode of MODES) {
     before(async () => {
       // A real process whose log lines the test reads (levels: 40 warn, 50 error).
       const config = testConfig(mode, { logLevel: 'warn' });
-      const sink = new Writable({ write(chunk, _enc, done) { for (const l of String(chunk).split('\n')) if (l) logs.push(JSON.parse(l)); done(); } });
+      const sink = new Writable({
+        write(chunk, _enc, done) {
+          for (const l of String(chunk).split('\n')) if (l) logs.push(JSON.parse(l));
+          done();
+        },
+      });
       const running = await startGridops(config, { listen: true, log: pino({ level: 'warn' }, sink) });
       app = {
-        ...running, mode, config, schema: mode === 'distributed' ? config.dbSchema : undefined,
+        ...running,
+        mode,
+        config,
+        schema: mode === 'distributed' ? config.dbSchema : undefined,
         async close() {
           await running.close();
           if (mode === 'distributed') await dropDistributed(config.dbSchema, config.redisPrefix);
@@ -48,7 +56,9 @@ for (const mode of MODES) {
       };
       h = await adminHeaders(app);
     });
-    after(async () => { await app?.close(); });
+    after(async () => {
+      await app?.close();
+    });
 
     // ------------------------------------------------------------------ item 5: apply is a write
 
@@ -57,7 +67,12 @@ for (const mode of MODES) {
       const u = await createUser(app, { username: `op-scope-${mode}`, role: 'operator' });
       const narrow = await loginAs(app, u.username, u.password, { scope: 'read compute' });
       const detail = await ok('GET', `/api/v1/networks/${net}`);
-      const put = await call('PUT', `/api/v1/networks/${net}`, { name: 'x', buses: detail.buses, branches: detail.branches, generators: detail.generators, loads: detail.loads }, narrow);
+      const put = await call(
+        'PUT',
+        `/api/v1/networks/${net}`,
+        { name: 'x', buses: detail.buses, branches: detail.branches, generators: detail.generators, loads: detail.loads },
+        narrow,
+      );
       err(put, 403, 'FORBIDDEN');
       const e = err(await call('POST', `/api/v1/networks/${net}/opf`, { method: 'dc', apply: true }, narrow), 403, 'FORBIDDEN');
       assert.equal(e.details.permission, 'write');
@@ -75,8 +90,10 @@ for (const mode of MODES) {
       // A task of the network being solved: the row a running task has (a study's task, which no sweeper fails).
       const lock = `task_lock${mode.slice(0, 3)}${Date.now()}`;
       await app.services.db.query(
-        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, started_at) VALUES ($1, 'default', $2, 1, 'study', 'running', '{}', now())`,
-        [lock, net]);
+        `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, started_at)
+         VALUES ($1, 'default', $2, 1, 'study', 'running', '{}', now())`,
+        [lock, net],
+      );
       try {
         const e = err(await call('POST', `/api/v1/networks/${net}/opf`, { method: 'dc', apply: true }), 409, 'NETWORK_LOCKED');
         assert.equal(e.details.network_id, net);
@@ -90,11 +107,20 @@ for (const mode of MODES) {
     it('apply: an archived network is refused at the time of the write (the write the apply makes)', async () => {
       const net = await importCase9();
       const detail = await ok('GET', `/api/v1/networks/${net}`);
-      await ok('PUT', `/api/v1/networks/${net}`, { name: detail.name, buses: detail.buses, branches: detail.branches, generators: detail.generators, loads: detail.loads, status: 'archived' });
+      await ok('PUT', `/api/v1/networks/${net}`, {
+        name: detail.name,
+        buses: detail.buses,
+        branches: detail.branches,
+        generators: detail.generators,
+        loads: detail.loads,
+        status: 'archived',
+      });
       const caller = systemCaller('default', 'archived-apply');
       const model = await loadVersion(app.services.db, net, 2);
-      await assert.rejects(saveModelVersion(app.services, caller, net, 2, model, { kind: 'network.opf_applied' }, { asWrite: true }),
-        (e: { code?: string }) => e.code === 'CONFLICT');
+      await assert.rejects(
+        saveModelVersion(app.services, caller, net, 2, model, { kind: 'network.opf_applied' }, { asWrite: true }),
+        (e: { code?: string }) => e.code === 'CONFLICT',
+      );
       assert.equal((await ok('GET', `/api/v1/networks/${net}`)).version, 2);
     });
 
@@ -103,7 +129,14 @@ for (const mode of MODES) {
     it('the audit entry of an applied OPF says apply and names the task and both versions', async () => {
       const net = await importCase9();
       const rid = `apply-audit-${mode}`;
-      const r = json(await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/opf`, headers: { ...h, 'x-request-id': rid }, payload: { method: 'dc', apply: true } }));
+      const r = json(
+        await app.app!.inject({
+          method: 'POST',
+          url: `/api/v1/networks/${net}/opf`,
+          headers: { ...h, 'x-request-id': rid },
+          payload: { method: 'dc', apply: true },
+        }),
+      );
       assert.deepEqual(r.data.applied, { network_version: 2 });
       const rows = await ok('GET', `/api/v1/audit?request_id=${rid}`);
       assert.equal(rows.length, 1, JSON.stringify(rows));
@@ -114,7 +147,12 @@ for (const mode of MODES) {
       assert.equal(rows[0].details.network_version_after, 2);
       // a read-only OPF is not taken for one
       const rid2 = `noapply-audit-${mode}`;
-      await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/opf`, headers: { ...h, 'x-request-id': rid2 }, payload: { method: 'dc' } });
+      await app.app!.inject({
+        method: 'POST',
+        url: `/api/v1/networks/${net}/opf`,
+        headers: { ...h, 'x-request-id': rid2 },
+        payload: { method: 'dc' },
+      });
       const plain = await ok('GET', `/api/v1/audit?request_id=${rid2}`);
       assert.equal(plain[0].details.apply, undefined);
     });
@@ -124,24 +162,56 @@ for (const mode of MODES) {
     it('control characters in ids and names are 400 INVALID_FIELD naming the field, never a 500', async () => {
       const net = await importCase9();
       const before = logs.filter((l) => l.level >= 50).length;
-      const study = err(await call('POST', `/api/v1/networks/${net}/studies`, { kind: 'contingency', contingencies: [{ id: 'a\u0000b', branches: [0] }] }), 400, 'INVALID_FIELD');
+      const study = err(
+        await call('POST', `/api/v1/networks/${net}/studies`, { kind: 'contingency', contingencies: [{ id: 'a\u0000b', branches: [0] }] }),
+        400,
+        'INVALID_FIELD',
+      );
       assert.equal(study.details.field, 'contingencies[0].id');
-      const opf = err(await call('POST', `/api/v1/networks/${net}/opf`, { method: 'dc', security: { contingencies: [{ id: 'x', branches: [1] }, { id: 'a\u0000b', branches: [2] }] } }), 400, 'INVALID_FIELD');
+      const opf = err(
+        await call('POST', `/api/v1/networks/${net}/opf`, {
+          method: 'dc',
+          security: {
+            contingencies: [
+              { id: 'x', branches: [1] },
+              { id: 'a\u0000b', branches: [2] },
+            ],
+          },
+        }),
+        400,
+        'INVALID_FIELD',
+      );
       assert.equal(opf.details.field, 'security.contingencies[1].id');
-      const imp = err(await call('POST', '/api/v1/networks/import?format=matpower&name=a%00b', case9(), { 'content-type': 'text/plain' }), 400, 'INVALID_FIELD');
+      const imp = err(
+        await call('POST', '/api/v1/networks/import?format=matpower&name=a%00b', case9(), { 'content-type': 'text/plain' }),
+        400,
+        'INVALID_FIELD',
+      );
       assert.equal(imp.details.field, 'name');
       // other C0 characters too, in a name and a tag key; tab and line breaks in a name as well
       for (const [body, field] of [
-        [{ name: 'a\u0001b' }, 'name'], [{ name: 'a\tb' }, 'name'], [{ name: 'n', tags: { 'k\u0007': 'v' } }, 'tags.k\u0007'], [{ name: 'n', description: 'bell\u0007' }, 'description'],
+        [{ name: 'a\u0001b' }, 'name'],
+        [{ name: 'a\tb' }, 'name'],
+        [{ name: 'n', tags: { 'k\u0007': 'v' } }, 'tags.k\u0007'],
+        [{ name: 'n', description: 'bell\u0007' }, 'description'],
       ] as const) {
         const e = err(await call('POST', '/api/v1/networks', { buses: [{ id: 1, type: 'slack' }], ...body }), 400, 'INVALID_FIELD');
         assert.equal(e.details.field, field);
       }
       // free text may have lines and tabs
-      const ok201 = await call('POST', '/api/v1/networks', { name: 'lines', description: 'first line\nsecond\tline\r\n', buses: [{ id: 1, type: 'slack' }] });
+      const ok201 = await call('POST', '/api/v1/networks', {
+        name: 'lines',
+        description: 'first line\nsecond\tline\r\n',
+        buses: [{ id: 1, type: 'slack' }],
+      });
       assert.equal(ok201.statusCode, 201, ok201.body);
       // GraphQL: the same rule on a mutation's arguments
-      const g = json(await call('POST', '/graphql', { query: 'mutation($n: String!) { createNetwork(input: {name: $n, buses: [{id: 1, type: SLACK}]}) { id } }', variables: { n: 'a\u0000b' } }));
+      const g = json(
+        await call('POST', '/graphql', {
+          query: 'mutation($n: String!) { createNetwork(input: {name: $n, buses: [{id: 1, type: SLACK}]}) { id } }',
+          variables: { n: 'a\u0000b' },
+        }),
+      );
       assert.ok(g.errors?.length, JSON.stringify(g));
       assert.notEqual(g.errors[0].extensions.code, 'INTERNAL_ERROR', JSON.stringify(g.errors));
       assert.equal(g.errors[0].extensions.details.field, 'input.name', JSON.stringify(g.errors));
@@ -150,7 +220,10 @@ for (const mode of MODES) {
 
     it('a database refusal of caller text (SQLSTATE class 22) is a 400 logged as a warning, never a 500', async () => {
       // the error each mode's driver gives for a NUL in text, as the door maps it
-      const refused = await app.services.db.query('SELECT $1::text AS t', ['a\u0000b']).then(() => undefined, (e: unknown) => e);
+      const refused = await app.services.db.query('SELECT $1::text AS t', ['a\u0000b']).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       assert.ok(refused, 'the database accepted a NUL in text');
       assert.match(String((refused as { code?: string }).code), /^22/);
       const e = toAppError(refused as Error);
@@ -159,7 +232,12 @@ for (const mode of MODES) {
       // through a door the text walk does not cover (a GraphQL query's filter reaches SQL as it is)
       const before = logs.filter((l) => l.level >= 50).length;
       const warnsBefore = logs.filter((l) => l.level === 40 && l.sqlstate).length;
-      const g = json(await call('POST', '/graphql', { query: 'query($n: String) { networks(filter: {nameContains: $n}) { items { id } } }', variables: { n: 'a\u0000b' } }));
+      const g = json(
+        await call('POST', '/graphql', {
+          query: 'query($n: String) { networks(filter: {nameContains: $n}) { items { id } } }',
+          variables: { n: 'a\u0000b' },
+        }),
+      );
       assert.ok(g.errors?.length, JSON.stringify(g));
       assert.equal(g.errors[0].extensions.code, 'VALIDATION_FAILED', JSON.stringify(g.errors));
       assert.match(String(g.errors[0].extensions.details.sqlstate), /^22/);
@@ -173,7 +251,10 @@ for (const mode of MODES) {
       const ws = new WebSocket(`${app.url!.replace(/^http/, 'ws')}/ws`, ['gridops.v1'], { headers: { authorization: h.authorization! } });
       const frames: { type: string; id?: string; code?: string; details?: { field?: string } }[] = [];
       ws.on('message', (d) => frames.push(JSON.parse(d.toString())));
-      await new Promise<void>((res, rej) => { ws.on('open', () => res()); ws.on('error', rej); });
+      await new Promise<void>((res, rej) => {
+        ws.on('open', () => res());
+        ws.on('error', rej);
+      });
       ws.send(JSON.stringify({ type: 'command', id: 'c1', agent_id: agent.id, command: 'start', params: { reason: 'a\u0000b' } }));
       const end = Date.now() + 10_000;
       let answer: (typeof frames)[number] | undefined;

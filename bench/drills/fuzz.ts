@@ -104,7 +104,10 @@ function headers(r: Rng, token: string): Record<string, string> {
 }
 
 // Text for ids and names behind the schema: control characters (400 INVALID_FIELD), formula starts (CSV), sizes.
-const HOSTILE_TEXT = ['a\u0000b', '\u0001', 'tab\there', 'line\nbreak', '\u007f', ' =cmd|x', '  +1', '@SUM(1)', '-2+3', 'x'.repeat(300), '😀', '\uD800', '', 'ok'];
+const HOSTILE_TEXT = [
+  'a\u0000b', '\u0001', 'tab\there', 'line\nbreak', '\u007f', ' =cmd|x', '  +1', '@SUM(1)', '-2+3',
+  'x'.repeat(300), '😀', '\uD800', '', 'ok',
+];
 
 /** Branch positions: mostly real ones of case9 (0-8), with duplicates, negatives, one past the end and absurd values. */
 function indexList(r: Rng, max: number): number[] {
@@ -119,10 +122,19 @@ function computeRequest(r: Rng, net: string): { method: string; path: string; bo
       const body: Record<string, unknown> = { kind: r.pick(['contingency', 'contingency', 'scenarios', 'x']) };
       if (r.chance(0.8)) {
         body.contingencies = r.chance(0.3) ? r.pick(['n-1-branches', 'n-1-generators', 'n-1', 'x'])
-          : Array.from({ length: r.int(many(8)) }, () => ({ ...(r.chance(0.8) ? { id: r.pick(HOSTILE_TEXT) } : {}), branches: indexList(r, 3), ...(r.chance(0.3) ? { generators: indexList(r, 2) } : {}) }));
+          : Array.from({ length: r.int(many(8)) }, () => ({
+            ...(r.chance(0.8) ? { id: r.pick(HOSTILE_TEXT) } : {}),
+            branches: indexList(r, 3),
+            ...(r.chance(0.3) ? { generators: indexList(r, 2) } : {}),
+          }));
       }
-      if (r.chance(0.4)) body.scenarios = { count: r.pick([0, 1, 3, 50, 1e9, -1, 2.5]), ...(r.chance(0.5) ? { load_scale: Array.from({ length: r.int(60) }, () => r.pick([1, 0.9, 1.1, 0, -1, 1e308])) } : {}) };
-      if (r.chance(0.3)) body.monitor = { branches: r.chance(0.3) ? 'all' : indexList(r, 20), buses: r.chance(0.3) ? 'all' : indexList(r, 20) };
+      if (r.chance(0.4)) {
+        const loadScale = Array.from({ length: r.int(60) }, () => r.pick([1, 0.9, 1.1, 0, -1, 1e308]));
+        body.scenarios = { count: r.pick([0, 1, 3, 50, 1e9, -1, 2.5]), ...(r.chance(0.5) ? { load_scale: loadScale } : {}) };
+      }
+      if (r.chance(0.3)) {
+        body.monitor = { branches: r.chance(0.3) ? 'all' : indexList(r, 20), buses: r.chance(0.3) ? 'all' : indexList(r, 20) };
+      }
       if (r.chance(0.2)) body.screening = { method: 'dc', threshold_percent: r.pick([0, 50, 1e4, -1, 1e5]) };
       if (r.chance(0.2)) body.islanding = r.pick(['isolate', 'new_reference', 'skip', 'x']);
       if (r.chance(0.2)) body.warm_start = r.pick(['previous', 'default', 'x']);
@@ -134,7 +146,10 @@ function computeRequest(r: Rng, net: string): { method: string; path: string; bo
       const body: Record<string, unknown> = { method: r.pick(['dc', 'dc', 'ac', 'x']), timeout_ms: r.pick([5000, 20_000]) };
       if (r.chance(0.6)) {
         body.security = {
-          contingencies: r.chance(0.3) ? r.pick(['n-1-branches', 'x']) : Array.from({ length: r.int(many(6)) }, () => ({ ...(r.chance(0.7) ? { id: r.pick(HOSTILE_TEXT) } : {}), branches: indexList(r, 3) })),
+          contingencies: r.chance(0.3) ? r.pick(['n-1-branches', 'x'])
+            : Array.from({ length: r.int(many(6)) }, () => ({
+              ...(r.chance(0.7) ? { id: r.pick(HOSTILE_TEXT) } : {}), branches: indexList(r, 3),
+            })),
           ...(r.chance(0.5) ? { limit: r.pick(['rate_a', 'rate_b', 'rate_c', 'x']) } : {}),
         };
       }
@@ -154,7 +169,8 @@ function computeRequest(r: Rng, net: string): { method: string; path: string; bo
       return { method: 'POST', path: `/api/v1/networks/${net}/sensitivities${r.chance(0.3) ? '?format=csv' : ''}`, body };
     }
     default:
-      return r.chance(0.5) ? { method: 'GET', path: '/api/v1/tenant/quota' } : { method: 'GET', path: `/api/v1/tasks?kind=${r.pick(['study', 'sensitivities', 'opf'])}&page_size=5` };
+      if (r.chance(0.5)) return { method: 'GET', path: '/api/v1/tenant/quota' };
+      return { method: 'GET', path: `/api/v1/tasks?kind=${r.pick(['study', 'sensitivities', 'opf'])}&page_size=5` };
   }
 }
 
@@ -348,7 +364,10 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
 
     let sent = 0;
     const one = async (i: number) => {
-      const door = r.pick(['rest', 'rest', 'rest', 'rest', 'query', 'graphql', 'graphql', 'ws', 'graphql-ws', 'sse', 'matpower', 'matpower', 'compute', 'compute']);
+      const door = r.pick([
+        'rest', 'rest', 'rest', 'rest', 'query', 'graphql', 'graphql', 'ws', 'graphql-ws', 'sse',
+        'matpower', 'matpower', 'compute', 'compute',
+      ]);
       byDoor.set(door, (byDoor.get(door) ?? 0) + 1);
       const note = (o: Outcome, what: string) => {
         if (o.status === -1) { refused++; return; }
@@ -375,7 +394,8 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
         expect(o, op.method, path, h);
       } else if (door === 'compute') {
         const c = computeRequest(r, r.chance(0.9) ? nets[0]!.id : r.pick(ids));
-        const h = tracked({ ...(r.chance(0.9) ? auth() : headers(r, token)), ...(c.body === undefined ? {} : { 'content-type': 'application/json' }) });
+        const json: Record<string, string> = c.body === undefined ? {} : { 'content-type': 'application/json' };
+        const h = tracked({ ...(r.chance(0.9) ? auth() : headers(r, token)), ...json });
         const o = await request(base, c.method, c.path, h, c.body === undefined ? undefined : Buffer.from(JSON.stringify(c.body)), 60_000);
         note(o, `${c.method} ${c.path.slice(0, 100)} ${JSON.stringify(c.body)?.slice(0, 120) ?? ''}`);
         expect(o, c.method, c.path, h);

@@ -244,13 +244,16 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
  * `asWrite`: the write-time checks of PUT /networks/{id} too (locked by a running task, archived), made
  * under the row's lock, for a caller-initiated write that is not a control command.
  */
-export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel, change: Record<string, unknown>,
-  opts: { asWrite?: boolean } = {}): Promise<NetworkSummary> {
+export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel,
+  change: Record<string, unknown>, opts: { asWrite?: boolean } = {}): Promise<NetworkSummary> {
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     if (opts.asWrite) {
       assertMutable(row, 'change');
-      if (row.status === 'archived') throw new AppError('CONFLICT', `network ${id} is archived (read-only); restore it (PUT with status "ready") first`, { network_id: id, status: 'archived' });
+      if (row.status === 'archived') {
+        const advice = `network ${id} is archived (read-only); restore it (PUT with status "ready") first`;
+        throw new AppError('CONFLICT', advice, { network_id: id, status: 'archived' });
+      }
     }
     if (row.version !== expectedVersion) throw new AppError('CONFLICT', `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`, { network_id: id, version: row.version });
     const version = row.version + 1;

@@ -17,7 +17,10 @@ const FINISHED_SQL = `('completed', 'failed', 'cancelled')`;
 
 /** Bytes of results the tenant's tasks store. */
 export async function storedBytes(q: Queryable, tenantId: string): Promise<number> {
-  const { rows } = await q.query<{ n: string | number | null }>('SELECT sum(result_bytes) AS n FROM tasks WHERE tenant_id = $1 AND result_bytes > 0', [tenantId]);
+  const { rows } = await q.query<{ n: string | number | null }>(
+    'SELECT sum(result_bytes) AS n FROM tasks WHERE tenant_id = $1 AND result_bytes > 0',
+    [tenantId],
+  );
   return Number(rows[0]?.n ?? 0);
 }
 
@@ -28,12 +31,16 @@ export async function addResultBytes(q: Queryable, taskId: string, bytes: number
 
 /** Bytes a study case row is counted for besides its monitored values and violations (its fixed columns). */
 export const CASE_ROW_BYTES = 64;
-const CASE_ROW_SQL = `${CASE_ROW_BYTES} + coalesce(octet_length(monitored), 0) + coalesce(octet_length(violations::text), 0) + coalesce(octet_length(islanded::text), 0)`;
+const CASE_ROW_SQL = `${CASE_ROW_BYTES} + coalesce(octet_length(monitored), 0) + coalesce(octet_length(violations::text), 0)
+  + coalesce(octet_length(islanded::text), 0)`;
 
 /** Counts the case rows [start, end) of a study just stored, on its task (in the storing transaction). */
 export async function addStudyRowBytes(q: Queryable, taskId: string, studyId: string, start: number, end: number): Promise<void> {
-  await q.query(`UPDATE tasks SET result_bytes = result_bytes + coalesce((SELECT sum(${CASE_ROW_SQL}) FROM study_cases
-                 WHERE study_id = $2 AND case_index >= $3 AND case_index < $4), 0) WHERE id = $1`, [taskId, studyId, start, end]);
+  await q.query(
+    `UPDATE tasks SET result_bytes = result_bytes + coalesce((SELECT sum(${CASE_ROW_SQL}) FROM study_cases
+                 WHERE study_id = $2 AND case_index >= $3 AND case_index < $4), 0) WHERE id = $1`,
+    [taskId, studyId, start, end],
+  );
 }
 
 const mb = (bytes: number) => Math.round((bytes / MB) * 1000) / 1000;
@@ -45,18 +52,29 @@ export async function checkStorageQuota(s: Services, tenantId: string, adding: n
   const used = await storedBytes(s.db, tenantId);
   if (used + adding <= limit) return;
   const days = resultRetentionSettings().retentionDays;
-  throw new AppError('CONFLICT',
-    `tenant ${tenantId} stores ${mb(used)} MB of results and ${what} would add ${mb(adding)} MB, over its quota of ${quotas.result_storage_mb} MB`
-    + ` (result_storage_mb): delete finished tasks whose results you have read (DELETE /api/v1/tasks/{id}), ask for fewer rows or cases,`
-    + ` or ask an admin to raise result_storage_mb; results are removed ${days} days after their task finished`,
-    { quota: 'result_storage_mb', limit_mb: quotas.result_storage_mb, used_bytes: used, needed_bytes: Math.round(adding), retention_days: days });
+  throw new AppError(
+    'CONFLICT',
+    `tenant ${tenantId} stores ${mb(used)} MB of results and ${what} would add ${mb(adding)} MB,` +
+      ` over its quota of ${quotas.result_storage_mb} MB` +
+      ` (result_storage_mb): delete finished tasks whose results you have read (DELETE /api/v1/tasks/{id}), ask for fewer rows or cases,` +
+      ` or ask an admin to raise result_storage_mb; results are removed ${days} days after their task finished`,
+    {
+      quota: 'result_storage_mb',
+      limit_mb: quotas.result_storage_mb,
+      used_bytes: used,
+      needed_bytes: Math.round(adding),
+      retention_days: days,
+    },
+  );
 }
 
 /** Deletes finished tasks and everything they stored (matrix rows by cascade, a study's rows with its study). Returns how many. */
 export async function deleteFinishedTasks(q: Database, ids: string[]): Promise<number> {
   if (ids.length === 0) return 0;
   return q.transaction(async (tx) => {
-    await tx.query(`DELETE FROM studies WHERE task_id IN (SELECT id FROM tasks WHERE id = ANY($1::text[]) AND status IN ${FINISHED_SQL})`, [ids]);
+    await tx.query(`DELETE FROM studies WHERE task_id IN (SELECT id FROM tasks WHERE id = ANY($1::text[]) AND status IN ${FINISHED_SQL})`, [
+      ids,
+    ]);
     const { rowCount } = await tx.query(`DELETE FROM tasks WHERE id = ANY($1::text[]) AND status IN ${FINISHED_SQL}`, [ids]);
     return rowCount;
   });
@@ -81,13 +99,22 @@ export function resultRetentionSettings(env: NodeJS.ProcessEnv = process.env): R
 }
 
 /** Deletes the tasks that finished more than `retentionDays` ago with their results, 500 at a time. Returns how many. */
-export async function purgeExpiredResults(s: Pick<Services, 'db'>, retentionDays = resultRetentionSettings().retentionDays, now = new Date()): Promise<number> {
+export async function purgeExpiredResults(
+  s: Pick<Services, 'db'>,
+  retentionDays = resultRetentionSettings().retentionDays,
+  now = new Date(),
+): Promise<number> {
   const cutoff = new Date(now.getTime() - retentionDays * 86_400_000);
   let total = 0;
   for (;;) {
     const { rows } = await s.db.query<{ id: string }>(
-      `SELECT id FROM tasks WHERE completed_at < $1 AND status IN ${FINISHED_SQL} ORDER BY completed_at LIMIT 500`, [cutoff]);
-    total += await deleteFinishedTasks(s.db, rows.map((r) => r.id));
+      `SELECT id FROM tasks WHERE completed_at < $1 AND status IN ${FINISHED_SQL} ORDER BY completed_at LIMIT 500`,
+      [cutoff],
+    );
+    total += await deleteFinishedTasks(
+      s.db,
+      rows.map((r) => r.id),
+    );
     if (rows.length < 500) return total;
   }
 }

@@ -98,7 +98,8 @@ export function formatError(err: GraphQLError, o: FormatOptions): GraphQLFormatt
   } else if (original && !(original instanceof GraphQLError) && isDataException(original)) {
     // The database refused a value the caller sent (SQLSTATE class 22): the caller's mistake, a warning.
     const e = dataExceptionError(original);
-    o.log?.warn({ sqlstate: (original as { code?: string }).code, reason: original.message, path: err.path }, 'the database refused a value of the request');
+    const sqlstate = (original as { code?: string }).code;
+    o.log?.warn({ sqlstate, reason: original.message, path: err.path }, 'the database refused a value of the request');
     code = 'VALIDATION_FAILED';
     message = e.message;
     details = { ...e.details, reason: e.code };

@@ -21,7 +21,9 @@ const codePoint = (c: string) => `U+${c.charCodeAt(0).toString(16).toUpperCase()
 
 function refuse(field: string, found: string, strict: boolean): never {
   const which = codePoint(found);
-  const rule = strict ? 'ids and names may not contain control characters' : 'text may contain tab and line breaks but no other control character';
+  const rule = strict
+    ? 'ids and names may not contain control characters'
+    : 'text may contain tab and line breaks but no other control character';
   throw new AppError('INVALID_FIELD', `${field || 'value'}: ${rule} (found ${which})`, { field: field || undefined, character: which });
 }
 
@@ -71,5 +73,9 @@ export function isDataException(err: unknown): boolean {
 /** The 400 a client sees for a value the database refused; the SQLSTATE says which kind. */
 export function dataExceptionError(err: unknown): AppError {
   const code = String((err as { code?: unknown }).code);
-  return new AppError('INVALID_FIELD', 'the database refused a value of this request (a control character or an invalid value in text); correct the value and retry', { sqlstate: code });
+  return new AppError(
+    'INVALID_FIELD',
+    'the database refused a value of this request (a control character or an invalid value in text); correct the value and retry',
+    { sqlstate: code },
+  );
 }

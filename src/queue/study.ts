@@ -127,7 +127,8 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
     // the tenant's storage quota, checked before the rows are stored (other tasks store meanwhile)
     const perCase = CASE_ROW_BYTES + 8 * (5 * st.monitor.branches.length + 2 * st.monitor.buses.length);
     try {
-      await checkStorageQuota(s, st.tenant_id, (result.end - result.start) * perCase, `cases ${result.start} to ${result.end - 1} of study ${studyId}`);
+      const what = `cases ${result.start} to ${result.end - 1} of study ${studyId}`;
+      await checkStorageQuota(s, st.tenant_id, (result.end - result.start) * perCase, what);
     } catch (e) {
       if (!(e instanceof AppError)) throw e;
       await failStudy(s, st.task_id, { code: e.code, message: e.message, details: { study_id: studyId, ...e.details } });

@@ -311,7 +311,10 @@ export class WsSession {
       // a value the database refused (SQLSTATE class 22) is the client's mistake: INVALID_FIELD and a warning
       const ae = err instanceof AppError ? err : dep ? serviceUnavailable(dep) : isDataException(err) ? dataExceptionError(err) : undefined;
       if (!ae) this.s.log.error({ err }, 'WebSocket message failed');
-      else if (isDataException(err)) this.s.log.warn({ sqlstate: (err as { code?: string }).code, reason: (err as Error).message }, 'the database refused a value of a WebSocket frame');
+      else if (isDataException(err)) {
+        const sqlstate = (err as { code?: string }).code;
+        this.s.log.warn({ sqlstate, reason: (err as Error).message }, 'the database refused a value of a WebSocket frame');
+      }
       this.error(m.id, ae?.code ?? 'INTERNAL_ERROR', ae?.message ?? 'internal error', ae?.details);
     }
   }
@@ -349,7 +352,8 @@ export class WsSession {
           }
           if (isDataException(err)) {
             const e = dataExceptionError(err);
-            this.s.log.warn({ sqlstate: (err as { code?: string }).code, reason: (err as Error).message }, 'the database refused a value of a WebSocket command');
+            const sqlstate = (err as { code?: string }).code;
+            this.s.log.warn({ sqlstate, reason: (err as Error).message }, 'the database refused a value of a WebSocket command');
             return this.error(m.id, e.code, e.message, e.details);
           }
           this.s.log.error({ err }, 'WebSocket command failed');

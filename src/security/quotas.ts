@@ -34,10 +34,16 @@ export interface Quotas {
   result_storage_mb: number;
 }
 export type QuotaName = keyof Quotas;
-export const QUOTA_NAMES: readonly QuotaName[] = ['api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points', 'agent_count', 'network_count', 'study_cases', 'result_storage_mb'];
+export const QUOTA_NAMES: readonly QuotaName[] = [
+  'api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points',
+  'agent_count', 'network_count', 'study_cases', 'result_storage_mb',
+];
 
 // result_storage_mb: 5 GiB of stored results a tenant (docs/security.md "Storage quota and retention").
-const BASE = { concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50, study_cases: 250_000, result_storage_mb: 5120 };
+const BASE = {
+  concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50, study_cases: 250_000,
+  result_storage_mb: 5120,
+};
 export const PLANS = {
   free: { ...BASE, api_requests_per_hour: 1000, ws_connections: 5, sse_connections: 10, timeseries_daily_gb: 1 },
   pro: { ...BASE, api_requests_per_hour: 5000, ws_connections: 20, sse_connections: 50, timeseries_daily_gb: 10 },
@@ -235,7 +241,8 @@ export async function quotaView(st: SecurityState, tenantId: string, fresh = fal
   const db = st.s.db;
   const hour = Math.floor(Date.now() / 3_600_000);
   const [counts, requests, ws, sse] = await Promise.all([
-    db.query<{ networks: number; agents: number | null; pf: number; ts_points: number | null; ts_bytes: number | null; stored: number | string | null }>(
+    db.query<{ networks: number; agents: number | null; pf: number; ts_points: number | null; ts_bytes: number | null;
+      stored: string | null }>(
       `SELECT (SELECT count(*)::int FROM networks WHERE tenant_id = $1) AS networks,
               (SELECT sum(result_bytes) FROM tasks WHERE tenant_id = $1 AND result_bytes > 0) AS stored,
               (SELECT count(*)::int FROM tasks WHERE tenant_id = $1 AND status IN ('dispatched', 'running')) AS pf,

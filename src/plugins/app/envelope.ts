@@ -204,7 +204,10 @@ async function envelope(app: FastifyInstance) {
     // The request's one log line (requestLog.ts) carries code and message; a failure also its stack here.
     req.rejection = { code: e.code, message: e.message, scope: typeof e.details?.scope === 'string' ? e.details.scope : undefined };
     if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ code: e.code, reason: (err as Error).message }, e.message);
-    else if (isDataException(err)) req.log.warn({ code: e.code, sqlstate: (err as { code?: string }).code, reason: err.message }, 'the database refused a value of the request');
+    else if (isDataException(err)) {
+      const sqlstate = (err as { code?: string }).code;
+      req.log.warn({ code: e.code, sqlstate, reason: err.message }, 'the database refused a value of the request');
+    }
     else if (e.statusCode >= 500) req.log.error({ err }, `request failed: ${e.code}: ${err.message}`);
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
     if (e.code === 'SERVICE_UNAVAILABLE') reply.header('Retry-After', String(e.details?.retry_after_s ?? RETRY_AFTER_S));

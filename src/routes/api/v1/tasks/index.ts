@@ -65,7 +65,11 @@ export default async function taskRoutes(fastify: FastifyInstance) {
 
   app.delete('/:id', {
     config: { permission: 'compute' },
-    schema: { summary: 'Cancel a queued task or stop a running one; a finished task is deleted with its stored result (matrix, study rows), which stops counting against the storage quota', tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) } },
+    schema: {
+      summary: 'Cancel a queued task or stop a running one; a finished task is deleted with its stored result (matrix, study rows), '
+        + 'which stops counting against the storage quota',
+      tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) },
+    },
   }, async (req, reply) => {
     const found = await findTaskSummary(s.db, req.caller, req.params.id);
     if (FINISHED.includes(found.status)) {
