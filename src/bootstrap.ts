@@ -18,6 +18,7 @@ import { runPowerFlowTask } from './queue/powerflow.js';
 import { runSensitivitiesTask } from './queue/sensitivities.js';
 import { createListCache } from './cache/listCache.js';
 import { startEventRetention } from './domain/eventHistory.js';
+import { startResultRetention } from './domain/resultStorage.js';
 import { createNetworkStateReader } from './domain/networks.js';
 import { createSecurity, closeSecurity } from './security/state.js';
 import { createAuditWriter } from './security/audit.js';
@@ -84,6 +85,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     tasks: new TaskScheduler(() => services, transport),
     taskLifecycle: createTaskLifecycle(() => services),
     eventRetention: startEventRetention(core), // periodic purge of old events (docs/events.md)
+    resultRetention: startResultRetention(core), // finished tasks and their results past RESULT_RETENTION_DAYS (docs/security.md)
     live: new RealtimeHub({ ...core, metrics }),
     liveCredentials: createConnectionRegistry(security.redis, `${config.redisPrefix}:tokconn`),
     progress: new ProgressHub(core),
@@ -100,6 +102,7 @@ export async function closeServices(s: Services): Promise<void> {
   s.live.close();
   await s.liveCredentials.close();
   s.eventRetention.stop();
+  s.resultRetention.stop();
   await s.tasks.close();
   await s.tasks.transport.close();
   stopDenials(s);

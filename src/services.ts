@@ -16,6 +16,7 @@ import type { AuditWriter } from './security/audit.js';
 import type { DenialCounter } from './security/denials.js';
 import type { NetworkStateReader } from './domain/networks.js';
 import type { EventRetention } from './domain/eventHistory.js';
+import type { ResultRetention } from './domain/resultStorage.js';
 import type { RealtimeHub } from './realtime/hub.js';
 import type { ConnectionRegistry } from './security/connections.js';
 import type { ProgressHub } from './graphql/streams.js';
@@ -49,6 +50,8 @@ export interface Services extends ServiceCore {
   taskLifecycle: TaskLifecycle;
   /** Periodic purge of old events (src/domain/eventHistory.ts). */
   eventRetention: EventRetention;
+  /** Periodic removal of finished tasks and their stored results past RESULT_RETENTION_DAYS (src/domain/resultStorage.ts). */
+  resultRetention: ResultRetention;
   /** Live fan-out of events to SSE and WebSocket subscribers; subscribes to the bus on first use (src/realtime/hub.ts). */
   live: RealtimeHub;
   /** Concurrent live connections per credential (src/realtime/access.ts). */

@@ -133,9 +133,11 @@ for (const mode of MODES) {
       assert.equal(json(res).data.status, 'cancelled');
       await new Promise((r) => setTimeout(r, 100));
       assert.equal(json(await call('GET', `/api/v1/tasks/${d.task_id}`)).data.status, 'cancelled');
+      // a finished task is deleted with its stored result (#35 item 4), then it is gone
       const again = await call('DELETE', `/api/v1/tasks/${d.task_id}`);
-      assert.equal(again.statusCode, 409);
-      assert.equal(json(again).error.code, 'CONFLICT');
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(json(again).data.deleted, true);
+      assert.equal((await call('DELETE', `/api/v1/tasks/${d.task_id}`)).statusCode, 404);
       assert.equal((await call('GET', '/api/v1/tasks/task_nope0000')).statusCode, 404);
     });
 

@@ -7,6 +7,10 @@
 // (unless the fuzzer is fuzzing that header); the requests the audit rule covers (mutating ones, any
 // status; 401 and 403 denials; paths refused for bad percent-encoding) must each have their row:
 // the drill reads the audit log back and counts the missing ones (#21).
+// The compute door (#35) sends structured bodies of the compute endpoints' own fields (studies' contingencies,
+// scenarios, monitor and screening; OPF security and apply; sensitivities' rows, columns and outages), well
+// formed enough to pass the schema, with hostile leaves (control characters, formula starts, negative, huge and
+// duplicate indexes), and reads the tenant's storage quota; a path with an encoded control character is audited.
 import http from 'node:http';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -99,6 +103,77 @@ function headers(r: Rng, token: string): Record<string, string> {
   return h;
 }
 
+// Text for ids and names behind the schema: control characters (400 INVALID_FIELD), formula starts (CSV), sizes.
+const HOSTILE_TEXT = [
+  'a\u0000b', '\u0001', 'tab\there', 'line\nbreak', '\u007f', ' =cmd|x', '  +1', '@SUM(1)', '-2+3',
+  'x'.repeat(300), '😀', '\uD800', '', 'ok',
+];
+
+/** Branch positions: mostly real ones of case9 (0-8), with duplicates, negatives, one past the end and absurd values. */
+function indexList(r: Rng, max: number): number[] {
+  return Array.from({ length: r.int(max + 1) }, () => (r.chance(0.85) ? r.int(10) : r.pick([-1, -3, 9, 100_000, 2 ** 31, 1e21, 0.5])));
+}
+
+/** One request of the compute endpoints' own fields (#35): mostly well formed, hostile at the leaves. */
+function computeRequest(r: Rng, net: string): { method: string; path: string; body?: unknown } {
+  const many = (n: number) => (r.chance(0.05) ? n * 250 : n);
+  switch (r.int(4)) {
+    case 0: {
+      const body: Record<string, unknown> = { kind: r.pick(['contingency', 'contingency', 'scenarios', 'x']) };
+      if (r.chance(0.8)) {
+        body.contingencies = r.chance(0.3) ? r.pick(['n-1-branches', 'n-1-generators', 'n-1', 'x'])
+          : Array.from({ length: r.int(many(8)) }, () => ({
+            ...(r.chance(0.8) ? { id: r.pick(HOSTILE_TEXT) } : {}),
+            branches: indexList(r, 3),
+            ...(r.chance(0.3) ? { generators: indexList(r, 2) } : {}),
+          }));
+      }
+      if (r.chance(0.4)) {
+        const loadScale = Array.from({ length: r.int(60) }, () => r.pick([1, 0.9, 1.1, 0, -1, 1e308]));
+        body.scenarios = { count: r.pick([0, 1, 3, 50, 1e9, -1, 2.5]), ...(r.chance(0.5) ? { load_scale: loadScale } : {}) };
+      }
+      if (r.chance(0.3)) {
+        body.monitor = { branches: r.chance(0.3) ? 'all' : indexList(r, 20), buses: r.chance(0.3) ? 'all' : indexList(r, 20) };
+      }
+      if (r.chance(0.2)) body.screening = { method: 'dc', threshold_percent: r.pick([0, 50, 1e4, -1, 1e5]) };
+      if (r.chance(0.2)) body.islanding = r.pick(['isolate', 'new_reference', 'skip', 'x']);
+      if (r.chance(0.2)) body.warm_start = r.pick(['previous', 'default', 'x']);
+      if (r.chance(0.2)) body.method = r.pick(['dc', 'newton_raphson', 'fast_decoupled', 'x']);
+      return { method: 'POST', path: `/api/v1/networks/${net}/studies`, body };
+    }
+    case 1: {
+      // a synchronous OPF stopped by its own timeout_ms answers 504 as specified: short timeouts go asynchronous
+      const body: Record<string, unknown> = { method: r.pick(['dc', 'dc', 'ac', 'x']), timeout_ms: r.pick([5000, 20_000]) };
+      if (r.chance(0.6)) {
+        body.security = {
+          contingencies: r.chance(0.3) ? r.pick(['n-1-branches', 'x'])
+            : Array.from({ length: r.int(many(6)) }, () => ({
+              ...(r.chance(0.7) ? { id: r.pick(HOSTILE_TEXT) } : {}), branches: indexList(r, 3),
+            })),
+          ...(r.chance(0.5) ? { limit: r.pick(['rate_a', 'rate_b', 'rate_c', 'x']) } : {}),
+        };
+      }
+      if (r.chance(0.3)) body.apply = r.chance(0.8);
+      if (r.chance(0.3)) body.async = r.chance(0.5);
+      if (body.async === true && r.chance(0.5)) body.timeout_ms = r.pick([1, 100]);
+      if (r.chance(0.2)) body.start = r.pick(['default', 'case', 'powerflow', 'x']);
+      if (r.chance(0.2)) body.islanding = r.pick(['refuse', 'isolate', 'x']);
+      return { method: 'POST', path: `/api/v1/networks/${net}/opf`, body };
+    }
+    case 2: {
+      const body: Record<string, unknown> = { kind: r.pick(['ptdf', 'lodf', 'x']) };
+      if (r.chance(0.5)) body.branches = indexList(r, many(12));
+      if (r.chance(0.3)) body.buses = Array.from({ length: r.int(12) }, () => r.pick([1, 2, 3, 9, 0, -1, 1e21]));
+      if (r.chance(0.3)) body.outages = indexList(r, 12);
+      if (r.chance(0.4)) body.async = r.chance(0.7);
+      return { method: 'POST', path: `/api/v1/networks/${net}/sensitivities${r.chance(0.3) ? '?format=csv' : ''}`, body };
+    }
+    default:
+      if (r.chance(0.5)) return { method: 'GET', path: '/api/v1/tenant/quota' };
+      return { method: 'GET', path: `/api/v1/tasks?kind=${r.pick(['study', 'sensitivities', 'opf'])}&page_size=5` };
+  }
+}
+
 interface Op { method: string; path: string; params: string[]; keys: string[] }
 
 function operations(doc: { paths: Record<string, Record<string, { parameters?: { name: string }[]; requestBody?: { content?: Record<string, { schema?: { properties?: Record<string, unknown> } }> } }>> }): Op[] {
@@ -122,6 +197,8 @@ function audited(method: string, path: string, status: number): boolean {
   if (status === 401 || status === 403) return true;
   // An SSE heartbeat (a keep-alive POST) is audited when refused only.
   if (MUTATING.has(method)) return !(path.startsWith('/api/v1/events/stream/heartbeat') && status < 400);
+  // An encoded control character in the path (net_%00abc) is a probe: audited whatever the answer (#35).
+  if (/%(?:[01][0-9a-f]|7f)/i.test(path.split('?')[0]!)) return true;
   if (status !== 400) return false;
   try {
     decodeURIComponent(path.split('?')[0]!);
@@ -287,7 +364,10 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
 
     let sent = 0;
     const one = async (i: number) => {
-      const door = r.pick(['rest', 'rest', 'rest', 'rest', 'query', 'graphql', 'graphql', 'ws', 'graphql-ws', 'sse', 'matpower', 'matpower']);
+      const door = r.pick([
+        'rest', 'rest', 'rest', 'rest', 'query', 'graphql', 'graphql', 'ws', 'graphql-ws', 'sse',
+        'matpower', 'matpower', 'compute', 'compute',
+      ]);
       byDoor.set(door, (byDoor.get(door) ?? 0) + 1);
       const note = (o: Outcome, what: string) => {
         if (o.status === -1) { refused++; return; }
@@ -312,6 +392,13 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
         const o = await request(base, op.method, path, h, payload);
         note(o, `${op.method} ${path.slice(0, 120)}`);
         expect(o, op.method, path, h);
+      } else if (door === 'compute') {
+        const c = computeRequest(r, r.chance(0.9) ? nets[0]!.id : r.pick(ids));
+        const json: Record<string, string> = c.body === undefined ? {} : { 'content-type': 'application/json' };
+        const h = tracked({ ...(r.chance(0.9) ? auth() : headers(r, token)), ...json });
+        const o = await request(base, c.method, c.path, h, c.body === undefined ? undefined : Buffer.from(JSON.stringify(c.body)), 60_000);
+        note(o, `${c.method} ${c.path.slice(0, 100)} ${JSON.stringify(c.body)?.slice(0, 120) ?? ''}`);
+        expect(o, c.method, c.path, h);
       } else if (door === 'graphql') {
         const vars = value(r, 1, ['id', 'm', 'f', 't', 'i', 'fmt', 'c', 'p']);
         const doc = gqlDocument(r);

@@ -5,6 +5,7 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
+import { assertCallerText } from '../lib/callerText.js';
 import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
 import { islandSummaries, validateTopology, type ValidationIssue } from './networkValidation.js';
@@ -65,6 +66,8 @@ function firstIssueError(issues: ValidationIssue[]): AppError {
 }
 
 function checkModel(input: NetworkInput): NetworkModel {
+  // names and text of every door (a MATPOWER file's too): no control characters (src/lib/callerText.ts)
+  assertCallerText(input);
   const model = withDefaults(input);
   // OPF fields too (costs MATPOWER could not use, angmin > angmax): refused when stored, not at the first OPF.
   // A split network is stored as it is (open breakers are part of a real model): only a
@@ -236,10 +239,22 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
   return result.net;
 }
 
-/** Stores a new version of a network from a changed model (agents' control commands). */
-export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel, change: Record<string, unknown>): Promise<NetworkSummary> {
+/**
+ * Stores a new version of a network from a changed model (agents' control commands, an OPF's apply).
+ * `asWrite`: the write-time checks of PUT /networks/{id} too (locked by a running task, archived), made
+ * under the row's lock, for a caller-initiated write that is not a control command.
+ */
+export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel,
+  change: Record<string, unknown>, opts: { asWrite?: boolean } = {}): Promise<NetworkSummary> {
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
+    if (opts.asWrite) {
+      assertMutable(row, 'change');
+      if (row.status === 'archived') {
+        const advice = `network ${id} is archived (read-only); restore it (PUT with status "ready") first`;
+        throw new AppError('CONFLICT', advice, { network_id: id, status: 'archived' });
+      }
+    }
     if (row.version !== expectedVersion) throw new AppError('CONFLICT', `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`, { network_id: id, version: row.version });
     const version = row.version + 1;
     await tx.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, $2, $3)', [id, version, JSON.stringify(model)]);

@@ -39,10 +39,15 @@ function checkSecurity(r: OpfRequest): void {
 
 export type OpfAnswer =
   | { kind: 'queued'; task: ReturnType<typeof taskView> }
-  | { kind: 'result'; result: Record<string, unknown>; task: TaskRow };
+  | { kind: 'result'; result: Record<string, unknown>; task: TaskRow; applied?: AppliedDispatch };
+
+/** What an applied OPF wrote (its audit entry names them). */
+export interface AppliedDispatch { task_id: string; from_version: number; to_version: number }
 
 export async function runOpf(s: Services, caller: Caller, networkId: string, req: OpfRequest): Promise<OpfAnswer> {
   requirePermission(caller, 'compute');
+  // apply writes the network: the role and the token's scope must allow a write, as PUT /networks/{id} does
+  if (req.apply) requirePermission(caller, 'write');
   checkSecurity(req);
   if (req.apply && req.async) throw new AppError('INVALID_FIELD', 'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})', { field: 'apply' });
   const options = opfOptions(req);
@@ -67,8 +72,9 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   }
   if (done.status === 'completed' && done.result) {
     if (!req.apply) return { kind: 'result', result: done.result, task: done };
-    const applied = await applyDispatch(s, caller, networkId, done.network_version, done.result as unknown as OpfResult);
-    return { kind: 'result', result: { ...done.result, applied }, task: done };
+    const applied = await applyDispatch(s, caller, networkId, done.id, done.network_version, done.result as unknown as OpfResult);
+    const written = { task_id: done.id, from_version: done.network_version, to_version: applied.network_version };
+    return { kind: 'result', result: { ...done.result, applied }, task: done, applied: written };
   }
   const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
   if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
@@ -80,9 +86,11 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
  * Stores an OPF's dispatch as the network's next version (CONTRACT "Security-constrained DC-OPF": apply):
  * every in-service generator's p set-point, and for AC its voltage set-point (the bus voltage the OPF
  * chose), so a power flow or a study of the new version checks the dispatch. Refused with CONFLICT when
- * the network changed since the OPF's version.
+ * the network changed since the OPF's version, and with the write-time checks of PUT /networks/{id} when
+ * it is stored (NETWORK_LOCKED while another task solves it, CONFLICT when archived meanwhile).
  */
-async function applyDispatch(s: Services, caller: Caller, networkId: string, version: number, r: OpfResult): Promise<{ network_version: number }> {
+async function applyDispatch(s: Services, caller: Caller, networkId: string, taskId: string, version: number, r: OpfResult):
+  Promise<{ network_version: number }> {
   const model = await loadVersion(s.db, networkId, version);
   const vAt = new Map(r.buses.map((b) => [b.id, b.v]));
   const byIndex = new Map(r.generators.map((g) => [g.index, g]));
@@ -91,6 +99,7 @@ async function applyDispatch(s: Services, caller: Caller, networkId: string, ver
     if (!d || !g.in_service) return g;
     return { ...g, mw: d.p_mw, ...(r.method === 'ac' ? { mvar: d.q_mvar, vg: vAt.get(g.bus) ?? g.vg } : {}) };
   });
-  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators }, { kind: 'network.opf_applied', method: r.method, objective: r.objective });
+  const change = { kind: 'network.opf_applied', method: r.method, objective: r.objective, task_id: taskId };
+  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators }, change, { asWrite: true });
   return { network_version: saved.version };
 }

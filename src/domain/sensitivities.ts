@@ -12,6 +12,7 @@ import { taskView, type TaskRow } from './tasks.js';
 import { MAX_ASYNC_ENTRIES } from '../queue/sensitivities.js';
 import { readSensitivityRows } from '../db/stores/sensitivityRows.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
+import { checkStorageQuota } from './resultStorage.js';
 
 export async function runSensitivities(s: Services, caller: Caller, networkId: string, req: SensitivityRequest & { async?: boolean }, limits: { maxEntries?: number; door?: string } = {}): Promise<SensitivityResult & { network_id: string; network_version: number }> {
   requirePermission(caller, 'compute');
@@ -55,6 +56,8 @@ export async function submitSensitivities(s: Services, caller: Caller, networkId
   if (rows.length * columns.length > MAX_ASYNC_ENTRIES) {
     throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${MAX_ASYNC_ENTRIES} in one asynchronous matrix: select rows with "branches" (or columns) and ask in parts`, { entries: rows.length * columns.length, limit: MAX_ASYNC_ENTRIES });
   }
+  // stored as float64 rows: refused at once when the tenant's stored results would pass its quota
+  await checkStorageQuota(s, caller.tenantId, rows.length * columns.length * 8, `this ${rows.length} × ${columns.length} matrix`);
   const options = { kind: req.kind, ...(req.branches ? { branches: req.branches } : {}), ...(req.buses ? { buses: req.buses } : {}), ...(req.outages ? { outages: req.outages } : {}) };
   const task = await s.tasks.submitWith(caller, networkId, summary.version, 'sensitivities', options, async () => {});
   return taskView(task);

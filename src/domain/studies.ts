@@ -6,6 +6,7 @@
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
+import { CASE_ROW_BYTES, checkStorageQuota } from './resultStorage.js';
 import { newId } from '../lib/ids.js';
 import { pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { getModel, getNetworkState } from './networks.js';
@@ -107,6 +108,9 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
       `${field}: this study has ${plan.caseCount} cases, more than tenant ${caller.tenantId} may run in one study (quota study_cases = ${limit}); split it into several studies or ask an administrator to raise the quota`,
       { field, cases: plan.caseCount, limit, quota: 'study_cases' });
   }
+  // its case rows, as they will be stored (violations aside): refused at once over the tenant's storage quota
+  const perCase = CASE_ROW_BYTES + 8 * (5 * plan.monitor.branches.length + 2 * plan.monitor.buses.length);
+  await checkStorageQuota(s, caller.tenantId, plan.caseCount * perCase, `this study of ${plan.caseCount} cases`);
   const size = chunkSize(plan.caseCount, s.config.studyChunkCases);
   const chunkCount = Math.ceil(plan.caseCount / size);
   const studyId = newId('study');

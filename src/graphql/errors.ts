@@ -3,6 +3,7 @@
 // GraphQL code set; the original code stays in details.reason.
 import { GraphQLError, type ASTNode, type GraphQLFormattedError } from 'graphql';
 import { serviceUnavailable, unavailableDependency } from '../lib/unavailable.js';
+import { dataExceptionError, isDataException } from '../lib/callerText.js';
 import type { FastifyBaseLogger } from 'fastify';
 import { AppError, type ErrorCode } from '../lib/errors.js';
 
@@ -92,6 +93,14 @@ export function formatError(err: GraphQLError, o: FormatOptions): GraphQLFormatt
     // PostgreSQL or Redis away: SPEC 7.3 has no 503 code; the reason says it and the client may retry.
     const e = serviceUnavailable(unavailableDependency(original)!);
     code = 'INTERNAL_ERROR';
+    message = e.message;
+    details = { ...e.details, reason: e.code };
+  } else if (original && !(original instanceof GraphQLError) && isDataException(original)) {
+    // The database refused a value the caller sent (SQLSTATE class 22): the caller's mistake, a warning.
+    const e = dataExceptionError(original);
+    const sqlstate = (original as { code?: string }).code;
+    o.log?.warn({ sqlstate, reason: original.message, path: err.path }, 'the database refused a value of the request');
+    code = 'VALIDATION_FAILED';
     message = e.message;
     details = { ...e.details, reason: e.code };
   } else if (original && !(original instanceof GraphQLError)) {

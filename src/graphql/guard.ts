@@ -5,6 +5,7 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import type { Caller, Permission } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
+import { assertCallerText } from '../lib/callerText.js';
 import { checkRateLimits, recordAudit, logAuditFailure, fromCaller, anonymousCaller } from '../security/index.js';
 import { emergencyBypass, endpointBypassMayApply } from '../security/emergency.js';
 import type { EndpointKey, IpClass } from '../security/settings.js';
@@ -52,6 +53,7 @@ export function mutation<R, A extends object = NoArgs>(spec: MutationSpec<R, A>,
     let caller: Caller | undefined;
     try {
       caller = allow(ctx, spec.permission);
+      assertCallerText(args); // control characters in ids, names and text: INVALID_FIELD naming the argument
       if (ctx.s.security.auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
       if (spec.rate) await endpointLimit(ctx, caller, spec.rate, spec.rateBypass?.(args, caller, ctx));
       const result = await fn(caller, args, ctx, info);

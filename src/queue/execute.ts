@@ -164,7 +164,8 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
     const { rowsIn, values } = packFinishes(items);
     const { rows } = await s.db.query<TaskRow>(
       `UPDATE tasks t SET status = x.status, result = x.result, error = x.error, completed_at = x.completed_at,
-         result_values = CASE WHEN x.values_len > 0 THEN substring($2::bytea FROM x.values_at + 1 FOR x.values_len) END
+         result_values = CASE WHEN x.values_len > 0 THEN substring($2::bytea FROM x.values_at + 1 FOR x.values_len) END,
+         result_bytes = coalesce(octet_length(x.result::text), 0) + x.values_len -- the tenant's stored results (resultStorage.ts)
        FROM json_to_recordset($1::json) AS x(id text, status text, result json, error jsonb, completed_at timestamptz, values_at int, values_len int)
        WHERE t.id = x.id AND t.status = 'running' RETURNING ${TASK_COLUMNS.split(', ').map((c) => `t.${c}`).join(', ')}`,
       [JSON.stringify(rowsIn), values]);

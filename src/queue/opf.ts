@@ -62,7 +62,9 @@ export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal
     : null;
   // A cancel that raced the end wins (the row is no longer 'running').
   const { rows } = await s.db.query<StoredTaskRow>(
-    `UPDATE tasks SET status = $2, result = $3, error = $4, completed_at = now() WHERE id = $1 AND status = 'running' RETURNING *`,
+    `UPDATE tasks SET status = $2, result = $3::jsonb, error = $4, completed_at = now(),
+       result_bytes = coalesce(octet_length($3::jsonb::text), 0)
+     WHERE id = $1 AND status = 'running' RETURNING *`,
     [task.id, status, stored === null ? null : JSON.stringify(stored), failure === null ? null : JSON.stringify(failure)]);
   if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
 }

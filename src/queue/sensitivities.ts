@@ -10,6 +10,7 @@ import { PowerFlowInputError } from '../powerflow/types.js';
 import { AppError } from '../lib/errors.js';
 import { deleteSensitivityRows, insertSensitivityRows } from '../db/stores/sensitivityRows.js';
 import { announceFinished, cachedModel } from './execute.js';
+import { addResultBytes, checkStorageQuota } from '../domain/resultStorage.js';
 
 /** Entries an asynchronous matrix may have (25 M: 200 MB of float64 stored); more: ask in parts. */
 export const MAX_ASYNC_ENTRIES = 25_000_000;
@@ -35,7 +36,11 @@ export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: A
         m.fillRow(r, v);
         batch.push(v);
       }
+      // the tenant's storage quota, checked before each batch is stored (other tasks store meanwhile)
+      const bytes = batch.length * 8 * m.columns.length;
+      await checkStorageQuota(s, task.tenant_id, bytes, `the rest of matrix ${task.id}`);
       await insertSensitivityRows(s.db, task.id, first, batch);
+      await addResultBytes(s.db, task.id, bytes);
     }
     if (signal.aborted) {
       await deleteSensitivityRows(s.db, task.id);
@@ -59,8 +64,11 @@ export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: A
     }
   }
   const status = failure ? 'failed' : 'completed';
+  if (failure) await deleteSensitivityRows(s.db, task.id); // a failed matrix (over the storage quota too) keeps no rows
   const { rows } = await s.db.query<StoredTaskRow>(
-    `UPDATE tasks SET status = $2, result = $3, error = $4, completed_at = now() WHERE id = $1 AND status = 'running' RETURNING *`,
+    `UPDATE tasks SET status = $2, result = $3::jsonb, error = $4, completed_at = now(),
+       result_bytes = CASE WHEN $3::jsonb IS NULL THEN 0 ELSE result_bytes + octet_length($3::jsonb::text) END
+     WHERE id = $1 AND status = 'running' RETURNING *`,
     [task.id, status, header === null ? null : JSON.stringify(header), failure === null ? null : JSON.stringify(failure)]);
   if (rows[0]) await announceFinished(s, taskFromRow(rows[0]));
   else await deleteSensitivityRows(s.db, task.id); // cancelled meanwhile: nothing will read them

@@ -18,6 +18,8 @@ import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.j
 import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
 import { announceFinished, cachedModel, trackLocal } from './execute.js';
+import { AppError } from '../lib/errors.js';
+import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
 import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
 
 // The plan of a study, per process: immutable (network version + request), so cached.
@@ -122,8 +124,19 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
       return;
     }
     const complete = !result.cancelled && result.end === st.case_end;
+    // the tenant's storage quota, checked before the rows are stored (other tasks store meanwhile)
+    const perCase = CASE_ROW_BYTES + 8 * (5 * st.monitor.branches.length + 2 * st.monitor.buses.length);
+    try {
+      const what = `cases ${result.start} to ${result.end - 1} of study ${studyId}`;
+      await checkStorageQuota(s, st.tenant_id, (result.end - result.start) * perCase, what);
+    } catch (e) {
+      if (!(e instanceof AppError)) throw e;
+      await failStudy(s, st.task_id, { code: e.code, message: e.message, details: { study_id: studyId, ...e.details } });
+      return;
+    }
     const after = await s.db.transaction(async (tx) => {
       const inserted = await insertChunkRows(tx, studyId, shapeOf(st), result);
+      if (inserted > 0) await addStudyRowBytes(tx, st.task_id, studyId, result.start, result.end);
       return completeChunk(tx, studyId, chunk, result.solveMs, inserted, complete);
     });
     if (!complete) return; // cancelled midway: its finished cases are stored

@@ -13,6 +13,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
+import { assertCallerText, dataExceptionError, isDataException } from '../lib/callerText.js';
 import { authenticate, checkRateLimits, recordAudit, logAuditFailure, fromCaller } from '../security/index.js';
 import { normalizeIp } from '../security/ip.js';
 import { executeCommand, type CommandRequest } from '../domain/commands/index.js';
@@ -307,8 +308,13 @@ export class WsSession {
       await this.handle(m);
     } catch (err) {
       const dep = unavailableDependency(err);
-      const ae = err instanceof AppError ? err : dep ? serviceUnavailable(dep) : undefined;
+      // a value the database refused (SQLSTATE class 22) is the client's mistake: INVALID_FIELD and a warning
+      const ae = err instanceof AppError ? err : dep ? serviceUnavailable(dep) : isDataException(err) ? dataExceptionError(err) : undefined;
       if (!ae) this.s.log.error({ err }, 'WebSocket message failed');
+      else if (isDataException(err)) {
+        const sqlstate = (err as { code?: string }).code;
+        this.s.log.warn({ sqlstate, reason: (err as Error).message }, 'the database refused a value of a WebSocket frame');
+      }
       this.error(m.id, ae?.code ?? 'INTERNAL_ERROR', ae?.message ?? 'internal error', ae?.details);
     }
   }
@@ -342,6 +348,12 @@ export class WsSession {
           const dep = unavailableDependency(err);
           if (dep) {
             const e = serviceUnavailable(dep);
+            return this.error(m.id, e.code, e.message, e.details);
+          }
+          if (isDataException(err)) {
+            const e = dataExceptionError(err);
+            const sqlstate = (err as { code?: string }).code;
+            this.s.log.warn({ sqlstate, reason: (err as Error).message }, 'the database refused a value of a WebSocket command');
             return this.error(m.id, e.code, e.message, e.details);
           }
           this.s.log.error({ err }, 'WebSocket command failed');
@@ -407,6 +419,13 @@ export class WsSession {
       const first = checkCommand.Errors(body).First();
       const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'command';
       return this.error(m.id, 'INVALID_FIELD', `${field}: ${first?.message ?? 'invalid command'}`, { field });
+    }
+    // control characters in the command's text, as the REST door refuses them (src/lib/callerText.ts)
+    try {
+      assertCallerText(body);
+    } catch (e) {
+      if (e instanceof AppError) return this.error(m.id, e.code, e.message, e.details);
+      throw e;
     }
     // The rate-limit layers of POST /api/v1/agents/{id}/command (user, tenant, endpoint).
     let rl = await checkRateLimits(this.s, { ip: this.ip, ipClass: 'authenticated', endpoint: 'POST /agents/:id/command', caller });

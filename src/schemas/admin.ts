@@ -40,6 +40,7 @@ export const QuotaIn = Type.Object({
   agent_count: Type.Optional(Count),
   network_count: Type.Optional(Count),
   study_cases: Type.Optional(Count),
+  result_storage_mb: Type.Optional(Count),
   reason: Type.String({ minLength: 1, maxLength: 500, description: 'recorded in the audit trail' }),
   expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'makes the change temporary; the previous quota returns then' })),
 }, { additionalProperties: false });

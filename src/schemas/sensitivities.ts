@@ -1,7 +1,9 @@
 // TypeBox schemas of POST /api/v1/networks/{id}/sensitivities (CONTRACT "Sensitivities").
 import { Type } from '@sinclair/typebox';
 
-const Index = Type.Integer({ minimum: 0 });
+// No schema minimum: a negative position is a branch that does not exist, 400 INVALID_FIELD naming it
+// (src/sensitivities/compute.ts, docs/sensitivities.md), not the schema's 422 for a number out of bounds.
+const Index = Type.Integer();
 
 export const SensitivityIn = Type.Object({
   kind: Type.Union([Type.Literal('ptdf'), Type.Literal('lodf')]),

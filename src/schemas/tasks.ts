@@ -36,6 +36,7 @@ export const TaskOut = Type.Object(taskFields);
 export const TaskDetailOut = Type.Object({
   ...taskFields,
   result: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'only with include=result' })),
+  deleted: Type.Optional(Type.Boolean({ description: 'DELETE of a finished task: it was deleted with its stored result' })),
 });
 
 export const TaskQuery = Type.Object({

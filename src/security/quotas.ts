@@ -30,11 +30,20 @@ export interface Quotas {
   network_count: number;
   /** Most cases one study may have (docs/studies.md); not one of SPEC's quotas. */
   study_cases: number;
+  /** Megabytes of stored results (matrices, study rows, task results; src/domain/resultStorage.ts); not one of SPEC's quotas. */
+  result_storage_mb: number;
 }
 export type QuotaName = keyof Quotas;
-export const QUOTA_NAMES: readonly QuotaName[] = ['api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points', 'agent_count', 'network_count', 'study_cases'];
+export const QUOTA_NAMES: readonly QuotaName[] = [
+  'api_requests_per_hour', 'ws_connections', 'sse_connections', 'concurrent_powerflow', 'timeseries_daily_gb', 'timeseries_daily_points',
+  'agent_count', 'network_count', 'study_cases', 'result_storage_mb',
+];
 
-const BASE = { concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50, study_cases: 250_000 };
+// result_storage_mb: 5 GiB of stored results a tenant (docs/security.md "Storage quota and retention").
+const BASE = {
+  concurrent_powerflow: 100, timeseries_daily_points: 1_000_000, agent_count: 100, network_count: 50, study_cases: 250_000,
+  result_storage_mb: 5120,
+};
 export const PLANS = {
   free: { ...BASE, api_requests_per_hour: 1000, ws_connections: 5, sse_connections: 10, timeseries_daily_gb: 1 },
   pro: { ...BASE, api_requests_per_hour: 5000, ws_connections: 20, sse_connections: 50, timeseries_daily_gb: 10 },
@@ -217,6 +226,9 @@ export interface QuotaView {
     timeseries_today_points: number;
     agent_count: number;
     network_count: number;
+    /** Stored results (src/domain/resultStorage.ts), in MB and bytes. */
+    result_storage_mb: number;
+    result_storage_bytes: number;
   };
   temporary: { id: string; quotas: Partial<Quotas>; reason: string; expires_at: Date }[];
   reset_at: Date;
@@ -229,8 +241,10 @@ export async function quotaView(st: SecurityState, tenantId: string, fresh = fal
   const db = st.s.db;
   const hour = Math.floor(Date.now() / 3_600_000);
   const [counts, requests, ws, sse] = await Promise.all([
-    db.query<{ networks: number; agents: number | null; pf: number; ts_points: number | null; ts_bytes: number | null }>(
+    db.query<{ networks: number; agents: number | null; pf: number; ts_points: number | null; ts_bytes: number | null;
+      stored: string | null }>(
       `SELECT (SELECT count(*)::int FROM networks WHERE tenant_id = $1) AS networks,
+              (SELECT sum(result_bytes) FROM tasks WHERE tenant_id = $1 AND result_bytes > 0) AS stored,
               (SELECT count(*)::int FROM tasks WHERE tenant_id = $1 AND status IN ('dispatched', 'running')) AS pf,
               (SELECT points FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date) AS ts_points,
               (SELECT bytes FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date) AS ts_bytes,
@@ -256,6 +270,8 @@ export async function quotaView(st: SecurityState, tenantId: string, fresh = fal
       timeseries_today_points: Number(c.ts_points ?? 0),
       agent_count: agents,
       network_count: Number(c.networks),
+      result_storage_mb: Math.round((Number(c.stored ?? 0) / 1048576) * 1000) / 1000,
+      result_storage_bytes: Number(c.stored ?? 0),
     },
     temporary: q.temporary,
     reset_at: new Date((hour + 1) * 3_600_000),
@@ -272,6 +288,7 @@ export interface QuotaChange {
   agent_count?: number;
   network_count?: number;
   study_cases?: number;
+  result_storage_mb?: number;
   reason: string;
   expires_at?: string;
 }

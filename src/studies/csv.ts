@@ -9,9 +9,10 @@ export const STUDY_CSV_COLUMNS = [
   'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw',
 ] as const;
 
-// A text cell a spreadsheet would read as a formula (= + - @, or a leading tab / CR) gets a
-// leading single quote (OWASP CSV injection); numbers are written as they are, so -1.5 stays -1.5.
-const FORMULA_START = /^[=+\-@\t\r]/;
+// A text cell a spreadsheet would read as a formula (= + - @, also after leading spaces, which
+// spreadsheets skip, or a leading tab / CR / LF) gets a leading single quote (OWASP CSV injection);
+// numbers are written as they are, so -1.5 stays -1.5. One bounded class then one character: linear.
+const FORMULA_START = /^[ \u00a0]*[=+\-@]|^[\t\r\n]/;
 
 function cell(v: unknown): string {
   if (v === null || v === undefined) return '';

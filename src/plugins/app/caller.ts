@@ -14,6 +14,7 @@ import { checkRateLimits, classifyRoute, type RateLimitDecision } from '../../se
 import { emergencyBypass } from '../../security/emergency.js';
 import { logAuditFailure, recordAudit } from '../../security/audit.js';
 import { normalizeIp } from '../../security/ip.js';
+import { assertCallerText } from '../../lib/callerText.js';
 import { apiKeyCached } from '../../security/apikeys.js';
 import type { EndpointKey, IpClass } from '../../security/settings.js';
 
@@ -36,6 +37,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Permission a route needs; absent = public (no authentication). */
     permission?: Permission;
+    /** 'handler': the handler checks control characters in its body itself (a batch whose entries fail alone, GraphQL
+     *  per mutation); the door still checks the path and query. */
+    callerText?: 'handler';
     /** Overrides of the route's L1 endpoint type / L4 endpoint (default: derived from method and path). */
     rateLimit?: { ipClass?: IpClass; endpoint?: EndpointKey };
     /** false: the route writes its own audit entries with recordAudit (denials are still audited here). */
@@ -59,6 +63,9 @@ export function requirePermission(req: FastifyRequest, p: Permission): void {
     throw new AppError('FORBIDDEN', `role ${req.caller.role} lacks the "${p}" permission this endpoint needs`, { permission: p, role: req.caller.role });
   }
 }
+
+/** %00-%1F and %7F: a C0 control character or DEL, percent-encoded in a request path. */
+const CONTROL_ESCAPE = /%(?:[01][0-9a-f]|7f)/i;
 
 const SINGULAR: Record<string, string> = { 'api-keys': 'api_key', timeseries: 'timeseries', auth: 'token', audit: 'audit', tenant: 'tenant' };
 
@@ -193,22 +200,35 @@ export default fp(async (app: FastifyInstance) => {
     if (d.waitMs > 0) await new Promise((r) => setTimeout(r, d.waitMs));
   });
 
+  // Control characters in ids, names and text the caller sends: 400 INVALID_FIELD naming the field, before
+  // the schema and the handler (src/lib/callerText.ts). A string body (a MATPOWER import) is the file's text:
+  // the model read from it is checked when it is stored.
+  app.addHook('preValidation', async (req: FastifyRequest) => {
+    assertCallerText(req.params);
+    assertCallerText(req.query);
+    if (req.body !== null && typeof req.body === 'object' && req.routeOptions.config?.callerText !== 'handler') assertCallerText(req.body);
+  });
+
   app.addHook('onSend', async (req: FastifyRequest, reply: FastifyReply, payload: unknown) => {
     const status = reply.statusCode;
     const denied = status === 401 || status === 403 || status === 429;
     const cfg = req.routeOptions.config ?? {};
     const hints = req.auditHints;
+    const path = req.url.split('?')[0];
+    // A path carrying an encoded control character (net_%00abc) is a probe, audited like one that is not
+    // valid percent-encoding (frameworkErrors.ts), whatever the method and answer.
+    const probe = CONTROL_ESCAPE.test(path);
     // Mutating requests are audited whether or not a route matched (a DELETE probing unknown paths too).
-    if (!denied && !(MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
+    if (!denied && !probe && !(MUTATING.has(req.method) && cfg.audit !== false) && !hints) return payload;
     if (cfg.audit !== false && cfg.audit?.failuresOnly && status < 400 && !hints) return payload;
     const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'rest');
-    const path = req.url.split('?')[0];
     const res = hints?.resource ?? resourceOf(req, status, payload);
     if (cfg.audit !== false && cfg.audit?.resourceType && !hints?.resource) res.type = cfg.audit.resourceType;
     const err = status >= 400 ? errorOf(payload) : {};
     const code = err.code;
     const details: Record<string, unknown> = { method: req.method, path, status };
     if (code) details.error_code = code;
+    if (probe) details.reason = 'control_character_in_path';
     // The refusing layer: rate-limit refusals are audited in aggregate per layer (security/denials.ts).
     if (code === 'RATE_LIMITED' && typeof err.scope === 'string') details.scope = err.scope;
     if (req.authMethod) details.auth_method = req.authMethod;

@@ -9,6 +9,7 @@ import { AppError, ERROR_STATUS, type ErrorCode } from '../../lib/errors.js';
 import { ERRORS_PAGE, errorAnchor } from '../../lib/errorCatalog.js';
 import { isValidTimeZone, renderDates } from '../../lib/time.js';
 import { RETRY_AFTER_S, serviceUnavailable, unavailableDependency } from '../../lib/unavailable.js';
+import { dataExceptionError, isDataException } from '../../lib/callerText.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -111,6 +112,8 @@ function toAppError(err: FastifyError | AppError | Error, req?: FastifyRequest):
   // PostgreSQL or Redis away (restarting, unreachable): 503, the client may retry.
   const dep = unavailableDependency(err);
   if (dep) return serviceUnavailable(dep);
+  // The database refused a value the caller sent (SQLSTATE class 22): the caller's mistake, 400.
+  if (isDataException(err)) return dataExceptionError(err);
   return new AppError('INTERNAL_ERROR', 'internal error; the request id identifies it in the logs');
 }
 
@@ -201,6 +204,10 @@ async function envelope(app: FastifyInstance) {
     // The request's one log line (requestLog.ts) carries code and message; a failure also its stack here.
     req.rejection = { code: e.code, message: e.message, scope: typeof e.details?.scope === 'string' ? e.details.scope : undefined };
     if (e.code === 'SERVICE_UNAVAILABLE') req.log.warn({ code: e.code, reason: (err as Error).message }, e.message);
+    else if (isDataException(err)) {
+      const sqlstate = (err as { code?: string }).code;
+      req.log.warn({ code: e.code, sqlstate, reason: err.message }, 'the database refused a value of the request');
+    }
     else if (e.statusCode >= 500) req.log.error({ err }, `request failed: ${e.code}: ${err.message}`);
     if (e.code === 'METHOD_NOT_ALLOWED' && e.details?.allow) reply.header('Allow', String(e.details.allow));
     if (e.code === 'SERVICE_UNAVAILABLE') reply.header('Retry-After', String(e.details?.retry_after_s ?? RETRY_AFTER_S));

@@ -147,7 +147,8 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
   });
 
   app.post(GRAPHQL_PATH, {
-    config: { permission: 'read', audit: false },
+    // callerText: each mutation checks its arguments (src/graphql/guard.ts)
+    config: { permission: 'read', audit: false, callerText: 'handler' },
     schema: { hide: true },
   }, async (req, reply) => {
     const neg = negotiateVersion(req.headers);

@@ -216,7 +216,17 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     },
     serializerCompiler: plainJson,
   }, async (req, reply) => {
+    // An OPF with apply writes the network: its audit entry says so (refused or not), and once applied
+    // names the task and both versions.
+    if (req.body?.apply) req.auditHints = { resource: { type: 'network', id: req.params.id }, details: { apply: true } };
     const answer = await runOpf(s, req.caller, req.params.id, req.body ?? {});
+    if (answer.kind === 'result' && answer.applied) {
+      const a = answer.applied;
+      req.auditHints = {
+        resource: { type: 'network', id: req.params.id },
+        details: { apply: true, task_id: a.task_id, network_version_before: a.from_version, network_version_after: a.to_version },
+      };
+    }
     if (answer.kind === 'queued') {
       const t = answer.task;
       return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);

@@ -4,8 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from '../../../../schemas/tasks.js';
-import { findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
-import { AppError } from '../../../../lib/errors.js';
+import { FINISHED, findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
+import { deleteFinishedTasks } from '../../../../domain/resultStorage.js';
+import { AppError, notFound } from '../../../../lib/errors.js';
 import { exportTaskResult } from '../../../../domain/resultExport.js';
 import { sensitivityTaskExport, sensitivityTaskResult } from '../../../../domain/sensitivities.js';
 import { Readable } from 'node:stream';
@@ -64,8 +65,18 @@ export default async function taskRoutes(fastify: FastifyInstance) {
 
   app.delete('/:id', {
     config: { permission: 'compute' },
-    schema: { summary: 'Cancel a queued task or stop a running one', tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) } },
+    schema: {
+      summary: 'Cancel a queued task or stop a running one; a finished task is deleted with its stored result (matrix, study rows), '
+        + 'which stops counting against the storage quota',
+      tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) },
+    },
   }, async (req, reply) => {
+    const found = await findTaskSummary(s.db, req.caller, req.params.id);
+    if (FINISHED.includes(found.status)) {
+      // the task as it was, then gone: GET answers 404 and its bytes no longer count (src/domain/resultStorage.ts)
+      if ((await deleteFinishedTasks(s.db, [found.id])) === 0) throw notFound('task', found.id);
+      return reply.ok({ ...taskSummaryView(found), queue_position: null, result: null, deleted: true });
+    }
     const t = await s.tasks.cancel(req.caller, req.params.id);
     return reply.ok({ ...taskSummaryView(t), queue_position: null, result: t.result });
   });
