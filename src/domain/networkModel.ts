@@ -75,6 +75,28 @@ export interface Load {
   in_service: boolean;
 }
 
+/** A MATPOWER DC line (mpc.dcline, idx_dcline): a pair of injections at its terminals in power flow
+ *  (toggle_dcline). MW, MVAr, p.u.; p_to follows from p_from and the loss model when solved. */
+export interface DcLine {
+  from: number;
+  to: number;
+  in_service: boolean;
+  p_from: number;      // MW taken at `from`
+  p_to: number;        // MW delivered at `to`
+  q_from: number;      // MVAr injected at `from`
+  q_to: number;        // MVAr injected at `to`
+  v_from: number;      // voltage set point (p.u.) at `from`
+  v_to: number;
+  pmin: number;        // MW, flow limits at `from`
+  pmax: number;
+  qmin_from: number;   // MVAr
+  qmax_from: number;
+  qmin_to: number;
+  qmax_to: number;
+  loss0: number;       // MW: losses = loss0 + loss1 * p_from
+  loss1: number;
+}
+
 export interface NetworkModel {
   name: string;
   description: string;
@@ -84,6 +106,8 @@ export interface NetworkModel {
   branches: Branch[];
   generators: Generator[];
   loads: Load[];
+  /** MATPOWER DC lines; absent = none */
+  dc_lines?: DcLine[];
   tags: Record<string, string>;
 }
 
