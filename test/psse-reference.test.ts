@@ -142,6 +142,15 @@ async function comparePowerFlow(label: string, imp: PsseImport, ref: Reference):
     const d = Math.max(Math.abs(g.p_gen - r[1]!), Math.abs(g.q_gen - r[2]!));
     assert.ok(d <= 1e-3, `${label}: generator ${k + 1} at bus ${r[0]} off by ${d} (P ${g.p_gen} / ${r[1]}, Q ${g.q_gen} / ${r[2]})`);
   });
+  // DC lines: [from, to, status, pf, pt, qf, qt] as MATPOWER's int2ext gives them back
+  const dc = ref.pf.dcline ?? [];
+  assert.equal(res.dc_lines?.length ?? 0, dc.length, `${label}: DC lines in the answer`);
+  dc.forEach((r, k) => {
+    const got = res.dc_lines![k]!;
+    assert.equal(got.from, r[0]);
+    const d = Math.max(Math.abs(got.p_from - r[3]!), Math.abs(got.p_to - r[4]!), Math.abs(got.q_from - r[5]!), Math.abs(got.q_to - r[6]!));
+    assert.ok(d <= 1e-3, `${label}: DC line ${k + 1} off by ${d}`);
+  });
 }
 
 for (const { name, ref } of references()) {
