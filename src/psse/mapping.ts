@@ -168,7 +168,8 @@ export function mapCase(t: CaseTables, name: string): PsseImport {
     ...(rates[2] > 0 && rates[2] !== rates[0] ? { rate_c: rates[2] } : {}), ratio: 0, shift: 0, status: closed ? 'closed' : 'open', angmin: -360, angmax: 360,
   });
   const circuit = (kind: RecordKind, row: Row, ends: number[]) => {
-    const key = `${kind}:${[...ends].sort((x, y) => x - y).join('-')}/${rd.text(row, 'ckt') || '1'}`;
+    const ckt = rd.text(row, 'ckt') || '1';
+    const key = ends.length === 2 ? `${kind}:${Math.min(ends[0]!, ends[1]!)}-${Math.max(ends[0]!, ends[1]!)}/${ckt}` : `${kind}:${[...ends].sort((x, y) => x - y).join('-')}/${ckt}`;
     if (circuits.has(key)) warn(rd.warnings, 'PARALLEL_SAME_CIRCUIT', 'parallel branches with the same circuit identifier are all kept', row.line);
     circuits.add(key);
   };

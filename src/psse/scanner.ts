@@ -23,7 +23,7 @@ export class PsseParseError extends Error {
 
 export interface RawRecord {
   line: number;
-  fields: string[];
+  fields: (string | number)[];
 }
 
 export interface RawSection {
@@ -58,16 +58,35 @@ const CH_TAB = 9, CH_SP = 32, CH_COMMA = 44, CH_SLASH = 47, CH_SQ = 39, CH_DQ = 
 
 const isBlank = (c: number) => c === CH_SP || c === CH_TAB || c === CH_CR;
 
-/** The fields of one record line and the comment after its slash. */
-export function splitRecord(text: string, line: number): { fields: string[]; comment: string } {
-  const fields: string[] = [];
-  const n = text.length;
-  let i = 0;
+const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+
+/** A plain decimal token text[start, end) as its exact number (Clinger's fast path, as the MATPOWER
+ *  reader does), or undefined when it is not one (text, names, long mantissas: read as strings). */
+function plainNumber(text: string, start: number, end: number): number | undefined {
+  let i = start, neg = false, mant = 0, digits = 0, frac = 0, seenDot = false;
+  const c0 = text.charCodeAt(i);
+  if (c0 === 45 || c0 === 43) { neg = c0 === 45; i++; }
+  for (; i < end; i++) {
+    const d = text.charCodeAt(i);
+    if (d >= 48 && d <= 57) { mant = mant * 10 + (d - 48); digits++; if (seenDot) frac++; }
+    else if (d === 46 && !seenDot) seenDot = true;
+    else return undefined;
+  }
+  if (digits === 0 || digits > 15 || frac > 22) return undefined;
+  const v = frac === 0 ? mant : mant / POW10[frac]!;
+  return neg ? -v : v;
+}
+
+/** The fields of one record, text[start, end), and the comment after its slash. Plain decimals
+ *  come as numbers (no string is made for them: a 10,000-bus file has a million fields). */
+export function splitRecord(text: string, line: number, start = 0, end = text.length): { fields: (string | number)[]; comment: string } {
+  const fields: (string | number)[] = [];
+  let i = start;
   let afterField = false; // a field was just read: one comma after it is its separator
-  while (i < n) {
+  while (i < end) {
     const c = text.charCodeAt(i);
     if (isBlank(c)) { i++; continue; }
-    if (c === CH_SLASH) return { fields, comment: text.slice(i + 1).trim() };
+    if (c === CH_SLASH) return { fields, comment: text.slice(i + 1, end).trim() };
     if (c === CH_COMMA) {
       if (!afterField) fields.push(''); // ",," or a leading comma: a blank field
       afterField = false;
@@ -79,7 +98,7 @@ export function splitRecord(text: string, line: number): { fields: string[]; com
       let s = '';
       for (;;) {
         const q = text.indexOf(String.fromCharCode(c), j);
-        if (q < 0) throw new PsseParseError(line, 'record', `a closing ${c === CH_SQ ? "'" : '"'} of the quoted text`, 'end of line');
+        if (q < 0 || q >= end) throw new PsseParseError(line, 'record', `a closing ${c === CH_SQ ? "'" : '"'} of the quoted text`, 'end of line');
         s += text.slice(j, q);
         // a doubled quote stays as written (psse2mpc keeps it; PSS/E names do not escape)
         if (text.charCodeAt(q + 1) === c) { s += text.slice(q, q + 2); j = q + 2; continue; }
@@ -88,13 +107,13 @@ export function splitRecord(text: string, line: number): { fields: string[]; com
       }
       fields.push(s);
     } else {
-      const start = i;
-      while (i < n) {
+      const from = i;
+      while (i < end) {
         const d = text.charCodeAt(i);
         if (isBlank(d) || d === CH_COMMA || d === CH_SLASH) break;
         i++;
       }
-      fields.push(text.slice(start, i));
+      fields.push(plainNumber(text, from, i) ?? text.slice(from, i));
     }
     afterField = true;
   }
@@ -157,24 +176,37 @@ export function scanRaw(text: string, maxRecords: number): ScannedRaw {
   };
   const title1 = title();
   const title2 = title();
-  const header: RawHeader = { ic: fields[0] ?? '', sbase: fields[1] ?? '', rev: fields[2] ?? '', comment, title1, title2, line: headerLine };
+  const f = (k: number) => String(fields[k] ?? '');
+  const header: RawHeader = { ic: f(0), sbase: f(1), rev: f(2), comment, title1, title2, line: headerLine };
 
   const sections: RawSection[] = [];
   let records: RawRecord[] = [];
   let total = 0;
   let ended = false;
-  for (let s = nextLine(); s !== undefined; s = nextLine()) {
-    if (s.startsWith('@!')) continue;
-    if (isQRecord(s)) { ended = true; break; }
-    if (isSectionEnd(s)) {
-      sections.push({ label: sectionLabel(s), records, endLine: lineNo, unterminated: false });
-      records = [];
-      continue;
+  while (pos < n) {
+    // data lines are split in place; only terminators and comments are sliced
+    let e = text.indexOf('\n', pos);
+    if (e < 0) e = n;
+    const start = pos;
+    pos = e + 1;
+    lineNo++;
+    let first = start;
+    while (first < e && isBlank(text.charCodeAt(first))) first++;
+    const c = text.charCodeAt(first);
+    if (first === e) continue; // blank line
+    if (c === 64 && text.charCodeAt(first + 1) === 33 && first === start) continue; // @! comment
+    if (c === 48 || c === 81) {
+      const s = text.slice(start, e);
+      if (isQRecord(s)) { ended = true; break; }
+      if (isSectionEnd(s)) {
+        sections.push({ label: sectionLabel(s), records, endLine: lineNo, unterminated: false });
+        records = [];
+        continue;
+      }
     }
-    if (s.trim() === '') continue;
-    if (s.charCodeAt(0) === CH_TAB) tabLines.push(lineNo);
-    if (++total > maxRecords) throw new PsseParseError(lineNo, 'record', `at most ${maxRecords} records in a RAW import`, `more`);
-    records.push({ line: lineNo, fields: splitRecord(s, lineNo).fields });
+    if (text.charCodeAt(start) === CH_TAB) tabLines.push(lineNo);
+    if (++total > maxRecords) throw new PsseParseError(lineNo, 'record', `at most ${maxRecords} records in a RAW import`, 'more');
+    records.push({ line: lineNo, fields: splitRecord(text, lineNo, start, e).fields });
   }
   if (records.length > 0) sections.push({ label: '', records, endLine: lineNo, unterminated: true });
   void ended;

@@ -98,7 +98,7 @@ export function tablesFromRaw(text: string, maxRecords: number): CaseTables {
   // From revision 34 the system-wide data (GENERAL, RATING, ... records) come before the buses.
   if (rev >= 34 && sections.length > 0) {
     const s0 = sections[0]!;
-    const first = s0.records[0]?.fields[0] ?? '';
+    const first = String(s0.records[0]?.fields[0] ?? '');
     if (s0.label.includes('SYSTEM-WIDE') || (first !== '' && !/^[0-9+-]/.test(first))) sections.shift();
   }
   const order = sectionOrder(rev);
@@ -107,7 +107,7 @@ export function tablesFromRaw(text: string, maxRecords: number): CaseTables {
     const sec = sections[k];
     const records = sec?.records ?? [];
     if (kind === 'transformer') {
-      const isThree = (r: RawRecord) => { const kb = (r.fields[2] ?? '').trim(); return kb !== '' && Number(kb) !== 0; };
+      const isThree = (r: RawRecord) => { const kb = String(r.fields[2] ?? '').trim(); return kb !== '' && Number(kb) !== 0; };
       const two = transformerLines(false, rev), three = transformerLines(true, rev);
       tables.set(kind, joinLines(kind, records, (r) => (isThree(r) ? three : two), isThree));
     } else if (kind === 'twotermdc') {
