@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { ROOT, SHARED_DIR } from '../src/paths.js';
 import { parsePsse } from '../src/psse/reader.js';
@@ -50,17 +51,23 @@ function normalized(r: Reference): Reference {
   };
 }
 
+/** A reference, plain or gzipped (the large ones). */
+const readText = (path: string) => (path.endsWith('.gz') ? gunzipSync(readFileSync(path)).toString('utf8') : readFileSync(path, 'utf8'));
+
 function references(): { name: string; ref: Reference }[] {
   const out: { name: string; ref: Reference }[] = [];
   for (const dir of [join(SHARED_PSSE, 'solutions'), OWN]) {
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).sort()) {
-      if (!f.endsWith('.json') || f === 'index.json') continue;
-      out.push({ name: f.slice(0, -5), ref: normalized(JSON.parse(readFileSync(join(dir, f), 'utf8')) as Reference) });
+      if (!/\.json(\.gz)?$/.test(f) || f === 'index.json') continue;
+      out.push({ name: f.replace(/\.json(\.gz)?$/, ''), ref: normalized(JSON.parse(readText(join(dir, f))) as Reference) });
     }
   }
   return out;
 }
+
+/** A case file: shared/reference/psse/cases, or written here by make_activsg10k.m (gzipped). */
+const caseText = (file: string) => (existsSync(join(CASES, file)) ? readFileSync(join(CASES, file), 'utf8') : readText(join(OWN, `${file}.gz`)));
 
 let pool: SolverPool;
 before(() => { pool = createSolverPool({ threads: 1 }); });
@@ -156,7 +163,7 @@ async function comparePowerFlow(label: string, imp: PsseImport, ref: Reference):
 for (const { name, ref } of references()) {
   const differs = DIFFERS[ref.file];
   test(`${ref.file}: import equals psse2mpc, power flow equals MATPOWER's runpf`, async (t) => {
-    const text = readFileSync(join(CASES, ref.file), 'utf8');
+    const text = caseText(ref.file);
     if (ref.case.bus.length === 0) {
       // psse2mpc makes a case without buses of it; gridops refuses it, naming where buses were wanted
       assert.throws(() => parsePsse(text, { fileName: ref.file }), /bus/);
