@@ -59,7 +59,8 @@ function references(): { name: string; ref: Reference }[] {
   for (const dir of [join(SHARED_PSSE, 'solutions'), OWN]) {
     if (!existsSync(dir)) continue;
     for (const f of readdirSync(dir).sort()) {
-      if (!/\.json(\.gz)?$/.test(f) || f === 'index.json') continue;
+      // index.json lists the files psse2mpc refuses; *.pf.json are power flows of MATPOWER cases (matpower-dcline.test.ts)
+      if (!/\.json(\.gz)?$/.test(f) || f === 'index.json' || f.endsWith('.pf.json')) continue;
       out.push({ name: f.replace(/\.json(\.gz)?$/, ''), ref: normalized(JSON.parse(readText(join(dir, f))) as Reference) });
     }
   }
