@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
+import { gql, ok } from './graphql-helpers.js';
 import { SHARED_DIR } from '../src/paths.js';
 
 const PSSE = join(SHARED_DIR, 'reference', 'psse');
@@ -111,6 +112,14 @@ for (const mode of MODES) {
         assert.ok(Math.abs(b.v - vm!) <= 1e-6 && Math.abs(b.theta - va! * Math.PI / 180) <= 1e-6, `bus ${bus}`);
       });
       assert.equal(r.dc_lines.length, 2);
+      // GraphQL shows them, and creates a network with them
+      const g = ok(await gql(app, 'query($id: ID!) { network(id: $id) { dcLines { from to inService pFrom vFrom } } }', { id }, h)).network;
+      assert.deepEqual(g.dcLines.map((d: { from: number; to: number }) => [d.from, d.to]), [[3, 4], [4, 7]]);
+      const created = ok(await gql(app, `mutation($input: NetworkInput!) { createNetwork(input: $input) { id dcLines { from to pFrom pTo loss1 inService } } }`, {
+        input: { name: 'dc-gql', buses: [{ id: 1, type: 'SLACK' }, { id: 2, type: 'PQ' }], branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }],
+          dcLines: [{ from: 1, to: 2, pFrom: 10, loss1: 0.02 }] },
+      }, h)).createNetwork;
+      assert.deepEqual(created.dcLines, [{ from: 1, to: 2, pFrom: 10, pTo: 10, loss1: 0.02, inService: true }]);
       ref.pf.dcline!.forEach((d, k) => {
         assert.ok(Math.abs(r.dc_lines[k].p_from - d[3]!) <= 1e-6);
         assert.ok(Math.abs(r.dc_lines[k].q_from - d[5]!) <= 1e-3, `DC line ${k + 1} q_from ${r.dc_lines[k].q_from} / ${d[5]}`);
