@@ -60,3 +60,26 @@ test('gridops study and opf read FILE.raw; a malformed one is named by line and 
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('gridops study of a file with DC lines: each contingency equals the power flow of the network without that branch', async () => {
+  const file = join(PSSE, 'cases', 'matpower', 't_case9_save2psse.raw');
+  const r = gridops(['study', file, '--json']);
+  assert.equal(r.code, 0, r.stderr);
+  const study = JSON.parse(r.stdout) as { cases: { case_id: string; status: string; min_v: number; max_v: number }[] };
+  const { parsePsse } = await import('../src/psse/reader.js');
+  const { createSolverPool } = await import('../src/engine/pool.js');
+  const pool = createSolverPool({ threads: 1 });
+  try {
+    const model = parsePsse(readFileSync(file, 'utf8')).model;
+    assert.equal(model.dc_lines?.length, 2);
+    for (const k of [2, 5]) {
+      const c = study.cases.find((x) => x.case_id === `branch:${k}`)!;
+      const cut = { ...model, branches: model.branches.map((b, i) => (i === k ? { ...b, status: 'open' as const } : b)) };
+      const pf = await pool.solve(cut, { method: 'newton_raphson', tolerance: 1e-8 });
+      const vs = pf.buses.map((b) => b.v);
+      assert.ok(Math.abs(Math.min(...vs) - c.min_v) <= 1e-6 && Math.abs(Math.max(...vs) - c.max_v) <= 1e-6, `case branch:${k}: ${c.min_v} / ${Math.min(...vs)}`);
+    }
+  } finally {
+    await pool.close();
+  }
+});
