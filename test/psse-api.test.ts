@@ -6,7 +6,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
+import { MODES, startTestApp, json, waitForTaskStatus, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { gql, ok } from './graphql-helpers.js';
 import { SHARED_DIR } from '../src/paths.js';
@@ -112,6 +112,14 @@ for (const mode of MODES) {
         assert.ok(Math.abs(b.v - vm!) <= 1e-6 && Math.abs(b.theta - va! * Math.PI / 180) <= 1e-6, `bus ${bus}`);
       });
       assert.equal(r.dc_lines.length, 2);
+      // an asynchronous power flow stores them with its result
+      const queued = await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${id}/powerflow`, headers: { ...h, 'content-type': 'application/json' }, payload: { async: true } });
+      assert.equal(queued.statusCode, 202, queued.body);
+      const taskId = json(queued).data.task_id;
+      assert.equal(await waitForTaskStatus(app, h, taskId, 'completed'), 'completed');
+      const stored = json(await get(`/api/v1/tasks/${taskId}?include=result`)).data.result;
+      assert.equal(stored.dc_lines.length, 2);
+      assert.ok(Math.abs(stored.dc_lines[1].q_to - r.dc_lines[1].q_to) <= 1e-9);
       // GraphQL shows them, and creates a network with them
       const g = ok(await gql(app, 'query($id: ID!) { network(id: $id) { dcLines { from to inService pFrom vFrom } } }', { id }, h)).network;
       assert.deepEqual(g.dcLines.map((d: { from: number; to: number }) => [d.from, d.to]), [[3, 4], [4, 7]]);
