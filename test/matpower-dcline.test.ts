@@ -59,3 +59,13 @@ test('the power flow of a case with DC lines equals MATPOWER runpf (buses, branc
   const bus30 = res.buses.find((b) => b.id === 30)!;
   assert.ok(Math.abs(bus30.p_gen - 85) <= 1e-9);
 });
+
+test('the OPF refuses a network with in-service DC lines rather than optimise without them', async () => {
+  const { solveOpf } = await import('../src/opf/solve.js');
+  const m = parseMatpower(text, 't_case9_dcline.m');
+  await assert.rejects(solveOpf(pool, m), /3 in-service DC line\(s\): the OPF does not include DC lines yet/);
+  // with them out of service it optimises the rest
+  const off = { ...m, dc_lines: m.dc_lines!.map((d) => ({ ...d, in_service: false })) };
+  const r = await solveOpf(pool, off);
+  assert.equal(r.status, 'converged');
+});
