@@ -40,7 +40,7 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
 // The import body as documented (the route parses it itself: text, or a multipart upload).
 const IMPORT_BODY = {
-  description: 'A MATPOWER case file (.m, format version 2)',
+  description: 'A MATPOWER case file (.m, format version 2), a PSS/E RAW file (.raw) or a RAWX file (.rawx)',
   required: true,
   content: {
     'text/plain': { schema: { type: 'string', description: 'the .m text' } },
@@ -168,7 +168,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       bodyLimit: limit,
       config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES, openapiBody: IMPORT_BODY },
       schema: {
-        summary: 'Create a network from a MATPOWER case file (.m text: text/plain, application/octet-stream or a multipart/form-data file)', tags,
+        summary: 'Create a network from a MATPOWER case (.m), a PSS/E RAW (revisions 29-35) or RAWX file (text/plain, application/octet-stream or a multipart/form-data file)', tags,
         querystring: Type.Object({
           format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse'), Type.Literal('rawx')], {
             description: 'matpower (.m), psse (PSS/E RAW, revisions 29-35) or rawx (PSS/E RAWX); left out, the content (or the uploaded file\'s extension) says which',
