@@ -62,6 +62,10 @@ for (const mode of MODES) {
         assert.equal(json(res).data.format, file.endsWith('.rawx') ? 'rawx' : 'psse');
         ids.push(json(res).data.id);
       }
+      // RAWX sent as application/json is the file too
+      const asJson = await post('/api/v1/networks/import', raw('powsybl/IEEE_14_bus_rev35.rawx'), 'application/json');
+      assert.equal(asJson.statusCode, 201, asJson.body);
+      assert.equal(json(asJson).data.format, 'rawx');
       const ref = solution('IEEE_14_bus');
       for (const id of ids) {
         const r = await solve(id);

@@ -180,7 +180,9 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       },
     }, async (req, reply) => {
       let fileName = '';
-      const text = req.isMultipart() ? await uploadedText(req, limit, (n) => { fileName = n; }) : req.body;
+      let text = req.isMultipart() ? await uploadedText(req, limit, (n) => { fileName = n; }) : req.body;
+      // RAWX is JSON: sent as application/json (parsed by Fastify, 1 MB limit) it is taken as the file
+      if (text !== null && typeof text === 'object' && 'network' in text && (req.query.format ?? 'rawx') === 'rawx') text = JSON.stringify(text);
       if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
       const format = req.query.format ?? importFormat(text, fileName);
       if (format !== 'matpower') {
