@@ -1,6 +1,7 @@
 // The `gridops` command (bin/gridops.js imports this file): docs/cli.md.
 //
 //   gridops solve CASE.m [options]   solve a MATPOWER case offline with the WebAssembly core
+//   (CASE.raw / CASE.rawx: a PSS/E file, read by src/psse, for every command)
 //   gridops study CASE.m [options]   contingency analysis offline with the study engine (cliStudy.ts)
 //   gridops opf CASE.m [options]     optimal power flow of a MATPOWER case (src/opf/cli.ts)
 //   gridops serve                    the same as `npm start` (the HTTP service)
@@ -10,6 +11,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
+import { parsePsse } from './psse/reader.js';
+import { PsseParseError } from './psse/scanner.js';
 import { ISLANDING_RULES, POWERFLOW_METHODS, PowerFlowInputError, type IslandingRule, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/networkModel.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
@@ -21,6 +24,7 @@ export const USAGE = `Usage:
   gridops study CASE.m [options]   N-1 contingency analysis of a case file (gridops study --help)
   gridops opf CASE.m [options]     optimal power flow (least-cost dispatch, LMPs) of a MATPOWER case
   gridops ptdf|lodf CASE.m [options]  PTDF or LODF of the DC model (gridops ptdf --help)
+  CASE.raw or CASE.rawx: a PSS/E RAW (revisions 29-35) or RAWX file instead of a MATPOWER case
   gridops serve                    start the HTTP service (the same as npm start)
   gridops --help | --version
 
@@ -199,12 +203,28 @@ function readCaseText(file: string): string {
   }
 }
 
+/** A case file by its extension: .raw / .rawx are PSS/E (src/psse; warnings go to standard error), else MATPOWER. */
+function readCase(file: string): NetworkModel {
+  const lower = file.toLowerCase();
+  const format = lower.endsWith('.rawx') ? 'rawx' : lower.endsWith('.raw') ? 'psse' : undefined;
+  if (!format) return parseMatpower(readCaseText(file), file === '-' ? 'stdin' : file);
+  let imported;
+  try {
+    imported = parsePsse(readCaseText(file), { format, fileName: file });
+  } catch (e) {
+    if (e instanceof PsseParseError) throw new InputError(`${file} ${e.message}`);
+    throw e;
+  }
+  for (const w of imported.warnings) process.stderr.write(`gridops: ${file}: ${w.code} (${w.count}): ${w.message}\n`);
+  return imported.model;
+}
+
 class InputError extends Error {
   override name = 'InputError';
 }
 
 export async function runSolve(cmd: SolveCommand): Promise<number> {
-  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const network = readCase(cmd.file);
   const { createSolverPool } = await import('./engine/pool.js');
   const pool = createSolverPool({ threads: 1 });
   const abort = new AbortController();
@@ -225,7 +245,7 @@ export async function runSolve(cmd: SolveCommand): Promise<number> {
 }
 
 async function runOpf(cmd: OpfCommand): Promise<number> {
-  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const network = readCase(cmd.file);
   const { createSolverPool } = await import('./engine/pool.js');
   const { solveOpf } = await import('./opf/solve.js');
   const pool = createSolverPool({ threads: 1 });
@@ -277,7 +297,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
       case 'study': {
         const cmd = parseStudyArgs(rest, UsageError);
         if (cmd === 'help') { await write(process.stdout, STUDY_USAGE); return EXIT.ok; }
-        const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+        const network = readCase(cmd.file);
         const abort = new AbortController();
         const onSigint = () => abort.abort();
         // a closed pipe (gridops study … | head) stops the study quietly
@@ -302,7 +322,7 @@ export async function main(argv: string[]): Promise<number | undefined> {
       case 'ptdf': case 'lodf': {
         const cmd = parseSensitivityArgs(command, rest, (m) => new UsageError(m));
         if (cmd === 'help') { await write(process.stdout, SENSITIVITY_USAGE); return EXIT.ok; }
-        const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+        const network = readCase(cmd.file);
         await runSensitivityCommand(cmd, network, (text) => write(process.stdout, text));
         return EXIT.ok;
       }

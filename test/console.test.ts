@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { CASES_DIR, ROOT } from '../src/paths.js';
+import { CASES_DIR, ROOT, SHARED_DIR } from '../src/paths.js';
 import { spawnGridops, type GridopsProcess } from './helpers/process.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
@@ -261,6 +261,18 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(download.suggestedFilename(), 'case9.m');
       const path = await download.path();
       assert.match(readFileSync(path, 'utf8'), /mpc\.bus = \[/);
+      // PSS/E files by their extension: RAWX and RAW (the latter's warnings are shown in a dialog)
+      const psse = join(SHARED_DIR, 'reference', 'psse', 'cases');
+      await page.click('a[href="#/networks"]');
+      await page.setInputFiles('#import-file', join(psse, 'powsybl', 'IEEE_14_bus_rev35.rawx'));
+      await page.waitForSelector('#drawing[data-nodes="14"]');
+      const dialog = page.waitForEvent('dialog');
+      await page.click('a[href="#/networks"]');
+      await page.setInputFiles('#import-file', join(psse, 'matpower', 't_psse_case3.raw'));
+      const d = await dialog;
+      assert.match(d.message(), /VSC_DC_NOT_MODELLED/);
+      await d.dismiss();
+      await page.waitForSelector('#drawing[data-nodes="46"]');
     });
 
     it('tasks and time series views work against the API', async () => {

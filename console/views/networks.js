@@ -24,7 +24,13 @@ export function Networks() {
   const importFile = async (file) => {
     setBusy(true);
     try {
-      const r = await api('POST', `/api/v1/networks/import?format=matpower&name=${encodeURIComponent(file.name.replace(/\.m$/, ''))}`, await file.text(), { text: true });
+      // the format by the file's extension: .raw PSS/E RAW, .rawx RAWX, otherwise a MATPOWER case
+      const ext = (/\.(rawx|raw|m)$/i.exec(file.name)?.[1] ?? 'm').toLowerCase();
+      const format = ext === 'rawx' ? 'rawx' : ext === 'raw' ? 'psse' : 'matpower';
+      const base = file.name.replace(/\.(rawx|raw|m)$/i, '');
+      const r = await api('POST', `/api/v1/networks/import?format=${format}&name=${encodeURIComponent(base)}`, await file.text(), { text: true });
+      // what a PSS/E file held that the model cannot: shown, not hidden
+      if (r.data.warnings?.length) alert(`Imported with ${r.data.warnings.length} warning(s):\n${r.data.warnings.map((w) => `${w.code} (${w.count}): ${w.message}`).join('\n')}`);
       setError(null);
       location.hash = `#/network/${r.data.id}`;
     } catch (e) { setError(e); } finally { setBusy(false); }
@@ -39,7 +45,7 @@ export function Networks() {
         <option value="">any</option><option>ready</option><option>draft</option><option>archived</option></select></label>
     </div>
     ${may('write') ? html`<div class=${`drop ${over ? 'over' : ''}`} onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)} onDrop=${drop}>
-      Drop a MATPOWER case file (.m) here to import it, or <label>choose one <input id="import-file" type="file" accept=".m,text/plain" onChange=${(e) => e.target.files[0] && importFile(e.target.files[0])} /></label>
+      Drop a MATPOWER case (.m) or PSS/E file (.raw, .rawx) here to import it, or <label>choose one <input id="import-file" type="file" accept=".m,.raw,.rawx,text/plain" onChange=${(e) => e.target.files[0] && importFile(e.target.files[0])} /></label>
       ${busy ? html`<progress aria-label="importing"></progress>` : null}
     </div>` : null}
     <${ErrorBox} error=${error} />

@@ -75,6 +75,28 @@ export interface Load {
   in_service: boolean;
 }
 
+/** A MATPOWER DC line (mpc.dcline, idx_dcline): a pair of injections at its terminals in power flow
+ *  (toggle_dcline). MW, MVAr, p.u.; p_to follows from p_from and the loss model when solved. */
+export interface DcLine {
+  from: number;
+  to: number;
+  in_service: boolean;
+  p_from: number;      // MW taken at `from`
+  p_to: number;        // MW delivered at `to`
+  q_from: number;      // MVAr injected at `from`
+  q_to: number;        // MVAr injected at `to`
+  v_from: number;      // voltage set point (p.u.) at `from`
+  v_to: number;
+  pmin: number;        // MW, flow limits at `from`
+  pmax: number;
+  qmin_from: number;   // MVAr
+  qmax_from: number;
+  qmin_to: number;
+  qmax_to: number;
+  loss0: number;       // MW: losses = loss0 + loss1 * p_from
+  loss1: number;
+}
+
 export interface NetworkModel {
   name: string;
   description: string;
@@ -84,6 +106,8 @@ export interface NetworkModel {
   branches: Branch[];
   generators: Generator[];
   loads: Load[];
+  /** MATPOWER DC lines; absent = none */
+  dc_lines?: DcLine[];
   tags: Record<string, string>;
 }
 
@@ -94,6 +118,7 @@ export type GeneratorCostInput = Pick<GeneratorCost, 'model' | 'coefficients'> &
 export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw' | 'cost' | 'reactive_cost'>>
   & { cost?: GeneratorCostInput | null; reactive_cost?: GeneratorCostInput | null };
 export type LoadInput = Pick<Load, 'bus' | 'mw'> & Partial<Omit<Load, 'bus' | 'mw'>>;
+export type DcLineInput = Pick<DcLine, 'from' | 'to' | 'p_from'> & Partial<Omit<DcLine, 'from' | 'to' | 'p_from'>>;
 export interface NetworkInput {
   name: string;
   description?: string;
@@ -103,6 +128,7 @@ export interface NetworkInput {
   branches?: BranchInput[];
   generators?: GeneratorInput[];
   loads?: LoadInput[];
+  dc_lines?: DcLineInput[];
   tags?: Record<string, string>;
 }
 
@@ -169,6 +195,17 @@ export function withDefaults(input: NetworkInput): NetworkModel {
       mvar: l.mvar ?? 0,
       in_service: l.in_service ?? true,
     })),
+    ...(input.dc_lines && input.dc_lines.length > 0 ? { dc_lines: input.dc_lines.map(dcLineWithDefaults) } : {}),
     tags: input.tags ?? {},
+  };
+}
+
+/** MATPOWER's defaults for a DC line's optional columns: lossless, unlimited, 1 p.u. set points. */
+export function dcLineWithDefaults(d: DcLineInput): DcLine {
+  return {
+    from: d.from, to: d.to, in_service: d.in_service ?? true, p_from: d.p_from, p_to: d.p_to ?? d.p_from, q_from: d.q_from ?? 0, q_to: d.q_to ?? 0,
+    v_from: d.v_from ?? 1, v_to: d.v_to ?? 1, pmin: d.pmin ?? -Number.MAX_VALUE, pmax: d.pmax ?? Number.MAX_VALUE,
+    qmin_from: d.qmin_from ?? -9999, qmax_from: d.qmax_from ?? 9999, qmin_to: d.qmin_to ?? -9999, qmax_to: d.qmax_to ?? 9999,
+    loss0: d.loss0 ?? 0, loss1: d.loss1 ?? 0,
   };
 }

@@ -37,7 +37,7 @@ export interface NetworkSummary {
   updated_at: Date;
 }
 
-export type NetworkDetail = NetworkSummary & Pick<NetworkModel, 'buses' | 'branches' | 'generators' | 'loads'>;
+export type NetworkDetail = NetworkSummary & Pick<NetworkModel, 'buses' | 'branches' | 'generators' | 'loads' | 'dc_lines'>;
 
 export interface NetworkRow extends Omit<NetworkSummary, 'status'> {
   status: 'draft' | 'ready' | 'archived';
@@ -202,7 +202,7 @@ export function getNetwork(s: Services, caller: Caller, id: string): Promise<Net
 async function queryNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
   const row = await findRow(s.db, caller, id);
   const model = await loadVersion(s.db, id, row.version);
-  return { ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads };
+  return { ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads, ...(model.dc_lines ? { dc_lines: model.dc_lines } : {}) };
 }
 
 /** The current model and version (for power flow, export, agents' commands). */

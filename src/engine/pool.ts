@@ -35,6 +35,7 @@ import { isDeeplyFrozen } from '../lib/immutable.js';
 import { islandSplit, withIslands } from '../powerflow/islanding.js';
 import { emptyOutcome, unpackOutcome } from '../powerflow/unpack.js';
 import { OUT, STATUS } from '../powerflow/abi.js';
+import { expandDcLines, foldDcLines } from '../powerflow/dcline.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
 
@@ -170,6 +171,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const split = islandSplit(network, o.islanding);
       return withIslands(await solve(split.model, { ...o, islanding: 'refuse' }, hooks), split);
     }
+    // MATPOWER DC lines: solved as generator pairs, answered as lines (src/powerflow/dcline.ts)
+    const dc = expandDcLines(network);
+    if (dc) return foldDcLines(network, dc, await solve(dc.model, o, hooks));
     const packed = packFor(network, o); // throws PowerFlowInputError
     const { signal, onProgress } = hooks;
     if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });

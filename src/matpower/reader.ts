@@ -3,13 +3,13 @@
 // A hand-written single-pass scanner over the whole text: no regular expression
 // per token, numbers are sliced once and converted with Number(), so the 3 MB
 // cases read in tens of milliseconds. Only `mpc.bus`, `mpc.gen`, `mpc.branch`,
-// `mpc.baseMVA`, `mpc.version`, `mpc.bus_name`, `mpc.gencost` (./gencost.ts) and
+// `mpc.baseMVA`, `mpc.version`, `mpc.bus_name`, `mpc.gencost` (./gencost.ts), `mpc.dcline` and
 // the gridops_* extension fields written by ./writer.ts are interpreted; every
 // other field (areas, gentype, ...) is scanned over and ignored.
 //
 // Mapping to the network model: docs/network-model.md.
 
-import type { Branch, Bus, BusType, Generator, Load, NetworkModel } from '../domain/networkModel.js';
+import type { Branch, Bus, BusType, DcLine, Generator, Load, NetworkModel } from '../domain/networkModel.js';
 import { applyGencost } from './gencost.js';
 
 /** A case file that cannot be read; `line` is 1-based, `expected` says what the reader wanted there. */
@@ -38,7 +38,7 @@ export const EXT = {
   busGeo: 'bus_geo',
 } as const;
 
-const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
+const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', 'dcline', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
 
 interface Matrix {
   field: string;
@@ -587,6 +587,25 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     };
   }
 
+  // --- DC lines (MATPOWER's idx_dcline: 17 columns; the OPF's multipliers after them are not read)
+  const dcM = sc.matrices.get('dcline');
+  const dcLines: DcLine[] = [];
+  if (dcM) {
+    for (let r = 0; r < dcM.rowStart.length; r++) {
+      const o = dcM.rowStart[r]!, line = dcM.rowLine[r]!;
+      const width = (r + 1 < dcM.rowStart.length ? dcM.rowStart[r + 1]! : dcM.values.length) - o;
+      if (width < 17) fail(line, '17 numeric columns in mpc.dcline row (F_BUS ... LOSS1)', String(width));
+      // limits may be +-Inf in MATPOWER; JSON (the stored model) has no infinity, so the largest double stands for it
+      const v = (k: number) => { const x = dcM.values[o + k]!; return x === Infinity ? Number.MAX_VALUE : x === -Infinity ? -Number.MAX_VALUE : x; };
+      for (const k of [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16]) if (!Number.isFinite(v(k))) fail(line, `a finite number in mpc.dcline (column ${k + 1})`, String(v(k)));
+      dcLines.push({
+        from: busRef(dcM, r, v(0), 'F_BUS in mpc.dcline'), to: busRef(dcM, r, v(1), 'T_BUS in mpc.dcline'), in_service: v(2) > 0,
+        p_from: v(3), p_to: v(4), q_from: v(5), q_to: v(6), v_from: v(7), v_to: v(8), pmin: v(9), pmax: v(10),
+        qmin_from: v(11), qmax_from: v(12), qmin_to: v(13), qmax_to: v(14), loss0: v(15), loss1: v(16),
+      });
+    }
+  }
+
   // --- gridops extension fields (written by writeMatpower)
   const off = sc.matrices.get(EXT.offlineLoads);
   if (off) {
@@ -641,6 +660,7 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     branches,
     generators,
     loads,
+    ...(dcLines.length > 0 ? { dc_lines: dcLines } : {}),
     tags: {},
   };
 }

@@ -17,8 +17,8 @@ import { gencostRows } from './gencost.js';
 
 /** Shortest round-trip representation; keeps -0 and writes infinities the MATLAB way. */
 function num(x: number): string {
-  if (x === Infinity) return 'Inf';
-  if (x === -Infinity) return '-Inf';
+  if (x === Infinity || x === Number.MAX_VALUE) return 'Inf';
+  if (x === -Infinity || x === -Number.MAX_VALUE) return '-Inf';
   if (Object.is(x, -0)) return '-0';
   return String(x);
 }
@@ -123,6 +123,19 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
     push(`\t${row.map(num).join('\t')};`);
   });
   push('];');
+
+  // DC lines (toggle_dcline's idx_dcline columns; MATPOWER's runpf solves them as generator pairs)
+  if (network.dc_lines && network.dc_lines.length > 0) {
+    push('');
+    push('%% DC line data');
+    push('%\tF_BUS\tT_BUS\tBR_STATUS\tPF\tPT\tQF\tQT\tVF\tVT\tPMIN\tPMAX\tQMINF\tQMAXF\tQMINT\tQMAXT\tLOSS0\tLOSS1');
+    push('mpc.dcline = [');
+    for (const d of network.dc_lines) {
+      push(`\t${[d.from, d.to, d.in_service ? 1 : 0, d.p_from, d.p_to, d.q_from, d.q_to, d.v_from, d.v_to, d.pmin, d.pmax, d.qmin_from, d.qmax_from,
+        d.qmin_to, d.qmax_to, d.loss0, d.loss1].map(num).join('\t')};`);
+    }
+    push('];');
+  }
 
   const gencost = gencostRows(network.generators);
   if (gencost.rows.length > 0) {

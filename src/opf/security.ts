@@ -19,7 +19,7 @@ import { ext2int } from '../powerflow/ext2int.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
 import { connectedComponents } from '../lib/graph.js';
 import { networkBridges, sensitivityMatrix } from '../sensitivities/compute.js';
-import { solveOpf, type OpfCall } from './solve.js';
+import { refuseDcLines, solveOpf, type OpfCall } from './solve.js';
 import type { OpfResult } from './types.js';
 import type { OpfIn } from '../schemas/opf.js';
 
@@ -103,6 +103,7 @@ function solveDense(a: Float64Array, b: Float64Array, n: number): boolean {
 }
 
 export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: NetworkModel, req: SecurityRequest, call: OpfCall = {}): Promise<OpfResult & { security: SecurityOutcome }> {
+  refuseDcLines(network);
   if ((call.method ?? 'ac') !== 'dc') invalid('security', 'the security-constrained OPF is a DC-OPF: send method "dc" with it');
   if (call.islanding && call.islanding !== 'refuse') invalid('security', 'the security-constrained OPF needs a connected network: leave islanding out');
   const limitKind: SecurityLimit = req.limit ?? 'rate_c';

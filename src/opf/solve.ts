@@ -55,7 +55,17 @@ function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult>
   };
 }
 
+/** MATPOWER's OPF dispatches DC lines as costed generator pairs; gridops' does not yet, so it says so
+ *  rather than optimise the network as if they were not there. */
+export function refuseDcLines(network: NetworkModel): void {
+  const n = (network.dc_lines ?? []).filter((d) => d.in_service).length;
+  if (n > 0) {
+    throw new PowerFlowInputError(`${n} in-service DC line(s): the OPF does not include DC lines yet; set their in_service to false to optimise without them, or run a power flow`, 'VALIDATION_FAILED', { field: 'dc_lines' });
+  }
+}
+
 export async function solveOpf(pool: SolverPool, network: NetworkModel, call: OpfCall = {}): Promise<OpfResult> {
+  refuseDcLines(network);
   const rule = call.islanding ?? 'refuse';
   if (rule === 'refuse') {
     refuseIslands(network);

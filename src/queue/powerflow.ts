@@ -65,6 +65,7 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
       mismatch: outcome.mismatch, duration_ms: Math.round(outcome.duration_ms), tolerance: outcome.tolerance,
       buses: outcome.buses, branches: outcome.branches, generators: outcome.generators, losses: outcome.losses,
       ...(outcome.islands ? { islands: outcome.islands, lost_load_mw: outcome.lost_load_mw, lost_generation_mw: outcome.lost_generation_mw } : {}),
+      ...(outcome.dc_lines ? { dc_lines: outcome.dc_lines } : {}),
       started_at: startedAt.toISOString(), completed_at: completedAt.toISOString(), ...(outcome.message ? { message: outcome.message } : {}),
     };
     switch (outcome.status) {

@@ -47,6 +47,20 @@ export const LoadIn = Type.Object({
   bus: Type.Integer(), mw: num(), mvar: Type.Optional(num()), in_service: Type.Optional(Type.Boolean()),
 }, { additionalProperties: false });
 
+/** A MATPOWER DC line (mpc.dcline; src/domain/networkModel.ts DcLine): MW, MVAr, p.u. */
+export const DcLineIn = Type.Object({
+  from: Type.Integer(), to: Type.Integer(), in_service: Type.Optional(Type.Boolean()),
+  p_from: num(), p_to: Type.Optional(num()), q_from: Type.Optional(num()), q_to: Type.Optional(num()),
+  v_from: Type.Optional(num({ exclusiveMinimum: 0 })), v_to: Type.Optional(num({ exclusiveMinimum: 0 })),
+  pmin: Type.Optional(num()), pmax: Type.Optional(num()), qmin_from: Type.Optional(num()), qmax_from: Type.Optional(num()),
+  qmin_to: Type.Optional(num()), qmax_to: Type.Optional(num()), loss0: Type.Optional(num()), loss1: Type.Optional(num()),
+}, { additionalProperties: false });
+
+/** What a PSS/E import could not hold or read differently from psse2mpc (src/psse/warnings.ts). */
+export const ImportWarningOut = Type.Object({
+  code: Type.String(), count: Type.Integer(), first_line: Type.Optional(Type.Integer()), message: Type.String(),
+});
+
 const Tags = Type.Record(Type.String({ maxLength: 64 }), Type.String({ maxLength: 256 }));
 
 export const NetworkIn = Type.Object({
@@ -58,6 +72,7 @@ export const NetworkIn = Type.Object({
   branches: Type.Optional(Type.Array(BranchIn, { maxItems: 200000 })),
   generators: Type.Optional(Type.Array(GeneratorIn, { maxItems: 100000 })),
   loads: Type.Optional(Type.Array(LoadIn, { maxItems: 100000 })),
+  dc_lines: Type.Optional(Type.Array(DcLineIn, { maxItems: 10000 })),
   tags: Type.Optional(Tags),
   status: Type.Optional(Type.Union([Type.Literal('draft'), Type.Literal('ready')])),
 }, { additionalProperties: false });
@@ -89,6 +104,7 @@ export const NetworkDetailOut = Type.Object({
   branches: Type.Array(Type.Object({}, { additionalProperties: true })),
   generators: Type.Array(Type.Object({}, { additionalProperties: true })),
   loads: Type.Array(Type.Object({}, { additionalProperties: true })),
+  dc_lines: Type.Optional(Type.Array(Type.Object({}, { additionalProperties: true }))),
 });
 
 export const NetworkListQuery = Type.Object({

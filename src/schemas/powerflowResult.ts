@@ -36,6 +36,12 @@ export const GeneratorResultOut = Type.Object({
   q_gen: Type.Number({ description: 'MVAr' }),
 });
 
+export const DcLineResultOut = Type.Object({
+  from: Type.Integer(), to: Type.Integer(), in_service: Type.Boolean(),
+  p_from: Type.Number({ description: 'MW taken at from' }), p_to: Type.Number({ description: 'MW delivered at to' }),
+  q_from: Type.Number({ description: 'MVAr injected at from' }), q_to: Type.Number({ description: 'MVAr injected at to' }),
+}, { description: "a MATPOWER DC line as runpf solves it (a pair of injections); zeros when out of service" });
+
 export const IslandSummaryOut = Type.Object({
   buses: Type.Array(Type.Integer()),
   reference_bus: Type.Union([Type.Integer(), Type.Null()], { description: 'null when de-energized' }),
@@ -64,6 +70,7 @@ export const SolveOutcomeOut = Type.Object({
   islands: Type.Optional(Type.Array(IslandSummaryOut, { description: 'with islanding isolate / new_reference: every island, the largest first' })),
   lost_load_mw: Type.Optional(Type.Number()),
   lost_generation_mw: Type.Optional(Type.Number()),
+  dc_lines: Type.Optional(Type.Array(DcLineResultOut, { description: 'network order; present when the network has DC lines' })),
 });
 
 /** A power-flow task's stored result: POST /networks/{id}/powerflow (synchronous) and GET /tasks/{id}?include=result. */

@@ -8,6 +8,7 @@
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
 import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
+import { expandDcLines } from '../powerflow/dcline.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
@@ -30,9 +31,11 @@ interface StudyNetwork {
 
 const studyNetworks = new WeakMap<StudyPlan, { network: NetworkModel; sn: StudyNetwork }>();
 
-function studyNetwork(network: NetworkModel, plan: StudyPlan): StudyNetwork {
+function studyNetwork(model: NetworkModel, plan: StudyPlan): StudyNetwork {
   const hit = studyNetworks.get(plan);
-  if (hit && hit.network === network) return hit.sn;
+  if (hit && hit.network === model) return hit.sn;
+  // MATPOWER DC lines take part as their generator pairs, appended after the network's generators (src/powerflow/dcline.ts)
+  const network = expandDcLines(model)?.model ?? model;
   const o: SolveOptions = {
     ...DEFAULT_SOLVE_OPTIONS, method: plan.options.method, tolerance: plan.options.tolerance, maxIterations: plan.options.maxIterations,
   };
@@ -58,7 +61,7 @@ function studyNetwork(network: NetworkModel, plan: StudyPlan): StudyNetwork {
   mb.forEach((pos, q) => { fixed[monOff + q] = branchSlot[pos]!; });
   mu.forEach((id, q) => { fixed[monOff + mb.length + q] = packed.busIndex[busPos.get(id)!]!; });
   const sn = { packed, branchSlot, genSlot, busPos, fixed };
-  studyNetworks.set(plan, { network, sn });
+  studyNetworks.set(plan, { network: model, sn });
   return sn;
 }
 

@@ -1,7 +1,7 @@
 // Shape mapping between the domain (REST snake_case, lowercase enums) and
 // GraphQL (camelCase, UPPERCASE enums). Nothing here reads or writes storage.
 import type { NetworkSummary } from '../../domain/networks.js';
-import type { Branch, Bus, Generator, GeneratorCost, Load, NetworkModel } from '../../domain/networkModel.js';
+import type { Branch, Bus, DcLine, Generator, GeneratorCost, Load, NetworkModel } from '../../domain/networkModel.js';
 import type { TaskRow } from '../../domain/tasks.js';
 import type { Alarm } from '../../domain/alarms.js';
 import type { ActionRow } from '../../domain/commands/actions.js';
@@ -26,10 +26,14 @@ interface GqlBranchInput { from: number; to: number; r: number; x: number; b?: N
 interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Nullish<number>; coefficients: number[] }
 interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput>; reactiveCost?: Nullish<GqlCostInput> }
 interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
+type N = Nullish<number>;
+interface GqlDcLineInput { from: number; to: number; inService?: Nullish<boolean>; pFrom: number; pTo?: N; qFrom?: N; qTo?: N; vFrom?: N; vTo?: N; pmin?: N; pmax?: N;
+  qminFrom?: N; qmaxFrom?: N; qminTo?: N; qmaxTo?: N; loss0?: N; loss1?: N }
 /** GraphQL NetworkInput / NetworkUpdateInput (every field optional in the update). */
 export interface GqlNetworkInput {
   name?: string; description?: Nullish<string>; baseKv?: Nullish<number>; baseMva?: Nullish<number>;
   buses?: Nullish<GqlBusInput[]>; branches?: Nullish<GqlBranchInput[]>; generators?: Nullish<GqlGeneratorInput[]>; loads?: Nullish<GqlLoadInput[]>;
+  dcLines?: Nullish<GqlDcLineInput[]>;
   tags?: Nullish<Record<string, string>>; status?: Nullish<Enum>;
 }
 
@@ -98,6 +102,11 @@ function costIn(c: Nullish<GqlCostInput>): Fields | undefined {
   return c == null ? undefined : defined({ model: down(c.model), startup: c.startup ?? undefined, shutdown: c.shutdown ?? undefined, coefficients: c.coefficients });
 }
 
+export function toDcLine(d: DcLine) {
+  return { from: d.from, to: d.to, inService: d.in_service, pFrom: d.p_from, pTo: d.p_to, qFrom: d.q_from, qTo: d.q_to, vFrom: d.v_from, vTo: d.v_to,
+    pmin: d.pmin, pmax: d.pmax, qminFrom: d.qmin_from, qmaxFrom: d.qmax_from, qminTo: d.qmin_to, qmaxTo: d.qmax_to, loss0: d.loss0, loss1: d.loss1 };
+}
+
 export function toLoad(l: Load) {
   return { bus: l.bus, mw: l.mw, mvar: l.mvar, inService: l.in_service };
 }
@@ -125,6 +134,11 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
       cost: costIn(g.cost), reactive_cost: costIn(g.reactiveCost),
     })),
     loads: i.loads == null ? undefined : i.loads.map((l) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
+    dc_lines: i.dcLines == null ? undefined : i.dcLines.map((d) => defined({
+      from: d.from, to: d.to, in_service: d.inService ?? undefined, p_from: d.pFrom, p_to: d.pTo ?? undefined, q_from: d.qFrom ?? undefined, q_to: d.qTo ?? undefined,
+      v_from: d.vFrom ?? undefined, v_to: d.vTo ?? undefined, pmin: d.pmin ?? undefined, pmax: d.pmax ?? undefined, qmin_from: d.qminFrom ?? undefined,
+      qmax_from: d.qmaxFrom ?? undefined, qmin_to: d.qminTo ?? undefined, qmax_to: d.qmaxTo ?? undefined, loss0: d.loss0 ?? undefined, loss1: d.loss1 ?? undefined,
+    })),
     tags: i.tags ?? undefined,
     status: down(i.status),
   });

@@ -13,7 +13,7 @@ import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
 import type { AlarmStatus, NetworkStatus, PowerFlowMethod, Severity } from '../../schemas/vocabulary.js';
 import { decimalSum } from '../scalars.js';
 import {
-  connection, down, fromNetworkInput, severityLevel, toAgent, toAlarm, toBranch, toBranchFlow, toBus, toDevice, toGenerator, toLoad,
+  connection, down, fromNetworkInput, severityLevel, toAgent, toAlarm, toBranch, toBranchFlow, toBus, toDevice, toDcLine, toGenerator, toLoad,
   toNetwork, toPowerFlowResult, type GqlNetwork,
 } from './map.js';
 
@@ -102,6 +102,7 @@ export const networkResolvers = {
     },
     generators: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await model(n, ctx)).generators.map(toGenerator),
     loads: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await model(n, ctx)).loads.map(toLoad),
+    dcLines: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => ((await model(n, ctx)).dc_lines ?? []).map(toDcLine),
     totalLoadMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => decimalSum((await model(n, ctx)).loads.filter((l) => l.in_service).map((l) => l.mw)),
     totalGenerationMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => decimalSum((await model(n, ctx)).generators.filter((g) => g.in_service).map((g) => g.mw)),
     powerFlow: async (n: GqlNetwork, a: { method?: Opt<GqlEnum<PowerFlowMethod>> }, ctx: GqlContext) => {

@@ -6,7 +6,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import {
-  BatchCreateIn, BatchDeleteIn, NetworkDetailOut, NetworkIn, NetworkLayoutOut, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
+  BatchCreateIn, BatchDeleteIn, ImportWarningOut, NetworkDetailOut, NetworkIn, NetworkLayoutOut, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
 } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
@@ -27,6 +27,10 @@ import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
 import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
+import { detectPsseFormat, type PsseFormat } from '../../../../psse/reader.js';
+import { parsePsseOffLoop } from '../../../../psse/offLoop.js';
+import { writePsse } from '../../../../psse/writer.js';
+import { PsseParseError } from '../../../../psse/scanner.js';
 import { getNetworkLayout } from '../../../../layout/networkLayout.js';
 
 const tags = ['networks'];
@@ -36,7 +40,7 @@ const plainJson = () => (data: unknown) => JSON.stringify(data);
 const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
 // The import body as documented (the route parses it itself: text, or a multipart upload).
 const IMPORT_BODY = {
-  description: 'A MATPOWER case file (.m, format version 2)',
+  description: 'A MATPOWER case file (.m, format version 2), a PSS/E RAW file (.raw) or a RAWX file (.rawx)',
   required: true,
   content: {
     'text/plain': { schema: { type: 'string', description: 'the .m text' } },
@@ -48,11 +52,12 @@ const IMPORT_BODY = {
 const FORM_ADVICE = 'The body has no line breaks: curl -d @file removes them; send the file with --data-binary @case9.m (or -F file=@case9.m)';
 
 /** The one file of a multipart/form-data upload, as text (the field name does not matter). */
-async function uploadedText(req: FastifyRequest, limit: number): Promise<string> {
+async function uploadedText(req: FastifyRequest, limit: number, name?: (n: string) => void): Promise<string> {
   try {
     const part = await req.file();
     if (!part) throw new AppError('INVALID_REQUEST', 'the multipart/form-data body has no file part: upload the case with curl -F file=@case9.m');
     const buf = await part.toBuffer();
+    name?.(part.filename ?? '');
     if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
     return buf.toString('utf8');
   } catch (e) {
@@ -63,6 +68,38 @@ async function uploadedText(req: FastifyRequest, limit: number): Promise<string>
     throw new AppError('INVALID_REQUEST', `the multipart/form-data body could not be read (${(e as Error).message}): send the whole file with its closing boundary, e.g. curl -F file=@case9.m, or the .m text as text/plain with --data-binary @case9.m`, { reason: 'malformed_multipart' });
   }
 }
+/** The import's format when ?format= is left out: RAWX is JSON; a MATPOWER case has `mpc.` or
+ *  `function`; a PSS/E RAW file opens with numbers (IC, SBASE, ...) or `@!` comments. */
+function importFormat(text: string, fileName: string): 'matpower' | PsseFormat {
+  const ext = fileName.toLowerCase();
+  if (ext.endsWith('.rawx')) return 'rawx';
+  if (ext.endsWith('.raw')) return 'psse';
+  if (ext.endsWith('.m')) return 'matpower';
+  if (detectPsseFormat(text) === 'rawx') return 'rawx';
+  const head = text.slice(0, 4096);
+  if (head.includes('mpc.') || /^\s*function\b/m.test(head) || /^\s*%/.test(head)) return 'matpower';
+  return /^\s*(@!|[0-9,])/.test(head) ? 'psse' : 'matpower';
+}
+
+async function importPsse(text: string, format: PsseFormat, fileName: string) {
+  try {
+    return await parsePsseOffLoop(text, { format, fileName: fileName || undefined });
+  } catch (e) {
+    if (!(e instanceof PsseParseError)) throw e;
+    throw new AppError('INVALID_FORMAT', `the ${format === 'rawx' ? 'RAWX' : 'PSS/E RAW'} file is not well formed: ${e.message}`, {
+      line: e.line, record: e.record, expected: e.expected, ...(e.found !== undefined ? { found: e.found } : {}),
+    });
+  }
+}
+
+/** An import's answer: the network, and for PSS/E what it could not hold (src/psse/warnings.ts). */
+const ImportedOut = Type.Object({
+  ...NetworkOut.properties,
+  format: Type.Optional(Type.String({ description: 'psse or rawx (absent for matpower)' })),
+  revision: Type.Optional(Type.Integer({ description: 'the PSS/E revision read' })),
+  warnings: Type.Optional(Type.Array(ImportWarningOut, { description: 'records the model cannot hold, and where the reader follows PSS/E rather than psse2mpc' })),
+});
+
 const Params = IdParams('net');
 const checkNetworkIn = TypeCompiler.Compile(NetworkIn);
 
@@ -131,17 +168,29 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       bodyLimit: limit,
       config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES, openapiBody: IMPORT_BODY },
       schema: {
-        summary: 'Create a network from a MATPOWER case file (.m text: text/plain, application/octet-stream or a multipart/form-data file)', tags,
+        summary: 'Create a network from a MATPOWER case (.m), a PSS/E RAW (revisions 29-35) or RAWX file (text/plain, application/octet-stream or a multipart/form-data file)', tags,
         querystring: Type.Object({
-          format: Type.Optional(Type.Literal('matpower', { description: 'the only import format; the default' })),
+          format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse'), Type.Literal('rawx')], {
+            description: 'matpower (.m), psse (PSS/E RAW, revisions 29-35) or rawx (PSS/E RAWX); left out, the content (or the uploaded file\'s extension) says which',
+          })),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the network name (default: the case\'s function name)' })),
         }, { additionalProperties: false }),
         consumes: ['text/plain', 'application/octet-stream', 'multipart/form-data'],
-        response: { 201: envelope(NetworkOut), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
+        response: { 201: envelope(ImportedOut), ...errorResponses(400, 401, 403, 409, 413, 415, 422) },
       },
     }, async (req, reply) => {
-      const text = req.isMultipart() ? await uploadedText(req, limit) : req.body;
-      if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the MATPOWER case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
+      let fileName = '';
+      let text = req.isMultipart() ? await uploadedText(req, limit, (n) => { fileName = n; }) : req.body;
+      // RAWX is JSON: sent as application/json (parsed by Fastify, 1 MB limit) it is taken as the file
+      if (text !== null && typeof text === 'object' && 'network' in text && (req.query.format ?? 'rawx') === 'rawx') text = JSON.stringify(text);
+      if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
+      const format = req.query.format ?? importFormat(text, fileName);
+      if (format !== 'matpower') {
+        const imported = await importPsse(text, format, fileName);
+        if (req.query.name) imported.model.name = req.query.name;
+        const created = await networks.createNetwork(s, req.caller, imported.model);
+        return reply.ok({ ...created, format, revision: imported.revision, warnings: imported.warnings }, undefined, 201);
+      }
       let model;
       try {
         model = await parseMatpowerOffLoop(text, 'body');
@@ -168,10 +217,16 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.get('/:id/export', {
     config: { permission: 'read' },
-    schema: { summary: 'Export a network as a MATPOWER case file', tags, params: Params, querystring: Type.Object({ format: Type.Optional(Type.Literal('matpower', { description: 'the only network format; the default' })) }, { additionalProperties: false }), response: { 200: Type.String({ description: 'text/plain: the MATPOWER .m file' }), ...errorResponses(400, 401, 403, 404) } },
+    schema: {
+      summary: 'Export a network as a MATPOWER case file or a PSS/E RAW file (revision 33)', tags, params: Params,
+      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse')], { description: 'matpower (the default, .m) or psse (RAW revision 33)' })) }, { additionalProperties: false }),
+      response: { 200: Type.String({ description: 'text/plain: the MATPOWER .m file or the RAW file' }), ...errorResponses(400, 401, 403, 404) },
+    },
   }, async (req, reply) => {
     const { model } = await networks.getModel(s, req.caller, req.params.id);
-    return reply.type('text/plain; charset=utf-8').header('Content-Disposition', `attachment; filename="${req.params.id}.m"`).send(writeMatpower(model));
+    const psse = req.query.format === 'psse';
+    return reply.type('text/plain; charset=utf-8').header('Content-Disposition', `attachment; filename="${req.params.id}.${psse ? 'raw' : 'm'}"`)
+      .send(psse ? writePsse(model) : writeMatpower(model));
   });
 
   app.put('/:id', {
