@@ -14,6 +14,7 @@
 //                the BroadcastChannel named channel: {key, from, progress: [iteration,
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
+// Named export `scopf` (pool.runScopf): a security-constrained DC-OPF's constraint generation (src/opf/securityWorker.ts).
 // Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
@@ -35,6 +36,7 @@ import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
+import { runScopfTask, type ScopfTask } from '../src/opf/securityWorker.js';
 import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
 
@@ -156,6 +158,11 @@ export interface SensitivityTask {
 export function sensitivity(task: SensitivityTask): unknown {
   const out = engine.sensitivity(task.input, task.kind, task.items);
   return out === null ? null : move(out);
+}
+
+/** The constraint generation of a security-constrained DC-OPF (src/opf/securityWorker.ts): every round on this thread. */
+export function scopf(task: ScopfTask): unknown {
+  return runScopfTask(engine, task).then((r) => move({ [transferableSymbol]: [r.output.buffer, r.coefs.buffer], [valueSymbol]: r } as never));
 }
 
 /** Bus positions of a network drawing: plain JavaScript, on a solver thread so a 10,000-bus layout never

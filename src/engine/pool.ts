@@ -37,6 +37,7 @@ import { emptyOutcome, unpackOutcome } from '../powerflow/unpack.js';
 import { OUT, STATUS } from '../powerflow/abi.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
+import type { ScopfTask, ScopfWorkerResult } from '../opf/securityWorker.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
@@ -54,6 +55,9 @@ export interface SolverPool {
   runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
   /** A network drawing's bus positions on a worker (src/layout/stressLayout.ts): x, y per bus. */
   runLayout(task: LayoutInput): Promise<Float64Array>;
+  /** The constraint generation of a security-constrained DC-OPF on a worker (src/opf/securityWorker.ts); the caller
+   *  stops it through task.stop and withdraws or ends it through signal (src/opf/security.ts). */
+  runScopf(task: ScopfTask, signal: AbortSignal): Promise<ScopfWorkerResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -314,6 +318,11 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
       return (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList });
+    },
+    runScopf(task: ScopfTask, signal: AbortSignal) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      const transferList = [task.opf.buffer, task.dc.buffer] as ArrayBuffer[]; // the small arrays the caller reads again are copied
+      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(task, { name: 'scopf', transferList, signal });
     },
     runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
