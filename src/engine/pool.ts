@@ -57,7 +57,7 @@ export interface SolverPool {
   runLayout(task: LayoutInput): Promise<Float64Array>;
   /** The constraint generation of a security-constrained DC-OPF on a worker (src/opf/securityWorker.ts); the caller
    *  stops it through task.stop and withdraws or ends it through signal (src/opf/security.ts). */
-  runScopf(task: ScopfTask, signal: AbortSignal): Promise<ScopfWorkerResult>;
+  runScopf(task: ScopfTask, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void): Promise<ScopfWorkerResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -319,10 +319,13 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
       return (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList });
     },
-    runScopf(task: ScopfTask, signal: AbortSignal) {
+    runScopf(task: ScopfTask, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
+      const key = onLive ? nextKey++ : -1;
+      if (onLive) liveHandlers.set(key, onLive);
       const transferList = [task.opf.buffer, task.dc.buffer] as ArrayBuffer[]; // the small arrays the caller reads again are copied
-      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(task, { name: 'scopf', transferList, signal });
+      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run({ ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) }, { name: 'scopf', transferList, signal })
+        .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
     runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));

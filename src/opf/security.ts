@@ -177,7 +177,15 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   };
 
   const started = performance.now();
-  const ran = await stoppable(o.timeoutMs, call.signal, stop, (abort) => pool.runScopf(task, abort));
+  let reported = 0; // progress rows passed to onProgress (each round's as it ends, then the rest from the trailer)
+  const report = (from: number, rows: Float64Array) => {
+    for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && call.onProgress; i++) {
+      const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
+      reported = from + i + 1;
+      call.onProgress({ iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! });
+    }
+  };
+  const ran = await stoppable(o.timeoutMs, call.signal, stop, (abort) => pool.runScopf(task, abort, call.onProgress ? report : undefined));
   if (ran.stopped) {
     const message = ran.stopped === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
     return { ...emptyResult(ran.stopped, o, { message, duration_ms: performance.now() - started }), security: outcome() };
@@ -190,10 +198,7 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   const full = w.output;
   const n = full[full.length - 1]!;
   const outLen = full.length - 1 - PROGRESS_FIELDS * n;
-  for (let i = 0; i < n && call.onProgress; i++) {
-    const p = full.subarray(outLen + PROGRESS_FIELDS * i, outLen + PROGRESS_FIELDS * (i + 1));
-    call.onProgress({ iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! });
-  }
+  report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
   if (w.end === 'stopped' || outLen <= 0) {
     const status = Atomics.load(stop, 0) === 1 ? 'cancelled' : 'timeout';
     return { ...emptyResult(status, o, { message: status === 'timeout' ? `exceeded timeout_ms after ${rounds} rounds` : 'cancelled', duration_ms: performance.now() - started }), security: outcome() };

@@ -9,6 +9,8 @@
 //      y = W f_K (k²) and f'_m = f_m + L_mK y (k per monitored branch) instead of O(n⁴) per outage;
 //   4. rounds: the DC-OPF (./worker.ts, the same solver as every OPF) with the rows added so far; the violated
 //      post-contingency flows, worst first, become the next rows; until none is violated.
+// The first round needs no post-contingency row: it is solved before steps 1-3, and every round's progress is
+// posted on the pool's live channel as the round ends (the task's progress events, round by round).
 // The stop flag ([0] non-zero: cancel 1 or timeout 2, set by the caller's timer or cancel) is read between
 // rounds, between chunks and between outages of a scan; timeLimitMs is checked here too.
 import { performance } from 'node:perf_hooks';
@@ -16,6 +18,7 @@ import type { PowerFlowEngine } from '../engine/solverInstance.js';
 import { connectedComponents } from '../lib/graph.js';
 import { BR, BUS_FIELDS, IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, STATUS } from './abi.js';
 import { PROGRESS_FIELDS, runOpfTask } from './worker.js';
+import { liveChannel } from '../engine/liveChannel.js';
 
 export interface ScopfTask {
   kind: 'scopf';
@@ -36,6 +39,8 @@ export interface ScopfTask {
   bridge: Uint8Array;
   stop: Int32Array;
   timeLimitMs: number;
+  /** the pool's live channel: each round's progress rows as {key, from, progress} */
+  live?: { channel: string; key: number };
 }
 
 export interface ScopfWorkerResult {
@@ -107,14 +112,51 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   });
   if (stopped()) return empty('stopped');
   Atomics.store(stop, 1, 1);
+  const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
+  const oBr = OUT.HEADER + OUT_BUS_FIELDS * nb;
+  let progress: number[] = [];
+  let last = new Float64Array(0);
+  let rounds = 0;
+  const encoded: number[] = [];
+  const addedOutage: number[] = [], addedBranch: number[] = [], coefStart: number[] = [0], coefs: number[] = [];
+  const excluded: number[] = [];
+  const finish = (end: ScopfWorkerResult['end']): ScopfWorkerResult => {
+    const output = new Float64Array(last.length + progress.length + 1);
+    output.set(last);
+    output.set(progress, last.length);
+    output[output.length - 1] = progress.length / PROGRESS_FIELDS;
+    return {
+      end, output, rounds, excluded: Int32Array.from(excluded).sort(), addedOutage: Int32Array.from(addedOutage), addedBranch: Int32Array.from(addedBranch),
+      coefStart: Int32Array.from(coefStart), coefs: Float64Array.from(coefs),
+    };
+  };
+  /** One round: the DC-OPF with the rows added so far; false when it did not converge (the answer then). */
+  const round = async (): Promise<boolean> => {
+    rounds++;
+    const x = Float64Array.from(encoded);
+    const input = new Float64Array(opf.length + x.length);
+    input.set(opf);
+    input.set(x, opf.length);
+    input[IN.NXROWS] = addedOutage.length;
+    input[IN.XROWS_AT] = opf.length;
+    input[IN.TIME_LIMIT_S] = Math.max(0.01, (task.timeLimitMs - (performance.now() - started)) / 1000);
+    const full = await runOpfTask(engine, { kind: 'opf', input, stop });
+    const n = full[full.length - 1]!;
+    const outLen = full.length - 1 - PROGRESS_FIELDS * n;
+    const rows = full.slice(outLen, outLen + PROGRESS_FIELDS * n);
+    live?.channel.postMessage({ key: live.key, from: progress.length / PROGRESS_FIELDS, progress: rows });
+    progress = progress.concat(Array.from(rows));
+    last = full.slice(0, outLen);
+    return last[OUT.STATUS] === STATUS.CONVERGED;
+  };
+  if (!(await round())) return finish(last[OUT.STATUS] === STATUS.CANCELLED ? 'stopped' : 'done');
 
   // 1. splitting outages
-  const excluded: number[] = [];
   const kept: number[] = [];
   const intact = connectedComponents(nb, (link) => { for (let l = 0; l < nl; l++) link(from(l), to(l)); }).count;
   const out = new Uint8Array(nl);
   for (let c = 0; c < nOut; c++) {
-    if (stopped()) return empty('stopped');
+    if (stopped()) return finish('stopped');
     const a = outageStart[c]!, b = outageStart[c + 1]!;
     let splits = task.bridge[c] === 1;
     if (!splits && b - a > 1) {
@@ -145,7 +187,7 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   const nlS = task.dcBranches;
   const per = Math.max(1, Math.floor(SHIFT_CHUNK_VALUES / Math.max(1, nlS)));
   for (let first = 0; first < nCols; first += per) {
-    if (stopped()) return empty('stopped');
+    if (stopped()) return finish('stopped');
     const count = Math.min(per, nCols - first);
     const items = new Float64Array(count);
     for (let j = 0; j < count; j++) items[j] = task.sens[colsOf[first + j]!]!;
@@ -166,7 +208,7 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   const W = new Map<number, Float64Array>();
   const active: number[] = [];
   for (const c of kept) {
-    if (stopped()) return empty('stopped');
+    if (stopped()) return finish('stopped');
     const a = outageStart[c]!, n = outageStart[c + 1]! - a;
     if (n > 1) {
       const m = new Float64Array(n * n);
@@ -177,7 +219,6 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     }
     active.push(c);
   }
-  excluded.sort((x, y) => x - y);
 
   // the rows' encoding (assembly/opf/layout.ts): lo, hi, n, then n pairs (internal bus, coefficient), p.u.
   const base = opf[IN.BASEMVA]!;
@@ -187,8 +228,6 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     sus[l] = 1 / opf[brOff + BR.X * nl + l]! / (ratio !== 0 ? ratio : 1);
     shiftTerm[l] = -sus[l]! * opf[brOff + BR.SHIFT * nl + l]!;
   }
-  const encoded: number[] = [];
-  const addedOutage: number[] = [], addedBranch: number[] = [], coefStart: number[] = [0], coefs: number[] = [];
   const added = new Set<number>(); // c * nl + m
   const encode = (c: number, m: number, coef: ArrayLike<number>) => {
     const a = outageStart[c]!;
@@ -213,39 +252,10 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     return r;
   };
 
-  // 4. rounds
-  const oBr = OUT.HEADER + OUT_BUS_FIELDS * nb;
-  let progress: number[] = [];
-  let last = new Float64Array(0);
-  let rounds = 0;
+  // 4. the scan of each solved round, and the next round with the violated flows as rows
   const flow = new Float64Array(nl);
   const y = new Float64Array(64);
-  const finish = (end: ScopfWorkerResult['end']): ScopfWorkerResult => {
-    const output = new Float64Array(last.length + progress.length + 1);
-    output.set(last);
-    output.set(progress, last.length);
-    output[output.length - 1] = progress.length / PROGRESS_FIELDS;
-    return {
-      end, output, rounds, excluded: Int32Array.from(excluded), addedOutage: Int32Array.from(addedOutage), addedBranch: Int32Array.from(addedBranch),
-      coefStart: Int32Array.from(coefStart), coefs: Float64Array.from(coefs),
-    };
-  };
   for (;;) {
-    if (stopped()) return finish('stopped');
-    rounds++;
-    const x = Float64Array.from(encoded);
-    const input = new Float64Array(opf.length + x.length);
-    input.set(opf);
-    input.set(x, opf.length);
-    input[IN.NXROWS] = addedOutage.length;
-    input[IN.XROWS_AT] = opf.length;
-    input[IN.TIME_LIMIT_S] = Math.max(0.01, (task.timeLimitMs - (performance.now() - started)) / 1000);
-    const full = await runOpfTask(engine, { kind: 'opf', input, stop });
-    const n = full[full.length - 1]!;
-    const outLen = full.length - 1 - PROGRESS_FIELDS * n;
-    progress = progress.concat(Array.from(full.subarray(outLen, outLen + PROGRESS_FIELDS * n)));
-    last = full.slice(0, outLen);
-    if (last[OUT.STATUS] !== STATUS.CONVERGED) return finish(last[OUT.STATUS] === STATUS.CANCELLED ? 'stopped' : 'done');
     for (let l = 0; l < nl; l++) flow[l] = last[oBr + l]!;
     const found: { c: number; m: number; over: number }[] = [];
     for (const c of active) {
@@ -266,6 +276,8 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     if (found.length === 0 || rounds >= MAX_ROUNDS) return finish('done');
     found.sort((p, q) => q.over - p.over);
     for (const f of found.slice(0, ROWS_PER_ROUND)) { added.add(f.c * nl + f.m); encode(f.c, f.m, coefOf(f.c, f.m)); }
+    if (stopped()) return finish('stopped');
+    if (!(await round())) return finish(last[OUT.STATUS] === STATUS.CANCELLED ? 'stopped' : 'done');
   }
 }
 
