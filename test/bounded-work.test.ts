@@ -25,7 +25,9 @@ test('a core failure is a SolverCoreError without internals, answered as 500 INT
   try {
     const bad = new Float64Array(64); // ABI version 0: the core refuses the buffer
     let failure: unknown;
-    await pool.runSensitivity(bad, 0, Float64Array.of(0)).catch((e: unknown) => { failure = e; });
+    await pool.runSensitivity(bad, 0, Float64Array.of(0)).catch((e: unknown) => {
+      failure = e;
+    });
     assert.ok(failure instanceof SolverCoreError, String(failure));
     assert.doesNotMatch(failure.message, /powerflow\.wasm|abort at|ABI/);
     assert.match(failure.detail, /ABI mismatch/, 'the internals stay for the log');

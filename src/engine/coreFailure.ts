@@ -3,7 +3,10 @@
 // SolverCoreError, whose message says what happened without the core's internals; the internals stay in `detail`,
 // for the log. The doors answer it as 500 INTERNAL_ERROR with that message, and a task's error carries it.
 export class SolverCoreError extends Error {
-  constructor(readonly work: string, readonly detail: string) {
+  constructor(
+    readonly work: string,
+    readonly detail: string,
+  ) {
     super(`the calculation core failed on this ${work} (an internal error, logged; the solver thread was reset): retry, or ask for less`);
     this.name = 'SolverCoreError';
   }

@@ -51,7 +51,10 @@ const MAX_LISTED = 100_000;
 /** |mu| above this (currency/MWh): a binding post-contingency constraint (the reference's rule). */
 const BINDING_MU = 1e-6;
 
-interface Outage { id: string | number; branches: number[] }
+interface Outage {
+  id: string | number;
+  branches: number[];
+}
 
 /** The checked, de-duplicated outages of a request and the size of their work. */
 export interface SecurityPlan {
@@ -75,19 +78,28 @@ export function securityOutages(network: NetworkModel, req: SecurityRequest): { 
   if (req.contingencies === 'n-1-branches') {
     return { outages: network.branches.flatMap((b, l) => (b.status === 'closed' ? [{ id: l, branches: [l] }] : [])), duplicates: 0 };
   }
-  if (!Array.isArray(req.contingencies) || req.contingencies.length === 0) invalid('security.contingencies', 'give "n-1-branches" or a non-empty list of {id?, branches: [indexes]}');
+  if (!Array.isArray(req.contingencies) || req.contingencies.length === 0)
+    invalid('security.contingencies', 'give "n-1-branches" or a non-empty list of {id?, branches: [indexes]}');
   if (req.contingencies.length > MAX_LISTED) invalid('security.contingencies', `at most ${MAX_LISTED} contingencies in one list`);
   const seen = new Set<string>();
   const outages: Outage[] = [];
   req.contingencies.forEach((c, p) => {
-    if (c === null || typeof c !== 'object' || Array.isArray(c)) invalid(`security.contingencies[${p}]`, 'each contingency is an object {id?, branches: [indexes]}');
+    if (c === null || typeof c !== 'object' || Array.isArray(c))
+      invalid(`security.contingencies[${p}]`, 'each contingency is an object {id?, branches: [indexes]}');
     const extra = Object.keys(c).find((k) => k !== 'id' && k !== 'branches');
     if (extra) invalid(`security.contingencies[${p}].${extra}`, 'unknown field (id, branches)');
-    if (c.id !== undefined && (typeof c.id !== 'string' || c.id.length > 128)) invalid(`security.contingencies[${p}].id`, 'a text of at most 128 characters');
-    if (!Array.isArray(c.branches) || c.branches.length === 0 || c.branches.length > 64) invalid(`security.contingencies[${p}].branches`, 'name between 1 and 64 branch indexes');
+    if (c.id !== undefined && (typeof c.id !== 'string' || c.id.length > 128))
+      invalid(`security.contingencies[${p}].id`, 'a text of at most 128 characters');
+    if (!Array.isArray(c.branches) || c.branches.length === 0 || c.branches.length > 64)
+      invalid(`security.contingencies[${p}].branches`, 'name between 1 and 64 branch indexes');
     c.branches.forEach((l, j) => {
-      if (!(Number.isInteger(l) && l >= 0 && l < nl)) invalid(`security.contingencies[${p}].branches[${j}]`, `branch ${l} does not exist (the network has ${nl} branches, indexes from 0)`);
-      if (network.branches[l]!.status !== 'closed') invalid(`security.contingencies[${p}].branches[${j}]`, `branch ${l} is already out of service`);
+      if (!(Number.isInteger(l) && l >= 0 && l < nl))
+        invalid(
+          `security.contingencies[${p}].branches[${j}]`,
+          `branch ${l} does not exist (the network has ${nl} branches, indexes from 0)`,
+        );
+      if (network.branches[l]!.status !== 'closed')
+        invalid(`security.contingencies[${p}].branches[${j}]`, `branch ${l} is already out of service`);
     });
     const branches = [...new Set(c.branches)];
     const key = [...branches].sort((a, b) => a - b).join(',');
@@ -105,29 +117,59 @@ export function securityPlan(network: NetworkModel, req: SecurityRequest): Secur
   if (!SECURITY_LIMITS.includes(limitKind)) invalid('security.limit', `must be one of ${SECURITY_LIMITS.join(', ')}`);
   const { outages, duplicates } = securityOutages(network, req);
   const monitored: number[] = [];
-  network.branches.forEach((b, l) => { if (b.status === 'closed' && b.rate_a > 0) monitored.push(l); });
+  network.branches.forEach((b, l) => {
+    if (b.status === 'closed' && b.rate_a > 0) monitored.push(l);
+  });
   const closed = network.branches.reduce((n, b) => n + (b.status === 'closed' ? 1 : 0), 0);
   const outaged = new Set<number>();
   const rows = new Set(monitored);
   let work = 0;
   for (const o of outages) {
     const k = o.branches.length;
-    for (const l of o.branches) { outaged.add(l); if (k > 1) rows.add(l); }
+    for (const l of o.branches) {
+      outaged.add(l);
+      if (k > 1) rows.add(l);
+    }
     work += monitored.length * k + (k > 1 ? k ** 3 + closed : 0);
   }
   const plan = { outages, duplicates, monitored, lodfEntries: rows.size * outaged.size, shiftValues: outaged.size * closed, work };
   const over = (what: string, value: number, limit: number) => {
-    throw new AppError('PARAM_OUT_OF_RANGE', `security: ${what} (${value}), more than ${limit}: list fewer contingencies, or fewer branches per contingency (the ones that matter instead of n-1-branches on a large network), and split the rest over several OPFs`, { field: 'security.contingencies', value, limit, contingencies: outages.length, duplicates });
+    throw new AppError(
+      'PARAM_OUT_OF_RANGE',
+      `security: ${what} (${value}), more than ${limit}: list fewer contingencies, or fewer branches per contingency (the ones that matter instead of n-1-branches on a large network), and split the rest over several OPFs`,
+      { field: 'security.contingencies', value, limit, contingencies: outages.length, duplicates },
+    );
   };
-  if (plan.lodfEntries > MAX_LODF_ENTRIES) over(`${rows.size} monitored branches × ${outaged.size} outaged branches = ${plan.lodfEntries} LODF entries`, plan.lodfEntries, MAX_LODF_ENTRIES);
-  if (plan.shiftValues > MAX_SHIFT_VALUES) over(`${outaged.size} outaged branches × ${closed} branches = ${plan.shiftValues} flow-shift values`, plan.shiftValues, MAX_SHIFT_VALUES);
-  if (work > MAX_SECURITY_WORK) over(`${outages.length} distinct contingencies × ${monitored.length} monitored branches cost ${work} work units a round`, work, MAX_SECURITY_WORK);
+  if (plan.lodfEntries > MAX_LODF_ENTRIES)
+    over(
+      `${rows.size} monitored branches × ${outaged.size} outaged branches = ${plan.lodfEntries} LODF entries`,
+      plan.lodfEntries,
+      MAX_LODF_ENTRIES,
+    );
+  if (plan.shiftValues > MAX_SHIFT_VALUES)
+    over(
+      `${outaged.size} outaged branches × ${closed} branches = ${plan.shiftValues} flow-shift values`,
+      plan.shiftValues,
+      MAX_SHIFT_VALUES,
+    );
+  if (work > MAX_SECURITY_WORK)
+    over(
+      `${outages.length} distinct contingencies × ${monitored.length} monitored branches cost ${work} work units a round`,
+      work,
+      MAX_SECURITY_WORK,
+    );
   return plan;
 }
 
-export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: NetworkModel, req: SecurityRequest, call: OpfCall = {}): Promise<OpfResult & { security: SecurityOutcome }> {
+export async function solveSecurityConstrainedDcOpf(
+  pool: SolverPool,
+  network: NetworkModel,
+  req: SecurityRequest,
+  call: OpfCall = {},
+): Promise<OpfResult & { security: SecurityOutcome }> {
   if ((call.method ?? 'ac') !== 'dc') invalid('security', 'the security-constrained OPF is a DC-OPF: send method "dc" with it');
-  if (call.islanding && call.islanding !== 'refuse') invalid('security', 'the security-constrained OPF needs a connected network: leave islanding out');
+  if (call.islanding && call.islanding !== 'refuse')
+    invalid('security', 'the security-constrained OPF needs a connected network: leave islanding out');
   const limitKind: SecurityLimit = req.limit ?? 'rate_c';
   const plan = securityPlan(network, req);
   const { outages } = plan;
@@ -136,7 +178,14 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   let excluded: (string | number)[] = [];
   let binding: BindingContingency[] = [];
   let constraintsAdded = 0;
-  const outcome = (): SecurityOutcome => ({ contingencies: outages.length, limit: limitKind, binding, excluded, rounds, constraints_added: constraintsAdded });
+  const outcome = (): SecurityOutcome => ({
+    contingencies: outages.length,
+    limit: limitKind,
+    binding,
+    excluded,
+    rounds,
+    constraints_added: constraintsAdded,
+  });
 
   refuseIslands(network);
   const packed = packOpf(network, o);
@@ -147,14 +196,20 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   // OPF-internal numbering: the DC power flow's index of each branch, the monitored limits, the outages
   const nl = packed.nl;
   const opfSlot = new Int32Array(network.branches.length).fill(-1);
-  packed.branchOrder.forEach((pos, l) => { opfSlot[pos] = l; });
+  packed.branchOrder.forEach((pos, l) => {
+    opfSlot[pos] = l;
+  });
   const dc = packNetwork(network, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
   const dcSlot = new Int32Array(network.branches.length).fill(-1);
-  dc.branchOrder.forEach((pos, l) => { dcSlot[pos] = l; });
-  const sens = new Int32Array(nl), limit = new Float64Array(nl);
+  dc.branchOrder.forEach((pos, l) => {
+    dcSlot[pos] = l;
+  });
+  const sens = new Int32Array(nl),
+    limit = new Float64Array(nl);
   for (let l = 0; l < nl; l++) sens[l] = dcSlot[packed.branchOrder[l]!]!;
   for (const m of plan.monitored) {
-    const l = opfSlot[m]!, b = network.branches[m]!;
+    const l = opfSlot[m]!,
+      b = network.branches[m]!;
     if (l < 0) continue;
     const r = limitKind === 'rate_a' ? b.rate_a : (b[limitKind] ?? 0);
     limit[l] = r > 0 ? r : b.rate_a;
@@ -172,8 +227,17 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   });
   const stop = new Int32Array(new SharedArrayBuffer(8));
   const task: ScopfTask = {
-    kind: 'scopf', opf: packed.input, dc: dc.input, dcBranches: dc.nl, sens, limit, outageStart, outageBranches: Int32Array.from(outageBranches),
-    bridge, stop, timeLimitMs: o.timeoutMs,
+    kind: 'scopf',
+    opf: packed.input,
+    dc: dc.input,
+    dcBranches: dc.nl,
+    sens,
+    limit,
+    outageStart,
+    outageBranches: Int32Array.from(outageBranches),
+    bridge,
+    stop,
+    timeLimitMs: o.timeoutMs,
   };
 
   const started = performance.now();
@@ -182,7 +246,14 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
     for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && call.onProgress; i++) {
       const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
       reported = from + i + 1;
-      call.onProgress({ iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! });
+      call.onProgress({
+        iteration: p[0]!,
+        maxIterations: o.maxIterations,
+        feasibility: p[1]!,
+        gradient: p[2]!,
+        complementarity: p[3]!,
+        objective: p[4]!,
+      });
     }
   };
   const ran = await stoppable(o.timeoutMs, call.signal, stop, (abort) => pool.runScopf(task, abort, call.onProgress ? report : undefined));
@@ -191,7 +262,8 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
     return { ...emptyResult(ran.stopped, o, { message, duration_ms: performance.now() - started }), security: outcome() };
   }
   const w = ran.value;
-  if (w.end === 'singular') throw new PowerFlowInputError('the DC susceptance matrix is singular (a branch with zero reactance?)', 'VALIDATION_FAILED', {});
+  if (w.end === 'singular')
+    throw new PowerFlowInputError('the DC susceptance matrix is singular (a branch with zero reactance?)', 'VALIDATION_FAILED', {});
   rounds = w.rounds;
   constraintsAdded = w.addedOutage.length;
   excluded = Array.from(w.excluded, (c) => outages[c]!.id);
@@ -201,28 +273,43 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
   report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
   if (w.end === 'stopped' || outLen <= 0) {
     const status = Atomics.load(stop, 0) === 1 ? 'cancelled' : 'timeout';
-    return { ...emptyResult(status, o, { message: status === 'timeout' ? `exceeded timeout_ms after ${rounds} rounds` : 'cancelled', duration_ms: performance.now() - started }), security: outcome() };
+    return {
+      ...emptyResult(status, o, {
+        message: status === 'timeout' ? `exceeded timeout_ms after ${rounds} rounds` : 'cancelled',
+        duration_ms: performance.now() - started,
+      }),
+      security: outcome(),
+    };
   }
   let result = unpackOpf(network, packed, full.subarray(0, outLen), o);
   const at = extraRowsAt(packed.nb, packed.nl, packed.ng);
   const mu = result.buses.length > 0 ? full.subarray(at, at + constraintsAdded) : new Float64Array(0);
   const flow = new Float64Array(network.branches.length);
-  result.branches.forEach((b) => { flow[b.index] = b.p_from; });
+  result.branches.forEach((b) => {
+    flow[b.index] = b.p_from;
+  });
   const modelOf = (l: number) => packed.branchOrder[l]!;
-  const rowText = (q: number) => `branch ${modelOf(w.addedBranch[q]!)} after outage ${String(outages[w.addedOutage[q]!]!.id)} (limit ${limit[w.addedBranch[q]!]} MW)`;
+  const rowText = (q: number) =>
+    `branch ${modelOf(w.addedBranch[q]!)} after outage ${String(outages[w.addedOutage[q]!]!.id)} (limit ${limit[w.addedBranch[q]!]} MW)`;
   binding = [];
   for (let q = 0; q < constraintsAdded; q++) {
     const v = mu[q] ?? 0;
     if (!(Math.abs(v) > BINDING_MU)) continue;
-    const c = w.addedOutage[q]!, m = w.addedBranch[q]!, a = outageStart[c]!;
+    const c = w.addedOutage[q]!,
+      m = w.addedBranch[q]!,
+      a = outageStart[c]!;
     let post = flow[modelOf(m)]!;
-    for (let j = w.coefStart[q]!; j < w.coefStart[q + 1]!; j++) post += w.coefs[j]! * flow[modelOf(outageBranches[a + j - w.coefStart[q]!]!)]!;
+    for (let j = w.coefStart[q]!; j < w.coefStart[q + 1]!; j++)
+      post += w.coefs[j]! * flow[modelOf(outageBranches[a + j - w.coefStart[q]!]!)]!;
     binding.push({ outage: outages[c]!.id, branch: modelOf(m), flow_mw: post, limit_mw: limit[m]!, mu: v });
   }
   binding.sort((x, y) => Math.abs(y.mu) - Math.abs(x.mu));
   if (result.status === 'infeasible' && constraintsAdded > 0) {
     const from = Math.max(0, constraintsAdded - 20);
-    result = { ...result, message: `no dispatch meets the post-contingency limits: ${Array.from({ length: constraintsAdded - from }, (_, i) => rowText(from + i)).join('; ')}` };
+    result = {
+      ...result,
+      message: `no dispatch meets the post-contingency limits: ${Array.from({ length: constraintsAdded - from }, (_, i) => rowText(from + i)).join('; ')}`,
+    };
   }
   return { ...result, security: outcome() };
 }
@@ -231,7 +318,12 @@ export async function solveSecurityConstrainedDcOpf(pool: SolverPool, network: N
  *  2 timeout; [1] set by the thread when it starts), as every solve does (src/engine/pool.ts): answered at once
  *  when stopped; a call still queued is withdrawn, a running one that does not stop within STOP_GRACE_MS has
  *  its thread ended. */
-async function stoppable<T>(timeoutMs: number, signal: AbortSignal | undefined, stop: Int32Array, run: (abort: AbortSignal) => Promise<T>): Promise<{ stopped: false; value: T } | { stopped: 'timeout' | 'cancelled' }> {
+async function stoppable<T>(
+  timeoutMs: number,
+  signal: AbortSignal | undefined,
+  stop: Int32Array,
+  run: (abort: AbortSignal) => Promise<T>,
+): Promise<{ stopped: false; value: T } | { stopped: 'timeout' | 'cancelled' }> {
   const ac = new AbortController();
   let grace: NodeJS.Timeout | undefined;
   return new Promise((resolve, reject) => {
@@ -244,26 +336,31 @@ async function stoppable<T>(timeoutMs: number, signal: AbortSignal | undefined, 
       Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
       resolve({ stopped: status });
       if (Atomics.load(stop, 1) === 0) ac.abort();
-      else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
+      else {
+        grace = setTimeout(() => ac.abort(), STOP_GRACE_MS);
+        grace.unref();
+      }
     };
     const onAbort = () => interrupt('cancelled');
     const timer = setTimeout(() => interrupt('timeout'), timeoutMs);
     signal?.addEventListener('abort', onAbort, { once: true });
-    run(ac.signal).then((value) => {
-      if (grace) clearTimeout(grace);
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      resolve({ stopped: false, value });
-    }, (err: unknown) => {
-      if (grace) clearTimeout(grace);
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      reject(err as Error);
-    });
+    run(ac.signal).then(
+      (value) => {
+        if (grace) clearTimeout(grace);
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        resolve({ stopped: false, value });
+      },
+      (err: unknown) => {
+        if (grace) clearTimeout(grace);
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        reject(err as Error);
+      },
+    );
   });
 }
-

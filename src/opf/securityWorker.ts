@@ -74,8 +74,14 @@ function luFactor(a: Float64Array, perm: Int32Array, n: number): boolean {
     for (let i = k + 1; i < n; i++) if (Math.abs(a[i * n + k]!) > Math.abs(a[p * n + k]!)) p = i;
     if (Math.abs(a[p * n + k]!) < 1e-12) return false;
     if (p !== k) {
-      for (let j = 0; j < n; j++) { const t = a[k * n + j]!; a[k * n + j] = a[p * n + j]!; a[p * n + j] = t; }
-      const t = perm[k]!; perm[k] = perm[p]!; perm[p] = t;
+      for (let j = 0; j < n; j++) {
+        const t = a[k * n + j]!;
+        a[k * n + j] = a[p * n + j]!;
+        a[p * n + j] = t;
+      }
+      const t = perm[k]!;
+      perm[k] = perm[p]!;
+      perm[p] = t;
     }
     const d = a[k * n + k]!;
     for (let i = k + 1; i < n; i++) {
@@ -89,11 +95,20 @@ function luFactor(a: Float64Array, perm: Int32Array, n: number): boolean {
 
 /** W = A⁻¹ (row-major) from the LU of luFactor: n solves of the factors, n³ in all. */
 function inverse(lu: Float64Array, perm: Int32Array, n: number): Float64Array {
-  const w = new Float64Array(n * n), x = new Float64Array(n);
+  const w = new Float64Array(n * n),
+    x = new Float64Array(n);
   for (let c = 0; c < n; c++) {
     for (let i = 0; i < n; i++) x[i] = perm[i] === c ? 1 : 0;
-    for (let i = 0; i < n; i++) { let s = x[i]!; for (let j = 0; j < i; j++) s -= lu[i * n + j]! * x[j]!; x[i] = s; }
-    for (let i = n - 1; i >= 0; i--) { let s = x[i]!; for (let j = i + 1; j < n; j++) s -= lu[i * n + j]! * x[j]!; x[i] = s / lu[i * n + i]!; }
+    for (let i = 0; i < n; i++) {
+      let s = x[i]!;
+      for (let j = 0; j < i; j++) s -= lu[i * n + j]! * x[j]!;
+      x[i] = s;
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      let s = x[i]!;
+      for (let j = i + 1; j < n; j++) s -= lu[i * n + j]! * x[j]!;
+      x[i] = s / lu[i * n + i]!;
+    }
     for (let i = 0; i < n; i++) w[i * n + c] = x[i]!;
   }
   return w;
@@ -103,12 +118,21 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   const started = performance.now();
   const { opf, stop, limit, outageStart, outageBranches } = task;
   const stopped = () => Atomics.load(stop, 0) !== 0 || performance.now() - started > task.timeLimitMs;
-  const nb = opf[IN.NB]!, nl = opf[IN.NL]!;
+  const nb = opf[IN.NB]!,
+    nl = opf[IN.NL]!;
   const brOff = IN.HEADER + BUS_FIELDS * nb;
-  const from = (l: number) => opf[brOff + BR.F * nl + l]!, to = (l: number) => opf[brOff + BR.T * nl + l]!;
+  const from = (l: number) => opf[brOff + BR.F * nl + l]!,
+    to = (l: number) => opf[brOff + BR.T * nl + l]!;
   const nOut = outageStart.length - 1;
   const empty = (end: ScopfWorkerResult['end'], rounds = 0): ScopfWorkerResult => ({
-    end, output: Float64Array.of(0), rounds, excluded: new Int32Array(0), addedOutage: new Int32Array(0), addedBranch: new Int32Array(0), coefStart: Int32Array.of(0), coefs: new Float64Array(0),
+    end,
+    output: Float64Array.of(0),
+    rounds,
+    excluded: new Int32Array(0),
+    addedOutage: new Int32Array(0),
+    addedBranch: new Int32Array(0),
+    coefStart: Int32Array.of(0),
+    coefs: new Float64Array(0),
   });
   if (stopped()) return empty('stopped');
   Atomics.store(stop, 1, 1);
@@ -118,7 +142,10 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   let last = new Float64Array(0);
   let rounds = 0;
   const encoded: number[] = [];
-  const addedOutage: number[] = [], addedBranch: number[] = [], coefStart: number[] = [0], coefs: number[] = [];
+  const addedOutage: number[] = [],
+    addedBranch: number[] = [],
+    coefStart: number[] = [0],
+    coefs: number[] = [];
   const excluded: number[] = [];
   const finish = (end: ScopfWorkerResult['end']): ScopfWorkerResult => {
     const output = new Float64Array(last.length + progress.length + 1);
@@ -126,8 +153,14 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     output.set(progress, last.length);
     output[output.length - 1] = progress.length / PROGRESS_FIELDS;
     return {
-      end, output, rounds, excluded: Int32Array.from(excluded).sort(), addedOutage: Int32Array.from(addedOutage), addedBranch: Int32Array.from(addedBranch),
-      coefStart: Int32Array.from(coefStart), coefs: Float64Array.from(coefs),
+      end,
+      output,
+      rounds,
+      excluded: Int32Array.from(excluded).sort(),
+      addedOutage: Int32Array.from(addedOutage),
+      addedBranch: Int32Array.from(addedBranch),
+      coefStart: Int32Array.from(coefStart),
+      coefs: Float64Array.from(coefs),
     };
   };
   /** One round: the DC-OPF with the rows added so far; false when it did not converge (the answer then). */
@@ -153,15 +186,21 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
 
   // 1. splitting outages
   const kept: number[] = [];
-  const intact = connectedComponents(nb, (link) => { for (let l = 0; l < nl; l++) link(from(l), to(l)); }).count;
+  const intact = connectedComponents(nb, (link) => {
+    for (let l = 0; l < nl; l++) link(from(l), to(l));
+  }).count;
   const out = new Uint8Array(nl);
   for (let c = 0; c < nOut; c++) {
     if (stopped()) return finish('stopped');
-    const a = outageStart[c]!, b = outageStart[c + 1]!;
+    const a = outageStart[c]!,
+      b = outageStart[c + 1]!;
     let splits = task.bridge[c] === 1;
     if (!splits && b - a > 1) {
       for (let q = a; q < b; q++) out[outageBranches[q]!] = 1;
-      splits = connectedComponents(nb, (link) => { for (let l = 0; l < nl; l++) if (!out[l]) link(from(l), to(l)); }).count > intact;
+      splits =
+        connectedComponents(nb, (link) => {
+          for (let l = 0; l < nl; l++) if (!out[l]) link(from(l), to(l));
+        }).count > intact;
       for (let q = a; q < b; q++) out[outageBranches[q]!] = 0;
     }
     (splits ? excluded : kept).push(c);
@@ -170,19 +209,26 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   // 2. LODF columns of the outaged branches over the rows needed
   const monitored: number[] = [];
   for (let l = 0; l < nl; l++) if (limit[l]! > 0) monitored.push(l);
-  const rowPos = new Int32Array(nl).fill(-1), colPos = new Int32Array(nl).fill(-1);
-  let nRows = 0, nCols = 0;
+  const rowPos = new Int32Array(nl).fill(-1),
+    colPos = new Int32Array(nl).fill(-1);
+  let nRows = 0,
+    nCols = 0;
   for (const m of monitored) rowPos[m] = nRows++;
   for (const c of kept) {
-    const a = outageStart[c]!, b = outageStart[c + 1]!;
+    const a = outageStart[c]!,
+      b = outageStart[c + 1]!;
     for (let q = a; q < b; q++) {
       const k = outageBranches[q]!;
       if (colPos[k]! < 0) colPos[k] = nCols++;
       if (b - a > 1 && rowPos[k]! < 0) rowPos[k] = nRows++;
     }
   }
-  const rowsOf = new Int32Array(nRows), colsOf = new Int32Array(nCols);
-  for (let l = 0; l < nl; l++) { if (rowPos[l]! >= 0) rowsOf[rowPos[l]!] = l; if (colPos[l]! >= 0) colsOf[colPos[l]!] = l; }
+  const rowsOf = new Int32Array(nRows),
+    colsOf = new Int32Array(nCols);
+  for (let l = 0; l < nl; l++) {
+    if (rowPos[l]! >= 0) rowsOf[rowPos[l]!] = l;
+    if (colPos[l]! >= 0) colsOf[colPos[l]!] = l;
+  }
   const L = new Float64Array(nCols * nRows); // column of outaged branch k at colPos[k] * nRows
   const nlS = task.dcBranches;
   const per = Math.max(1, Math.floor(SHIFT_CHUNK_VALUES / Math.max(1, nlS)));
@@ -194,10 +240,13 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     const shifts = engine.sensitivity(task.dc, 1, items);
     if (shifts === null) return empty('singular');
     for (let j = 0; j < count; j++) {
-      const k = colsOf[first + j]!, o = j * nlS, col = (first + j) * nRows;
+      const k = colsOf[first + j]!,
+        o = j * nlS,
+        col = (first + j) * nRows;
       const denom = 1 - shifts[o + task.sens[k]!]!;
       for (let r = 0; r < nRows; r++) {
-        const m = rowsOf[r]!, sm = task.sens[m]!;
+        const m = rowsOf[r]!,
+          sm = task.sens[m]!;
         L[col + r] = m === k ? -1 : sm < 0 ? 0 : shifts[o + sm]! / denom;
       }
     }
@@ -209,12 +258,17 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
   const active: number[] = [];
   for (const c of kept) {
     if (stopped()) return finish('stopped');
-    const a = outageStart[c]!, n = outageStart[c + 1]! - a;
+    const a = outageStart[c]!,
+      n = outageStart[c + 1]! - a;
     if (n > 1) {
       const m = new Float64Array(n * n);
-      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) m[i * n + j] = i === j ? 1 : -lodf(outageBranches[a + i]!, outageBranches[a + j]!);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) m[i * n + j] = i === j ? 1 : -lodf(outageBranches[a + i]!, outageBranches[a + j]!);
       const perm = new Int32Array(n);
-      if (!luFactor(m, perm, n)) { excluded.push(c); continue; } // singular: splits after all
+      if (!luFactor(m, perm, n)) {
+        excluded.push(c);
+        continue;
+      } // singular: splits after all
       W.set(c, inverse(m, perm, n));
     }
     active.push(c);
@@ -222,7 +276,8 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
 
   // the rows' encoding (assembly/opf/layout.ts): lo, hi, n, then n pairs (internal bus, coefficient), p.u.
   const base = opf[IN.BASEMVA]!;
-  const sus = new Float64Array(nl), shiftTerm = new Float64Array(nl);
+  const sus = new Float64Array(nl),
+    shiftTerm = new Float64Array(nl);
   for (let l = 0; l < nl; l++) {
     const ratio = opf[brOff + BR.RATIO * nl + l]!;
     sus[l] = 1 / opf[brOff + BR.X * nl + l]! / (ratio !== 0 ? ratio : 1);
@@ -233,22 +288,30 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     const a = outageStart[c]!;
     const terms: number[] = [];
     let constant = 0;
-    const addFlow = (l: number, w: number) => { terms.push(from(l), w * sus[l]!, to(l), -w * sus[l]!); constant += w * shiftTerm[l]!; };
+    const addFlow = (l: number, w: number) => {
+      terms.push(from(l), w * sus[l]!, to(l), -w * sus[l]!);
+      constant += w * shiftTerm[l]!;
+    };
     addFlow(m, 1);
     for (let j = 0; j < coef.length; j++) addFlow(outageBranches[a + j]!, coef[j]!);
     const lim = limit[m]! / base;
     encoded.push(-lim - constant, lim - constant, terms.length / 2, ...terms);
-    addedOutage.push(c); addedBranch.push(m);
+    addedOutage.push(c);
+    addedBranch.push(m);
     for (let j = 0; j < coef.length; j++) coefs.push(coef[j]!);
     coefStart.push(coefs.length);
   };
   /** c_m = L_mK W: the coefficients of f'_m = f_m + Σ c_j f_kj */
   const coefOf = (c: number, m: number): Float64Array => {
-    const a = outageStart[c]!, n = outageStart[c + 1]! - a;
+    const a = outageStart[c]!,
+      n = outageStart[c + 1]! - a;
     const w = W.get(c);
     if (!w) return Float64Array.of(lodf(m, outageBranches[a]!));
     const r = new Float64Array(n);
-    for (let i = 0; i < n; i++) { const v = lodf(m, outageBranches[a + i]!); if (v !== 0) for (let j = 0; j < n; j++) r[j] += v * w[i * n + j]!; }
+    for (let i = 0; i < n; i++) {
+      const v = lodf(m, outageBranches[a + i]!);
+      if (v !== 0) for (let j = 0; j < n; j++) r[j] += v * w[i * n + j]!;
+    }
     return r;
   };
 
@@ -260,14 +323,28 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     const found: { c: number; m: number; over: number }[] = [];
     for (const c of active) {
       if (stopped()) return finish('stopped');
-      const a = outageStart[c]!, k = outageStart[c + 1]! - a;
+      const a = outageStart[c]!,
+        k = outageStart[c + 1]! - a;
       const w = W.get(c);
       // y = W f_K: the flows the outaged branches hand over (k = 1: f_k itself)
-      if (w) for (let i = 0; i < k; i++) { let s = 0; for (let j = 0; j < k; j++) s += w[i * k + j]! * flow[outageBranches[a + j]!]!; y[i] = s; }
+      if (w)
+        for (let i = 0; i < k; i++) {
+          let s = 0;
+          for (let j = 0; j < k; j++) s += w[i * k + j]! * flow[outageBranches[a + j]!]!;
+          y[i] = s;
+        }
       else y[0] = flow[outageBranches[a]!]!;
       for (const m of monitored) {
-        let post = flow[m]!, self = false;
-        for (let i = 0; i < k; i++) { const b = outageBranches[a + i]!; if (b === m) { self = true; break; } post += lodf(m, b) * y[i]!; }
+        let post = flow[m]!,
+          self = false;
+        for (let i = 0; i < k; i++) {
+          const b = outageBranches[a + i]!;
+          if (b === m) {
+            self = true;
+            break;
+          }
+          post += lodf(m, b) * y[i]!;
+        }
         if (self) continue;
         const over = Math.abs(post) - limit[m]!;
         if (over > VIOLATION_MW && !added.has(c * nl + m)) found.push({ c, m, over });
@@ -275,7 +352,10 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     }
     if (found.length === 0 || rounds >= MAX_ROUNDS) return finish('done');
     found.sort((p, q) => q.over - p.over);
-    for (const f of found.slice(0, ROWS_PER_ROUND)) { added.add(f.c * nl + f.m); encode(f.c, f.m, coefOf(f.c, f.m)); }
+    for (const f of found.slice(0, ROWS_PER_ROUND)) {
+      added.add(f.c * nl + f.m);
+      encode(f.c, f.m, coefOf(f.c, f.m));
+    }
     if (stopped()) return finish('stopped');
     if (!(await round())) return finish(last[OUT.STATUS] === STATUS.CANCELLED ? 'stopped' : 'done');
   }
