@@ -175,7 +175,9 @@ export function sensitivity(task: SensitivityTask): unknown {
 
 /** The constraint generation of a security-constrained DC-OPF (src/opf/securityWorker.ts): every round on this thread. */
 export function scopf(task: ScopfTask): unknown {
-  return runScopfTask(engine, task).then((r) => move({ [transferableSymbol]: [r.output.buffer, r.coefs.buffer], [valueSymbol]: r } as never)).finally(afterTask);
+  return runScopfTask(engine, task)
+    .then((r) => move({ [transferableSymbol]: [r.output.buffer, r.coefs.buffer], [valueSymbol]: r } as never))
+    .finally(afterTask);
 }
 
 /** Bus positions of a network drawing: plain JavaScript, on a solver thread so a 10,000-bus layout never

@@ -72,7 +72,10 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   }
   const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
   if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
-  const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND', 'PARAM_OUT_OF_RANGE'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
+  const known = [
+    'OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND', 'PARAM_OUT_OF_RANGE',
+  ] as const;
+  const code = known.find((c) => c === err.code) ?? 'INTERNAL_ERROR';
   throw new AppError(code, err.message, { task_id: done.id, ...err.details });
 }
 

@@ -7,7 +7,10 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { getModel } from './networks.js';
 import { requirePermission } from '../security/index.js';
-import { matrixValues, sensitivityMatrix, sensitivityPlan, type SensitivityLimits, type SensitivityMatrix, type SensitivityRequest, type SensitivityResult } from '../sensitivities/compute.js';
+import {
+  matrixValues, sensitivityMatrix, sensitivityPlan,
+  type SensitivityLimits, type SensitivityMatrix, type SensitivityRequest, type SensitivityResult,
+} from '../sensitivities/compute.js';
 import { taskView, type TaskRow } from './tasks.js';
 import { ASYNC_LIMITS } from '../queue/sensitivities.js';
 import { SolverCoreError } from '../engine/coreFailure.js';
@@ -19,12 +22,15 @@ type Stored = { network_id: string; network_version: number };
 /** The matrix of a stored network version, computed on this process's solver threads within the request's limits
  *  (src/sensitivities/compute.ts sensitivityPlan: entries answered, values computed). A failure of the core is a
  *  500 INTERNAL_ERROR that names none of its internals (logged with them). */
-export async function runSensitivityMatrix(s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {}): Promise<Stored & { matrix: SensitivityMatrix }> {
+export async function runSensitivityMatrix(
+  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+): Promise<Stored & { matrix: SensitivityMatrix }> {
   requirePermission(caller, 'compute');
   if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no solver threads (ROLE=api): sensitivities are computed by an API process with ROLE=all', { dependency: 'solver' });
   const { summary, model } = await getModel(s, caller, networkId);
   try {
-    const matrix = await sensitivityMatrix(s.solver, model, { kind: req.kind, branches: req.branches, buses: req.buses, outages: req.outages }, limits);
+    const only = { kind: req.kind, branches: req.branches, buses: req.buses, outages: req.outages };
+    const matrix = await sensitivityMatrix(s.solver, model, only, limits);
     return { network_id: summary.id, network_version: summary.version, matrix };
   } catch (e) {
     throw publicError(s, e);
@@ -41,7 +47,9 @@ export function publicError(s: Services, e: unknown): unknown {
   return e;
 }
 
-export async function runSensitivities(s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {}): Promise<SensitivityResult & Stored> {
+export async function runSensitivities(
+  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+): Promise<SensitivityResult & Stored> {
   return sensitivityAnswer(await runSensitivityMatrix(s, caller, networkId, req, limits));
 }
 
@@ -62,7 +70,9 @@ function rowValues(m: SensitivityMatrix, r: number, buf: Float64Array): (number 
  */
 export function* sensitivityJson(r: Stored & { matrix: SensitivityMatrix }, requestId: string): Generator<string> {
   const m = r.matrix;
-  const head = { network_id: r.network_id, network_version: r.network_version, kind: m.kind, rows: m.rows, columns: m.columns, bridges: m.bridges };
+  const head = {
+    network_id: r.network_id, network_version: r.network_version, kind: m.kind, rows: m.rows, columns: m.columns, bridges: m.bridges,
+  };
   yield `{"data":${JSON.stringify(head).slice(0, -1)},"values":[`;
   const buf = new Float64Array(m.columns.length);
   for (let i = 0; i < m.rows.length; i++) yield `${i ? ',' : ''}${JSON.stringify(rowValues(m, i, buf))}`;

@@ -314,8 +314,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     runStudy,
     runSensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
-      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, { name: 'sensitivity', transferList: [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer], signal })
-        .catch(asCoreFailure('sensitivity matrix'));
+      const transferList = [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer];
+      const options = { name: 'sensitivity', transferList, signal };
+      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options).catch(asCoreFailure('sensitivity matrix'));
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
@@ -327,7 +328,8 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const key = onLive ? nextKey++ : -1;
       if (onLive) liveHandlers.set(key, onLive);
       const transferList = [task.opf.buffer, task.dc.buffer] as ArrayBuffer[]; // the small arrays the caller reads again are copied
-      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run({ ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) }, { name: 'scopf', transferList, signal })
+      const withLive = { ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) };
+      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal })
         .catch(asCoreFailure('security-constrained OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },

@@ -52,7 +52,9 @@ export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal
     ({ status, failure } = outcomeOf(result, o));
   } catch (e) {
     status = 'failed';
-    if (e instanceof PowerFlowInputError || e instanceof AppError) failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    if (e instanceof PowerFlowInputError || e instanceof AppError) {
+      failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    }
     else {
       s.log.error({ err: e, task: task.id }, 'OPF solver failed');
       failure = { code: 'INTERNAL_ERROR', message: `the OPF solver failed: ${(e as Error).message}` };

@@ -55,8 +55,9 @@ export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: A
       await deleteSensitivityRows(s.db, task.id);
       return;
     }
-    if (e instanceof PowerFlowInputError || e instanceof AppError) failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
-    else if (e instanceof SolverCoreError) {
+    if (e instanceof PowerFlowInputError || e instanceof AppError) {
+      failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    } else if (e instanceof SolverCoreError) {
       // the core's own words stay in the log; the task says what happened
       s.log.error({ task: task.id, work: e.work, core: e.detail }, 'solver core failure');
       failure = { code: 'INTERNAL_ERROR', message: e.message, details: { reason: 'solver_core_failure' } };

@@ -14,7 +14,9 @@ export const GRAPHQL_MAX_ENTRIES = 250_000;
 export const sensitivityResolvers = {
   Query: {
     // the REST door's gate: permission compute, a compute-class token per field (each alias), an audit entry
-    sensitivities: computeQuery({ permission: 'compute', resourceType: 'network', resourceId: (a: SensitivityArgs) => a.networkId, rate: { ipClass: 'compute' } }, async (caller, a: SensitivityArgs, ctx) => {
+    sensitivities: computeQuery({
+      permission: 'compute', resourceType: 'network', resourceId: (a: SensitivityArgs) => a.networkId, rate: { ipClass: 'compute' },
+    }, async (caller, a: SensitivityArgs, ctx) => {
       const i = a.input;
       // GraphQL resolves every number as a field: a matrix past this size is REST's (it streams).
       const r = await runSensitivities(ctx.s, caller, a.networkId, {

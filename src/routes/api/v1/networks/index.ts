@@ -15,7 +15,9 @@ import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
 import { OpfResultOut } from '../../../../schemas/opfResult.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
-import { runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities } from '../../../../domain/sensitivities.js';
+import {
+  runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
+} from '../../../../domain/sensitivities.js';
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
 const STREAM_JSON_ENTRIES = 100_000;
@@ -239,10 +241,15 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     const r = await runSensitivityMatrix(s, req.caller, req.params.id, req.body);
     const m = r.matrix;
     if (req.query.format === 'csv') {
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${m.kind}-${r.network_id}.csv"`).send(Readable.from(sensitivityCsv(m)) as unknown as never); // a stream: Fastify pipes it, no serializer
+      // a stream: Fastify pipes it, no serializer
+      const file = `attachment; filename="${m.kind}-${r.network_id}.csv"`;
+      const csv = Readable.from(sensitivityCsv(m)) as unknown as never;
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', file).send(csv);
     }
     // A large matrix is written row by row (the same envelope), not serialized in one turn of the loop.
-    if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
+    if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
+      return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
+    }
     return reply.ok(sensitivityAnswer(r));
   });
 
