@@ -6,8 +6,8 @@
 //   outputPtr() / outputLength()  where to read the f64 output
 //   analysisCount()               symbolic LU analyses done so far (cache check)
 //   cacheSize() / clearCache()
-//   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows or
-//                                 outage flow shifts of the DC model (sensitivity.ts)
+//   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows, PTDF
+//                                 columns or outage flow shifts of the DC model (sensitivity.ts), in chunks
 //   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/layout.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
 //                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
@@ -146,22 +146,31 @@ export function sensitivityInputPtr(len: i32): usize {
   if (sensIn.length < len) sensIn = new StaticArray<f64>(len);
   return changetype<usize>(sensIn);
 }
+/** Values one sensitivity call may compute (32 MB): the caller asks in chunks (src/sensitivities/compute.ts), so the
+ *  instance's memory stays small whatever the request. */
+const MAX_SENSITIVITY_VALUES: i64 = 1 << 22;
+
 /** kind 0: PTDF rows of the count internal branches in the sensitivity buffer (count × nb values);
- *  kind 1: flow shifts of their outages (count × nl). Returns the number of values, -1 for a bad
- *  input buffer, -2 when the reduced Bbus is singular. */
+ *  kind 1: flow shifts of their outages (count × nl); kind 2: PTDF columns of the count internal buses
+ *  (count × nl). Returns the number of values, -1 for a bad input buffer, -2 when the reduced Bbus is
+ *  singular, -3 when the call would compute more than MAX_SENSITIVITY_VALUES. */
 export function sensitivitySolve(kind: i32, count: i32): i32 {
   const nb = <i32>input[IN_NB], nl = <i32>input[IN_NL];
-  if (<i32>input[IN_VERSION] != ABI_VERSION || nb <= 0 || nl < 0 || count < 0 || sensIn.length < count) return -1;
+  if (<i32>input[IN_VERSION] != ABI_VERSION || nb <= 0 || nl < 0 || count < 0 || sensIn.length < count || kind < 0 || kind > 2) return -1;
+  const size = kind == 0 ? nb : nl;
+  if (<i64>count * <i64>size > MAX_SENSITIVITY_VALUES) return -3;
   const busOff = IN_HEADER, brOff = busOff + BUS_FIELDS * nb;
+  const bound = kind == 2 ? nb : nl;
   for (let k = 0; k < count; k++) {
     const l = <i32>unchecked(sensIn[k]);
-    if (l < 0 || l >= nl) return -1;
+    if (l < 0 || l >= bound) return -1;
   }
   const topo = preparedTopology(nb, nl, busOff, brOff, input[IN_BASEMVA]);
   if (!dcFactorised(topo, input, brOff, topo.yHash)) return -2;
-  if (kind == 0) { sensitivities.ptdfRows(topo, input, brOff, sensIn, count); return count * nb; }
-  sensitivities.flowShifts(topo, input, brOff, sensIn, count);
-  return count * nl;
+  if (kind == 0) sensitivities.ptdfRows(topo, input, brOff, sensIn, count);
+  else if (kind == 1) sensitivities.flowShifts(topo, input, brOff, sensIn, count);
+  else sensitivities.ptdfColumns(topo, input, brOff, sensIn, count);
+  return count * size;
 }
 export function sensitivityOutputPtr(): usize { return changetype<usize>(sensitivities.out); }
 

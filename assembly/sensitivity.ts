@@ -2,6 +2,8 @@
 //   H = Bf · Bbus_r⁻¹ on the non-reference buses (the reference columns 0): a flow's response to an
 //       injection at a bus withdrawn at its island's reference;
 //   a row of H: H(l, :) = b_l · (Bbus_r⁻¹ (e_f − e_t))ᵀ (Bbus is symmetric), one solve per row;
+//   a column of H: H(:, i) = Bf · Bbus_r⁻¹ e_i, one solve per bus: a PTDF asked for a few buses costs a solve per
+//       bus, not one per row over every bus;
 //   the flow shift of an outage k: H (e_fk − e_tk) = Bf · Bbus_r⁻¹ (e_fk − e_tk), one solve per column,
 //       from which LODF(:, k) = shift / (1 − shift(k)) (src/sensitivities/).
 // The reduced Bbus is the DC power flow's (dcpf.ts), factorised once per topology and parameter set
@@ -16,13 +18,13 @@ export class DcSensitivities {
   out: StaticArray<f64> = new StaticArray<f64>(0);
   private x: StaticArray<f64> = new StaticArray<f64>(0);
 
-  /** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing). */
+  /** x = Bbus_r⁻¹ (e_a − e_b) on the reduced indexes (a reference bus contributes nothing; b < 0: none). */
   private solveDifference(topo: Topology, a: i32, b: i32): void {
     const nR = topo.nR;
     if (this.x.length < nR) this.x = new StaticArray<f64>(nR);
     const x = this.x;
     for (let r = 0; r < nR; r++) unchecked(x[r] = 0.0);
-    const ra = unchecked(topo.rIdx[a]), rb = unchecked(topo.rIdx[b]);
+    const ra = unchecked(topo.rIdx[a]), rb = b < 0 ? -1 : unchecked(topo.rIdx[b]);
     if (ra >= 0) unchecked(x[ra] += 1.0);
     if (rb >= 0) unchecked(x[rb] -= 1.0);
     if (nR > 0) topo.dc().lu.solve(x);
@@ -45,6 +47,24 @@ export class DcSensitivities {
       const x = this.x;
       const o = k * nb;
       for (let j = 0; j < nb; j++) unchecked(out[o + j] = bl * angle(topo, x, j));
+    }
+  }
+
+  /** PTDF columns of the internal buses cols[0 .. count): count × nl values into out (column k, entry m: the flow
+   *  on m for an injection at the bus withdrawn at its island's reference; a reference bus's column is 0). */
+  ptdfColumns(topo: Topology, input: StaticArray<f64>, brOff: i32, cols: StaticArray<f64>, count: i32): void {
+    const nl = topo.nl;
+    const xOff = brOff + BR_X * nl, tapOff = brOff + BR_RATIO * nl;
+    this.reserve(count * nl);
+    const out = this.out;
+    const f = topo.f, t = topo.t;
+    for (let k = 0; k < count; k++) {
+      this.solveDifference(topo, <i32>unchecked(cols[k]), -1);
+      const x = this.x;
+      const o = k * nl;
+      for (let m = 0; m < nl; m++) {
+        unchecked(out[o + m] = dcB(input, xOff, tapOff, m) * (angle(topo, x, unchecked(f[m])) - angle(topo, x, unchecked(t[m]))));
+      }
     }
   }
 

@@ -4,7 +4,7 @@
 //
 //   npm run drill                       # the five drills, a table on stdout
 //   npm run drill -- --json             # [{drill, submitted, completed, lost, duplicated, http_5xx, recovered_s, details}]
-//   npm run drill -- --only fuzz,soak   # some of them: worker,redis,postgres,fuzz,soak
+//   npm run drill -- --only fuzz,soak   # some of them: worker,redis,postgres,fuzz,soak,heavy
 //   npm run drill -- --short            # the sizes test/drills.test.ts uses
 // DRILL_TASKS (2000), DRILL_OUTAGE_S (8), DRILL_FUZZ_REQUESTS (10000), DRILL_FUZZ_SEED (1),
 // DRILL_SOAK_S (600); private Redis and PostgreSQL on DRILL_REDIS_PORT (6390) and
@@ -13,6 +13,7 @@ import { startPrivatePostgres, startPrivateRedis, type PrivateStore } from '../t
 import { postgresRestartDrill, redisRestartDrill, workerKilledDrill } from './drills/queue.js';
 import { fuzzDrill } from './drills/fuzz.js';
 import { soakDrill } from './drills/soak.js';
+import { heavyDrill } from './drills/heavy.js';
 import { log, type DrillResult } from './drills/common.js';
 
 const args = process.argv.slice(2);
@@ -22,7 +23,7 @@ const onlyArg = args.includes('--only') ? args[args.indexOf('--only') + 1] ?? ''
 const only = new Set(onlyArg.split(',').filter(Boolean));
 const num = (name: string, full: number, small: number) => Number(process.env[name] ?? (short ? small : full));
 
-const DRILLS = ['worker', 'redis', 'postgres', 'fuzz', 'soak'] as const;
+const DRILLS = ['worker', 'redis', 'postgres', 'fuzz', 'soak', 'heavy'] as const;
 for (const o of only) if (!(DRILLS as readonly string[]).includes(o)) throw new Error(`unknown drill "${o}"; drills: ${DRILLS.join(', ')}`);
 const wanted = (d: (typeof DRILLS)[number]) => only.size === 0 || only.has(d);
 
@@ -53,6 +54,7 @@ async function main() {
     if (wanted('postgres')) await run('postgresql restart', () => postgresRestartDrill(stores, queueOpts));
     if (wanted('fuzz')) await run('fuzz', () => fuzzDrill({ requests: num('DRILL_FUZZ_REQUESTS', 10_000, 1500), seed: num('DRILL_FUZZ_SEED', 1, 1) }));
     if (wanted('soak')) await run('soak', () => soakDrill(stores, { seconds: num('DRILL_SOAK_S', 600, 25) }));
+    if (wanted('heavy')) await run('heavy', () => heavyDrill());
   } finally {
     await redis?.destroy().catch(() => {});
     await postgres?.destroy().catch(() => {});

@@ -115,7 +115,7 @@ test('ratings no dispatch can meet after the outages: infeasible, naming the pos
   assert.match(r.message!, /no dispatch meets the post-contingency limits: branch \d+ after outage \d+ \(limit \d+ MW\)/);
 });
 
-test('a stored (frozen) version keeps its LODF: a second call answers the same, another list recomputes', async () => {
+test('a stored (frozen) version: a second call answers the same, another list computes its own LODF columns', async () => {
   const net = deepFreeze(load('case30'));
   const a = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches' }, { method: 'dc' });
   const b = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches' }, { method: 'dc' });

@@ -5,9 +5,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { eventually, json, MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { restClient, type Headers } from './helpers/rest.js';
+import { loadSecurityConfig } from '../src/security/settings.js';
 import { CASES_DIR, ROOT, SHARED_DIR } from '../src/paths.js';
 
 const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'sensitivities', 'case30.json'), 'utf8')) as { ptdf: number[][]; bridges: number[] };
@@ -122,6 +123,75 @@ for (const mode of MODES) {
       const viewer = await tokenFor(app, 'viewer');
       const r = await app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/sensitivities`, headers: viewer, payload: { kind: 'ptdf' } });
       assert.equal(r.statusCode, 403);
+    });
+
+    it('a repeated branch or bus is refused, naming both places (issue 35)', async () => {
+      let e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', branches: [0, 3, 0] }), 400, 'INVALID_FIELD');
+      assert.equal(e.details.field, 'branches[2]');
+      assert.match(e.message, /listed twice \(also at branches\[0\]\)/);
+      e = err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', buses: [1, 1], async: true }), 400, 'INVALID_FIELD');
+      assert.equal(e.details.field, 'buses[1]');
+      err(await call('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'lodf', outages: [2, 2] }), 400, 'INVALID_FIELD');
+    });
+
+    it('a PTDF of a few buses is computed by columns and equals the rows over every bus', async () => {
+      const p = await ok('POST', `/api/v1/networks/${net}/sensitivities`, { kind: 'ptdf', buses: [5, 2] });
+      assert.equal(p.rows.length, 41);
+      p.rows.forEach((l: number, i: number) => {
+        assert.ok(Math.abs(p.values[i][0] - ref.ptdf[l]![4]!) <= 1e-9, `row ${l}, bus 5`);
+        assert.ok(Math.abs(p.values[i][1] - ref.ptdf[l]![1]!) <= 1e-9, `row ${l}, bus 2`);
+      });
+    });
+
+    it('case9241pegase: the work is bounded by the values computed, not only the values answered (issue 35)', { skip: process.env.QUICK === '1' }, async () => {
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9241pegase.m'), 'utf8'), { 'content-type': 'text/plain' });
+      assert.equal(r.statusCode, 201, r.body);
+      const big = json(r).data.id;
+      // the issue's request: a column of 16,049 entries once took a row over every bus per branch (1 GiB, a core abort)
+      const col = await ok('POST', `/api/v1/networks/${big}/sensitivities`, { kind: 'ptdf', buses: [1] });
+      assert.equal(col.values.length, col.rows.length);
+      const one = await ok('POST', `/api/v1/networks/${big}/sensitivities`, { kind: 'ptdf', branches: [col.rows[7]], buses: [1] });
+      assert.ok(Math.abs(one.values[0][0] - col.values[7][0]) <= 1e-12, 'by rows and by columns alike');
+      // one row, every outage: a small answer, 16,049 solves of 16,049 values each: refused before it runs
+      const outages = col.rows.slice(0, 9000);
+      let e = err(await call('POST', `/api/v1/networks/${big}/sensitivities`, { kind: 'lodf', branches: [0], outages }), 422, 'PARAM_OUT_OF_RANGE');
+      assert.match(e.message, /values, more than 40000000.*"async": true/);
+      e = err(await call('POST', `/api/v1/networks/${big}/sensitivities`, { kind: 'lodf', branches: [0], outages: col.rows, async: true }), 422, 'PARAM_OUT_OF_RANGE');
+      assert.equal(e.details.limit, 120_000_000);
+      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'query($id: ID!, $o: [Int!]) { sensitivities(networkId: $id, input: { kind: LODF, branches: [0], outages: $o }) { rows } }', variables: { id: big, o: outages } } });
+      assert.equal(json(g).errors?.[0]?.extensions?.details?.reason, 'PARAM_OUT_OF_RANGE', g.body);
+    });
+  });
+
+  describe(`GraphQL compute fields take the compute rate class per field and are audited (${mode})`, () => {
+    let app: TestApp;
+    let h: Headers;
+    let net: string;
+    const { call } = restClient(() => ({ app, h }));
+    before(async () => {
+      // two compute tokens per address, none refilled during the test
+      app = await startTestApp(mode, { config: { security: { ...loadSecurityConfig({}, 'test'), rateLimitScale: 1, rateLimits: { ip: { compute: { rate: 0.001, burst: 2 } } } } } });
+      h = await adminHeaders(app);
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), { 'content-type': 'text/plain' });
+      net = json(r).data.id;
+    });
+    after(async () => { await app?.close(); });
+
+    it('sensitivities: three aliases take three tokens (the third refused) and each is audited as REST audits its POST', async () => {
+      const q = 'query($id: ID!) { a: sensitivities(networkId: $id, input: { kind: PTDF, branches: [0] }) { rows } b: sensitivities(networkId: $id, input: { kind: PTDF, branches: [1] }) { rows } c: sensitivities(networkId: $id, input: { kind: PTDF, branches: [2] }) { rows } }';
+      const r = await app.app!.inject({ method: 'POST', url: '/graphql', headers: { ...h, 'x-request-id': 'sens-aliases-1' }, payload: { query: q, variables: { id: net } } });
+      const d = json(r);
+      const codes = (d.errors ?? []).map((e: { extensions: { code: string } }) => e.extensions.code);
+      assert.deepEqual(codes, ['RATE_LIMITED'], r.body);
+      // (the fields are non-null: one refused alias nulls the whole answer; two were computed, as the audit shows)
+      await eventually(async () => {
+        const audit = json(await call('GET', '/api/v1/audit?action=graphql*&page_size=100')).data as { action: string; result: string; request_id: string }[];
+        const ours = audit.filter((x) => x.action === 'graphql sensitivities' && x.request_id === 'sens-aliases-1');
+        assert.equal(ours.filter((x) => x.result === 'success').length, 2, JSON.stringify(audit));
+      });
+      // and a compute mutation the same way: no token left for runPowerFlow either
+      const m = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'mutation($id: ID!) { x: runPowerFlow(id: $id) { status } }', variables: { id: net } } });
+      assert.equal(json(m).errors?.[0]?.extensions?.code, 'RATE_LIMITED', m.body);
     });
   });
 }

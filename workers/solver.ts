@@ -14,6 +14,7 @@
 //                the BroadcastChannel named channel: {key, from, progress: [iteration,
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
+// Named export `scopf` (pool.runScopf): a security-constrained DC-OPF's constraint generation (src/opf/securityWorker.ts).
 // Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
@@ -30,11 +31,12 @@
 import { threadId, type BroadcastChannel } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { PowerFlowEngine } from '../src/engine/solverInstance.js';
+import { MAX_INSTANCE_BYTES, PowerFlowEngine } from '../src/engine/solverInstance.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
 import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
+import { runScopfTask, type ScopfTask } from '../src/opf/securityWorker.js';
 import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
 
@@ -47,6 +49,12 @@ export interface SolverTask {
 }
 
 const engine = new PowerFlowEngine();
+
+/** After every task: an instance that grew past MAX_INSTANCE_BYTES (a large OPF or matrix) is replaced, and the
+ *  old one collected at once where the process allows it (--expose-gc), so the thread's memory goes back. */
+function afterTask(): void {
+  if (engine.recycleAbove(MAX_INSTANCE_BYTES)) (globalThis as { gc?: () => void }).gc?.();
+}
 
 // Progress of the current solve: pairs (iteration, mismatch), reused across solves.
 let progress = new Float64Array(512);
@@ -86,7 +94,7 @@ function withProgress(out: Float64Array): Float64Array {
 }
 
 export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
-  if ('kind' in anyTask) return runOpfTask(engine, anyTask).then((out) => move(out));
+  if ('kind' in anyTask) return runOpfTask(engine, anyTask).then((out) => move(out)).finally(afterTask);
   const task: SolverTask = anyTask;
   stop = task.stop;
   live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
@@ -111,6 +119,7 @@ export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
   } finally {
     live = undefined;
     stop = undefined;
+    afterTask();
   }
 }
 
@@ -143,19 +152,32 @@ export function study(task: StudyTask): unknown {
     return move({ [transferableSymbol]: buffers, [valueSymbol]: result } as never); // the four buffers are transferred
   } finally {
     engine.onProgress = hook;
+    afterTask();
   }
 }
 
 export interface SensitivityTask {
   input: Float64Array;
-  kind: 0 | 1;
+  kind: 0 | 1 | 2;
   items: Float64Array;
 }
 
-/** DC sensitivities (assembly/sensitivity.ts): PTDF rows (kind 0) or outage flow shifts (kind 1); null when Bbus is singular. */
+/** DC sensitivities (assembly/sensitivity.ts): PTDF rows (kind 0), outage flow shifts (kind 1) or PTDF columns
+ *  (kind 2), one chunk; null when Bbus is singular. */
 export function sensitivity(task: SensitivityTask): unknown {
-  const out = engine.sensitivity(task.input, task.kind, task.items);
-  return out === null ? null : move(out);
+  try {
+    const out = engine.sensitivity(task.input, task.kind, task.items);
+    return out === null ? null : move(out);
+  } finally {
+    afterTask();
+  }
+}
+
+/** The constraint generation of a security-constrained DC-OPF (src/opf/securityWorker.ts): every round on this thread. */
+export function scopf(task: ScopfTask): unknown {
+  return runScopfTask(engine, task)
+    .then((r) => move({ [transferableSymbol]: [r.output.buffer, r.coefs.buffer], [valueSymbol]: r } as never))
+    .finally(afterTask);
 }
 
 /** Bus positions of a network drawing: plain JavaScript, on a solver thread so a 10,000-bus layout never

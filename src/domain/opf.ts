@@ -9,7 +9,7 @@ import { getNetworkState, loadVersion, saveModelVersion } from './networks.js';
 import { taskView, type TaskRow } from './tasks.js';
 import { requirePermission } from '../security/index.js';
 import { DEFAULT_OPF_OPTIONS, type OpfOptions, type OpfResult } from '../opf/types.js';
-import { securityOutages, } from '../opf/security.js';
+import { securityPlan } from '../opf/security.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import type { Static } from '@sinclair/typebox';
 import type { OpfIn } from '../schemas/opf.js';
@@ -53,8 +53,8 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   const options = opfOptions(req);
   const net = await getNetworkState(s, caller, networkId);
   if (req.security) {
-    // the listed branches checked against the version the task will solve, before it is queued
-    try { securityOutages(await loadVersion(s.db, networkId, net.version), req.security); } catch (e) {
+    // the listed branches checked against the version the task will solve, and the work bounded, before it is queued
+    try { securityPlan(await loadVersion(s.db, networkId, net.version), req.security); } catch (e) {
       if (e instanceof PowerFlowInputError) throw new AppError('INVALID_FIELD', e.message, e.details);
       throw e;
     }
@@ -78,7 +78,10 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   }
   const err = done.error ?? { code: 'INTERNAL_ERROR', message: `task ended ${done.status}` };
   if (done.status === 'cancelled') throw new AppError('CONFLICT', `OPF task ${done.id} was cancelled before it finished`, { task_id: done.id });
-  const code = (['OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND'] as const).find((c) => c === err.code) ?? 'INTERNAL_ERROR';
+  const known = [
+    'OPF_INFEASIBLE', 'POWERFLOW_DIVERGED', 'GATEWAY_TIMEOUT', 'VALIDATION_FAILED', 'ISLANDED_BUS', 'TOPOLOGY_INVALID', 'BUS_NOT_FOUND', 'PARAM_OUT_OF_RANGE',
+  ] as const;
+  const code = known.find((c) => c === err.code) ?? 'INTERNAL_ERROR';
   throw new AppError(code, err.message, { task_id: done.id, ...err.details });
 }
 

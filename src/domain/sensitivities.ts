@@ -7,34 +7,76 @@ import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';
 import { getModel } from './networks.js';
 import { requirePermission } from '../security/index.js';
-import { computeSensitivities, sensitivityShape, type SensitivityRequest, type SensitivityResult } from '../sensitivities/compute.js';
+import {
+  matrixValues, sensitivityMatrix, sensitivityPlan,
+  type SensitivityLimits, type SensitivityMatrix, type SensitivityRequest, type SensitivityResult,
+} from '../sensitivities/compute.js';
 import { taskView, type TaskRow } from './tasks.js';
-import { MAX_ASYNC_ENTRIES } from '../queue/sensitivities.js';
+import { ASYNC_LIMITS } from '../queue/sensitivities.js';
+import { SolverCoreError } from '../engine/coreFailure.js';
 import { readSensitivityRows } from '../db/stores/sensitivityRows.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { checkStorageQuota } from './resultStorage.js';
 
-export async function runSensitivities(s: Services, caller: Caller, networkId: string, req: SensitivityRequest & { async?: boolean }, limits: { maxEntries?: number; door?: string } = {}): Promise<SensitivityResult & { network_id: string; network_version: number }> {
+type Stored = { network_id: string; network_version: number };
+
+/** The matrix of a stored network version, computed on this process's solver threads within the request's limits
+ *  (src/sensitivities/compute.ts sensitivityPlan: entries answered, values computed). A failure of the core is a
+ *  500 INTERNAL_ERROR that names none of its internals (logged with them). */
+export async function runSensitivityMatrix(
+  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+): Promise<Stored & { matrix: SensitivityMatrix }> {
   requirePermission(caller, 'compute');
   if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no solver threads (ROLE=api): sensitivities are computed by an API process with ROLE=all', { dependency: 'solver' });
   const { summary, model } = await getModel(s, caller, networkId);
   try {
-    const r = await computeSensitivities(s.solver, model, req, limits);
-    return { network_id: summary.id, network_version: summary.version, ...r };
+    const only = { kind: req.kind, branches: req.branches, buses: req.buses, outages: req.outages };
+    const matrix = await sensitivityMatrix(s.solver, model, only, limits);
+    return { network_id: summary.id, network_version: summary.version, matrix };
   } catch (e) {
-    if (e instanceof PowerFlowInputError) throw new AppError(e.code, e.message, e.details);
-    throw e;
+    throw publicError(s, e);
   }
 }
 
+/** What a caller may be told of a failure: input problems as the doors' 4xx, a core failure without its internals. */
+export function publicError(s: Services, e: unknown): unknown {
+  if (e instanceof PowerFlowInputError) return new AppError(e.code, e.message, e.details);
+  if (e instanceof SolverCoreError) {
+    s.log.error({ work: e.work, core: e.detail }, 'solver core failure');
+    return new AppError('INTERNAL_ERROR', e.message, { reason: 'solver_core_failure' });
+  }
+  return e;
+}
+
+export async function runSensitivities(
+  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+): Promise<SensitivityResult & Stored> {
+  return sensitivityAnswer(await runSensitivityMatrix(s, caller, networkId, req, limits));
+}
+
+/** The answer's object: the version, then the matrix as nested lists. */
+export function sensitivityAnswer(r: Stored & { matrix: SensitivityMatrix }): SensitivityResult & Stored {
+  return { network_id: r.network_id, network_version: r.network_version, ...matrixValues(r.matrix) };
+}
+
+/** One row's values as the answer carries them (a bridge column null). */
+function rowValues(m: SensitivityMatrix, r: number, buf: Float64Array): (number | null)[] {
+  m.fillRow(r, buf);
+  return Array.from(buf, (x) => (Number.isNaN(x) ? null : x));
+}
+
 /**
- * A large answer as JSON text in pieces (the envelope of reply.ok, one matrix row a piece), so writing
- * millions of numbers never holds the event loop for one long turn.
+ * A large answer as JSON text in pieces (the envelope of reply.ok, one matrix row a piece, each converted as it is
+ * written), so writing millions of numbers never holds the event loop for one long turn.
  */
-export function* sensitivityJson(r: SensitivityResult & { network_id: string; network_version: number }, requestId: string): Generator<string> {
-  const { values, ...head } = r;
+export function* sensitivityJson(r: Stored & { matrix: SensitivityMatrix }, requestId: string): Generator<string> {
+  const m = r.matrix;
+  const head = {
+    network_id: r.network_id, network_version: r.network_version, kind: m.kind, rows: m.rows, columns: m.columns, bridges: m.bridges,
+  };
   yield `{"data":${JSON.stringify(head).slice(0, -1)},"values":[`;
-  for (let i = 0; i < values.length; i++) yield `${i ? ',' : ''}${JSON.stringify(values[i])}`;
+  const buf = new Float64Array(m.columns.length);
+  for (let i = 0; i < m.rows.length; i++) yield `${i ? ',' : ''}${JSON.stringify(rowValues(m, i, buf))}`;
   yield `]},"request_id":${JSON.stringify(requestId)},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
 }
 
@@ -42,9 +84,10 @@ const csvHeader = (kind: 'ptdf' | 'lodf', columns: number[]) => `${kind === 'ptd
 const csvLine = (row: number, values: (number | null)[]) => `${row},${values.map((v) => (v === null ? '' : String(v))).join(',')}\n`;
 
 /** The matrix as CSV lines: a header (row, then the column names), then one line per row; a null is an empty cell. */
-export function* sensitivityCsv(r: SensitivityResult): Generator<string> {
-  yield csvHeader(r.kind, r.columns);
-  for (let i = 0; i < r.rows.length; i++) yield csvLine(r.rows[i]!, r.values[i]!);
+export function* sensitivityCsv(m: SensitivityMatrix): Generator<string> {
+  yield csvHeader(m.kind, m.columns);
+  const buf = new Float64Array(m.columns.length);
+  for (let i = 0; i < m.rows.length; i++) yield csvLine(m.rows[i]!, rowValues(m, i, buf));
 }
 
 /** POST /networks/{id}/sensitivities with async: true: the request checked against the current
@@ -52,10 +95,7 @@ export function* sensitivityCsv(r: SensitivityResult): Generator<string> {
 export async function submitSensitivities(s: Services, caller: Caller, networkId: string, req: SensitivityRequest): Promise<ReturnType<typeof taskView>> {
   requirePermission(caller, 'compute');
   const { summary, model } = await getModel(s, caller, networkId);
-  const { rows, columns } = sensitivityShape(model, req);
-  if (rows.length * columns.length > MAX_ASYNC_ENTRIES) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `${rows.length} × ${columns.length} = ${rows.length * columns.length} entries, more than ${MAX_ASYNC_ENTRIES} in one asynchronous matrix: select rows with "branches" (or columns) and ask in parts`, { entries: rows.length * columns.length, limit: MAX_ASYNC_ENTRIES });
-  }
+  const { rows, columns } = sensitivityPlan(model, req, ASYNC_LIMITS);
   // stored as float64 rows: refused at once when the tenant's stored results would pass its quota
   await checkStorageQuota(s, caller.tenantId, rows.length * columns.length * 8, `this ${rows.length} × ${columns.length} matrix`);
   const options = { kind: req.kind, ...(req.branches ? { branches: req.branches } : {}), ...(req.buses ? { buses: req.buses } : {}), ...(req.outages ? { outages: req.outages } : {}) };

@@ -38,6 +38,8 @@ import { OUT, STATUS } from '../powerflow/abi.js';
 import { expandDcLines, foldDcLines } from '../powerflow/dcline.js';
 import type { StudyWorkerResult } from '../studies/abi.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
+import type { ScopfTask, ScopfWorkerResult } from '../opf/securityWorker.js';
+import { asCoreFailure } from './coreFailure.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
@@ -51,10 +53,14 @@ export interface SolverPool {
    *  PROGRESS_FIELDS values from row `from` on (the trailer of the result repeats them all). */
   runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void): Promise<Float64Array>;
   /** DC sensitivities on a worker (src/sensitivities/): kind 0 PTDF rows, kind 1 outage flow shifts of the
-   *  internal branches in items; null when the reduced Bbus is singular. */
-  runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
+   *  internal branches in items, kind 2 PTDF columns of the internal buses in items; null when the reduced Bbus is
+   *  singular. At most SENSITIVITY_CHUNK_VALUES values a call (src/sensitivities/compute.ts asks in chunks). */
+  runSensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
   /** A network drawing's bus positions on a worker (src/layout/stressLayout.ts): x, y per bus. */
   runLayout(task: LayoutInput): Promise<Float64Array>;
+  /** The constraint generation of a security-constrained DC-OPF on a worker (src/opf/securityWorker.ts); the caller
+   *  stops it through task.stop and withdraws or ends it through signal (src/opf/security.ts). */
+  runScopf(task: ScopfTask, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void): Promise<ScopfWorkerResult>;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -259,7 +265,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
         },
         (err: unknown) => {
           if (grace) clearTimeout(grace);
-          settle(() => reject(err as Error));
+          settle(() => { try { asCoreFailure('power flow')(err); } catch (e) { reject(e as Error); } });
         },
       );
     });
@@ -299,7 +305,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       return r;
     } catch (e) {
       if (ac.signal.aborted) return empty(); // withdrawn or its thread ended: nothing finished is lost but this chunk
-      throw e;
+      return asCoreFailure('study chunk')(e);
     } finally {
       if (poll) clearInterval(poll);
       if (grace) clearTimeout(grace);
@@ -310,14 +316,26 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   return {
     solve,
     runStudy,
-    runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal) {
+    runSensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
-      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, { name: 'sensitivity', transferList: [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer], signal });
+      const transferList = [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer];
+      const options = { name: 'sensitivity', transferList, signal };
+      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options).catch(asCoreFailure('sensitivity matrix'));
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
       return (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList });
+    },
+    runScopf(task: ScopfTask, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      const key = onLive ? nextKey++ : -1;
+      if (onLive) liveHandlers.set(key, onLive);
+      const transferList = [task.opf.buffer, task.dc.buffer] as ArrayBuffer[]; // the small arrays the caller reads again are copied
+      const withLive = { ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) };
+      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal })
+        .catch(asCoreFailure('security-constrained OPF'))
+        .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
     runOpf(input: Float64Array, stop: Int32Array, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
@@ -325,6 +343,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (onLive) liveHandlers.set(key, onLive);
       const live = onLive ? { channel: liveName, key } : undefined;
       return piscina.run({ kind: 'opf', input, stop, live }, { transferList: [input.buffer as ArrayBuffer], signal })
+        .catch(asCoreFailure('OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
     get threads() { return threads; },

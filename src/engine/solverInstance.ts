@@ -5,6 +5,11 @@ import { WASM_PATH } from '../paths.js';
 import { OUT } from '../powerflow/abi.js';
 import { compileWasm, instantiateWasm } from './wasm.js';
 
+/** Values one sensitivity call may compute (assembly/index.ts MAX_SENSITIVITY_VALUES). */
+export const SENSITIVITY_CHUNK_VALUES = 1 << 22;
+/** A solver thread's instance whose memory grew past this is replaced after its task (workers/solver.ts). */
+export const MAX_INSTANCE_BYTES = 256 << 20;
+
 interface CoreExports {
   memory: { buffer: ArrayBuffer };
   inputPtr(len: number): number;
@@ -115,9 +120,10 @@ export class PowerFlowEngine {
   }
 
   /** DC sensitivities of the packed network (assembly/sensitivity.ts): kind 0 PTDF rows of the internal
-   *  branches in `items` (items.length × nb values), kind 1 their outages' flow shifts (× nl). Throws on a
-   *  bad buffer; a singular reduced Bbus answers null. */
-  sensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array): Float64Array | null {
+   *  branches in `items` (items.length × nb values), kind 1 their outages' flow shifts (× nl), kind 2 PTDF
+   *  columns of the internal buses in `items` (× nl). At most SENSITIVITY_CHUNK_VALUES values a call. Throws
+   *  on a bad buffer or a larger call; a singular reduced Bbus answers null. */
+  sensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array): Float64Array | null {
     try {
       const at = this.x.inputPtr(input.length);
       new Float64Array(this.x.memory.buffer, at, input.length).set(input);
@@ -125,6 +131,7 @@ export class PowerFlowEngine {
       new Float64Array(this.x.memory.buffer, it, items.length).set(items);
       const n = this.x.sensitivitySolve(kind, items.length);
       if (n === -2) return null;
+      if (n === -3) throw new Error(`a sensitivity call of more than ${SENSITIVITY_CHUNK_VALUES} values (ask in chunks)`);
       if (n < 0) throw new Error('the power-flow core rejected the sensitivity request (ABI mismatch)');
       return new Float64Array(this.x.memory.buffer, this.x.sensitivityOutputPtr(), n).slice();
     } catch (e) {
@@ -165,6 +172,17 @@ export class PowerFlowEngine {
       this.x = this.instantiate();
       throw e;
     }
+  }
+
+  /** Bytes of the instance's WebAssembly memory (it grows, never shrinks). */
+  get memoryBytes(): number { return this.x.memory.buffer.byteLength; }
+
+  /** Replaces the instance by a fresh one (empty caches) when its memory grew past maxBytes, so the memory a
+   *  large task took goes back once the old instance is collected; true when it did. */
+  recycleAbove(maxBytes: number): boolean {
+    if (this.memoryBytes <= maxBytes) return false;
+    this.x = this.instantiate();
+    return true;
   }
 
   get analyses(): number { return this.x.analysisCount(); }

@@ -88,3 +88,11 @@ async function audit(ctx: GqlContext, caller: Caller, field: string, type: strin
     logAuditFailure(ctx.s.log, err);
   }
 }
+
+/** A query field that computes (sensitivities): it takes the REST endpoint's compute-class token and is audited as
+ *  a mutation is (REST audits its POST so), each alias on its own: the same gate, not a second one. */
+export function computeQuery<R, A extends object = NoArgs>(
+  spec: MutationSpec<R, A>, fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>,
+) {
+  return mutation(spec, fn);
+}

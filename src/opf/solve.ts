@@ -40,7 +40,8 @@ export interface OpfCall extends Partial<OpfOptions> {
 /** Most limits listed in an infeasible result's `binding`. */
 const MAX_BINDING = 20;
 
-function options(call: OpfCall): OpfOptions {
+/** The OPF options of a call, defaults filled. */
+export function opfCallOptions(call: OpfCall): OpfOptions {
   const o: OpfOptions = { ...DEFAULT_OPF_OPTIONS };
   for (const k of ['method', 'tolerance', 'maxIterations', 'timeoutMs', 'start'] as const) {
     if (call[k] !== undefined) (o as unknown as Record<string, unknown>)[k] = call[k];
@@ -48,7 +49,7 @@ function options(call: OpfCall): OpfOptions {
   return o;
 }
 
-function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult> = {}): OpfResult {
+export function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<OpfResult> = {}): OpfResult {
   return {
     status, objective: NaN, iterations: 0, method: o.method, solver: 'mips', buses: [], generators: [], branches: [],
     convergence: { feasibility: NaN, gradient: NaN, complementarity: NaN, cost: NaN }, duration_ms: 0, ...extra,
@@ -84,7 +85,7 @@ export async function solveOpf(pool: SolverPool, network: NetworkModel, call: Op
 }
 
 /** islanding refuse: 422 ISLANDED_BUS for buses not connected to a slack bus (as a power flow). */
-function refuseIslands(network: NetworkModel): void {
+export function refuseIslands(network: NetworkModel): void {
   const orphans = islandSummaries(network).filter((i) => i.slack_bus === null).flatMap((i) => i.buses)
     .filter((id) => network.buses.find((b) => b.id === id)?.type !== 'isolated');
   if (orphans.length === 0) return;
@@ -102,7 +103,7 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   const left = () => Math.max(1, Math.round(timeoutMs - (performance.now() - t0)));
   if (start === 'powerflow') {
     const pf = await pool.solve(network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
-    if (pf.status === 'cancelled' || pf.status === 'timeout') return emptyResult(pf.status, options(call), { message: `the power flow for the start point ended ${pf.status}`, start });
+    if (pf.status === 'cancelled' || pf.status === 'timeout') return emptyResult(pf.status, opfCallOptions(call), { message: `the power flow for the start point ended ${pf.status}`, start });
     if (pf.status !== 'converged') {
       const r = await solveOnce(pool, network, { ...call, start: 'default', timeoutMs: left() });
       return { ...r, start: 'default', message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}` };
@@ -138,7 +139,7 @@ function withPowerFlowState(network: NetworkModel, pf: SolveOutcome): NetworkMod
 }
 
 async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall): Promise<OpfResult> {
-  const o = options(call);
+  const o = opfCallOptions(call);
   const packed = packOpf(network, o);
   if (call.extraRows && call.extraRows.count > 0) {
     const x = call.extraRows, input = new Float64Array(packed.input.length + x.values.length);
@@ -213,7 +214,7 @@ async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall)
 /** Limits no dispatch can meet: in-service capacity below demand (shunt conductance included: at
  *  1 p.u. in DC, at its least within the voltage limits in AC), or, in DC, minimum outputs above it
  *  (AC losses may absorb a surplus, so there it is left to the solver). */
-function capacityCheck(p: PackedOpf, method: OpfOptions['method']): BindingLimit | undefined {
+export function capacityCheck(p: PackedOpf, method: OpfOptions['method']): BindingLimit | undefined {
   const tol = 1e-9 * Math.max(1, Math.abs(p.demandMw));
   if (p.pmaxMw < p.demandMw - tol) {
     return { kind: 'total_generation', message: `in-service generation capacity ${round(p.pmaxMw)} MW is below the demand of ${round(p.demandMw)} MW` };

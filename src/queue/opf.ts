@@ -8,6 +8,7 @@ import { solveOpf } from '../opf/solve.js';
 import { solveSecurityConstrainedDcOpf } from '../opf/security.js';
 import type { OpfOptions, OpfResult } from '../opf/types.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
+import { AppError } from '../lib/errors.js';
 import { announceFinished, cachedModel } from './execute.js';
 
 type Failure = { code: string; message: string; details?: Record<string, unknown> };
@@ -51,7 +52,9 @@ export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal
     ({ status, failure } = outcomeOf(result, o));
   } catch (e) {
     status = 'failed';
-    if (e instanceof PowerFlowInputError) failure = { code: e.code, message: e.message, details: e.details };
+    if (e instanceof PowerFlowInputError || e instanceof AppError) {
+      failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    }
     else {
       s.log.error({ err: e, task: task.id }, 'OPF solver failed');
       failure = { code: 'INTERNAL_ERROR', message: `the OPF solver failed: ${(e as Error).message}` };

@@ -5,7 +5,8 @@
 import type { Services } from '../services.js';
 import type { StoredTaskRow, TaskRow } from '../domain/tasks.js';
 import { taskFromRow } from '../domain/tasks.js';
-import { sensitivityMatrix, type SensitivityRequest } from '../sensitivities/compute.js';
+import { MAX_ASYNC_COMPUTED, sensitivityMatrix, type SensitivityLimits, type SensitivityRequest } from '../sensitivities/compute.js';
+import { SolverCoreError } from '../engine/coreFailure.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { AppError } from '../lib/errors.js';
 import { deleteSensitivityRows, insertSensitivityRows } from '../db/stores/sensitivityRows.js';
@@ -14,6 +15,8 @@ import { addResultBytes, checkStorageQuota } from '../domain/resultStorage.js';
 
 /** Entries an asynchronous matrix may have (25 M: 200 MB of float64 stored); more: ask in parts. */
 export const MAX_ASYNC_ENTRIES = 25_000_000;
+/** The bounds of an asynchronous matrix, checked when it is submitted and again when it runs. */
+export const ASYNC_LIMITS: SensitivityLimits = { maxEntries: MAX_ASYNC_ENTRIES, maxComputed: MAX_ASYNC_COMPUTED, door: 'asynchronously' };
 /** Bytes of rows per INSERT. */
 const BATCH_BYTES = 4 << 20;
 
@@ -26,7 +29,7 @@ export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: A
   let header: Record<string, unknown> | null = null;
   try {
     const model = await cachedModel(s, task.network_id, task.network_version);
-    const m = await sensitivityMatrix(s.solver!, model, req, { signal, maxEntries: MAX_ASYNC_ENTRIES, door: 'asynchronously' });
+    const m = await sensitivityMatrix(s.solver!, model, req, { ...ASYNC_LIMITS, signal });
     const perBatch = Math.max(1, Math.floor(BATCH_BYTES / Math.max(8, 8 * m.columns.length)));
     for (let first = 0; first < m.rows.length; first += perBatch) {
       if (signal.aborted) break; // cancelled: the cancel finished the task; the rows go below
@@ -57,10 +60,15 @@ export async function runSensitivitiesTask(s: Services, task: TaskRow, signal: A
       await deleteSensitivityRows(s.db, task.id);
       return;
     }
-    if (e instanceof PowerFlowInputError || e instanceof AppError) failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
-    else {
+    if (e instanceof PowerFlowInputError || e instanceof AppError) {
+      failure = { code: e.code, message: e.message, details: e.details as Record<string, unknown> };
+    } else if (e instanceof SolverCoreError) {
+      // the core's own words stay in the log; the task says what happened
+      s.log.error({ task: task.id, work: e.work, core: e.detail }, 'solver core failure');
+      failure = { code: 'INTERNAL_ERROR', message: e.message, details: { reason: 'solver_core_failure' } };
+    } else {
       s.log.error({ err: e, task: task.id }, 'sensitivities failed');
-      failure = { code: 'INTERNAL_ERROR', message: `the sensitivities failed: ${(e as Error).message}` };
+      failure = { code: 'INTERNAL_ERROR', message: 'the sensitivities failed on an internal error (logged with the task id)' };
     }
   }
   const status = failure ? 'failed' : 'completed';

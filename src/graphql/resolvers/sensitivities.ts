@@ -1,6 +1,6 @@
 // sensitivities: the same domain function as POST /networks/{id}/sensitivities (src/domain/sensitivities.ts).
 import { runSensitivities } from '../../domain/sensitivities.js';
-import { query } from '../guard.js';
+import { computeQuery } from '../guard.js';
 import type { Opt } from '../args.js';
 
 interface SensitivityArgs {
@@ -13,7 +13,10 @@ export const GRAPHQL_MAX_ENTRIES = 250_000;
 
 export const sensitivityResolvers = {
   Query: {
-    sensitivities: query('compute', async (caller, a: SensitivityArgs, ctx) => {
+    // the REST door's gate: permission compute, a compute-class token per field (each alias), an audit entry
+    sensitivities: computeQuery({
+      permission: 'compute', resourceType: 'network', resourceId: (a: SensitivityArgs) => a.networkId, rate: { ipClass: 'compute' },
+    }, async (caller, a: SensitivityArgs, ctx) => {
       const i = a.input;
       // GraphQL resolves every number as a field: a matrix past this size is REST's (it streams).
       const r = await runSensitivities(ctx.s, caller, a.networkId, {

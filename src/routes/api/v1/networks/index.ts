@@ -15,7 +15,9 @@ import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
 import { OpfResultOut } from '../../../../schemas/opfResult.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
-import { runSensitivities, sensitivityCsv, sensitivityJson, submitSensitivities } from '../../../../domain/sensitivities.js';
+import {
+  runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
+} from '../../../../domain/sensitivities.js';
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
 const STREAM_JSON_ENTRIES = 100_000;
@@ -301,13 +303,19 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       const t = await submitSensitivities(s, req.caller, req.params.id, req.body);
       return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
     }
-    const r = await runSensitivities(s, req.caller, req.params.id, req.body);
+    const r = await runSensitivityMatrix(s, req.caller, req.params.id, req.body);
+    const m = r.matrix;
     if (req.query.format === 'csv') {
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${r.kind}-${r.network_id}.csv"`).send(Readable.from(sensitivityCsv(r)) as unknown as never); // a stream: Fastify pipes it, no serializer
+      // a stream: Fastify pipes it, no serializer
+      const file = `attachment; filename="${m.kind}-${r.network_id}.csv"`;
+      const csv = Readable.from(sensitivityCsv(m)) as unknown as never;
+      return reply.type('text/csv; charset=utf-8').header('content-disposition', file).send(csv);
     }
     // A large matrix is written row by row (the same envelope), not serialized in one turn of the loop.
-    if (r.rows.length * r.columns.length > STREAM_JSON_ENTRIES) return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
-    return reply.ok(r);
+    if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
+      return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
+    }
+    return reply.ok(sensitivityAnswer(r));
   });
 
   app.post('/:id/studies', {

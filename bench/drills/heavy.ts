@@ -1,0 +1,238 @@
+// The heavy drill (issue 35): for each compute kind, large requests within the bounds (docs/security.md "Bounds on
+// work"), two at once, while a second tenant runs synchronous case9 power flows and a client polls /health; one
+// embedded process (PGlite, in-process queue, two solver threads), as `npm start` runs. Reported per kind: the
+// /health and the other tenant's p99, the process's RSS at the start, its peak and at the end (after a pause),
+// and the answers with status 500 or more.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CASES_DIR } from '../../src/paths.js';
+import { spawnGridops, type GridopsProcess } from '../../test/helpers/process.js';
+import { ADMIN_PASSWORD, Tally, call, log, percentile, sleep, type DrillResult } from './common.js';
+
+interface Kind {
+  kind: string;
+  request: string;
+  run: () => Promise<number[]>;
+}
+
+export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<DrillResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'gridops-drill-heavy-'));
+  let server: GridopsProcess | undefined;
+  try {
+    server = await spawnGridops(
+      {
+        DATA_DIR: dir,
+        DATABASE_URL: '',
+        REDIS_URL: '',
+        ROLE: 'all',
+        WORKERS: '2',
+        PORT: '0',
+        NODE_ENV: 'production',
+        ADMIN_PASSWORD,
+        LOG_LEVEL: process.env.DRILL_LOG_LEVEL ?? 'error',
+        RATE_LIMIT_SCALE: '1000000',
+        MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? '2',
+      },
+      { echo: !!process.env.DRILL_ECHO, nodeArgs: ['--expose-gc'] },
+    );
+    const base = server.url!;
+    const pid = server.pid;
+    const rss = () => {
+      try {
+        return Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+      } catch {
+        return 0;
+      }
+    };
+    const t = new Tally();
+    const jsonOf = (h: Record<string, string>) => ({ ...h, 'content-type': 'application/json' });
+    const login = async (username: string, password: string) =>
+      (await call(t, `${base}/api/v1/auth/token`, { method: 'POST', headers: jsonOf({}), body: JSON.stringify({ username, password }) }))
+        .body.data.token as string;
+    const admin = { authorization: `Bearer ${await login('admin', ADMIN_PASSWORD)}` };
+    await call(t, `${base}/api/v1/admin/tenants`, {
+      method: 'POST',
+      headers: jsonOf(admin),
+      body: JSON.stringify({ tenant_id: 'other', plan: 'enterprise' }),
+    });
+    await call(t, `${base}/api/v1/admin/users`, {
+      method: 'POST',
+      headers: jsonOf(admin),
+      body: JSON.stringify({ username: 'other-operator', password: 'other-operator-password', tenant_id: 'other', role: 'operator' }),
+    });
+    const other = { authorization: `Bearer ${await login('other-operator', 'other-operator-password')}` };
+    const importCase = async (h: Record<string, string>, name: string) => {
+      const r = await call(
+        t,
+        `${base}/api/v1/networks/import?format=matpower`,
+        { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, `${name}.m`), 'utf8') },
+        120_000,
+      );
+      if (r.status !== 201) throw new Error(`heavy: import ${name}: ${r.status}`);
+      return r.body.data.id as string;
+    };
+    const net = {
+      case9: await importCase(other, 'case9'),
+      case118: await importCase(admin, 'case118'),
+      case2383wp: await importCase(admin, 'case2383wp'),
+      case9241pegase: await importCase(admin, 'case9241pegase'),
+      case13659pegase: await importCase(admin, 'case13659pegase'),
+    };
+    const post = async (url: string, body: unknown, timeoutMs = 300_000) => {
+      const r = await call(t, `${base}${url}`, { method: 'POST', headers: jsonOf(admin), body: JSON.stringify(body) }, timeoutMs);
+      return r;
+    };
+    const waitTask = async (id: string) => {
+      for (;;) {
+        const r = await call(t, `${base}/api/v1/tasks/${id}`, { headers: admin });
+        if (r.status >= 500 || ['completed', 'failed', 'cancelled'].includes(r.body?.data?.status)) return r.status >= 500 ? r.status : 200;
+        await sleep(500);
+      }
+    };
+    // 160 distinct 64-branch outages of case118 that keep it connected (test/scopf-api.test.ts): just under the work bound
+    const case118 = JSON.parse(await (await fetch(`${base}/api/v1/networks/${net.case118}`, { headers: admin })).text()).data as {
+      buses: { id: number }[];
+      branches: { from: number; to: number }[];
+    };
+    const parent = new Map(case118.buses.map((b) => [b.id, b.id]));
+    const find = (i: number): number => (parent.get(i) === i ? i : find(parent.get(i)!));
+    const spare: number[] = [];
+    case118.branches.forEach((b, l) => {
+      const a = find(b.from),
+        c = find(b.to);
+      if (a !== c) parent.set(a, c);
+      else spare.push(l);
+    });
+    const outages: { branches: number[] }[] = [];
+    for (let a = 0; outages.length < 180 && a < 69; a++)
+      for (let b = a + 1; outages.length < 180 && b < 69; b++) {
+        outages.push({
+          branches: spare
+            .slice(0, 69)
+            .filter((_, j) => j !== a && j !== b && j > 2)
+            .slice(0, 64),
+        });
+      }
+    const twice = (f: () => Promise<number>) => () => Promise.all([f(), f()]);
+    const sensRows = Array.from({ length: 1082 }, (_, k) => k);
+    const kinds: Kind[] = [
+      {
+        kind: 'power flow',
+        request: 'case13659pegase, synchronous, Newton-Raphson',
+        run: twice(async () => (await post(`/api/v1/networks/${net.case13659pegase}/powerflow`, {})).status),
+      },
+      {
+        kind: 'study',
+        request: 'case2383wp N-1 of every branch (2,896 cases), async',
+        run: twice(async () => {
+          const r = await post(`/api/v1/networks/${net.case2383wp}/studies`, { kind: 'contingency', contingencies: 'n-1-branches' });
+          return r.status >= 300 ? r.status : waitTask(r.body.data.task_id ?? r.body.data.tasks?.[0]);
+        }),
+      },
+      {
+        kind: 'OPF',
+        request: 'case2383wp AC-OPF, synchronous',
+        run: twice(async () => (await post(`/api/v1/networks/${net.case2383wp}/opf`, { method: 'ac' })).status),
+      },
+      {
+        kind: 'SCOPF',
+        request: 'case118, 180 distinct connected 64-branch outages (49 M of the 50 M work units), synchronous',
+        run: twice(
+          async () => (await post(`/api/v1/networks/${net.case118}/opf`, { method: 'dc', security: { contingencies: outages } })).status,
+        ),
+      },
+      {
+        kind: 'sensitivities',
+        request: 'case9241pegase PTDF, 1,082 rows × 9,241 buses (10 M entries, the synchronous answer bound), synchronous',
+        run: twice(async () => {
+          const r = await fetch(`${base}/api/v1/networks/${net.case9241pegase}/sensitivities`, {
+            method: 'POST',
+            headers: jsonOf(admin),
+            body: JSON.stringify({ kind: 'ptdf', branches: sensRows }),
+          });
+          await r.arrayBuffer();
+          return r.status;
+        }),
+      },
+      {
+        kind: 'import',
+        request: 'case13659pegase (the largest shared case file)',
+        run: twice(async () => {
+          try {
+            await importCase(admin, 'case13659pegase');
+            return 201;
+          } catch {
+            return 500;
+          }
+        }),
+      },
+    ];
+
+    // the other tenant and the health probe, for the whole drill
+    let stop = false;
+    let current = { other: [] as number[], health: [] as number[] };
+    const probe = async (key: 'other' | 'health') => {
+      while (!stop) {
+        const t0 = performance.now();
+        const r =
+          key === 'health'
+            ? await call(t, `${base}/api/v1/health`)
+            : await call(t, `${base}/api/v1/networks/${net.case9}/powerflow`, { method: 'POST', headers: jsonOf(other), body: '{}' });
+        if (r.status > 0) current[key].push(performance.now() - t0);
+        if (key === 'health') await sleep(50);
+      }
+    };
+    (globalThis as { gc?: () => void }).gc?.();
+    await sleep(opts.pauseMs ?? 10_000);
+    const rssStart = rss();
+    const probes = [probe('other'), probe('health')];
+    const rows: Record<string, unknown>[] = [];
+    let fivexx = 0;
+    for (const k of kinds) {
+      current = { other: [], health: [] };
+      let peak = rss();
+      const timer = setInterval(() => {
+        peak = Math.max(peak, rss());
+      }, 250);
+      const t0 = Date.now();
+      const statuses = await k.run();
+      clearInterval(timer);
+      const bad = statuses.filter((s) => s >= 500 || s === 0).length;
+      fivexx += bad;
+      rows.push({
+        kind: k.kind,
+        request: k.request,
+        statuses: statuses.join('/'),
+        seconds: Math.round((Date.now() - t0) / 100) / 10,
+        health_p99_ms: Math.round(percentile(current.health, 99)),
+        other_p99_ms: Math.round(percentile(current.other, 99)),
+        other_requests: current.other.length,
+        rss_peak_mb: Math.round(peak),
+      });
+      log(`heavy: ${JSON.stringify(rows.at(-1))}`);
+    }
+    stop = true;
+    await Promise.all(probes);
+    await sleep(opts.pauseMs ?? 10_000); // the idle collection (src/lib/idleCollect.ts) and the recycled solver instances
+    const rssEnd = rss();
+    return {
+      drill: 'heavy',
+      submitted: kinds.length * 2,
+      completed: rows.length * 2,
+      lost: 0,
+      duplicated: 0,
+      http_5xx: fivexx + t.all5xx,
+      recovered_s: null,
+      details: {
+        rss_start_mb: Math.round(rssStart),
+        rss_peak_mb: Math.max(...rows.map((r) => r.rss_peak_mb as number)),
+        rss_end_mb: Math.round(rssEnd),
+        alive: server.proc.exitCode === null,
+        kinds: rows,
+      },
+    };
+  } finally {
+    await server?.stop(10_000).catch(() => {});
+  }
+}
