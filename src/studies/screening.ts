@@ -1,9 +1,18 @@
-// DC contingency screening (CONTRACT "Contingency screening"): before the AC study, every single-branch
-// outage of a chunk gets its DC post-contingency flows f' = f + LODF(:, k) · f_k (base DC flows, one
-// flow-shift solve per outage on the DC power flow's factorised Bbus: assembly/sensitivity.ts). A case
-// whose DC loading of some branch with rate_a > 0 reaches the threshold is solved in AC, as are the
-// outages that split the network and every case the screen cannot judge (generator or multi-element
-// outages); the others are `screened`, with the DC estimate as their max loading.
+// Contingency screening (CONTRACT "Contingency screening"): before the AC study, every single-branch outage of
+// a chunk gets post-contingency flows estimated from the outage's LODF column (one flow-shift solve per outage on
+// the DC power flow's factorised Bbus: assembly/sensitivity.ts). Outages that split the network, generator and
+// multi-element outages are always solved in AC; so is every case whose estimate could reach a new or worsened
+// overload. The others are `screened`, with the estimate as their max loading.
+//
+//  - ac_linear (default): from the AC base case (./baseCase.ts). The outaged branch's complex flow S_k moves onto
+//    every branch m by LODF(m, k): P_m' = P_m + LODF·P_k and Q_m' = Q_m + LODF·Q_k at both ends, and the estimated
+//    loading is the larger of that and the one with Q_m kept (reactive flow redistributes more locally than active
+//    flow). A case is solved when some rated branch's estimate comes within a margin of its trigger: the loading
+//    limit for a branch within it in the base case, base × (1 + flow_increase_percent / 100) for one already
+//    overloaded (so a branch overloaded before any outage does not keep every case). The margin grows with the
+//    estimated change and shrinks with the threshold: (1 − threshold / 100) × (AC_CHANGE_MARGIN × |estimate − base|
+//    + AC_POINTS_MARGIN) loading points (docs/studies.md "Screening" has the measurements behind the factors).
+//  - dc: the wave-3 rule, for comparison: base DC flows plus LODF, solved when any DC loading reaches the threshold.
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
 import type { SolveOutcome } from '../powerflow/types.js';
@@ -13,8 +22,14 @@ import { networkBridges } from '../sensitivities/compute.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_CODE, type StudyChunk, type StudyPlan } from './types.js';
 import { CaseLists } from './caseLists.js';
+import { baseSolution } from './baseCase.js';
+
+/** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
+export const AC_CHANGE_MARGIN = 5;
+export const AC_POINTS_MARGIN = 2.5;
 
 interface Screen {
+  /** the base flows the estimate starts from: AC (ac_linear) or DC (dc) */
   base: SolveOutcome;
   input: Float64Array;
   slot: Int32Array;
@@ -34,7 +49,9 @@ function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sign
     packed.branchOrder.forEach((pos, l) => {
       slot[pos] = l;
     });
-    const base = await pool.solve(network, { method: 'dc' }, { signal });
+    const base = plan.screening?.method === 'dc'
+      ? await pool.solve(network, { method: 'dc' }, { signal })
+      : await baseSolution(pool, network, plan, signal);
     return { base, input: packed.input, slot, order: packed.branchOrder, bridges: new Set(networkBridges(network)) };
   })();
   screens.set(plan, { network, screen });
@@ -42,15 +59,15 @@ function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sign
   return screen;
 }
 
-/** A screened case: its DC max loading and that branch (position). */
+/** A screened case: its estimated max loading and that branch (position). */
 export interface ScreenedCase {
   maxLoading: number;
   maxLoadingBranch: number;
 }
 
 /**
- * The cases of [start, end) the screen takes out of the AC study (case position → its DC estimate);
- * every other case is solved in AC. Empty without screening, or when the base DC flow does not solve.
+ * The cases of [start, end) the screen takes out of the AC study (case position → its estimate);
+ * every other case is solved in AC. Empty without screening, or when the base flow does not solve.
  */
 export async function screenCases(
   pool: SolverPool,
@@ -78,6 +95,14 @@ export async function screenCases(
   const flow = s.base.branches,
     branches = network.branches;
   const threshold = plan.screening.thresholdPercent;
+  const ac = plan.screening.method === 'ac_linear';
+  // ac_linear: the loading at which each rated branch (model position) would count as a new or worsened overload
+  const limit = plan.loadingLimitPercent;
+  const trigger = Float64Array.from(branches, (b, pos) => {
+    const base = flow[pos]?.loading ?? 0;
+    return base > limit ? base * (1 + plan.violationFilter.flowIncreasePercent / 100) : limit;
+  });
+  const scale = 1 - threshold / 100;
   // Shift columns in batches of at most SHIFT_VALUES numbers: a 2,000-case chunk of a 16,000-branch
   // network would otherwise hold 256 MB of them at once.
   const batch = Math.max(1, Math.floor(SHIFT_VALUES / Math.max(nl, 1)));
@@ -90,11 +115,12 @@ export async function screenCases(
       signal,
     );
     if (shifts === null) return new Map();
-    judge(part, shifts);
+    if (ac) judgeAc(part, shifts);
+    else judgeDc(part, shifts);
   }
   return out;
 
-  function judge(part: { k: number; branch: number }[], shifts: Float64Array): void {
+  function judgeDc(part: { k: number; branch: number }[], shifts: Float64Array): void {
     part.forEach(({ k, branch }, j) => {
       const o = j * nl,
         kk = s.slot[branch]!;
@@ -114,6 +140,43 @@ export async function screenCases(
         }
       }
       if (!(maxLoading >= threshold)) out.set(k, { maxLoading, maxLoadingBranch });
+    });
+  }
+
+  function judgeAc(part: { k: number; branch: number }[], shifts: Float64Array): void {
+    part.forEach(({ k, branch }, j) => {
+      const o = j * nl,
+        kk = s.slot[branch]!;
+      const fk = flow[branch]!;
+      // the outaged branch's flow as one through-flow (the mean of its two ends: losses split)
+      const denominator = 1 - shifts[o + kk]!;
+      const pk = (fk.p_from - fk.p_to) / 2 / denominator,
+        qk = (fk.q_from - fk.q_to) / 2 / denominator;
+      let maxLoading = Number.NaN,
+        maxLoadingBranch = -1,
+        solve = false;
+      for (let m = 0; m < nl; m++) {
+        if (m === kk) continue;
+        const pos = s.order[m]!;
+        const rate = branches[pos]!.rate_a;
+        if (!(rate > 0)) continue;
+        const b = flow[pos]!,
+          lodf = shifts[o + m]!;
+        const pf = b.p_from + lodf * pk,
+          pt = b.p_to - lodf * pk;
+        const qf = b.q_from + lodf * qk,
+          qt = b.q_to - lodf * qk;
+        const shifted = Math.max(pf * pf + qf * qf, pt * pt + qt * qt);
+        const kept = Math.max(pf * pf + b.q_from * b.q_from, pt * pt + b.q_to * b.q_to);
+        const loading = (Math.sqrt(Math.max(shifted, kept)) / rate) * 100;
+        if (maxLoadingBranch < 0 || loading > maxLoading) {
+          maxLoading = loading;
+          maxLoadingBranch = pos;
+        }
+        const margin = scale * (AC_CHANGE_MARGIN * Math.abs(loading - b.loading) + AC_POINTS_MARGIN);
+        if (loading >= trigger[pos]! - margin) solve = true;
+      }
+      if (!solve) out.set(k, { maxLoading, maxLoadingBranch });
     });
   }
 }
@@ -147,6 +210,8 @@ export function mergeScreened(
     violationElement: new Int32Array(0),
     violationValue: new Float64Array(0),
     violationLimit: new Float64Array(0),
+    violationBase: new Float64Array(0),
+    violationKind: new Uint8Array(0),
     islandStart: new Uint32Array(n + 1),
     islandBuses: new Int32Array(0),
     islandLoadMw: new Float64Array(n),
