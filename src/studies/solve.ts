@@ -122,6 +122,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.NSGEN] = sgen.length / 2;
   buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
   buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
+  buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
   buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
   let o = SIN.HEADER;
@@ -261,7 +262,8 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
 async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
   hooks: StudyChunkHooks): Promise<StudyChunk> {
   // DC screening: only the cases the screen keeps are solved in AC (./screening.ts).
-  const screened = await screenCases(pool, network, plan, start, end, hooks.signal);
+  const screened = await screenCases(pool, network, plan, start, end, hooks.signal,
+    (estimatePlan) => solveCases(pool, network, estimatePlan, start, end, { signal: hooks.signal }));
   if (screened.size > 0) {
     const kept: number[] = [];
     for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);

@@ -128,6 +128,9 @@ export interface StudyPlan {
   violationFilter: { flowIncreasePercent: number; voltageIncreasePu: number };
   /** 'previous': a scenario starts from the one before it in its chunk when that one converged (docs/studies.md) */
   warmStart: StudyWarmStart;
+  /** the screen's estimate (./screening.ts, never a request's): outage cases run this many iterations and report
+   *  the state reached, converged or not */
+  estimateIterations?: number;
 }
 
 export type { StudyCaseStatus, StudyViolationKind, StudyViolationType };
