@@ -137,6 +137,12 @@ test('dc keeps the wave-3 rule; threshold 0 solves every case; scenarios refuse 
     assert.ok(high.filter((r) => r.contingency!.generators.length > 0).every((r) => r.status !== 'screened'));
   }
   assert.throws(() => planStudy(net, { kind: 'scenarios', scenarios: { count: 1, load_scale: [1] }, screening: {} }), /screening applies to kind 'contingency'/);
+  // the estimate's base case is solved in full whatever the study's iteration limit (the CLI's default is 10)
+  const screenedWith = async (max_iterations: number) =>
+    (await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', max_iterations, screening: {} }))).filter((r) => r.status === 'screened').length;
+  const at50 = await screenedWith(50);
+  assert.ok(at50 > 0);
+  assert.equal(await screenedWith(10), at50);
 });
 
 for (const mode of MODES) {

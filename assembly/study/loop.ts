@@ -303,6 +303,8 @@ export class StudyWorkspace {
     const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
       monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
+    // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
+    if (!baseOk) this.estimateIt = 0;
     for (let i = 0; i < nb; i++) {
       unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);
       unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);

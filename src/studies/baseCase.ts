@@ -9,9 +9,12 @@ import type { StudyPlan } from './types.js';
 
 const bases = new WeakMap<StudyPlan, { network: NetworkModel; base: Promise<SolveOutcome> }>();
 
+/** A study's power flows wait behind its chunks on the same pool: no power-flow timeout (the study's signal cancels them). */
+const NO_TIMEOUT_MS = 2 ** 31 - 1;
+
 export function studySolveOptions(plan: StudyPlan) {
   const o = plan.options;
-  return { method: o.method, tolerance: o.tolerance, maxIterations: o.maxIterations, enforceQLimits: o.enforceQLimits };
+  return { method: o.method, tolerance: o.tolerance, maxIterations: o.maxIterations, enforceQLimits: o.enforceQLimits, timeoutMs: NO_TIMEOUT_MS };
 }
 
 export function baseSolution(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<SolveOutcome> {

@@ -26,8 +26,9 @@ import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './ty
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
 
-/** ac_linear: fast-decoupled iterations of the estimate. */
+/** ac_linear: fast-decoupled iterations of the estimate, and the most its base solve may take. */
 export const ESTIMATE_ITERATIONS = 1;
+const ESTIMATE_BASE_ITERATIONS = 100;
 /** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
 export const ESTIMATE_CHANGE_MARGIN = 15;
 export const ESTIMATE_POINTS_MARGIN = 1;
@@ -107,7 +108,8 @@ function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
   if (hit) return hit;
   const p: StudyPlan = {
     ...plan,
-    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false },
+    // the base case is solved in full first (XB takes more iterations than Newton: at least ESTIMATE_BASE_ITERATIONS)
+    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false, maxIterations: Math.max(plan.options.maxIterations, ESTIMATE_BASE_ITERATIONS) },
     monitor: { branches: [], buses: [] },
     // every branch whose estimate could come within its margin is listed as a "violation" of this limit
     loadingLimitPercent: listFrom,
