@@ -23,7 +23,9 @@ Options of study:
   --tolerance T         max-norm of the p.u. power mismatch (default 1e-8)
   --max-iterations N    Newton iterations per case (default 10, MATPOWER's)
   --loading-limit P     a rated branch loaded above P % is an overload (default 100)
-  --screening P         DC screening: solve in AC only the cases whose DC loading reaches P % (docs/studies.md)
+  --screening P         screen at threshold P (90: the default): solve in AC only the cases that could cause a
+                        new or worsened overload (docs/studies.md "Screening")
+  --screening-method M  ac_linear (default: one decoupled iteration from the AC base case) or dc (the DC rule)
   --islanding R         an outage that splits the network: isolate (default: solved on what stays
                         energized), new_reference, or skip (not solved, as MATPOWER's N-1 loop)
   --threads N           solver threads (default: the machine's cores)
@@ -53,6 +55,7 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
       options: {
         contingencies: { type: 'string' }, method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
         'loading-limit': { type: 'string' }, threads: { type: 'string' }, islanding: { type: 'string' }, screening: { type: 'string' },
+        'screening-method': { type: 'string' },
         json: { type: 'boolean' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
       },
     });
@@ -76,7 +79,16 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
     max_iterations: values['max-iterations'] === undefined ? 10 : positive('max-iterations', values['max-iterations'], true, UsageError),
   };
   if (values['loading-limit'] !== undefined) request.loading_limit_percent = positive('loading-limit', values['loading-limit'], false, UsageError);
-  if (values.screening !== undefined) request.screening = { method: 'dc', threshold_percent: positive('screening', values.screening, false, UsageError) };
+  const screeningMethod = values['screening-method'];
+  if (screeningMethod !== undefined && screeningMethod !== 'ac_linear' && screeningMethod !== 'dc') {
+    throw new UsageError(`--screening-method must be ac_linear or dc, not ${screeningMethod}`);
+  }
+  if (values.screening !== undefined || screeningMethod !== undefined) {
+    request.screening = {
+      method: screeningMethod ?? 'ac_linear',
+      threshold_percent: values.screening === undefined ? 90 : positive('screening', values.screening, false, UsageError),
+    };
+  }
   if (values.islanding !== undefined) {
     if (!(STUDY_ISLANDING as readonly string[]).includes(values.islanding)) throw new UsageError(`--islanding must be one of ${STUDY_ISLANDING.join(', ')}, got '${values.islanding}'`);
     request.islanding = values.islanding as StudyIslanding;
@@ -95,7 +107,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
   const plan = planStudy(network, cmd.request); // AppError INVALID_FIELD: printed as an input error
   const pool = createSolverPool({ threads: cmd.threads });
   const counts = { converged: 0, diverged: 0, islanded: 0, screened: 0 };
-  let withViolations = 0;
+  let withViolations = 0, withNew = 0;
   const worst: StudyCaseRow[] = [];
   const islanded: StudyCaseRow[] = [];
   const t0 = performance.now();
@@ -132,6 +144,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
       for (const r of rows) {
         counts[r.status]++;
         if (r.violations.length > 0) withViolations++;
+        if (r.new_violations > 0) withNew++;
         if (r.islanded) islanded.push(r);
         if (r.status === 'converged' && r.max_loading_percent !== null) {
           worst.push(r);
@@ -152,7 +165,7 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
     const lines = [
       `${network.name}: ${plan.caseCount} contingencies (${cmd.request.contingencies}), ${pool.threads} thread${pool.threads === 1 ? '' : 's'}, ${ms} ms`,
       `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ${base.violations.length} violation(s)`,
-      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded${counts.screened ? `, ${counts.screened} screened (DC below the threshold)` : ''}; ${withViolations} with violations; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
+      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded${counts.screened ? `, ${counts.screened} screened` : ''}; ${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
     ];
     if (worst.length > 0) {
       lines.push('Highest loadings:');

@@ -222,7 +222,7 @@ test('study --csv prints a header and one line per case; the summary names islan
   // The default, isolate: every case solved; the outage that cuts off bus 26 lost its 3.5 MW.
   const isolated = gridops(['study', join(CASES_DIR, 'case30.m')]);
   assert.equal(isolated.code, 0, isolated.stderr);
-  assert.match(isolated.stdout, /41 converged, 0 diverged, 0 islanded; \d+ with violations; 1 with lost load/);
+  assert.match(isolated.stdout, /41 converged, 0 diverged, 0 islanded; \d+ with violations, \d+ new or worsened; 1 with lost load/);
   assert.match(isolated.stdout, /branch:33 +cuts off bus 26 \(3\.5 MW load, 0\.0 MW generation\)/);
   assert.match(gridops(['study', join(CASES_DIR, 'case30.m'), '--islanding', 'maybe']).stderr, /--islanding must be one of isolate, new_reference, skip/);
 });

@@ -127,6 +127,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.deepEqual(loadings, [...loadings].sort((a, b) => b - a), 'ranked by loading, worst first');
       // Islanding isolate (the study default): branch 33 cuts bus 26 off; its 3.5 MW lost are shown.
       assert.match(await page.textContent('#study-summary') ?? '', /41 cases, 1 with lost load/);
+      // violations split against the base case: new or worsened first, the base case's own (branch 9's overload) apart
+      assert.match(await page.textContent('#study-summary') ?? '', /\d+ with new or worsened violations/);
+      const split = rows.filter((r) => r[1] === 'converged').map((r) => /^(\d+) \/ (\d+)$/.exec(r[4]!));
+      assert.ok(split.every((m) => m !== null), 'new / pre-existing counts in every solved row');
+      assert.ok(split.some((m) => Number(m![1]) > 0) && split.some((m) => Number(m![2]) > 0));
       assert.equal(rows.find((r) => r[0] === 'branch:33')![5], '3.5');
       const worstRow = rows.find((r) => r[1] === 'converged')!;
       const worst = worstRow[0]!;

@@ -1,7 +1,8 @@
-// DC contingency screening (CONTRACT "Contingency screening"): the cases the screen keeps equal the
-// unscreened study's rows exactly; screened cases
-// carry their DC estimate (the DC post-contingency flow of a DC power flow without the branch);
-// threshold 0 solves every case; scenarios refuse screening.
+// Violations relative to the base case and contingency screening (CONTRACT "Violations relative to the base
+// case", "Contingency screening"): each violation's base value and kind equal what power flows of the changed
+// model and of the base case give; the ac_linear screen at its defaults marks no case with a new or worsened AC
+// overload as screened on the shared cases (the large ones in bench/screening.ts; QUICK=1 skips the middle ones);
+// kept rows equal the unscreened study's; dc stays the wave-3 rule; REST, CSV and GraphQL carry the new fields.
 import { describe, it, test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -9,66 +10,143 @@ import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
-import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan } from '../src/studies/index.js';
+import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest } from '../src/studies/index.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
-import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { json, MODES, QUICK, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { assertSameRows, engineRows, studyClient } from './helpers/studies.js';
 
-const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
+const PGLIB = join(import.meta.dirname, '..', '..', 'test', 'reference', 'pglib');
+const load = (c: string): NetworkModel => {
+  const file = c.startsWith('pglib_') ? join(PGLIB, `${c}.m`) : join(CASES_DIR, `${c}.m`);
+  return parseMatpower(readFileSync(file, 'utf8'), `${c}.m`);
+};
 let pool: SolverPool;
 before(() => { pool = createSolverPool({ threads: 2 }); });
 after(async () => { await pool.close(); });
 
-async function rows(net: NetworkModel, plan: StudyPlan, size = 10): Promise<StudyCaseRow[]> {
-  const out: StudyCaseRow[] = [];
-  for (let s = 0; s < plan.caseCount; s += size) out.push(...studyChunkRows(plan, await solveStudyChunk(pool, net, plan, s, Math.min(s + size, plan.caseCount))));
-  return out;
+async function rows(net: NetworkModel, plan: StudyPlan, size = 64): Promise<StudyCaseRow[]> {
+  const jobs: Promise<StudyCaseRow[]>[] = [];
+  for (let s = 0; s < plan.caseCount; s += size) {
+    jobs.push(solveStudyChunk(pool, net, plan, s, Math.min(s + size, plan.caseCount)).then((c) => studyChunkRows(plan, c)));
+  }
+  return (await Promise.all(jobs)).flat();
 }
 
-for (const c of ['case30', 'case118']) {
-  test(`${c} N-1 screened at 90 %: kept rows equal the AC study's, screened rows carry the DC estimate`, async (t) => {
-    const net = c === 'case118' ? { ...load(c), branches: load(c).branches.map((b) => ({ ...b, rate_a: 600 })) } : load(c);
-    const full = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1' }));
-    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method: 'dc', threshold_percent: 90 } });
-    const got = await rows(net, plan, 7);
+const worseOverload = (r: StudyCaseRow) => r.violations.some((v) => v.type === 'branch_overload' && v.kind !== 'pre_existing');
+
+test('case30 N-1: each violation\'s base value and kind equal power flows of the changed model and of the base case', async () => {
+  const net = load('case30');
+  const filter = { flow_increase_percent: 10, voltage_increase_pu: 0.01 };
+  const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1', violation_filter: filter });
+  const got = await rows(net, plan, 7);
+  const base = await pool.solve(net, {});
+  const kinds = new Set<string>();
+  let checked = 0;
+  for (const r of got.filter((x) => x.status === 'converged' && x.violations.length > 0)) {
+    const c = r.contingency!;
+    const model: NetworkModel = {
+      ...net,
+      buses: net.buses.map((b, i) => ({ ...b, v: base.buses[i]!.v, theta: base.buses[i]!.theta })),
+      branches: net.branches.map((b, l) => (c.branches.includes(l) ? { ...b, status: 'open' as const } : b)),
+      generators: net.generators.map((g, i) => (c.generators.includes(i) ? { ...g, in_service: false } : g)),
+    };
+    const o = await pool.solve(model, { islanding: 'isolate' });
+    assert.equal(o.status, 'converged');
+    let newCount = 0, maxNew: number | null = null;
+    for (const v of r.violations) {
+      kinds.add(v.kind);
+      let value: number, baseValue: number, wasViolated: boolean, worsened: boolean;
+      if (v.type === 'branch_overload') {
+        value = o.branches[v.element]!.loading;
+        baseValue = base.branches[v.element]!.loading;
+        wasViolated = baseValue > 100;
+        worsened = value >= baseValue * 1.1;
+      } else {
+        const k = net.buses.findIndex((b) => b.id === v.element);
+        value = o.buses[k]!.v;
+        baseValue = base.buses[k]!.v;
+        wasViolated = v.type === 'low_voltage' ? baseValue < v.limit : baseValue > v.limit;
+        worsened = v.type === 'low_voltage' ? baseValue - value >= 0.01 : value - baseValue >= 0.01;
+      }
+      assert.ok(Math.abs(v.value - value) < 1e-6, `${r.case_id} ${v.type} ${v.element}: ${v.value} vs the power flow's ${value}`);
+      assert.ok(Math.abs(v.base_value! - baseValue) < 1e-9, `${r.case_id} ${v.element}: base ${v.base_value} vs ${baseValue}`);
+      const kind = !wasViolated ? 'new' : worsened ? 'worsened' : 'pre_existing';
+      assert.equal(v.kind, kind, `${r.case_id} ${v.type} ${v.element}`);
+      if (kind !== 'pre_existing') {
+        newCount++;
+        if (v.type === 'branch_overload' && (maxNew === null || v.value > maxNew)) maxNew = v.value;
+      }
+      checked++;
+    }
+    assert.equal(r.new_violations, newCount, r.case_id);
+    assert.equal(r.max_new_loading_percent, maxNew, r.case_id);
+  }
+  // case30's base case overloads branch 9 (6-8): every kind occurs
+  assert.deepEqual([...kinds].sort(), ['new', 'pre_existing', 'worsened']);
+  assert.ok(checked > 50);
+  // a stricter filter turns worsened into pre_existing, never into new
+  const strict = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', violation_filter: { flow_increase_percent: 1000, voltage_increase_pu: 1 } }), 7);
+  got.forEach((r, k) => r.violations.forEach((v, j) => {
+    assert.equal(strict[k]!.violations[j]!.kind, v.kind === 'worsened' ? 'pre_existing' : v.kind);
+  }));
+});
+
+// The ac_linear screen at its defaults loses no case: none with a new or worsened AC overload is screened.
+const SCREEN_CASES = QUICK ? ['case9', 'case14', 'case30', 'case57', 'case118', 'case300'] :
+  ['case9', 'case14', 'case30', 'case57', 'case118', 'case300', 'pglib_opf_case588_sdet', 'case1354pegase'];
+for (const c of SCREEN_CASES) {
+  test(`${c} N-1: the default screen loses no case with a new or worsened overload; kept rows equal the AC study's`, async (t) => {
+    const net = load(c);
+    const req: StudyRequest = { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip' };
+    const full = await rows(net, planStudy(net, req));
+    const got = await rows(net, planStudy(net, { ...req, screening: {} }), 50);
     assert.equal(got.length, full.length);
-    const screened = got.filter((r) => r.status === 'screened');
-    assert.ok(screened.length > 0, `${c}: the screen takes some cases out`);
-    assert.ok(screened.length < got.length, `${c}: and keeps some`);
+    const lost = got.filter((r, k) => r.status === 'screened' && worseOverload(full[k]!));
+    assert.deepEqual(lost.map((r) => r.case_id), [], `${c}: screened cases with a new or worsened AC overload`);
     got.forEach((r, k) => {
       if (r.status !== 'screened') assert.deepEqual(r, full[k], `${c} ${r.case_id}: a kept case is the AC case`);
       else {
-        assert.ok(r.max_loading_percent! < 90 && r.contingency!.branches.length === 1 && r.contingency!.generators.length === 0);
         assert.equal(r.violations.length, 0);
+        assert.equal(r.new_violations, 0);
+        assert.equal(full[k]!.status === 'islanded', false, 'a splitting outage is never screened');
       }
     });
-    // How many AC-overloaded cases the screen kept is a figure (bench/README.md), not a law: DC flows carry
-    // no reactive power, and case30's base overload of 6-8 is reactive.
-    const overloaded = full.filter((r) => r.violations.some((v) => v.type === 'branch_overload'));
-    t.diagnostic(`${c}: ${screened.length} of ${got.length} screened; ${overloaded.filter((r) => got.find((g) => g.case_id === r.case_id)!.status !== 'screened').length} of ${overloaded.length} AC-overloaded cases kept`);
-    // the DC estimate is the DC power flow of the network without the branch
-    for (const r of screened.slice(0, 5)) {
-      const k = r.contingency!.branches[0]!;
-      const dc = await pool.solve({ ...net, branches: net.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) }, { method: 'dc' });
-      const worst = Math.max(...dc.branches.map((f, l) => (l !== k && net.branches[l]!.rate_a > 0 ? Math.abs(f.p_from) / net.branches[l]!.rate_a * 100 : 0)));
-      assert.ok(Math.abs(r.max_loading_percent! - worst) < 1e-6, `${c} ${r.case_id}: DC estimate ${r.max_loading_percent} vs the DC power flow's ${worst}`);
-    }
+    const screened = got.filter((r) => r.status === 'screened').length;
+    const voltage = got.filter((r, k) => r.status === 'screened' && full[k]!.violations.some((v) => v.type !== 'branch_overload' && v.kind !== 'pre_existing'));
+    t.diagnostic(`${c}: ${screened} of ${got.length} screened, 0 lost; ${voltage.length} screened cases had a new voltage violation`);
   });
 }
 
-test('threshold 0 solves every case; scenarios refuse screening; generator outages are never screened', async () => {
+test('dc keeps the wave-3 rule; threshold 0 solves every case; scenarios refuse screening; generator outages are solved', async () => {
   const net = load('case30');
-  const all = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method: 'dc', threshold_percent: 0 } }));
-  assert.equal(all.filter((r) => r.status === 'screened').length, 0);
-  assert.throws(() => planStudy(net, { kind: 'scenarios', scenarios: { count: 1, load_scale: [1] }, screening: { method: 'dc', threshold_percent: 90 } }), /screening applies to kind 'contingency'/);
-  const high = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method: 'dc', threshold_percent: 1000 } }));
-  assert.ok(high.filter((r) => r.contingency!.generators.length > 0).every((r) => r.status !== 'screened'));
-  assert.ok(high.filter((r) => r.islanded).every((r) => r.status !== 'screened'), 'splitting outages are solved');
+  const dc = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method: 'dc', threshold_percent: 90 } }), 7);
+  const screened = dc.filter((r) => r.status === 'screened');
+  assert.ok(screened.length > 0);
+  for (const r of screened.slice(0, 5)) {
+    // the estimate is the DC power flow of the network without the branch
+    const k = r.contingency!.branches[0]!;
+    const o = await pool.solve({ ...net, branches: net.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) }, { method: 'dc' });
+    const worst = Math.max(...o.branches.map((f, l) => (l !== k && net.branches[l]!.rate_a > 0 ? Math.abs(f.p_from) / net.branches[l]!.rate_a * 100 : 0)));
+    assert.ok(Math.abs(r.max_loading_percent! - worst) < 1e-6 && worst < 90, `${r.case_id}: ${r.max_loading_percent} vs ${worst}`);
+  }
+  for (const method of ['ac_linear', 'dc'] as const) {
+    const all = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method, threshold_percent: 0 } }));
+    assert.equal(all.filter((r) => r.status === 'screened').length, 0, `${method} at 0`);
+    const high = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method, threshold_percent: 1000 } }));
+    assert.ok(high.filter((r) => r.contingency!.generators.length > 0).every((r) => r.status !== 'screened'));
+  }
+  assert.throws(() => planStudy(net, { kind: 'scenarios', scenarios: { count: 1, load_scale: [1] }, screening: {} }), /screening applies to kind 'contingency'/);
+  // the estimate's base case is solved in full whatever the study's iteration limit (the CLI's default is 10)
+  const screenedWith = async (max_iterations: number) =>
+    (await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', max_iterations, screening: {} }))).filter((r) => r.status === 'screened').length;
+  const at50 = await screenedWith(50);
+  assert.ok(at50 > 0);
+  assert.equal(await screenedWith(10), at50);
 });
 
 for (const mode of MODES) {
-  describe(`screening through the doors (${mode})`, () => {
+  describe(`new violations and screening through the doors (${mode})`, () => {
     let app: TestApp;
     let api: ReturnType<typeof studyClient>;
     before(async () => {
@@ -77,22 +155,59 @@ for (const mode of MODES) {
     });
     after(async () => { await app?.close(); });
 
-    it('REST: screened cases counted in the summary and filtered by status, rows as the engine\'s; GraphQL takes the threshold', async () => {
+    it('REST: rows as the engine\'s, ?violation=new, sort=-max_new_loading_percent, the CSV columns, the summary; GraphQL the same', async () => {
       const net = await api.importCase('case30');
-      const req = { kind: 'contingency', contingencies: 'n-1-branches', screening: { method: 'dc', threshold_percent: 90 } } as const;
+      const req = { kind: 'contingency', contingencies: 'n-1-branches', screening: { threshold_percent: 90 } } as const;
       const { study_id } = await api.submit(net, req);
       const st = await api.waitFor(study_id);
       assert.equal(st.status, 'completed');
-      assert.ok(st.counts.by_status.screened > 0);
-      assert.equal(st.counts.by_status.converged + st.counts.by_status.diverged + st.counts.by_status.islanded + st.counts.by_status.screened, 41);
       const all = await api.allCases(study_id);
       assertSameRows(all, await engineRows(app, net, req, st.chunks.size));
-      const only = await api.allCases(study_id, '&status=screened');
-      assert.equal(only.length, st.counts.by_status.screened);
-      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: await adminHeaders(app), payload: { query: 'mutation($id: ID!) { runStudy(id: $id, kind: CONTINGENCY, options: { screeningThresholdPercent: 90 }) { id } }', variables: { id: net } } });
-      assert.equal(json(g).errors, undefined, g.body);
-      const gs = await api.waitFor(json(g).data.runStudy.id);
+      assert.ok(st.counts.by_status.screened > 0);
+      const withNew = all.filter((r) => r.new_violations > 0);
+      assert.ok(withNew.length > 0 && withNew.length < all.length);
+      assert.equal(st.counts.cases_with_new_violations, withNew.length);
+      assert.deepEqual(st.base.violations.map((v: { kind: string }) => v.kind), ['pre_existing'], 'the base case overloads branch 9');
+      assert.deepEqual((await api.allCases(study_id, '&violation=new')).map((r) => r.case_id), withNew.map((r) => r.case_id));
+      const sorted = await api.allCases(study_id, '&sort=-max_new_loading_percent');
+      const expected = [...all].sort((a, b) => (b.max_new_loading_percent ?? -Infinity) - (a.max_new_loading_percent ?? -Infinity)
+        || all.indexOf(a) - all.indexOf(b));
+      assert.deepEqual(sorted.map((r) => r.case_id), expected.map((r) => r.case_id));
+      const csv = await api.call('GET', `/api/v1/studies/${study_id}/cases.csv?violation=new&sort=-max_new_loading_percent`);
+      assert.equal(csv.statusCode, 200);
+      const lines = csv.body.trim().split('\n');
+      const header = lines[0]!.split(',');
+      assert.deepEqual(header.slice(-2), ['new_violations', 'max_new_loading_percent']);
+      assert.equal(lines.length - 1, withNew.length);
+      const first = lines[1]!.split(',');
+      assert.equal(first[0], sorted[0]!.case_id);
+      assert.equal(Number(first[header.indexOf('new_violations')]), sorted[0]!.new_violations);
+      assert.equal(Number(first[header.indexOf('max_new_loading_percent')]), sorted[0]!.max_new_loading_percent);
+
+      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: await adminHeaders(app), payload: {
+        query: `query($id: ID!) { study(id: $id) { counts { screened casesWithNewViolations }
+          cases(newViolations: true, sort: "-max_new_loading_percent", pageSize: 5) { total items { caseId newViolations maxNewLoadingPercent
+            violations { type element value baseValue kind } } } } }`,
+        variables: { id: study_id },
+      } });
+      const gd = json(g);
+      assert.equal(gd.errors, undefined, g.body);
+      assert.equal(gd.data.study.counts.casesWithNewViolations, withNew.length);
+      assert.equal(gd.data.study.cases.total, withNew.length);
+      const top = gd.data.study.cases.items[0];
+      assert.equal(top.caseId, sorted[0]!.case_id);
+      assert.equal(top.maxNewLoadingPercent, sorted[0]!.max_new_loading_percent);
+      assert.deepEqual(top.violations.map((v: { kind: string; baseValue: number }) => [v.kind, v.baseValue]),
+        sorted[0]!.violations.map((v) => [v.kind.toUpperCase(), v.base_value]));
+      // runStudy takes the screening method and the violation filter
+      const run = await app.app!.inject({ method: 'POST', url: '/graphql', headers: await adminHeaders(app), payload: {
+        query: 'mutation($id: ID!) { runStudy(id: $id, kind: CONTINGENCY, options: { screeningMethod: AC_LINEAR, flowIncreasePercent: 10 }) { id } }',
+        variables: { id: net },
+      } });
+      assert.equal(json(run).errors, undefined, run.body);
+      const gs = await api.waitFor(json(run).data.runStudy.id);
       assert.equal(gs.counts.by_status.screened, st.counts.by_status.screened);
+      assert.deepEqual(gs.request.screening, { method: 'ac_linear' });
     });
   });
 }

@@ -28,6 +28,9 @@ export const SIN_NSGEN: i32 = 7;
 export const SIN_QLIM: i32 = 8;      // 1: enforce generator Q limits (./qLimits.ts)
 export const SIN_ISOLATE: i32 = 9;   // 1: solve a splitting outage on what stays energized (islanding isolate; Newton without Q limits)
 export const SIN_WARM_PREVIOUS: i32 = 10; // 1: a scenario starts from the one before it in the chunk (warm_start "previous")
+// > 0: an estimate (the ac_linear screen, src/studies/screening.ts): each outage case runs this many iterations
+// from the base solution and reports its metrics converged or not (the base case itself is solved in full)
+export const SIN_ESTIMATE_IT: i32 = 11;
 export const SIN_HEADER: i32 = 16;
 
 export const CASE_FIELDS: i32 = 4;

@@ -28,11 +28,12 @@ import { caseMetrics, monitored, FlowModel } from './metrics';
 import { StudyResults } from './results';
 import { dcCase } from './dc';
 import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
-import { STATUS_CANCELLED, STATUS_CONVERGED, METHOD_DC, METHOD_FDXB } from '../layout';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, METHOD_DC, METHOD_FDXB } from '../layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
+  SIN_ESTIMATE_IT,
 } from './layout';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
 
@@ -79,6 +80,8 @@ export class StudyWorkspace {
   private isolate: bool = false;                                // splitting outages solved on what stays energized (Topology.pinned)
   // warm_start "previous": a scenario starts from the scenario before it in this chunk, when that one converged
   private warmPrevious: bool = false;
+  /** > 0: outage cases are estimates of this many iterations (SIN_ESTIMATE_IT) */
+  private estimateIt: i32 = 0;
   private previousOk: bool = false;
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
@@ -273,6 +276,7 @@ export class StudyWorkspace {
     this.isolate = <i32>s[SIN_ISOLATE] != 0 && !this.dc && !this.fd && !this.qlim;
     this.warmPrevious = <i32>s[SIN_WARM_PREVIOUS] != 0 && !this.dc; // DC has no start point
     this.previousOk = false;
+    this.estimateIt = <i32>s[SIN_ESTIMATE_IT];
     this.fdTopo = null; // the cached topology's B factors may hold another parameter set
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
@@ -299,6 +303,8 @@ export class StudyWorkspace {
     const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
       monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
+    // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
+    if (!baseOk) this.estimateIt = 0;
     for (let i = 0; i < nb; i++) {
       unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);
       unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);
@@ -468,8 +474,11 @@ export class StudyWorkspace {
           if (<i32>unchecked(input[genOff + g]) == bus && unchecked(this.genOut[g]) == 0) { unchecked(topo.vm[bus] = s[vgOff + g]); break; }
         }
       }
-      code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, maxIt, outOff, nBr);
+      const estimate = this.estimateIt > 0;
+      code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, estimate ? this.estimateIt : maxIt, outOff, nBr);
       const solved = this.caseTopo!;
+      // an estimate reports the state its iterations reached
+      const judged = code == STATUS_CONVERGED || (estimate && code == STATUS_MAXIT);
       if (pinnedTopo !== null) {
         // a de-energized bus answers v = 0, theta = 0: its branches carry nothing
         for (let i = 0; i < nb; i++) {
@@ -479,8 +488,8 @@ export class StudyWorkspace {
         }
       }
       unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
-      if (code == STATUS_CONVERGED) caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r);
-      monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, code == STATUS_CONVERGED, this.results.monitorValues, mo);
+      if (judged) caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r);
+      monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, judged, this.results.monitorValues, mo);
       this.restoreYbus(solved, this.caseSaved);
       if (pinnedTopo !== null) {
         for (let i = 0; i < nb; i++) unchecked(pinnedTopo.pinned[i] = 0);

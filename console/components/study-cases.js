@@ -8,8 +8,14 @@ const COLUMNS = [
   { key: 'case_id', label: 'case', value: (r) => r.case_id }, { key: 'status', label: 'status', value: (r) => r.status },
   { key: 'max_loading_percent', label: 'max loading %', value: (r) => r.max_loading_percent ?? -1, render: (r) => fmt(r.max_loading_percent, 1) },
   { key: 'min_v', label: 'min v', value: (r) => r.min_v ?? 0, render: (r) => fmt(r.min_v, 4) },
-  { key: 'violations', label: 'violations', value: (r) => r.violations?.length ?? 0 },
+  // new or worsened against the base case first, the ones the base case already had apart (CONTRACT)
+  {
+    key: 'violations', label: 'violations: new / pre-existing', value: (r) => r.new_violations ?? 0,
+    render: (r) => html`<span title=${(r.violations ?? []).map((v) => `${v.kind}: ${v.type} ${v.element}`).join('\n')}><strong>${r.new_violations ?? 0}</strong>${
+      ` / ${(r.violations?.length ?? 0) - (r.new_violations ?? 0)}`}</span>`,
+  },
   { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
+  { key: 'max_new_loading_percent', label: 'worst new overload %', value: (r) => r.max_new_loading_percent ?? -1, render: (r) => fmt(r.max_new_loading_percent, 1) },
 ];
 
 export function StudyCases({ study, onError, onShow }) {
@@ -20,6 +26,7 @@ export function StudyCases({ study, onError, onShow }) {
   return html`<h3>N-1 study: cases ranked by loading</h3>
     <p class="muted">The case shown is drawn on the network: its outaged branch in pink, the branches it overloads in red, the buses it leaves without supply in grey.</p>
     <div class="row"><button class="secondary" onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(onError)}>Download CSV</button>
-    <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load</span></div>
+    <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load, ${
+      study.summary.counts?.cases_with_new_violations ?? 0} with new or worsened violations</span></div>
     <${Table} id="study-cases" rowClass=${(_r, i) => (i === 0 ? 'worst' : '')} columns=${columns} rows=${study.cases} />`;
 }

@@ -140,6 +140,8 @@ const SORTS: Record<string, string> = {
   max_v: 'c.max_v',
   iterations: 'c.iterations',
   violation_count: 'c.violation_count',
+  max_new_loading_percent: 'c.max_new_loading_percent',
+  new_violations: 'c.new_violations',
 };
 
 /** ORDER BY of a case page: unsolved cases (no value) last either way; ties in case order. */
@@ -175,9 +177,10 @@ function caseFilter(studyId: string, q: CaseQuery): { where: string; params: unk
     let mask = 0;
     for (const n of names) {
       if (n === 'any') ors.push('c.violation_mask <> 0');
+      else if (n === 'new') ors.push('c.new_violations > 0'); // a new or worsened violation (CONTRACT)
       else if (n === 'none') ors.push('c.violation_mask = 0');
       else if (n in VIOLATION_BITS) mask |= VIOLATION_BITS[n as keyof typeof VIOLATION_BITS];
-      else throw new AppError('INVALID_FIELD', `violation "${n}" is not a violation type; use ${Object.keys(VIOLATION_BITS).join(', ')}, any or none (comma-separated for several)`, { field: 'violation', allowed: [...Object.keys(VIOLATION_BITS), 'any', 'none'] });
+      else throw new AppError('INVALID_FIELD', `violation "${n}" is not a violation type; use ${Object.keys(VIOLATION_BITS).join(', ')}, any, none or new (comma-separated for several)`, { field: 'violation', allowed: [...Object.keys(VIOLATION_BITS), 'any', 'none', 'new'] });
     }
     if (mask) ors.push(`c.violation_mask & ${mask} <> 0`);
     if (ors.length) where.push(`(${ors.join(' OR ')})`);

@@ -5,7 +5,7 @@
 import { STUDY_CASE_STATUSES, type StudyCaseStatus } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import {
-  CASE_CODE, caseReason, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow, type StudyChunk, type StudyViolation, type StudyViolationType,
+  CASE_CODE, VIOLATION_CODE, VIOLATION_KIND_CODE, caseReason, violationKindName, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow, type StudyChunk, type StudyViolation, type StudyViolationType,
 } from '../studies/index.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
@@ -46,6 +46,7 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
     k: new Array<number>(n), scenario: new Array<number | null>(n), contingency: new Array<number | null>(n),
     code: new Array<number>(n), status: new Array<number>(n), iterations: new Array<number>(n),
     maxLoading: new Array<number | null>(n), maxLoadingBranch: new Array<number | null>(n),
+    newViolations: new Array<number>(n), maxNewLoading: new Array<number | null>(n),
     minV: new Array<number | null>(n), minVBus: new Array<number | null>(n), maxV: new Array<number | null>(n), maxVBus: new Array<number | null>(n),
     mask: new Array<number>(n), count: new Array<number>(n), violations: new Array<string | null>(n), islanded: new Array<string | null>(n),
     monitoredAt: new Array<number>(n),
@@ -71,13 +72,18 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
     cols.maxV[i] = num(chunk.maxV[i]!);
     cols.maxVBus[i] = id(chunk.maxVBus[i]!);
     const v0 = chunk.violationStart[i]!, v1 = chunk.violationStart[i + 1]!;
-    let mask = 0;
-    const vs: [number, number, number, number][] = [];
+    let mask = 0, nNew = 0, maxNew: number | null = null;
+    const vs: StoredViolation[] = [];
     for (let v = v0; v < v1; v++) {
-      const t = chunk.violationType[v]!;
+      const t = chunk.violationType[v]!, kind = chunk.violationKind[v] ?? VIOLATION_KIND_CODE.new, value = chunk.violationValue[v]!;
       mask |= 1 << t;
-      vs.push([t, chunk.violationElement[v]!, chunk.violationValue[v]!, chunk.violationLimit[v]!]);
+      vs.push([t, chunk.violationElement[v]!, value, chunk.violationLimit[v]!, num(chunk.violationBase[v] ?? Number.NaN), kind]);
+      if (kind === VIOLATION_KIND_CODE.pre_existing) continue;
+      nNew++;
+      if (t === VIOLATION_CODE.branch_overload && (maxNew === null || value > maxNew)) maxNew = value;
     }
+    cols.newViolations[i] = nNew;
+    cols.maxNewLoading[i] = maxNew;
     cols.mask[i] = mask;
     cols.count[i] = v1 - v0;
     cols.violations[i] = vs.length ? JSON.stringify(vs) : null;
@@ -97,29 +103,34 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
   }
   const res = await q.query(
     `INSERT INTO study_cases (study_id, case_index, scenario, contingency, code, status, iterations, max_loading_percent, max_loading_branch,
-       min_v, min_v_bus, max_v, max_v_bus, violation_mask, violation_count, violations, islanded, monitored)
+       min_v, min_v_bus, max_v, max_v_bus, violation_mask, violation_count, violations, islanded, monitored, new_violations, max_new_loading_percent)
      SELECT $1, x.k, x.scenario, x.contingency, x.code, x.status, x.iterations, x.max_loading, x.max_loading_branch,
        x.min_v, x.min_v_bus, x.max_v, x.max_v_bus, x.mask, x.count, x.violations::jsonb, x.islanded::jsonb,
-       CASE WHEN x.m_at >= 0 THEN substring($18::bytea FROM x.m_at + 1 FOR $19) END
+       CASE WHEN x.m_at >= 0 THEN substring($18::bytea FROM x.m_at + 1 FOR $19) END, x.new_violations, x.max_new_loading
      FROM unnest($2::int[], $3::int[], $4::int[], $5::smallint[], $6::smallint[], $7::smallint[], $8::float8[], $9::int[],
-       $10::float8[], $11::int[], $12::float8[], $13::int[], $14::smallint[], $15::int[], $16::text[], $17::text[], $20::int[])
-       AS x(k, scenario, contingency, code, status, iterations, max_loading, max_loading_branch, min_v, min_v_bus, max_v, max_v_bus, mask, count, violations, islanded, m_at)
+       $10::float8[], $11::int[], $12::float8[], $13::int[], $14::smallint[], $15::int[], $16::text[], $17::text[], $20::int[], $21::int[], $22::float8[])
+       AS x(k, scenario, contingency, code, status, iterations, max_loading, max_loading_branch, min_v, min_v_bus, max_v, max_v_bus, mask, count, violations,
+         islanded, m_at, new_violations, max_new_loading)
      ON CONFLICT (study_id, case_index) DO NOTHING`,
     [studyId, cols.k, cols.scenario, cols.contingency, cols.code, cols.status, cols.iterations, cols.maxLoading, cols.maxLoadingBranch,
-      cols.minV, cols.minVBus, cols.maxV, cols.maxVBus, cols.mask, cols.count, cols.violations, cols.islanded, monitored.subarray(0, mAt), monitoredLen, cols.monitoredAt]);
+      cols.minV, cols.minVBus, cols.maxV, cols.maxVBus, cols.mask, cols.count, cols.violations, cols.islanded, monitored.subarray(0, mAt), monitoredLen, cols.monitoredAt,
+      cols.newViolations, cols.maxNewLoading]);
   return res.rowCount;
 }
 
+/** A stored violation: type, element, value, limit, then (migration 018) base value and VIOLATION_KIND_CODE. */
+type StoredViolation = [number, number, number, number] | [number, number, number, number, number | null, number];
+
 /** A stored case row joined with its contingency (SELECT of listCaseRows). */
 /** Stored as the engine reports them (StudyCaseMetrics), the violations as raw tuples. */
-type StoredMetrics = Omit<StudyCaseMetrics, 'violations' | 'reason' | 'monitored'>;
+type StoredMetrics = Omit<StudyCaseMetrics, 'violations' | 'reason' | 'monitored'> & Pick<StudyCaseRow, 'new_violations' | 'max_new_loading_percent'>;
 
 export interface StoredCase extends StoredMetrics {
   case_index: number;
   scenario: number | null;
   contingency: number | null;
   code: number;
-  violations: [number, number, number, number][] | null;
+  violations: StoredViolation[] | null;
   islanded: { buses: number[]; load_mw: number; generation_mw: number } | null;
   monitored: Uint8Array | null;
   c_id: string | null;
@@ -129,7 +140,7 @@ export interface StoredCase extends StoredMetrics {
 
 /** Columns of a case page: the row and its contingency. */
 export const CASE_COLUMNS = `c.case_index, c.scenario, c.contingency, c.code, c.iterations, c.max_loading_percent, c.max_loading_branch,
-  c.min_v, c.min_v_bus, c.max_v, c.max_v_bus, c.violations, c.islanded, c.monitored,
+  c.min_v, c.min_v_bus, c.max_v, c.max_v_bus, c.violations, c.islanded, c.monitored, c.new_violations, c.max_new_loading_percent,
   k.id AS c_id, k.branches AS c_branches, k.generators AS c_generators`;
 export const CASE_FROM = `study_cases c LEFT JOIN study_contingencies k ON k.study_id = c.study_id AND k.position = c.contingency`;
 
@@ -148,7 +159,11 @@ export function caseRow(r: StoredCase, monitor: StudyShape['monitor']): StudyCas
     min_v_bus: r.min_v_bus,
     max_v: r.max_v === null ? null : Number(r.max_v),
     max_v_bus: r.max_v_bus,
-    violations: (r.violations ?? []).map(([t, element, value, limit]): StudyViolation => ({ type: VIOLATION_TYPES[t]!, element, value, limit })),
+    violations: (r.violations ?? []).map(([t, element, value, limit, base, kind]): StudyViolation => ({
+      type: VIOLATION_TYPES[t]!, element, value, limit, base_value: base ?? null, kind: violationKindName(kind ?? VIOLATION_KIND_CODE.new),
+    })),
+    new_violations: Number(r.new_violations),
+    max_new_loading_percent: r.max_new_loading_percent === null ? null : Number(r.max_new_loading_percent),
   };
   // Key order as the engine's rows: case_id, scenario, contingency, status...
   const ordered: StudyCaseRow = { case_id: row.case_id } as StudyCaseRow;
@@ -200,6 +215,8 @@ export interface StudyCounts {
   /** cases with at least one violation of the type */
   by_violation: { branch_overload: number; low_voltage: number; high_voltage: number };
   with_violations: number;
+  /** cases with at least one new or worsened violation (CONTRACT "Violations relative to the base case") */
+  cases_with_new_violations: number;
   /** cases that lost load: solved on what stayed energized (or, with islanding skip, not solved) */
   cases_with_lost_load: number;
 }
@@ -218,13 +235,15 @@ export async function studyCounts(q: Queryable, studyId: string): Promise<StudyC
             count(*) FILTER (WHERE status = 2)::int AS islanded, count(*) FILTER (WHERE status = 3)::int AS screened,
             count(*) FILTER (WHERE violation_mask & 1 <> 0)::int AS branch_overload, count(*) FILTER (WHERE violation_mask & 2 <> 0)::int AS low_voltage,
             count(*) FILTER (WHERE violation_mask & 4 <> 0)::int AS high_voltage, count(*) FILTER (WHERE violation_mask <> 0)::int AS with_violations,
-            count(*) FILTER (WHERE (islanded->>'load_mw')::float8 > 0)::int AS cases_with_lost_load
+            count(*) FILTER (WHERE (islanded->>'load_mw')::float8 > 0)::int AS cases_with_lost_load,
+            count(*) FILTER (WHERE new_violations > 0)::int AS cases_with_new_violations
      FROM study_cases WHERE study_id = $1`, [studyId]);
   const r = rows[0]!;
   return {
     by_status: { converged: r.converged!, diverged: r.diverged!, islanded: r.islanded!, screened: r.screened! },
     by_violation: { branch_overload: r.branch_overload!, low_voltage: r.low_voltage!, high_voltage: r.high_voltage! },
     with_violations: r.with_violations!,
+    cases_with_new_violations: r.cases_with_new_violations!,
     cases_with_lost_load: r.cases_with_lost_load!,
   };
 }

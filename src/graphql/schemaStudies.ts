@@ -1,6 +1,9 @@
 // GraphQL of studies (CONTRACT "Studies", docs/studies.md): root fields and types, kept
 // apart from schema.ts (buildGraphqlSchema joins them with `extend type`).
-import { STUDY_CASE_STATUSES, STUDY_ISLANDING, STUDY_KINDS, STUDY_VIOLATION_TYPES, STUDY_WARM_STARTS, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
+import {
+  STUDY_CASE_STATUSES, STUDY_ISLANDING, STUDY_KINDS, STUDY_SCREENING_METHODS, STUDY_VIOLATION_KINDS, STUDY_VIOLATION_TYPES, STUDY_WARM_STARTS, TASK_STATUSES,
+  graphqlEnum,
+} from '../schemas/vocabulary.js';
 export const studyTypeDefs = /* GraphQL */ `
 extend type Query {
   """(additive) A study (docs/studies.md): status, progress, base case, counts and its cases page by page."""
@@ -26,6 +29,8 @@ ${graphqlEnum('StudyKind', STUDY_KINDS)}
 ${graphqlEnum('StudyStatus', TASK_STATUSES)}
 ${graphqlEnum('StudyCaseStatus', STUDY_CASE_STATUSES)}
 ${graphqlEnum('StudyViolationType', STUDY_VIOLATION_TYPES)}
+${graphqlEnum('StudyViolationKind', STUDY_VIOLATION_KINDS)}
+${graphqlEnum('StudyScreeningMethod', STUDY_SCREENING_METHODS)}
 
 input StudyOptions {
   method: PowerFlowMethod
@@ -34,8 +39,14 @@ input StudyOptions {
   enforceQLimits: Boolean
   """(additive) an outage that splits the network: ISOLATE (default), NEW_REFERENCE or SKIP (CONTRACT "Islands")"""
   islanding: StudyIslanding
-  """(additive) DC screening (kind CONTINGENCY): AC only for cases whose DC loading reaches this percentage"""
+  """(additive) contingency screening (kind CONTINGENCY; CONTRACT "Contingency screening"): the threshold, default 90 when a method is given"""
   screeningThresholdPercent: Float
+  """(additive) AC_LINEAR (default) or DC"""
+  screeningMethod: StudyScreeningMethod
+  """(additive) violation_filter: an overload already in the base case is worsened from base × (1 + this / 100) (default 10)"""
+  flowIncreasePercent: Float
+  """(additive) violation_filter: a voltage violation in the base case is worsened this many p.u. further out (default 0.01)"""
+  voltageIncreasePu: Float
   """(additive) kind SCENARIOS: each scenario starts like a power flow (DEFAULT) or from the scenario before it (PREVIOUS)"""
   warmStart: StudyWarmStart
 }
@@ -67,7 +78,8 @@ type Study {
   solveMs: Float!
   error: JSON
   """Filters and sort as GET /studies/{id}/cases (sort e.g. "-max_loading_percent")."""
-  cases(status: [StudyCaseStatus!], violation: [StudyViolationType!], sort: String, page: Int = 1, pageSize: Int = 20): StudyCaseConnection!
+  cases(status: [StudyCaseStatus!], violation: [StudyViolationType!], newViolations: Boolean, sort: String, page: Int = 1,
+    pageSize: Int = 20): StudyCaseConnection!
 }
 
 type StudyCounts {
@@ -83,6 +95,8 @@ type StudyCounts {
   withViolations: Int!
   """(additive) cases that lost load (islanding: solved on what stayed energized, or skipped)"""
   casesWithLostLoad: Int!
+  """(additive) cases with a new or worsened violation against the base case"""
+  casesWithNewViolations: Int!
 }
 
 type StudyCaseConnection {
@@ -108,6 +122,10 @@ type StudyCase {
   maxV: Float
   maxVBus: Int
   violations: [StudyViolation!]!
+  """(additive) violations of kind NEW or WORSENED"""
+  newViolations: Int!
+  """(additive) the largest loading among new or worsened overloads"""
+  maxNewLoadingPercent: Float
   islanded: StudyIsland
   """monitored branches and buses (REST form), when the study asked for them"""
   monitored: JSON
@@ -125,6 +143,10 @@ type StudyViolation {
   element: Int!
   value: Float!
   limit: Float!
+  """(additive) the element's value in the base case"""
+  baseValue: Float
+  """(additive) against the base case: NEW, WORSENED or PRE_EXISTING"""
+  kind: StudyViolationKind!
 }
 
 type StudyIsland {

@@ -1,7 +1,7 @@
 // TypeBox schemas of studies (CONTRACT "Studies"); the request body is the engine's own
 // StudyRequestSchema (src/studies/types.ts), so every door checks the same thing.
 import { Type, type TSchema } from '@sinclair/typebox';
-import { literals, STUDY_CASE_STATUSES, STUDY_VIOLATION_TYPES, TASK_STATUSES } from './vocabulary.js';
+import { literals, STUDY_CASE_STATUSES, STUDY_VIOLATION_KINDS, STUDY_VIOLATION_TYPES, TASK_STATUSES } from './vocabulary.js';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { PageQuery, Timestamp } from './common.js';
 import { checkStudyRequest } from '../studies/index.js';
@@ -14,6 +14,8 @@ const Nullable = <T extends TSchema>(t: T) => Type.Union([t, Type.Null()]);
 const Violation = Type.Object({
   type: literals(STUDY_VIOLATION_TYPES),
   element: Type.Integer(), value: Type.Number(), limit: Type.Number(),
+  base_value: Type.Union([Type.Number(), Type.Null()], { description: "the element's value in the base case" }),
+  kind: literals(STUDY_VIOLATION_KINDS),
 });
 
 export const StudySubmitted = Type.Object({
@@ -31,6 +33,7 @@ export const StudyOut = Type.Object({
     by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
     by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
     with_violations: Type.Integer(),
+    cases_with_new_violations: Type.Integer(),
     cases_with_lost_load: Type.Integer(),
   }),
   timings: Type.Object({
@@ -50,6 +53,8 @@ export const StudyCaseOut = Type.Object({
   max_loading_percent: Nullable(Type.Number()), max_loading_branch: Nullable(Type.Integer()),
   min_v: Nullable(Type.Number()), min_v_bus: Nullable(Type.Integer()), max_v: Nullable(Type.Number()), max_v_bus: Nullable(Type.Integer()),
   violations: Type.Array(Violation),
+  new_violations: Type.Integer({ description: 'violations of kind new or worsened' }),
+  max_new_loading_percent: Nullable(Type.Number({ description: 'the largest new or worsened loading' })),
   islanded: Type.Optional(Type.Object({ buses: Type.Array(Type.Integer()), load_mw: Type.Number(), generation_mw: Type.Number() })),
   monitored: Type.Optional(Type.Object({
     branches: Type.Array(Type.Object({ index: Type.Integer(), p_from: Type.Number(), q_from: Type.Number(), p_to: Type.Number(), q_to: Type.Number(), loading: Type.Number() })),
@@ -60,8 +65,8 @@ export const StudyCaseOut = Type.Object({
 
 const Filters = {
   status: Type.Optional(Type.String({ maxLength: 64, description: 'converged, diverged, islanded (comma-separated)' })),
-  violation: Type.Optional(Type.String({ maxLength: 128, description: 'branch_overload, low_voltage, high_voltage, any, none (comma-separated: a case matching any)' })),
-  sort: Type.Optional(Type.String({ maxLength: 200, description: 'case_index (default), max_loading_percent, min_v, max_v, iterations, violation_count; leading - descends' })),
+  violation: Type.Optional(Type.String({ maxLength: 128, description: 'branch_overload, low_voltage, high_voltage, any, none, new (a new or worsened violation); comma-separated: a case matching any' })),
+  sort: Type.Optional(Type.String({ maxLength: 200, description: 'case_index (default), max_loading_percent, max_new_loading_percent, new_violations, min_v, max_v, iterations, violation_count; leading - descends' })),
 };
 export const CaseQuery = Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false });
 export const CsvQuery = Type.Object({ ...Filters, tz: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });

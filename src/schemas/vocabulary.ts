@@ -76,6 +76,14 @@ export type StudyCaseStatus = (typeof STUDY_CASE_STATUSES)[number];
 export const STUDY_VIOLATION_TYPES = ['branch_overload', 'low_voltage', 'high_voltage'] as const;
 export type StudyViolationType = (typeof STUDY_VIOLATION_TYPES)[number];
 
+/** A case's violation against the base case (CONTRACT "Violations relative to the base case"). */
+export const STUDY_VIOLATION_KINDS = ['new', 'worsened', 'pre_existing'] as const;
+export type StudyViolationKind = (typeof STUDY_VIOLATION_KINDS)[number];
+
+/** How a contingency study screens its cases (CONTRACT "Contingency screening"). */
+export const STUDY_SCREENING_METHODS = ['ac_linear', 'dc'] as const;
+export type StudyScreeningMethod = (typeof STUDY_SCREENING_METHODS)[number];
+
 export const ROLES = ['admin', 'operator', 'viewer', 'auditor'] as const;
 export type Role = (typeof ROLES)[number];
 

@@ -6,7 +6,7 @@ import type { StudyCaseRow } from './types.js';
 export const STUDY_CSV_COLUMNS = [
   'case_id', 'scenario', 'contingency_id', 'contingency_branches', 'contingency_generators', 'status', 'reason', 'iterations',
   'max_loading_percent', 'max_loading_branch', 'min_v', 'min_v_bus', 'max_v', 'max_v_bus', 'violation_count', 'violations',
-  'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw',
+  'islanded_buses', 'islanded_load_mw', 'islanded_generation_mw', 'new_violations', 'max_new_loading_percent',
 ] as const;
 
 // A text cell a spreadsheet would read as a formula (= + - @, also after leading spaces, which
@@ -32,7 +32,7 @@ export function studyCsvLines(rows: StudyCaseRow[]): string {
       r.case_id, r.scenario, r.contingency?.id, r.contingency?.branches.join(' '), r.contingency?.generators.join(' '), r.status, r.reason,
       r.iterations, r.max_loading_percent, r.max_loading_branch, r.min_v, r.min_v_bus, r.max_v, r.max_v_bus, r.violations.length,
       r.violations.map((v) => `${v.type}:${v.element}:${v.value}:${v.limit}`).join(' '),
-      r.islanded?.buses.join(' '), r.islanded?.load_mw, r.islanded?.generation_mw,
+      r.islanded?.buses.join(' '), r.islanded?.load_mw, r.islanded?.generation_mw, r.new_violations, r.max_new_loading_percent,
     ].map(cell).join(',') + '\n';
   }
   return out;

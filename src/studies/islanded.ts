@@ -16,22 +16,8 @@ import { PowerFlowInputError } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
 import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
 import { CaseLists, type ViolationTuple } from './caseLists.js';
+import { baseSolution, studySolveOptions } from './baseCase.js';
 
-/** The base solution a plan's contingency cases start from, once per (network, plan). */
-const bases = new WeakMap<StudyPlan, { network: NetworkModel; base: Promise<SolveOutcome> }>();
-
-function solveOptions(plan: StudyPlan) {
-  return { method: plan.options.method, tolerance: plan.options.tolerance, maxIterations: plan.options.maxIterations, enforceQLimits: plan.options.enforceQLimits };
-}
-
-function baseSolution(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<SolveOutcome> {
-  const hit = bases.get(plan);
-  if (hit && hit.network === network) return hit.base;
-  const base = pool.solve(network, solveOptions(plan), { signal });
-  bases.set(plan, { network, base });
-  base.catch(() => bases.delete(plan));
-  return base;
-}
 
 /** The model of a contingency case: its branches open, its generators out, voltages from the base solution. */
 export function contingencyModel(network: NetworkModel, plan: StudyPlan, contingency: number, base: SolveOutcome): NetworkModel {
@@ -159,7 +145,7 @@ export async function solveIslandedCases(pool: SolverPool, network: NetworkModel
     if (signal?.aborted) return;
     const model = contingencyModel(network, plan, contingency, base);
     try {
-      const o = await pool.solve(model, { ...solveOptions(plan), islanding: rule }, { signal });
+      const o = await pool.solve(model, { ...studySolveOptions(plan), islanding: rule }, { signal });
       if (o.status === 'cancelled') return;
       replaced.set(i, caseValues(model, plan, o));
     } catch (e) {

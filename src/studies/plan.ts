@@ -8,7 +8,13 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import { StudyRequestSchema, type StudyContingency, type StudyPlan, type StudyRequest, type StudyScenarios } from './types.js';
 
 /** Defaults of a study's solve options (CONTRACT: "as power flow"). */
-export const STUDY_DEFAULTS = { tolerance: 1e-8, maxIterations: 50, loadingLimitPercent: 100 } as const;
+export const STUDY_DEFAULTS = {
+  tolerance: 1e-8, maxIterations: 50, loadingLimitPercent: 100,
+  /** CONTRACT "Violations relative to the base case" */
+  flowIncreasePercent: 10, voltageIncreasePu: 0.01,
+  /** CONTRACT "Contingency screening": ac_linear at 90 % (docs/studies.md "Screening" says why) */
+  screeningMethod: 'ac_linear', screeningThresholdPercent: 90,
+} as const;
 
 const invalid = (field: string, message: string): never => {
   throw new AppError('INVALID_FIELD', `${field}: ${message}`, { field });
@@ -166,7 +172,14 @@ export function planStudy(network: NetworkModel, request: StudyRequest): StudyPl
     monitor: monitorLists(network, busType, req.monitor),
     loadingLimitPercent: req.loading_limit_percent ?? STUDY_DEFAULTS.loadingLimitPercent,
     islanding: req.islanding ?? 'isolate',
-    screening: req.screening ? { thresholdPercent: req.screening.threshold_percent } : null,
+    screening: req.screening ? {
+      method: req.screening.method ?? STUDY_DEFAULTS.screeningMethod,
+      thresholdPercent: req.screening.threshold_percent ?? STUDY_DEFAULTS.screeningThresholdPercent,
+    } : null,
+    violationFilter: {
+      flowIncreasePercent: req.violation_filter?.flow_increase_percent ?? STUDY_DEFAULTS.flowIncreasePercent,
+      voltageIncreasePu: req.violation_filter?.voltage_increase_pu ?? STUDY_DEFAULTS.voltageIncreasePu,
+    },
     warmStart: req.warm_start ?? 'default',
   };
 }

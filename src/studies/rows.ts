@@ -1,8 +1,10 @@
 // StudyChunk (typed columns) -> StudyCaseRow[] (CONTRACT's GET /studies/{id}/cases entries).
 import { studyCaseAt, studyCaseId } from './plan.js';
 import {
-  CASE_CODE, type StudyCaseMetrics, type StudyCaseReason, type StudyCaseRow, type StudyChunk, type StudyPlan, type StudyViolationType,
+  CASE_CODE, type StudyCaseMetrics, type StudyCaseReason, type StudyCaseRow, type StudyChunk, type StudyPlan, type StudyViolation,
+  type StudyViolationType,
 } from './types.js';
+import { violationKindName } from './violations.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
 
@@ -19,6 +21,17 @@ export function caseReason(code: number): StudyCaseReason | undefined {
 }
 
 const orNull = (x: number): number | null => (Number.isNaN(x) ? null : x);
+
+/** A row's count of new or worsened violations and the largest new or worsened loading. */
+export function newViolationSummary(violations: StudyViolation[]): { new_violations: number; max_new_loading_percent: number | null } {
+  let count = 0, max: number | null = null;
+  for (const v of violations) {
+    if (v.kind === 'pre_existing') continue;
+    count++;
+    if (v.type === 'branch_overload' && (max === null || v.value > max)) max = v.value;
+  }
+  return { new_violations: count, max_new_loading_percent: max };
+}
 const idOrNull = (x: number): number | null => (x < 0 ? null : x);
 
 /** Iterations, extremes, loading, violations, monitored values and reason of the chunk's i-th case. */
@@ -34,12 +47,17 @@ export function caseMetricsAt(plan: StudyPlan, chunk: StudyChunk, i: number): St
     max_v_bus: idOrNull(chunk.maxVBus[i]!),
     violations: [],
   };
+  // A chunk not judged against the base case is the base case itself (record 0): its violations are its own.
+  const judged = chunk.violationKind.length > 0;
   for (let v = chunk.violationStart[i]!; v < chunk.violationStart[i + 1]!; v++) {
+    const base = judged ? chunk.violationBase[v]! : chunk.violationValue[v]!;
     m.violations.push({
       type: VIOLATION_TYPES[chunk.violationType[v]!]!,
       element: chunk.violationElement[v]!,
       value: chunk.violationValue[v]!,
       limit: chunk.violationLimit[v]!,
+      base_value: orNull(base),
+      kind: judged ? violationKindName(chunk.violationKind[v]!) : 'pre_existing',
     });
   }
   const nMb = plan.monitor.branches.length, nMbus = plan.monitor.buses.length;
@@ -71,6 +89,7 @@ export function studyChunkRows(plan: StudyPlan, chunk: StudyChunk): StudyCaseRow
       case_id: studyCaseId(plan, k),
       status: code === CASE_CODE.CONVERGED ? 'converged' : code === CASE_CODE.ISLANDED ? 'islanded' : code === CASE_CODE.SCREENED ? 'screened' : 'diverged',
       ...metrics,
+      ...newViolationSummary(metrics.violations),
     };
     if (scenario !== null) row.scenario = scenario;
     if (contingency !== null) {

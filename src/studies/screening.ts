@@ -1,9 +1,20 @@
-// DC contingency screening (CONTRACT "Contingency screening"): before the AC study, every single-branch
-// outage of a chunk gets its DC post-contingency flows f' = f + LODF(:, k) · f_k (base DC flows, one
-// flow-shift solve per outage on the DC power flow's factorised Bbus: assembly/sensitivity.ts). A case
-// whose DC loading of some branch with rate_a > 0 reaches the threshold is solved in AC, as are the
-// outages that split the network and every case the screen cannot judge (generator or multi-element
-// outages); the others are `screened`, with the DC estimate as their max loading.
+// Contingency screening (CONTRACT "Contingency screening"): before the AC study, the outages of a chunk get an
+// estimate of their post-contingency loading; a case is solved in AC only when its estimate could reach a new or
+// worsened overload, the others are `screened` with the estimate as their max loading. Outages that split the
+// network and generator outages are always solved.
+//
+//  - ac_linear (default): one fast-decoupled iteration (MATPOWER's XB: a P-θ then a Q-V half-step on B' and B''
+//    without the outaged branches) from the AC base solution, run by the study loop itself on every outage of the
+//    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts), its flows from the full AC equations. The P step moves the
+//    outaged flow as the LODF would; the Q step sees what the larger flows cost in reactive losses and how far
+//    voltages sag, which is what an LODF on active flows misses (docs/studies.md "Screening"). A case is solved
+//    when some rated branch's estimate comes within a margin of its trigger: the loading limit for a branch within
+//    it in the base case, base × (1 + flow_increase_percent / 100) for one already overloaded (so a branch
+//    overloaded before any outage does not keep every case). The margin, in loading points, is
+//    (1 − threshold / 100) × (ESTIMATE_CHANGE_MARGIN × |estimate − base| + ESTIMATE_POINTS_MARGIN).
+//  - dc: the wave-3 rule, for comparison: DC base flows plus the outage's LODF column (one flow-shift solve per
+//    outage on the DC power flow's factorised Bbus, assembly/sensitivity.ts); solved when any DC loading reaches
+//    the threshold.
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
 import type { SolveOutcome } from '../powerflow/types.js';
@@ -11,10 +22,18 @@ import { packNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS } from '../powerflow/types.js';
 import { networkBridges } from '../sensitivities/compute.js';
 import { studyCaseAt } from './plan.js';
-import { CASE_CODE, type StudyChunk, type StudyPlan } from './types.js';
+import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
 import { CaseLists } from './caseLists.js';
+import { baseSolution } from './baseCase.js';
 
-interface Screen {
+/** ac_linear: fast-decoupled iterations of the estimate, and the most its base solve may take. */
+export const ESTIMATE_ITERATIONS = 1;
+const ESTIMATE_BASE_ITERATIONS = 100;
+/** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
+export const ESTIMATE_CHANGE_MARGIN = 15;
+export const ESTIMATE_POINTS_MARGIN = 1;
+
+interface DcScreen {
   base: SolveOutcome;
   input: Float64Array;
   slot: Int32Array;
@@ -23,10 +42,10 @@ interface Screen {
 }
 /** Flow-shift values computed per solver call (16 MB). */
 const SHIFT_VALUES = 2_000_000;
-const screens = new WeakMap<StudyPlan, { network: NetworkModel; screen: Promise<Screen> }>();
+const dcScreens = new WeakMap<StudyPlan, { network: NetworkModel; screen: Promise<DcScreen> }>();
 
-function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<Screen> {
-  const hit = screens.get(plan);
+function dcScreenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<DcScreen> {
+  const hit = dcScreens.get(plan);
   if (hit && hit.network === network) return hit.screen;
   const screen = (async () => {
     const packed = packNetwork(network, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
@@ -37,20 +56,23 @@ function screenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sign
     const base = await pool.solve(network, { method: 'dc' }, { signal });
     return { base, input: packed.input, slot, order: packed.branchOrder, bridges: new Set(networkBridges(network)) };
   })();
-  screens.set(plan, { network, screen });
-  screen.catch(() => screens.delete(plan));
+  dcScreens.set(plan, { network, screen });
+  screen.catch(() => dcScreens.delete(plan));
   return screen;
 }
 
-/** A screened case: its DC max loading and that branch (position). */
+/** A screened case: its estimated max loading and that branch (position). */
 export interface ScreenedCase {
   maxLoading: number;
   maxLoadingBranch: number;
 }
 
+/** Solves cases [start, end) of an estimate plan (the chunk's own range) with the study engine. */
+export type EstimateChunk = (estimatePlan: StudyPlan) => Promise<StudyChunk>;
+
 /**
- * The cases of [start, end) the screen takes out of the AC study (case position → its DC estimate);
- * every other case is solved in AC. Empty without screening, or when the base DC flow does not solve.
+ * The cases of [start, end) the screen takes out of the AC study (case position → its estimate);
+ * every other case is solved in AC. Empty without screening, or when the base flow does not solve.
  */
 export async function screenCases(
   pool: SolverPool,
@@ -58,26 +80,99 @@ export async function screenCases(
   plan: StudyPlan,
   start: number,
   end: number,
-  signal?: AbortSignal,
+  signal: AbortSignal | undefined,
+  estimate: EstimateChunk,
 ): Promise<Map<number, ScreenedCase>> {
-  const out = new Map<number, ScreenedCase>();
   // Threshold 0 solves every case (CONTRACT).
-  if (!plan.screening || plan.kind !== 'contingency' || !(plan.screening.thresholdPercent > 0)) return out;
-  const s = await screenOf(pool, network, plan, signal);
-  if (s.base.status !== 'converged') return out;
-  const candidates: { k: number; branch: number }[] = [];
+  if (!plan.screening || plan.kind !== 'contingency' || !(plan.screening.thresholdPercent > 0)) return new Map();
+  if (plan.screening.method === 'dc') return screenDc(pool, network, plan, start, end, signal);
+  return screenAcLinear(pool, network, plan, start, end, signal, estimate);
+}
+
+/** Branch-only outages of [start, end) (generator outages are always solved). */
+function branchOutages(plan: StudyPlan, start: number, end: number): number[] {
+  const out: number[] = [];
   for (let k = start; k < end; k++) {
     const { contingency } = studyCaseAt(plan, k);
     if (contingency === null) continue;
     const c = plan.contingencies[contingency]!;
-    if (c.branches.length !== 1 || c.generators.length !== 0 || s.bridges.has(c.branches[0]!) || s.slot[c.branches[0]!]! < 0) continue;
+    if (c.branches.length > 0 && c.generators.length === 0) out.push(k);
+  }
+  return out;
+}
+
+/** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution. */
+const estimatePlans = new WeakMap<StudyPlan, StudyPlan>();
+function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
+  const hit = estimatePlans.get(plan);
+  if (hit) return hit;
+  const p: StudyPlan = {
+    ...plan,
+    // the base case is solved in full first (XB takes more iterations than Newton: at least ESTIMATE_BASE_ITERATIONS)
+    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false, maxIterations: Math.max(plan.options.maxIterations, ESTIMATE_BASE_ITERATIONS) },
+    monitor: { branches: [], buses: [] },
+    // every branch whose estimate could come within its margin is listed as a "violation" of this limit
+    loadingLimitPercent: listFrom,
+    islanding: 'skip', // a splitting outage is solved in AC anyway
+    screening: null,
+    warmStart: 'default',
+    estimateIterations: ESTIMATE_ITERATIONS,
+  };
+  estimatePlans.set(plan, p);
+  return p;
+}
+
+async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  signal: AbortSignal | undefined, estimate: EstimateChunk): Promise<Map<number, ScreenedCase>> {
+  const out = new Map<number, ScreenedCase>();
+  const candidates = branchOutages(plan, start, end);
+  if (candidates.length === 0) return out;
+  const base = await baseSolution(pool, network, plan, signal);
+  if (base.status !== 'converged') return out;
+  const limit = plan.loadingLimitPercent;
+  const scale = 1 - plan.screening!.thresholdPercent / 100;
+  const baseLoading = new Float64Array(network.branches.length);
+  for (const b of base.branches) baseLoading[b.index] = b.loading;
+  // the loading at which each branch would count as a new or worsened overload
+  const trigger = baseLoading.map((l) => (l > limit ? l * (1 + plan.violationFilter.flowIncreasePercent / 100) : limit));
+  // The lowest estimate that can come within its margin (a branch unloaded in the base case): list from there.
+  const listFrom = Math.max(0, ((limit - scale * ESTIMATE_POINTS_MARGIN) / (1 + scale * ESTIMATE_CHANGE_MARGIN)) * 0.999);
+  const est = await estimate(estimatePlanOf(plan, listFrom));
+  if (est.cancelled) return out;
+  for (const k of candidates) {
+    const i = k - start;
+    const code = est.code[i]!;
+    // an outage that splits the network or whose estimate failed is solved
+    if (code !== CASE_CODE.CONVERGED && code !== CASE_CODE.MAX_ITERATIONS) continue;
+    if (Number.isNaN(est.maxLoading[i]!)) continue; // no estimate (or no rated branch): solved
+    let solve = false;
+    for (let v = est.violationStart[i]!; v < est.violationStart[i + 1]! && !solve; v++) {
+      if (est.violationType[v] !== VIOLATION_CODE.branch_overload) continue;
+      const pos = est.violationElement[v]!, loading = est.violationValue[v]!;
+      const margin = scale * (ESTIMATE_CHANGE_MARGIN * Math.abs(loading - baseLoading[pos]!) + ESTIMATE_POINTS_MARGIN);
+      if (!(loading < trigger[pos]! - margin)) solve = true; // NaN solves too
+    }
+    if (!solve) out.set(k, { maxLoading: est.maxLoading[i]!, maxLoadingBranch: est.maxLoadingBranch[i]! });
+  }
+  return out;
+}
+
+async function screenDc(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  signal?: AbortSignal): Promise<Map<number, ScreenedCase>> {
+  const out = new Map<number, ScreenedCase>();
+  const s = await dcScreenOf(pool, network, plan, signal);
+  if (s.base.status !== 'converged') return out;
+  const candidates: { k: number; branch: number }[] = [];
+  for (const k of branchOutages(plan, start, end)) {
+    const c = plan.contingencies[studyCaseAt(plan, k).contingency!]!;
+    if (c.branches.length !== 1 || s.bridges.has(c.branches[0]!) || s.slot[c.branches[0]!]! < 0) continue;
     candidates.push({ k, branch: c.branches[0]! });
   }
   if (candidates.length === 0) return out;
   const nl = s.order.length;
   const flow = s.base.branches,
     branches = network.branches;
-  const threshold = plan.screening.thresholdPercent;
+  const threshold = plan.screening!.thresholdPercent;
   // Shift columns in batches of at most SHIFT_VALUES numbers: a 2,000-case chunk of a 16,000-branch
   // network would otherwise hold 256 MB of them at once.
   const batch = Math.max(1, Math.floor(SHIFT_VALUES / Math.max(nl, 1)));
@@ -90,11 +185,6 @@ export async function screenCases(
       signal,
     );
     if (shifts === null) return new Map();
-    judge(part, shifts);
-  }
-  return out;
-
-  function judge(part: { k: number; branch: number }[], shifts: Float64Array): void {
     part.forEach(({ k, branch }, j) => {
       const o = j * nl,
         kk = s.slot[branch]!;
@@ -116,6 +206,7 @@ export async function screenCases(
       if (!(maxLoading >= threshold)) out.set(k, { maxLoading, maxLoadingBranch });
     });
   }
+  return out;
 }
 
 /** The chunk [start, end) from the AC chunk of the kept cases (in order) and the screened cases' DC estimates. */
@@ -147,6 +238,8 @@ export function mergeScreened(
     violationElement: new Int32Array(0),
     violationValue: new Float64Array(0),
     violationLimit: new Float64Array(0),
+    violationBase: new Float64Array(0),
+    violationKind: new Uint8Array(0),
     islandStart: new Uint32Array(n + 1),
     islandBuses: new Int32Array(0),
     islandLoadMw: new Float64Array(n),

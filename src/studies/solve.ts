@@ -15,6 +15,9 @@ import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult
 import { caseMetricsAt } from './rows.js';
 import { solveIslandedCases } from './islanded.js';
 import { mergeScreened, screenCases } from './screening.js';
+import { baseSolution } from './baseCase.js';
+import { baseValuesOf, judgeViolations } from './violations.js';
+import { PowerFlowInputError } from '../powerflow/types.js';
 import {
   CASE_CODE, type StudyBaseSummary, type StudyChunk, type StudyChunkHooks, type StudyPlan,
 } from './types.js';
@@ -122,6 +125,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.NSGEN] = sgen.length / 2;
   buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
   buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
+  buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
   buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
   let o = SIN.HEADER;
@@ -188,7 +192,7 @@ function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, s
     minV: new Float64Array(count), minVBus: new Int32Array(count), maxV: new Float64Array(count), maxVBus: new Int32Array(count),
     maxLoading: new Float64Array(count), maxLoadingBranch: new Int32Array(count),
     violationStart: new Uint32Array(count + 1), violationType: new Uint8Array(0), violationElement: new Int32Array(0),
-    violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
+    violationValue: new Float64Array(0), violationLimit: new Float64Array(0), violationBase: new Float64Array(0), violationKind: new Uint8Array(0),
     islandStart: new Uint32Array(count + 1), islandBuses: new Int32Array(0),
     islandLoadMw: new Float64Array(count), islandGenerationMw: new Float64Array(count),
     monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0),
@@ -240,19 +244,34 @@ export async function solveStudyBase(pool: SolverPool, network: NetworkModel, pl
   return baseSummary(network, plan, sn, r);
 }
 
-/** Solves cases [start, end) of the plan as one task on a solver thread (the base case again first). */
+/**
+ * Solves cases [start, end) of the plan as one task on a solver thread (the base case again first), every
+ * violation judged against the base case's power flow (./violations.ts).
+ */
 export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
   hooks: StudyChunkHooks = {}): Promise<StudyChunk> {
   if (!(Number.isInteger(start) && Number.isInteger(end) && start >= 0 && start <= end && end <= plan.caseCount)) {
     throw new RangeError(`chunk [${start}, ${end}) is not within the plan's ${plan.caseCount} cases`);
   }
+  const chunk = await solveCases(pool, network, plan, start, end, hooks);
+  if (chunk.violationType.length === 0) return chunk;
+  const base = await baseSolution(pool, network, plan, hooks.signal).catch((e) => {
+    if (e instanceof PowerFlowInputError) return null; // no base power flow: every violation is new
+    throw e;
+  });
+  return judgeViolations(plan, chunk, baseValuesOf(base, network.branches.length));
+}
+
+async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  hooks: StudyChunkHooks): Promise<StudyChunk> {
   // DC screening: only the cases the screen keeps are solved in AC (./screening.ts).
-  const screened = await screenCases(pool, network, plan, start, end, hooks.signal);
+  const screened = await screenCases(pool, network, plan, start, end, hooks.signal,
+    (estimatePlan) => solveCases(pool, network, estimatePlan, start, end, { signal: hooks.signal }));
   if (screened.size > 0) {
     const kept: number[] = [];
     for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);
     const sub: StudyPlan = { ...plan, screening: null, contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!), caseCount: kept.length };
-    const ac = kept.length > 0 ? await solveStudyChunk(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
+    const ac = kept.length > 0 ? await solveCases(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
     return mergeScreened(plan, start, end, kept, ac, screened);
   }
   const { sn, r } = await run(pool, network, plan, start, end, hooks);
@@ -272,6 +291,7 @@ function emptyChunk(): StudyChunk {
     start: 0, end: 0, cancelled: false, code: new Uint8Array(0), iterations: new Uint16Array(0), minV: new Float64Array(0), minVBus: new Int32Array(0),
     maxV: new Float64Array(0), maxVBus: new Int32Array(0), maxLoading: new Float64Array(0), maxLoadingBranch: new Int32Array(0),
     violationStart: new Uint32Array(1), violationType: new Uint8Array(0), violationElement: new Int32Array(0), violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
+    violationBase: new Float64Array(0), violationKind: new Uint8Array(0),
     islandStart: new Uint32Array(1), islandBuses: new Int32Array(0), islandLoadMw: new Float64Array(0), islandGenerationMw: new Float64Array(0),
     monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0), solveMs: 0,
   };

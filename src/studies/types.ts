@@ -26,7 +26,10 @@
 //     (scenario-major: a chunk reuses each scenario's intact solution for its contingencies)
 // Case ids: `branch:<index>`, `generator:<index>` (n-1 shorthands), the request's `id` or
 // `contingency:<position>` (N-k lists), `scenario:<s>`, and `scenario:<s>/<contingency id>`.
-import { literals, STUDY_ISLANDING, STUDY_KINDS, STUDY_WARM_STARTS, type StudyCaseStatus, type StudyIslanding, type StudyViolationType, type StudyWarmStart } from '../schemas/vocabulary.js';
+import {
+  literals, STUDY_ISLANDING, STUDY_KINDS, STUDY_SCREENING_METHODS, STUDY_WARM_STARTS, type StudyCaseStatus, type StudyIslanding, type StudyScreeningMethod,
+  type StudyViolationKind, type StudyViolationType, type StudyWarmStart,
+} from '../schemas/vocabulary.js';
 import { Type, type Static } from '@sinclair/typebox';
 
 const Index = Type.Integer({ minimum: 0, description: '0-based position in the network list' });
@@ -73,8 +76,16 @@ export const StudyRequestSchema = Type.Object({
   scenarios: Type.Optional(ScenariosSchema),
   monitor: Type.Optional(MonitorSchema),
   loading_limit_percent: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
-  /** DC screening of contingency cases (CONTRACT "Contingency screening"): AC only where the DC loading reaches the threshold */
-  screening: Type.Optional(Type.Object({ method: Type.Literal('dc'), threshold_percent: Type.Number({ minimum: 0, maximum: 10000 }) }, { additionalProperties: false })),
+  /** contingency screening (CONTRACT "Contingency screening"): AC only for the cases that could cause a new or worsened overload */
+  screening: Type.Optional(Type.Object({
+    method: Type.Optional(literals(STUDY_SCREENING_METHODS)),
+    threshold_percent: Type.Optional(Type.Number({ minimum: 0, maximum: 10000 })),
+  }, { additionalProperties: false })),
+  /** when a violation already in the base case counts as worsened (CONTRACT "Violations relative to the base case") */
+  violation_filter: Type.Optional(Type.Object({
+    flow_increase_percent: Type.Optional(Type.Number({ minimum: 0 })),
+    voltage_increase_pu: Type.Optional(Type.Number({ minimum: 0 })),
+  }, { additionalProperties: false })),
   /** an outage that splits the network: isolate (default), new_reference or skip (CONTRACT "Islands") */
   islanding: Type.Optional(literals(STUDY_ISLANDING)),
   /** kind scenarios: each scenario starts like a power flow (default), or from the scenario before it (previous) */
@@ -111,13 +122,18 @@ export interface StudyPlan {
   monitor: { branches: number[]; buses: number[] };
   loadingLimitPercent: number;
   islanding: StudyIslanding;
-  /** DC screening: cases whose DC post-contingency loading stays below the threshold are not solved in AC */
-  screening: { thresholdPercent: number } | null;
+  /** screening: cases whose estimate cannot reach a new or worsened overload are not solved in AC (./screening.ts) */
+  screening: { method: StudyScreeningMethod; thresholdPercent: number } | null;
+  /** worsened = loading ≥ base × (1 + flowIncreasePercent / 100), or v further outside its limit by voltageIncreasePu */
+  violationFilter: { flowIncreasePercent: number; voltageIncreasePu: number };
   /** 'previous': a scenario starts from the one before it in its chunk when that one converged (docs/studies.md) */
   warmStart: StudyWarmStart;
+  /** the screen's estimate (./screening.ts, never a request's): outage cases run this many iterations and report
+   *  the state reached, converged or not */
+  estimateIterations?: number;
 }
 
-export type { StudyCaseStatus, StudyViolationType };
+export type { StudyCaseStatus, StudyViolationKind, StudyViolationType };
 
 export interface StudyViolation {
   type: StudyViolationType;
@@ -127,6 +143,10 @@ export interface StudyViolation {
   value: number;
   /** loading_limit_percent, or the bus's vmin / vmax */
   limit: number;
+  /** the element's value in the study's base case (null when the base case has none) */
+  base_value: number | null;
+  /** against the base case: new (within its limit there), worsened (beyond the violation filter) or pre_existing */
+  kind: StudyViolationKind;
 }
 
 export interface MonitoredBranch { index: number; p_from: number; q_from: number; p_to: number; q_to: number; loading: number }
@@ -154,6 +174,10 @@ export interface StudyCaseRow extends StudyCaseMetrics {
   scenario?: number;
   contingency?: { id: string; branches: number[]; generators: number[] };
   status: StudyCaseStatus;
+  /** violations of kind new or worsened */
+  new_violations: number;
+  /** the largest loading among new or worsened overloads, null without any */
+  max_new_loading_percent: number | null;
   islanded?: { buses: number[]; load_mw: number; generation_mw: number };
 }
 
@@ -182,6 +206,8 @@ export const CASE_CODE = {
 
 /** Codes of StudyChunk.violationType. */
 export const VIOLATION_CODE = { branch_overload: 0, low_voltage: 1, high_voltage: 2 } as const;
+/** Codes of StudyChunk.violationKind (the order of STUDY_VIOLATION_KINDS). */
+export const VIOLATION_KIND_CODE = { new: 0, worsened: 1, pre_existing: 2 } as const;
 
 /**
  * The results of cases [start, end) as columns (typed arrays: structured-cloneable and
@@ -207,6 +233,10 @@ export interface StudyChunk {
   violationElement: Int32Array;
   violationValue: Float64Array;
   violationLimit: Float64Array;
+  /** per violation: the element's base-case value (NaN: none) and its VIOLATION_KIND_CODE; empty until
+   *  solveStudyChunk judged the chunk against the base case (./violations.ts) */
+  violationBase: Float64Array;
+  violationKind: Uint8Array;
   /** islanded cases: cut-off bus ids [islandStart[i], islandStart[i + 1]) and their MW */
   islandStart: Uint32Array;
   islandBuses: Int32Array;

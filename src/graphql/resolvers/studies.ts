@@ -7,7 +7,9 @@ import { checkStudyRequest, type StudyCaseRow } from '../../studies/index.js';
 import { allow, need, type GqlContext } from '../context.js';
 import { mutation, query } from '../guard.js';
 import type { FieldArgs, GqlEnum, IdArgs, Opt, PageArgs } from '../args.js';
-import type { PowerFlowMethod, StudyCaseStatus, StudyIslanding, StudyKind, StudyViolationType, StudyWarmStart } from '../../schemas/vocabulary.js';
+import type {
+  PowerFlowMethod, StudyCaseStatus, StudyIslanding, StudyKind, StudyScreeningMethod, StudyViolationType, StudyWarmStart,
+} from '../../schemas/vocabulary.js';
 import { PushIterator } from '../streams.js';
 import { connection, defined, down, normalizeEvent, up } from './map.js';
 
@@ -17,12 +19,15 @@ interface RunStudyArgs extends IdArgs {
   scenarios?: Opt<unknown>;
   monitor?: Opt<unknown>;
   loadingLimitPercent?: Opt<number>;
-  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number>; warmStart?: Opt<GqlEnum<StudyWarmStart>> }>;
+  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number>;
+    screeningMethod?: Opt<GqlEnum<StudyScreeningMethod>>; flowIncreasePercent?: Opt<number>; voltageIncreasePu?: Opt<number>; warmStart?: Opt<GqlEnum<StudyWarmStart>> }>;
 }
 
 interface CasesArgs extends PageArgs {
   status?: Opt<GqlEnum<StudyCaseStatus>[]>;
   violation?: Opt<GqlEnum<StudyViolationType>[]>;
+  /** only cases with a new or worsened violation (REST violation=new) */
+  newViolations?: Opt<boolean>;
   sort?: Opt<string>;
 }
 
@@ -35,7 +40,7 @@ function toStudy(v: StudyView) {
     counts: {
       ...v.counts.by_status, branchOverload: v.counts.by_violation.branch_overload, lowVoltage: v.counts.by_violation.low_voltage,
       highVoltage: v.counts.by_violation.high_voltage, withViolations: v.counts.with_violations,
-      casesWithLostLoad: v.counts.cases_with_lost_load,
+      casesWithLostLoad: v.counts.cases_with_lost_load, casesWithNewViolations: v.counts.cases_with_new_violations,
     },
     createdAt: v.timings.created_at, startedAt: v.timings.started_at, completedAt: v.timings.completed_at, wallMs: v.timings.wall_ms, solveMs: v.timings.solve_ms,
     error: v.error,
@@ -46,7 +51,8 @@ function toCase(r: StudyCaseRow) {
   return {
     caseId: r.case_id, scenario: r.scenario ?? null, contingency: r.contingency ?? null, status: up(r.status), reason: r.reason ?? null, iterations: r.iterations,
     maxLoadingPercent: r.max_loading_percent, maxLoadingBranch: r.max_loading_branch, minV: r.min_v, minVBus: r.min_v_bus, maxV: r.max_v, maxVBus: r.max_v_bus,
-    violations: r.violations.map((v) => ({ ...v, type: up(v.type) })),
+    violations: r.violations.map((v) => ({ type: up(v.type), element: v.element, value: v.value, limit: v.limit, baseValue: v.base_value, kind: up(v.kind) })),
+    newViolations: r.new_violations, maxNewLoadingPercent: r.max_new_loading_percent,
     islanded: r.islanded ? { buses: r.islanded.buses, loadMw: r.islanded.load_mw, generationMw: r.islanded.generation_mw } : null,
     monitored: r.monitored ?? null,
   };
@@ -121,7 +127,12 @@ export const studyResolvers = {
         kind: down<StudyKind>(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
         loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
         max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined, islanding: down<StudyIslanding>(o.islanding),
-        screening: o.screeningThresholdPercent == null ? undefined : { method: 'dc', threshold_percent: o.screeningThresholdPercent },
+        screening: o.screeningThresholdPercent == null && o.screeningMethod == null ? undefined : defined({
+          method: o.screeningMethod == null ? undefined : down(o.screeningMethod), threshold_percent: o.screeningThresholdPercent ?? undefined,
+        }),
+        violation_filter: o.flowIncreasePercent == null && o.voltageIncreasePu == null ? undefined : defined({
+          flow_increase_percent: o.flowIncreasePercent ?? undefined, voltage_increase_pu: o.voltageIncreasePu ?? undefined,
+        }),
         warm_start: down<StudyWarmStart>(o.warmStart),
       }));
       const sub = await submitStudy(ctx.s, caller, a.id, request);
@@ -140,7 +151,7 @@ export const studyResolvers = {
     cases: async (st: { id: string }, a: CasesArgs, ctx: GqlContext) => {
       const caller = allow(ctx, 'read');
       const list = (v: string[] | null | undefined) => (v?.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
-      const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
+      const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: a.newViolations ? [list(a.violation), 'new'].filter(Boolean).join(',') : list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
       return connection(items.map(toCase), meta);
     },
   },
