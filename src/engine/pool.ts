@@ -52,6 +52,9 @@ export interface SolverPool {
   /** DC sensitivities on a worker (src/sensitivities/): kind 0 PTDF rows, kind 1 outage flow shifts of the
    *  internal branches in items; null when the reduced Bbus is singular. */
   runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
+  /** One state estimate on a worker (src/stateEstimation/solve.ts): the output buffer. stop: [0] non-zero stops it
+   *  at its next iteration, [2] holds the last iteration reported. */
+  runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal): Promise<Float64Array>;
   /** A network drawing's bus positions on a worker (src/layout/stressLayout.ts): x, y per bus. */
   runLayout(task: LayoutInput): Promise<Float64Array>;
   readonly threads: number;
@@ -309,6 +312,10 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     runSensitivity(input: Float64Array, kind: 0 | 1, items: Float64Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, { name: 'sensitivity', transferList: [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer], signal });
+    },
+    runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      return (piscina as unknown as Piscina<unknown, Float64Array>).run({ input, stop }, { name: 'stateEstimation', transferList: [input.buffer as ArrayBuffer], signal });
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));

@@ -35,6 +35,10 @@ interface CoreExports {
   opfLpSolutionPtr(): number;
   opfLpFinish(status: number, iterations: number, objective: number): number;
   opfKeptAnalysisHits(): number;
+  seInputPtr(len: number): number;
+  seOutputPtr(): number;
+  seOutputLength(): number;
+  seSolve(): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/study/layout.ts). */
@@ -136,6 +140,12 @@ export class PowerFlowEngine {
   /** Solves one packed OPF input (src/opf/abi.ts); returns a fresh copy of the output buffer. */
   solveOpf(input: Float64Array): Float64Array {
     return this.exchange(input, (x) => x.opfInputPtr(input.length), (x) => x.opfSolve(), (x) => [x.opfOutputPtr(), x.opfOutputLength()]);
+  }
+
+  /** One packed state-estimation input (src/stateEstimation/abi.ts); a fresh copy of the output buffer. Progress
+   *  (iteration, ‖Hᵀ W r‖∞) goes through onProgress, as a power flow's. */
+  solveStateEstimation(input: Float64Array): Float64Array {
+    return this.exchange(input, (x) => x.seInputPtr(input.length), (x) => x.seSolve(), (x) => [x.seOutputPtr(), x.seOutputLength()]);
   }
 
   /** The DC-OPF of a packed OPF input as a linear programme (assembly/opf/entry.ts opfLpBuild), or null
