@@ -6,6 +6,7 @@
 import { SeNetwork } from './network';
 import { SeMeasurements } from './measurements';
 import { Estimator } from './estimator';
+import { GainMatrix } from './gain';
 import { BadDataRun, estimateWithBadData } from './badData';
 import {
   SE_ABI_VERSION, SE_BR_FIELDS, SE_BUS_FIELDS, SE_GEN_FIELDS, SE_IN_HEADER, SE_IN_MAXIT, SE_IN_NB, SE_IN_NG, SE_IN_NL, SE_IN_NM,
@@ -26,6 +27,35 @@ export function seInputPtr(len: i32): usize {
 export function seOutputPtr(): usize { return changetype<usize>(seOutput); }
 export function seOutputLength(): i32 { return seOutLen; }
 
+// The last estimate's network, measurement set and gain-matrix analysis, kept for the next estimate of the same
+// network with the same measurement configuration (the usual case: the same meters read again). Only the readings
+// differ then: the patterns, the AMD order and the symbolic factorisation are reused, as the OPF keeps its KKT
+// analysis (assembly/opf/analysisCache.ts). `structure` is what decides: the network sections and the measurement
+// kinds and elements, compared value by value.
+let kept: Estimator | null = null;
+let structure = new StaticArray<f64>(0);
+let structureLen: i32 = 0;
+let keptHits: i32 = 0;
+
+/** Estimates since the instance started that reused the kept analysis. */
+export function seKeptHits(): i32 { return keptHits; }
+
+function sameStructure(inp: StaticArray<f64>, measOff: i32, nm: i32): bool {
+  const len = measOff + 2 * nm;
+  if (kept === null || len != structureLen) return false;
+  for (let p = SE_IN_NB; p <= SE_IN_REF; p++) if (unchecked(structure[p]) != unchecked(inp[p])) return false;
+  for (let p = SE_IN_HEADER; p < measOff + 2 * nm; p++) if (unchecked(structure[p]) != unchecked(inp[p])) return false;
+  return true;
+}
+
+function keepStructure(inp: StaticArray<f64>, measOff: i32, nm: i32, e: Estimator): void {
+  const len = measOff + 2 * nm; // measurement columns KIND and ELEMENT come first
+  if (structure.length < len) structure = new StaticArray<f64>(len);
+  for (let p = 0; p < len; p++) unchecked(structure[p] = inp[p]);
+  structureLen = len;
+  kept = e;
+}
+
 export function seSolve(): i32 {
   const inp = seInput;
   const nb = <i32>inp[SE_IN_NB], nl = <i32>inp[SE_IN_NL], ng = <i32>inp[SE_IN_NG], nm = <i32>inp[SE_IN_NM];
@@ -38,12 +68,22 @@ export function seSolve(): i32 {
     unchecked(out[SE_OUT_STATUS] = <f64>SE_STATUS_BAD_INPUT);
     return SE_STATUS_BAD_INPUT;
   }
-  const net = new SeNetwork(inp);
   const measOff = SE_IN_HEADER + SE_BUS_FIELDS * nb + SE_BR_FIELDS * nl + SE_GEN_FIELDS * ng;
-  const ms = new SeMeasurements(inp, measOff, nm);
-  const e = new Estimator(net, ms);
+  let e: Estimator;
+  if (sameStructure(inp, measOff, nm)) {
+    e = kept!;
+    e.ms.readings(inp, measOff);
+    keptHits++;
+  } else {
+    kept = null; // let the old one go before building the new
+    const net = new SeNetwork(inp);
+    e = new Estimator(net, new SeMeasurements(inp, measOff, nm));
+    keepStructure(inp, measOff, nm, e);
+  }
+  const net = e.net, ms = e.ms;
   const nr = new StaticArray<f64>(nm), ratio = new StaticArray<f64>(nm), y = new StaticArray<f64>(net.n);
   const run = new BadDataRun();
+  lastGain = e.g;
   const status = estimateWithBadData(e, <i32>inp[SE_IN_MAXIT], inp[SE_IN_TOL], inp[SE_IN_THRESHOLD], inp[SE_IN_RESIDUALS] != 0.0,
     nr, ratio, y, run);
   unchecked(out[SE_OUT_STATUS] = <f64>status);
@@ -71,4 +111,16 @@ export function seSolve(): i32 {
     unchecked(out[oMeas + SE_OUT_MEAS_REMOVED_NR * nm + k] = ms.removedNr[k]);
   }
   return status;
+}
+
+/** Diagnostics of the last estimate's gain matrix (bench and tests): [n, nnz(G), nnz(L), nnz(U), pivoting fallbacks]. */
+let lastGain: GainMatrix | null = null;
+export function seGainStats(k: i32): f64 {
+  const g = lastGain;
+  if (g === null) return -1.0;
+  if (k == 0) return <f64>g.n;
+  if (k == 1) return <f64>g.gp[g.n];
+  if (k == 2) return <f64>g.lu.nnzL();
+  if (k == 3) return <f64>g.lu.nnzU();
+  return <f64>g.lu.fallbacks;
 }

@@ -19,12 +19,22 @@ export class SeMeasurements {
     for (let i = 0; i < m; i++) {
       this.kind[i] = <i32>inp[off + SE_MEAS_KIND * m + i];
       this.el[i] = <i32>inp[off + SE_MEAS_ELEMENT * m + i];
+    }
+    this.readings(inp, off);
+    void SE_MEAS_FIELDS;
+  }
+
+  /** Values and sigmas: what changes between two estimates of the same measurement set. */
+  readings(inp: StaticArray<f64>, off: i32): void {
+    const m = this.m;
+    for (let i = 0; i < m; i++) {
       this.z[i] = inp[off + SE_MEAS_VALUE * m + i];
       const s = inp[off + SE_MEAS_SIGMA * m + i];
       this.sigma[i] = s;
       this.w[i] = 1.0 / (s * s);
+      this.removedPass[i] = 0;
+      this.removedNr[i] = 0.0;
     }
-    void SE_MEAS_FIELDS;
   }
 
   active(): i32 {

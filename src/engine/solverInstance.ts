@@ -39,6 +39,7 @@ interface CoreExports {
   seOutputPtr(): number;
   seOutputLength(): number;
   seSolve(): number;
+  seGainStats(k: number): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/study/layout.ts). */
@@ -147,6 +148,9 @@ export class PowerFlowEngine {
   solveStateEstimation(input: Float64Array): Float64Array {
     return this.exchange(input, (x) => x.seInputPtr(input.length), (x) => x.seSolve(), (x) => [x.seOutputPtr(), x.seOutputLength()]);
   }
+
+  /** The last estimate's gain matrix: n, nnz(G), nnz(L), nnz(U), pivoting fallbacks (bench:se). */
+  get seGainStats(): number[] { return [0, 1, 2, 3, 4].map((k) => this.x.seGainStats(k)); }
 
   /** The DC-OPF of a packed OPF input as a linear programme (assembly/opf/entry.ts opfLpBuild), or null
    *  when its costs are not linear (then solveOpf). The input stays in the core for finishOpfLp. */

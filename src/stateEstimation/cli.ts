@@ -88,7 +88,8 @@ export function seSummary(net: NetworkModel, r: StateEstimationResult): string {
   if (r.status === 'unobservable') lines.push(`unobservable buses: ${r.observability.unobservable_buses.join(', ')}`);
   if (r.J !== null) {
     lines.push(
-      `J = ${r.J.toFixed(4)}, dof ${r.dof}, chi-square 99 % ${r.chi_square.quantile_99?.toFixed(4) ?? '-'}: ${r.chi_square.passed ? 'passed' : 'failed'}`,
+      `J = ${r.J.toFixed(4)}, dof ${r.dof}, chi-square 99 % ${r.chi_square.quantile_99?.toFixed(4) ?? '-'}: ` +
+        (r.chi_square.passed ? 'passed' : 'failed'),
     );
   }
   for (const b of r.bad_data)

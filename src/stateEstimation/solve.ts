@@ -15,7 +15,7 @@
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
-import { OUT, OUT_BUS, OUT_MEAS, STATUS } from './abi.js';
+import { IN, OUT, OUT_BUS, OUT_MEAS, STATUS } from './abi.js';
 import { chiSquare99 } from './chiSquare.js';
 import { branchAdmittance, kindScale, packEstimate, type PackedEstimate } from './pack.js';
 import {
@@ -28,6 +28,9 @@ import {
 import { PowerFlowInputError } from '../powerflow/types.js';
 
 export interface StateEstimationCall extends Partial<StateEstimationOptions> {
+  /** false (with badDataThreshold null): no normalized residuals, the estimate alone (bench:se's doSE-equivalent
+   *  timing; every door computes them) */
+  residuals?: boolean;
   signal?: AbortSignal;
   onProgress?: (iteration: number) => void;
 }
@@ -74,6 +77,7 @@ export async function solveStateEstimation(
     throw new PowerFlowInputError('bad_data.threshold must be a positive number', 'VALIDATION_FAILED', { field: 'bad_data.threshold' });
   }
   const packed = packEstimate(network, measurements, o);
+  if (call.residuals === false && o.badDataThreshold === null) packed.input[IN.RESIDUALS] = 0;
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', 'cancelled before it started');
   const started = performance.now();
