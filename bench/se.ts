@@ -9,7 +9,8 @@
 //   npm run bench:se -- --json
 //
 // estimate_ms: the median time inside the worker around the wasm estimate with bad data off and no normalized
-// Gauss–Newton iterations and the observability check); with_residuals_ms: the same with the normalized residuals
+// residuals (doSE's work: the Gauss–Newton iterations and the observability check); with_residuals_ms: the same
+// with the normalized residuals
 // (Ω's diagonal, one sparse solve per measurement) and the lnr test (cases up to RESIDUALS_UP_TO buses).
 // The worker keeps the last estimate's analysis (assembly/se/entry.ts): the runs after the first, which are timed,
 // are what a control centre's next estimate of the same meters costs.
