@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { MODES, startTestApp, json, waitForTaskStatus, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR, SHARED_DIR } from '../src/paths.js';
+import { gql, ok } from './graphql-helpers.js';
 
 type Headers = Record<string, string>;
 const REF_DIR = join(SHARED_DIR, 'reference', 'state-estimation');
@@ -144,6 +145,24 @@ for (const mode of MODES) {
       }
       const missing = await call('POST', '/api/v1/networks/net_nope/state-estimation', { measurements: m });
       assert.equal(missing.statusCode, 404, missing.body);
+    });
+
+    it('GraphQL runStateEstimation answers as REST', async () => {
+      const q = `mutation($id: ID!, $m: [StateMeasurementInput!]) { runStateEstimation(id: $id, measurements: $m) {
+        taskId status iterations J dof chiSquare { passed } badData { measurement kind normalizedResidual }
+        buses { id v theta } residuals { measurement normalizedResidual critical } observability { observable unobservableBuses } } }`;
+      const toGql = (ms: any[]) => ms.map((m) => ({ ...m, kind: m.kind.toUpperCase() }));
+      const d = ok(await gql(app, q, { id: net, m: toGql(refA.measurements) }, admin)).runStateEstimation;
+      assert.equal(d.status, 'CONVERGED');
+      assert.deepEqual(
+        d.badData.map((b: any) => b.measurement),
+        refA.bad_data_lnr.removed.map((b: any) => b.measurement),
+      );
+      assert.equal(d.badData[0].kind, 'Q_FROM');
+      assert.ok(Math.abs(d.J - refA.bad_data_lnr.final.J) <= 1e-8 * refA.bad_data_lnr.final.J);
+      const u = ok(await gql(app, q, { id: net, m: toGql(refB.measurements) }, admin)).runStateEstimation;
+      assert.equal(u.status, 'UNOBSERVABLE');
+      assert.deepEqual(u.observability.unobservableBuses, refB.observability.unobservable_buses);
     });
 
     it('a viewer may not run an estimate', async () => {
