@@ -165,6 +165,40 @@ for (const mode of MODES) {
       assert.deepEqual(u.observability.unobservableBuses, refB.observability.unobservable_buses);
     });
 
+    it('a study with base {state_estimation} solves N-1 from the estimated state', async () => {
+      const est = json(await se({ measurements: refA.measurements })).data;
+      const study = async (body: Record<string, unknown>) => {
+        const r = await call('POST', `/api/v1/networks/${net}/studies`, { ...body, base: { state_estimation: est.task_id } });
+        assert.equal(r.statusCode, 202, r.body);
+        const st = json(r).data;
+        assert.equal(await waitForTaskStatus(app, admin, st.task_id, 'completed'), 'completed');
+        return json(await call('GET', `/api/v1/studies/${st.study_id}/cases?page_size=50`)).data as any[];
+      };
+      // one scenario with no change is the base: the power flow of the substituted model returns the estimated voltages
+      const [same] = await study({ kind: 'scenarios', scenarios: { count: 1 }, monitor: { buses: 'all' } });
+      assert.equal(same.status, 'converged');
+      const buses = same.monitored.buses as { id: number; v: number }[];
+      assert.equal(buses.length, est.buses.length);
+      for (const b of est.buses) {
+        const m = buses.find((x) => x.id === b.id)!;
+        assert.ok(Math.abs(m.v - b.v) <= 1e-6, `bus ${b.id}: study ${m.v} vs estimate ${b.v}`);
+      }
+      // N-1 of every branch from that state
+      // N-1 of every branch from that state: a row per branch (one outage of the estimated case14 does not converge)
+      const n1 = await study({ kind: 'contingency', contingencies: 'n-1-branches' });
+      assert.equal(n1.length, 20);
+      assert.ok(n1.filter((c) => c.status === 'converged').length >= 18, JSON.stringify(n1.map((c) => c.status)));
+      // an unknown task is a 404, a task of another kind a 422
+      const unknown = await call('POST', `/api/v1/networks/${net}/studies`, {
+        kind: 'contingency',
+        base: { state_estimation: 'task_nope' },
+      });
+      assert.equal(unknown.statusCode, 404, unknown.body);
+      const pf = json(await call('POST', `/api/v1/networks/${net}/powerflow`, {})).data;
+      const wrong = await call('POST', `/api/v1/networks/${net}/studies`, { kind: 'contingency', base: { state_estimation: pf.task_id } });
+      assert.equal(wrong.statusCode, 422, wrong.body);
+    });
+
     it('a viewer may not run an estimate', async () => {
       const viewer = await tokenFor(app, 'viewer');
       const r = await se({ measurements: refA.measurements }, viewer);
