@@ -257,3 +257,4 @@ export function solve(): i32 {
   return status;
 }
 export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish, opfKeptAnalysisHits } from './opf/entry';
+export { seInputPtr, seOutputPtr, seOutputLength, seSolve, seGainStats, seKeptHits } from './se/entry';

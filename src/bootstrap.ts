@@ -14,6 +14,7 @@ import { createEmbeddedTransport } from './queue/embedded.js';
 import { createTaskLifecycle } from './queue/execute.js';
 import { runStudyTask } from './queue/study.js';
 import { runOpfTask } from './queue/opf.js';
+import { runStateEstimationTask } from './queue/stateEstimation.js';
 import { runPowerFlowTask } from './queue/powerflow.js';
 import { runSensitivitiesTask } from './queue/sensitivities.js';
 import { createListCache } from './cache/listCache.js';
@@ -90,7 +91,8 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     liveCredentials: createConnectionRegistry(security.redis, `${config.redisPrefix}:tokconn`),
     progress: new ProgressHub(core),
     metrics,
-    runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask, sensitivities: runSensitivitiesTask },
+    runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask, sensitivities: runSensitivitiesTask,
+      state_estimation: runStateEstimationTask },
   };
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
   return services;

@@ -4,6 +4,7 @@
 //   (CASE.raw / CASE.rawx: a PSS/E file, read by src/psse, for every command)
 //   gridops study CASE.m [options]   contingency analysis offline with the study engine (cliStudy.ts)
 //   gridops opf CASE.m [options]     optimal power flow of a MATPOWER case (src/opf/cli.ts)
+//   gridops se CASE.m --measurements FILE.json   state estimation (src/stateEstimation/cli.ts)
 //   gridops serve                    the same as `npm start` (the HTTP service)
 //
 // Exit codes: 0 converged (or help), 1 usage or input error, 2 diverged / infeasible / timeout / cancelled.
@@ -18,6 +19,7 @@ import type { NetworkModel } from './domain/networkModel.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 import { SENSITIVITY_USAGE, parseSensitivityArgs, runSensitivityCommand } from './sensitivities/cli.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
+import { SE_USAGE, parseSeArgs, readMeasurements, seSummary, type SeCommand } from './stateEstimation/cli.js';
 
 export const USAGE = `Usage:
   gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
@@ -25,6 +27,7 @@ export const USAGE = `Usage:
   gridops opf CASE.m [options]     optimal power flow (least-cost dispatch, LMPs) of a MATPOWER case
   gridops ptdf|lodf CASE.m [options]  PTDF or LODF of the DC model (gridops ptdf --help)
   CASE.raw or CASE.rawx: a PSS/E RAW (revisions 29-35) or RAWX file instead of a MATPOWER case
+  gridops se CASE.m --measurements FILE.json  state estimation (weighted least squares, bad-data removal)
   gridops serve                    start the HTTP service (the same as npm start)
   gridops --help | --version
 
@@ -40,7 +43,7 @@ Options of solve:
   --json                print only the power flow result object (JSON) on standard output
 
 Exit codes: 0 converged, 1 usage or input error, 2 diverged or timed out.
-${OPF_USAGE}`;
+${OPF_USAGE}${SE_USAGE}`;
 
 /** Raised for a bad command line: printed with the usage, exit code 1. */
 export class UsageError extends Error {
@@ -266,6 +269,30 @@ async function runOpf(cmd: OpfCommand): Promise<number> {
   return result.status === 'cancelled' ? EXIT.interrupted : EXIT.notConverged;
 }
 
+async function runSe(cmd: SeCommand): Promise<number> {
+  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const measurements = readMeasurements(cmd.measurementsFile, (m) => new InputError(m));
+  const { createSolverPool } = await import('./engine/pool.js');
+  const { solveStateEstimation } = await import('./stateEstimation/solve.js');
+  const pool = createSolverPool({ threads: 1 });
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once('SIGINT', onSigint);
+  let result;
+  try {
+    result = await solveStateEstimation(pool, network, measurements, {
+      badDataThreshold: cmd.threshold, signal: abort.signal,
+      ...(cmd.maxIterations ? { maxIterations: cmd.maxIterations } : {}), ...(cmd.timeoutMs ? { timeoutMs: cmd.timeoutMs } : {}),
+    });
+  } finally {
+    process.off('SIGINT', onSigint);
+    await pool.close();
+  }
+  await write(process.stdout, cmd.json ? `${JSON.stringify(result)}\n` : seSummary(network, result));
+  if (result.status === 'converged' || result.status === 'unobservable') return EXIT.ok;
+  return result.status === 'cancelled' ? EXIT.interrupted : EXIT.notConverged;
+}
+
 function packageVersion(): string {
   try {
     const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
@@ -318,6 +345,11 @@ export async function main(argv: string[]): Promise<number | undefined> {
         const cmd = parseOpfArgs(rest, (m) => new UsageError(m));
         if (cmd === 'help') { await write(process.stdout, USAGE); return EXIT.ok; }
         return await runOpf(cmd);
+      }
+      case 'se': {
+        const cmd = parseSeArgs(rest, (m) => new UsageError(m));
+        if (cmd === 'help') { await write(process.stdout, SE_USAGE); return EXIT.ok; }
+        return await runSe(cmd);
       }
       case 'ptdf': case 'lodf': {
         const cmd = parseSensitivityArgs(command, rest, (m) => new UsageError(m));

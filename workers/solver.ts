@@ -15,6 +15,7 @@
 //                mismatch, ...]} (from = index of the first pair in the solve).
 // Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
 // Named export `scopf` (pool.runScopf): a security-constrained DC-OPF's constraint generation (src/opf/securityWorker.ts).
+// Named export `stateEstimation` (pool.runStateEstimation): one state estimate (assembly/se/).
 // Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
@@ -39,6 +40,7 @@ import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
 import { runScopfTask, type ScopfTask } from '../src/opf/securityWorker.js';
 import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
+import { OUT as SE_OUT } from '../src/stateEstimation/abi.js';
 
 
 export interface SolverTask {
@@ -184,4 +186,29 @@ export function scopf(task: ScopfTask): unknown {
  *  holds the API's event loop. */
 export function layout(task: LayoutInput): unknown {
   return move(stressLayout(task));
+}
+
+export interface StateEstimationTask {
+  input: Float64Array;
+  /** [0] non-zero = stop, [1] set to 1 when the task starts, [2] the last Gauss–Newton iteration reported */
+  stop: Int32Array;
+}
+
+/** One state estimate (assembly/se/): the output buffer, SE_OUT_SOLVE_MS filled in (src/stateEstimation/solve.ts). */
+export function stateEstimation(task: StateEstimationTask): unknown {
+  const t0 = performance.now();
+  const flags = task.stop;
+  Atomics.store(flags, 1, 1);
+  const hook = engine.onProgress;
+  engine.onProgress = (iteration: number): number => {
+    if (iteration >= 0) Atomics.store(flags, 2, iteration); // −1: the residual analysis looking at the stop flag
+    return Atomics.load(flags, 0);
+  };
+  try {
+    const out = engine.solveStateEstimation(task.input);
+    out[SE_OUT.SOLVE_MS] = performance.now() - t0;
+    return move(out);
+  } finally {
+    engine.onProgress = hook;
+  }
 }

@@ -13,6 +13,7 @@ import { getModel, getNetworkState } from './networks.js';
 import { FINISHED, publicStatus, type TaskRow, } from './tasks.js';
 import { insertStudy, studyWithTask, type StudyWithTask } from '../db/stores/studies.js';
 import { getQuotas } from '../security/quotas.js';
+import { estimatedModel, estimateForStudy } from '../stateEstimation/studyBase.js';
 import { planStudy, studyCsvHeader, studyCsvLines, type StudyCaseRow, type StudyRequest } from '../studies/index.js';
 import {
   CASE_COLUMNS, CASE_FROM, CASE_STATUSES, VIOLATION_BITS, caseRow, chunkSize, shapeOf, studyCounts,
@@ -99,7 +100,10 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
   const net = await getNetworkState(s, caller, networkId);
   if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a study`, { network_id: networkId, status: net.status });
   if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a study`, { network_id: networkId, status: net.status });
-  const { summary, model } = await getModel(s, caller, networkId);
+  const { summary, model: stored } = await getModel(s, caller, networkId);
+  const model = request.base
+    ? estimatedModel(stored, await estimateForStudy(s.db, caller.tenantId, networkId, summary.version, request.base.state_estimation))
+    : stored;
   const plan = planStudy(model, request);
   const limit = (await getQuotas(s, caller.tenantId)).study_cases;
   if (plan.caseCount > limit) {

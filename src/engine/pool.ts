@@ -56,6 +56,9 @@ export interface SolverPool {
    *  internal branches in items, kind 2 PTDF columns of the internal buses in items; null when the reduced Bbus is
    *  singular. At most SENSITIVITY_CHUNK_VALUES values a call (src/sensitivities/compute.ts asks in chunks). */
   runSensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
+  /** One state estimate on a worker (src/stateEstimation/solve.ts): the output buffer. stop: [0] non-zero stops it
+   *  at its next iteration, [2] holds the last iteration reported. */
+  runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal): Promise<Float64Array>;
   /** A network drawing's bus positions on a worker (src/layout/stressLayout.ts): x, y per bus. */
   runLayout(task: LayoutInput): Promise<Float64Array>;
   /** The constraint generation of a security-constrained DC-OPF on a worker (src/opf/securityWorker.ts); the caller
@@ -321,6 +324,10 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const transferList = [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer];
       const options = { name: 'sensitivity', transferList, signal };
       return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options).catch(asCoreFailure('sensitivity matrix'));
+    },
+    runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal) {
+      if (closed) return Promise.reject(new Error('solver pool is closed'));
+      return (piscina as unknown as Piscina<unknown, Float64Array>).run({ input, stop }, { name: 'stateEstimation', transferList: [input.buffer as ArrayBuffer], signal });
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));

@@ -40,6 +40,11 @@ interface CoreExports {
   opfLpSolutionPtr(): number;
   opfLpFinish(status: number, iterations: number, objective: number): number;
   opfKeptAnalysisHits(): number;
+  seInputPtr(len: number): number;
+  seOutputPtr(): number;
+  seOutputLength(): number;
+  seSolve(): number;
+  seGainStats(k: number): number;
 }
 
 /** Raw result of runStudy (layouts: assembly/study/layout.ts). */
@@ -144,6 +149,15 @@ export class PowerFlowEngine {
   solveOpf(input: Float64Array): Float64Array {
     return this.exchange(input, (x) => x.opfInputPtr(input.length), (x) => x.opfSolve(), (x) => [x.opfOutputPtr(), x.opfOutputLength()]);
   }
+
+  /** One packed state-estimation input (src/stateEstimation/abi.ts); a fresh copy of the output buffer. Progress
+   *  (iteration, ‖Hᵀ W r‖∞) goes through onProgress, as a power flow's. */
+  solveStateEstimation(input: Float64Array): Float64Array {
+    return this.exchange(input, (x) => x.seInputPtr(input.length), (x) => x.seSolve(), (x) => [x.seOutputPtr(), x.seOutputLength()]);
+  }
+
+  /** The last estimate's gain matrix: n, nnz(G), nnz(L), nnz(U), pivoting fallbacks (bench:se). */
+  get seGainStats(): number[] { return [0, 1, 2, 3, 4].map((k) => this.x.seGainStats(k)); }
 
   /** The DC-OPF of a packed OPF input as a linear programme (assembly/opf/entry.ts opfLpBuild), or null
    *  when its costs are not linear (then solveOpf). The input stays in the core for finishOpfLp. */

@@ -10,6 +10,9 @@ import { sensitivityResolvers } from './resolvers/sensitivities.js';
 import { layoutTypeDefs } from './schemaLayout.js';
 import { layoutResolvers } from './resolvers/layout.js';
 import { opfResolvers } from './resolvers/opf.js';
+import { stateEstimationTypeDefs } from './schemaStateEstimation.js';
+import { dcLineTypeDefs } from './schemaDcLines.js';
+import { stateEstimationResolvers } from './resolvers/stateEstimation.js';
 import { scalars } from './scalars.js';
 import { networkResolvers } from './resolvers/networks.js';
 import { powerFlowResolvers } from './resolvers/powerflow.js';
@@ -25,10 +28,13 @@ type ResolverMap = Record<string, Record<string, FieldDef>>;
 
 const modules: ResolverMap[] = [
   networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers, opfResolvers, sensitivityResolvers, layoutResolvers,
+  stateEstimationResolvers,
 ] as unknown as ResolverMap[];
 
 export function buildGraphqlSchema(): GraphQLSchema {
-  const schema = buildSchema(typeDefs + studyTypeDefs + opfTypeDefs + islandTypeDefs + sensitivityTypeDefs + layoutTypeDefs);
+  const schema = buildSchema(
+    typeDefs + studyTypeDefs + opfTypeDefs + islandTypeDefs + sensitivityTypeDefs + layoutTypeDefs + stateEstimationTypeDefs + dcLineTypeDefs,
+  );
   for (const [name, impl] of Object.entries(scalars)) {
     const t = schema.getType(name);
     if (!isScalarType(t)) throw new Error(`scalar ${name} missing from the SDL`);

@@ -106,8 +106,6 @@ type Network {
   branches: [Branch!]!
   generators: [Generator!]!
   loads: [Load!]!
-  """(additive) MATPOWER DC lines (mpc.dcline; two-terminal HVDC of a PSS/E import)"""
-  dcLines: [DcLine!]!
   """The latest power flow run on this network (with this method when given), whatever its status."""
   powerFlow(method: PowerFlowMethod): PowerFlowResult
   agents: [Agent!]!
@@ -192,27 +190,6 @@ type Generator {
 }
 
 
-"""(additive) A MATPOWER DC line: MW, MVAr, p.u. (docs/network-model.md)"""
-type DcLine {
-  from: Int!
-  to: Int!
-  inService: Boolean!
-  pFrom: Float!
-  pTo: Float!
-  qFrom: Float!
-  qTo: Float!
-  vFrom: Float!
-  vTo: Float!
-  pmin: Float!
-  pmax: Float!
-  qminFrom: Float!
-  qmaxFrom: Float!
-  qminTo: Float!
-  qmaxTo: Float!
-  loss0: Float!
-  loss1: Float!
-}
-
 type Load {
   bus: Int!
   mw: Float!
@@ -251,8 +228,6 @@ input NetworkInput {
   branches: [BranchInput!]
   generators: [GeneratorInput!]
   loads: [LoadInput!]
-  """(additive)"""
-  dcLines: [DcLineInput!]
   tags: JSON
   """(additive) DRAFT or READY on create; also ARCHIVED on update."""
   status: NetworkStatus
@@ -300,26 +275,6 @@ input GeneratorInput {
   vg: Float
   inService: Boolean
   cost: GeneratorCostInput
-}
-
-input DcLineInput {
-  from: Int!
-  to: Int!
-  inService: Boolean
-  pFrom: Float!
-  pTo: Float
-  qFrom: Float
-  qTo: Float
-  vFrom: Float
-  vTo: Float
-  pmin: Float
-  pmax: Float
-  qminFrom: Float
-  qmaxFrom: Float
-  qminTo: Float
-  qmaxTo: Float
-  loss0: Float
-  loss1: Float
 }
 
 input LoadInput {

@@ -244,6 +244,9 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
     } else if (t.kind === 'opf') {
       const objective = (t.result as { objective?: number } | null)?.objective ?? null;
       news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'opf.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, objective, ...(t.error ? { error: t.error } : {}) } });
+    } else if (t.kind === 'state_estimation') {
+      const r = t.result as { status?: string; J?: number | null; bad_data?: unknown[] } | null;
+      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'state_estimation.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, result_status: r?.status ?? null, J: r?.J ?? null, bad_data: r?.bad_data?.length ?? null, ...(t.error ? { error: t.error } : {}) } });
     } else if (t.kind === 'sensitivities') {
       const entries = (t.result as { entries?: number } | null)?.entries ?? null;
       news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'sensitivities.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, entries, ...(t.error ? { error: t.error } : {}) } });

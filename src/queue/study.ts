@@ -20,6 +20,7 @@ import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../s
 import { announceFinished, cachedModel, trackLocal } from './execute.js';
 import { AppError } from '../lib/errors.js';
 import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
+import { estimatedModel, estimateForStudy } from '../stateEstimation/studyBase.js';
 import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
 
 // The plan of a study, per process: immutable (network version + request), so cached.
@@ -32,7 +33,14 @@ function studyContext(s: Services, st: StudyRow): Promise<{ model: NetworkModel;
     contexts.set(st.id, c);
     return c;
   }
-  c = cachedModel(s, st.network_id, st.network_version).then((model) => ({ model, plan: planStudy(model, st.request) }));
+  c = cachedModel(s, st.network_id, st.network_version).then(async (stored) => {
+    // base: {state_estimation}: the estimated state replaces the version's loads and generation (studyBase.ts)
+    const base = st.request.base;
+    const model = base
+      ? estimatedModel(stored, await estimateForStudy(s.db, st.tenant_id, st.network_id, st.network_version, base.state_estimation))
+      : stored;
+    return { model, plan: planStudy(model, st.request) };
+  });
   c.catch(() => contexts.delete(st.id));
   contexts.set(st.id, c);
   if (contexts.size > CONTEXTS) contexts.delete(contexts.keys().next().value!);

@@ -48,7 +48,7 @@ function asProgress(m: Wire | null): LiveEvent | undefined {
     seq: null,
     tenant_id: m.tenant_id,
     topic: 'powerflow',
-    kind: m.kind === 'opf' ? 'opf.progress' : 'powerflow.progress',
+    kind: m.kind === 'opf' ? 'opf.progress' : m.kind === 'state_estimation' ? 'state_estimation.progress' : 'powerflow.progress',
     payload: { task_id: m.task_id, network_id: m.network_id ?? null, iteration: m.iteration, max_iterations: m.max_iterations, mismatch: m.mismatch, ...(m.opf ? { opf: m.opf } : {}) },
     network_id: idOrNull(m.network_id),
     agent_id: null,

@@ -100,3 +100,9 @@ export function literals<T extends string>(list: readonly T[]): TUnion<TLiteral<
 export function graphqlEnum(name: string, list: readonly string[]): string {
   return `enum ${name} { ${list.map((x) => x.toUpperCase()).join(' ')} }`;
 }
+
+/** State estimation (CONTRACT "State estimation"): what an inline measurement reads, what a stored `measures`
+ *  entry names, and how an estimate ends. */
+export const SE_MEASUREMENT_KINDS = ['p_from', 'p_to', 'q_from', 'q_to', 'p_gen', 'q_gen', 'v_mag', 'v_angle', 'p_inj', 'q_inj'] as const;
+export const SE_QUANTITIES = ['p', 'q', 'v_mag', 'v_angle', 'p_inj', 'q_inj'] as const;
+export const SE_STATUSES = ['converged', 'diverged', 'unobservable', 'timeout', 'cancelled'] as const;

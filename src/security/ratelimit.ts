@@ -378,7 +378,7 @@ export function classifyRoute(method: string, url: string | undefined, isPublic:
   const u = url ?? '';
   const endpoint = ENDPOINTS[`${method} ${u}`];
   if (u.startsWith('/api/v1/auth/')) return { ipClass: 'auth' };
-  if (/\/(powerflow|opf|sensitivities)$/.test(u) || (method === 'POST' && u === '/api/v1/networks/:id/studies')) return { ipClass: 'compute', endpoint };
+  if (/\/(powerflow|opf|sensitivities|state-estimation)$/.test(u) || (method === 'POST' && u === '/api/v1/networks/:id/studies')) return { ipClass: 'compute', endpoint };
   if (method === 'POST' && u === '/api/v1/timeseries/batch') return { ipClass: 'timeseries_write', endpoint };
   if (u === '/api/v1/events/stream') return { ipClass: 'sse_connect' };
   if (u === '/ws' || u === '/graphql' && method === 'GET') return { ipClass: isPublic ? 'ws_connect' : 'authenticated' };

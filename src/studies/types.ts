@@ -90,6 +90,8 @@ export const StudyRequestSchema = Type.Object({
   islanding: Type.Optional(literals(STUDY_ISLANDING)),
   /** kind scenarios: each scenario starts like a power flow (default), or from the scenario before it (previous) */
   warm_start: Type.Optional(literals(STUDY_WARM_STARTS)),
+  /** solve from a state estimate (CONTRACT "State estimation"): src/stateEstimation/studyBase.ts */
+  base: Type.Optional(Type.Object({ state_estimation: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false })),
 }, { additionalProperties: false });
 
 export type StudyRequest = Static<typeof StudyRequestSchema>;

@@ -14,6 +14,8 @@ import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
 import { OpfResultOut } from '../../../../schemas/opfResult.js';
+import { StateEstimationIn, StateEstimationResultOut } from '../../../../schemas/stateEstimation.js';
+import { runStateEstimation } from '../../../../domain/stateEstimation.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import {
   runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
@@ -284,6 +286,23 @@ export default async function networkRoutes(fastify: FastifyInstance) {
         details: { apply: true, task_id: a.task_id, network_version_before: a.from_version, network_version_after: a.to_version },
       };
     }
+    if (answer.kind === 'queued') {
+      const t = answer.task;
+      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+    }
+    return reply.ok(answer.result);
+  });
+
+  app.post('/:id/state-estimation', {
+    config: { permission: 'compute' },
+    schema: {
+      summary: 'Estimate the network\'s state from its measurements (weighted least squares as MATPOWER Extras\' doSE, largest-normalized-residual bad-data removal); stored readings at "at", or inline "measurements"; "async": true queues a task', tags,
+      params: Params, body: Type.Optional(StateEstimationIn),
+      response: { 200: envelope(StateEstimationResultOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
+    },
+    serializerCompiler: plainJson,
+  }, async (req, reply) => {
+    const answer = await runStateEstimation(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
       const t = answer.task;
       return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
