@@ -16,6 +16,7 @@ import { parsePsse } from './psse/reader.js';
 import { PsseParseError } from './psse/scanner.js';
 import { ISLANDING_RULES, POWERFLOW_METHODS, PowerFlowInputError, type IslandingRule, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
 import type { NetworkModel } from './domain/networkModel.js';
+import type { SolverPool } from './engine/pool.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 import { SENSITIVITY_USAGE, parseSensitivityArgs, runSensitivityCommand } from './sensitivities/cli.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
@@ -226,20 +227,24 @@ class InputError extends Error {
   override name = 'InputError';
 }
 
-export async function runSolve(cmd: SolveCommand): Promise<number> {
-  const network = readCase(cmd.file);
+/** One solver thread for one command: Ctrl-C cancels the calculation, and the thread is closed either way. */
+async function withSolverThread<T>(run: (pool: SolverPool, signal: AbortSignal) => Promise<T>): Promise<T> {
   const { createSolverPool } = await import('./engine/pool.js');
   const pool = createSolverPool({ threads: 1 });
   const abort = new AbortController();
   const onSigint = () => abort.abort();
   process.once('SIGINT', onSigint);
-  let outcome: SolveOutcome;
   try {
-    outcome = await pool.solve(network, cmd.options, { signal: abort.signal });
+    return await run(pool, abort.signal);
   } finally {
     process.off('SIGINT', onSigint);
     await pool.close();
   }
+}
+
+export async function runSolve(cmd: SolveCommand): Promise<number> {
+  const network = readCase(cmd.file);
+  const outcome: SolveOutcome = await withSolverThread((pool, signal) => pool.solve(network, cmd.options, { signal }));
   if (cmd.json) await write(process.stdout, `${JSON.stringify(resultObject(outcome))}\n`);
   else await write(process.stdout, summary(network, outcome));
   if (outcome.status === 'converged') return EXIT.ok;
@@ -249,45 +254,29 @@ export async function runSolve(cmd: SolveCommand): Promise<number> {
 
 async function runOpf(cmd: OpfCommand): Promise<number> {
   const network = readCase(cmd.file);
-  const { createSolverPool } = await import('./engine/pool.js');
   const { solveOpf } = await import('./opf/solve.js');
-  const pool = createSolverPool({ threads: 1 });
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once('SIGINT', onSigint);
-  let result;
-  try {
-    result = cmd.options.security
-      ? await (await import('./opf/security.js')).solveSecurityConstrainedDcOpf(pool, network, cmd.options.security, { ...cmd.options, signal: abort.signal })
-      : await solveOpf(pool, network, { ...cmd.options, signal: abort.signal });
-  } finally {
-    process.off('SIGINT', onSigint);
-    await pool.close();
-  }
+  const { solveSecurityConstrainedDcOpf } = await import('./opf/security.js');
+  const security = cmd.options.security;
+  const result = await withSolverThread((pool, signal) =>
+    security
+      ? solveSecurityConstrainedDcOpf(pool, network, security, { ...cmd.options, signal })
+      : solveOpf(pool, network, { ...cmd.options, signal }),
+  );
   await write(process.stdout, cmd.json ? `${JSON.stringify(opfResultObject(result))}\n` : opfSummary(network, result));
   if (result.status === 'converged') return EXIT.ok;
   return result.status === 'cancelled' ? EXIT.interrupted : EXIT.notConverged;
 }
 
 async function runSe(cmd: SeCommand): Promise<number> {
-  const network = parseMatpower(readCaseText(cmd.file), cmd.file === '-' ? 'stdin' : cmd.file);
+  const network = readCase(cmd.file);
   const measurements = readMeasurements(cmd.measurementsFile, (m) => new InputError(m));
-  const { createSolverPool } = await import('./engine/pool.js');
   const { solveStateEstimation } = await import('./stateEstimation/solve.js');
-  const pool = createSolverPool({ threads: 1 });
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once('SIGINT', onSigint);
-  let result;
-  try {
-    result = await solveStateEstimation(pool, network, measurements, {
-      badDataThreshold: cmd.threshold, signal: abort.signal,
+  const result = await withSolverThread((pool, signal) =>
+    solveStateEstimation(pool, network, measurements, {
+      badDataThreshold: cmd.threshold, signal,
       ...(cmd.maxIterations ? { maxIterations: cmd.maxIterations } : {}), ...(cmd.timeoutMs ? { timeoutMs: cmd.timeoutMs } : {}),
-    });
-  } finally {
-    process.off('SIGINT', onSigint);
-    await pool.close();
-  }
+    }),
+  );
   await write(process.stdout, cmd.json ? `${JSON.stringify(result)}\n` : seSummary(network, result));
   if (result.status === 'converged' || result.status === 'unobservable') return EXIT.ok;
   return result.status === 'cancelled' ? EXIT.interrupted : EXIT.notConverged;

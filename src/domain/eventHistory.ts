@@ -11,6 +11,7 @@ import { EVENT_TOPICS, eventFromRow, type EventTopic, type StoredEvent } from '.
 import { Where } from '../db/where.js';
 import type { Static } from '@sinclair/typebox';
 import type { EventListQuery as EventListQuerySchema } from '../schemas/events.js';
+import { envNumber } from '../lib/env.js';
 
 export { SEVERITIES, type Severity as SeverityName };
 
@@ -100,13 +101,7 @@ export interface RetentionSettings {
 }
 
 export function retentionSettings(env: NodeJS.ProcessEnv = process.env): RetentionSettings {
-  const num = (name: string, dflt: number) => {
-    const v = env[name];
-    if (v === undefined || v === '') return dflt;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
-    return n;
-  };
+  const num = (name: string, dflt: number) => envNumber(env, name, dflt);
   return { retentionHours: Math.max(MIN_RETENTION_HOURS, num('EVENT_RETENTION_HOURS', 7 * 24)), intervalSeconds: num('EVENT_PURGE_INTERVAL_SECONDS', 3600) };
 }
 

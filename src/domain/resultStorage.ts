@@ -11,6 +11,7 @@ import type { Services } from '../services.js';
 import type { Database, Queryable } from '../db/database.js';
 import { AppError } from '../lib/errors.js';
 import { getQuotas } from '../security/quotas.js';
+import { envNumber } from '../lib/env.js';
 
 export const MB = 1 << 20;
 const FINISHED_SQL = `('completed', 'failed', 'cancelled')`;
@@ -88,13 +89,7 @@ export interface ResultRetentionSettings {
 }
 
 export function resultRetentionSettings(env: NodeJS.ProcessEnv = process.env): ResultRetentionSettings {
-  const num = (name: string, dflt: number) => {
-    const v = env[name];
-    if (v === undefined || v === '') return dflt;
-    const n = Number(v);
-    if (!Number.isFinite(n) || n < 0) throw new Error(`${name} must be a non-negative number, got "${v}"`);
-    return n;
-  };
+  const num = (name: string, dflt: number) => envNumber(env, name, dflt);
   return { retentionDays: num('RESULT_RETENTION_DAYS', 30), intervalSeconds: num('RESULT_PURGE_INTERVAL_SECONDS', 3600) };
 }
 

@@ -27,10 +27,14 @@ export async function runSensitivityMatrix(
   s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
 ): Promise<Stored & { matrix: SensitivityMatrix }> {
   requirePermission(caller, 'compute');
-  if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no solver threads (ROLE=api): sensitivities are computed by an API process with ROLE=all', { dependency: 'solver' });
   const { summary, model } = await getModel(s, caller, networkId);
   try {
     const only = { kind: req.kind, branches: req.branches, buses: req.buses, outages: req.outages };
+    if (!s.solver) {
+      sensitivityPlan(model, only, limits); // a bad request is the same 4xx on every process
+      throw new AppError('SERVICE_UNAVAILABLE', 'this process has no solver threads (ROLE=api): ask asynchronously ("async": true, '
+        + 'computed by the workers) or send synchronous matrices to an API process with ROLE=all', { dependency: 'solver' });
+    }
     const matrix = await sensitivityMatrix(s.solver, model, only, limits);
     return { network_id: summary.id, network_version: summary.version, matrix };
   } catch (e) {

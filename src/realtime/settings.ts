@@ -2,6 +2,8 @@
 // environment. Timers are configurable so tests can shorten them; the defaults
 // are the values of SPEC 6.1 and 8.3. docs/sse.md, docs/websocket.md, docs/versioning.md.
 
+import { envNumber } from '../lib/env.js';
+
 export interface RealtimeConfig {
   /** `:keepalive` comment interval (SPEC 6.1 rule 1: 15 s). SSE_KEEPALIVE_MS. */
   sseKeepaliveMs: number;
@@ -72,13 +74,7 @@ export interface VersioningConfig {
   docBase: string;
 }
 
-function num(env: NodeJS.ProcessEnv, name: string, dflt: number, min = 0): number {
-  const v = env[name];
-  if (v === undefined || v === '') return dflt;
-  const n = Number(v);
-  if (!Number.isFinite(n) || n < min) throw new Error(`${name} must be a number >= ${min}, got "${v}"`);
-  return n;
-}
+const num = envNumber;
 
 export function loadRealtimeConfig(env: NodeJS.ProcessEnv = process.env): RealtimeConfig {
   return {
