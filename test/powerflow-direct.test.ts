@@ -87,10 +87,11 @@ for (const mode of MODES) {
         if (mode === 'embedded') assert.ok(!kinds.includes('task.queued'), `solved at once, not queued: ${kinds}`);
         await waitUntil('the events published', async () => ['task.completed', 'powerflow.finished'].every((k) => seen.some((e) => e.kind === k && e.payload.task_id === id)), 10_000);
 
-        // Listed too, and a cancel of the finished task is a conflict, as for any finished task.
+        // Listed too, and DELETE of the finished task deletes it with its result, as for any finished task.
         const list = json(await call('GET', `/api/v1/tasks?network_id=${small}`)).data as { task_id: string }[];
         assert.ok(list.some((t) => t.task_id === id));
-        assert.equal((await call('DELETE', `/api/v1/tasks/${id}`)).statusCode, 409);
+        assert.equal((await call('DELETE', `/api/v1/tasks/${id}`)).statusCode, 200);
+        assert.equal((await call('GET', `/api/v1/tasks/${id}`)).statusCode, 404);
       } finally {
         off();
       }
