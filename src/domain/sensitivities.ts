@@ -17,6 +17,7 @@ import { SolverCoreError } from '../engine/coreFailure.js';
 import { readSensitivityRows } from '../db/stores/sensitivityRows.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { checkStorageQuota } from './resultStorage.js';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 
 type Stored = { network_id: string; network_version: number };
 
@@ -67,6 +68,26 @@ export function sensitivityAnswer(r: Stored & { matrix: SensitivityMatrix }): Se
 function rowValues(m: SensitivityMatrix, r: number, buf: Float64Array): (number | null)[] {
   m.fillRow(r, buf);
   return Array.from(buf, (x) => (Number.isNaN(x) ? null : x));
+}
+
+/** About this many characters of text are converted between two turns of the event loop. */
+const SLICE_CHARS = 64 * 1024;
+
+/**
+ * Text pieces joined into slices of about SLICE_CHARS, with a turn of the event loop (setImmediate) after each.
+ * Readable.from of a synchronous generator is pulled through process.nextTick while the socket accepts the data,
+ * so a fast client let 2 × 10 M numbers be converted without /health being read (the heavy drill, issue 35).
+ */
+export async function* inSlices(pieces: Iterable<string> | AsyncIterable<string>): AsyncGenerator<string> {
+  let slice = '';
+  for await (const p of pieces) {
+    slice += p;
+    if (slice.length < SLICE_CHARS) continue;
+    yield slice;
+    slice = '';
+    await nextTurn();
+  }
+  if (slice) yield slice;
 }
 
 /**
@@ -145,21 +166,21 @@ export function sensitivityTaskExport(s: Services, t: TaskRow, format: 'csv' | '
   if (format === 'csv') {
     return {
       contentType: 'text/csv; charset=utf-8', filename: `${h.kind}-${t.id}.csv`,
-      stream: (async function* () {
+      stream: inSlices((async function* () {
         yield csvHeader(h.kind, h.columns);
         let i = 0;
         for await (const v of rows) yield csvLine(h.rows[i++]!, v);
-      })(),
+      })()),
     };
   }
   const head = { network_id: h.network_id, network_version: h.network_version, kind: h.kind, rows: h.rows, columns: h.columns, bridges: h.bridges };
   return {
     contentType: 'application/json; charset=utf-8', filename: `${h.kind}-${t.id}.json`,
-    stream: (async function* () {
+    stream: inSlices((async function* () {
       yield `{"data":${JSON.stringify(head).slice(0, -1)},"values":[`;
       let i = 0;
       for await (const v of rows) yield `${i++ ? ',' : ''}${JSON.stringify(v)}`;
       yield `]},"request_id":${JSON.stringify(requestId)},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
-    })(),
+    })()),
   };
 }

@@ -18,7 +18,7 @@ import { StateEstimationIn, StateEstimationResultOut } from '../../../../schemas
 import { runStateEstimation } from '../../../../domain/stateEstimation.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import {
-  runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
+  inSlices, runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
 } from '../../../../domain/sensitivities.js';
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
@@ -327,12 +327,12 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     if (req.query.format === 'csv') {
       // a stream: Fastify pipes it, no serializer
       const file = `attachment; filename="${m.kind}-${r.network_id}.csv"`;
-      const csv = Readable.from(sensitivityCsv(m)) as unknown as never;
+      const csv = Readable.from(inSlices(sensitivityCsv(m))) as unknown as never;
       return reply.type('text/csv; charset=utf-8').header('content-disposition', file).send(csv);
     }
-    // A large matrix is written row by row (the same envelope), not serialized in one turn of the loop.
+    // A large matrix is written row by row (the same envelope), in slices with a turn of the loop between them.
     if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
-      return reply.type('application/json; charset=utf-8').send(Readable.from(sensitivityJson(r, req.id)) as unknown as never);
+      return reply.type('application/json; charset=utf-8').send(Readable.from(inSlices(sensitivityJson(r, req.id))) as unknown as never);
     }
     return reply.ok(sensitivityAnswer(r));
   });
