@@ -3,6 +3,7 @@
 import { useState } from '/console/vendor/preact-htm.js';
 import { api } from '/console/api.js';
 import { followTask } from '/console/follow.js';
+import { orderCases } from '/console/components/study-cases.js';
 
 /** settings: { method, tolerance, maxIterations, islanding, contingencies, limit, opfMethod, secure } from
  *  RunControls; for 'ptdf', { branch } (an index). progress is undefined when nothing runs. */
@@ -32,7 +33,8 @@ export function useNetworkRuns(id, drawing, setError) {
     const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
     if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
     const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
-    const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
+    // the first case of the table drawn: new or worsened violations before the base case's own
+    const worst = orderCases(cases.data).find((c) => c.status === 'converged' && c.contingency?.branches?.length);
     setStudy({ id: q.data.study_id, summary: st, cases: cases.data, shown: worst?.case_id ?? null });
     if (worst) { drawing.current?.drawCase(worst); setDrawn('study'); }
   };
