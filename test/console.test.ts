@@ -340,6 +340,38 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.match(await page.textContent('#legend') ?? '', /de-energized/);
       await shot('islands');
     });
+    it('estimates the state from inline measurements with a gross error, lists it as bad data and colours the drawing', async () => {
+      // MATPOWER Extras' case14 measurement set (shared/reference/state-estimation) with 100 MW added to the first
+      // reading (p_from of branch 0): the largest normalized residual removes it first
+      const h = { authorization: `Bearer ${await apiToken(base)}` };
+      const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`,
+        { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, 'case14.m'), 'utf8') });
+      const case14 = ((await imp.json()) as { data: { id: string } }).data.id;
+      const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'state-estimation', 'a_case14_test_se_14bus.json'), 'utf8')) as
+        { measurements: { kind: string, element: number, value: number, sigma: number }[] };
+      const measurements = ref.measurements.map((m, i) => (i === 0 ? { ...m, value: m.value + 100 } : m));
+      await page.goto(`${base}/console/#/network/${case14}`);
+      await page.waitForSelector('#drawing[data-nodes="14"]');
+      await page.click('#se-controls summary');
+      await page.fill('#se-measurements', JSON.stringify({ measurements }));
+      await page.click('#run-se');
+      await page.waitForSelector('#se-bad-data tbody tr');
+      const bad = await page.$$eval('#se-bad-data tbody tr',
+        (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      assert.deepEqual(bad[0]!.slice(0, 3), ['0', 'p_from', '0'], 'the gross error removed first');
+      assert.ok(Number(bad[0]![4]) > 3, 'its normalized residual above the threshold');
+      assert.equal(await page.getAttribute('#se-summary', 'data-status'), 'converged');
+      assert.match(await page.textContent('#se-summary') ?? '', /J \d+\.\d\d ≤ χ²\(0\.99, \d+\) = \d+\.\d\d \(passed\),\s+dof \d+/);
+      assert.match(await page.textContent('#se-observability') ?? '', /^observable$/);
+      await page.waitForSelector('#drawing[data-colored="true"]');
+      assert.equal(await page.getAttribute('#legend', 'data-drawn'), 'estimate');
+      await shot('state-estimate');
+      // an unparsable paste is refused in the page, as a sentence
+      await page.fill('#se-measurements', '[{');
+      await page.click('#run-se');
+      await page.waitForSelector('[role=alert]:has-text("not JSON")');
+    });
+
   });
 }
 

@@ -18,7 +18,8 @@ export function DrawingLegend({ drawn, priceBins, categories }) {
     <span style=${`--c:${DEENERGIZED_COLOR}`}>de-energized</span>
     ${drawn === 'study' ? html`<strong>Case shown:</strong> ${swatches(CASE_COLORS)}<span style=${`--c:${OUTAGE_COLOR}`}>outaged</span>`
       : html`<strong>Branches:</strong> ${swatches(LOADING_COLORS)}`}
-    ${drawn === 'powerflow' ? html`<em class="muted">width: active power flow, arrow: its direction</em>` : null}
+    ${drawn === 'estimate' ? html`<em class="muted">the state estimate's voltages and the flows they give</em>` : null}
+    ${drawn === 'powerflow' || drawn === 'estimate' ? html`<em class="muted">width: active power flow, arrow: its direction</em>` : null}
   </div>`;
 }
 

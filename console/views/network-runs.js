@@ -1,7 +1,7 @@
 // The calculations of the network view and their latest answers: power flow (async, followed live), N-1
-// study, OPF (plain or N-1 secure), a branch's PTDF. Each answer is also drawn (graph.js NetworkDrawing).
+// study, OPF (plain or N-1 secure), a branch's PTDF, a state estimate. Each answer is also drawn (graph.js NetworkDrawing).
 import { useState } from '/console/vendor/preact-htm.js';
-import { api } from '/console/api.js';
+import { api, ApiError } from '/console/api.js';
 import { followTask } from '/console/follow.js';
 import { orderCases } from '/console/components/study-cases.js';
 
@@ -12,8 +12,9 @@ export function useNetworkRuns(id, drawing, setError) {
   const [study, setStudy] = useState(null);
   const [opf, setOpf] = useState(null);
   const [ptdf, setPtdf] = useState(null);
+  const [se, setSe] = useState(null);
   const [progress, setProgress] = useState(undefined);
-  // what the drawing shows now (its legend follows): powerflow, study, ptdf or opf
+  // what the drawing shows now (its legend follows): powerflow, study, ptdf, opf, category or estimate
   const [drawn, setDrawn] = useState(null);
   // calculations ended in this view (the dashboard reloads on each)
   const [ended, setEnded] = useState(0);
@@ -63,7 +64,26 @@ export function useNetworkRuns(id, drawing, setError) {
     setStudy((st) => (st ? { ...st, shown: row.case_id } : st));
     setDrawn('study');
   };
-  const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow };
+  // a state estimate from the network's stored measurements, or inline ones pasted as JSON (a list or {measurements})
+  const stateEstimation = async ({ text }) => {
+    let body = {};
+    if (text.trim()) {
+      let parsed;
+      try { parsed = JSON.parse(text); } catch (e) {
+        throw new ApiError(400, { error: { code: 'INVALID_FIELD', message: `the measurements are not JSON (${e.message})` } });
+      }
+      body = { measurements: Array.isArray(parsed) ? parsed : parsed?.measurements };
+    }
+    const r = (await api('POST', `/api/v1/networks/${id}/state-estimation`, body)).data;
+    setSe(r);
+    if (r.status !== 'converged') return;
+    // drawn as after a power flow: the estimated voltages, and the flows they give, by branch index
+    const branches = [];
+    for (const b of r.branches ?? []) branches[b.index] = b;
+    drawing.current?.color({ buses: r.buses, branches: Array.from(branches, (b) => b ?? {}) });
+    setDrawn('estimate');
+  };
+  const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow, se: stateEstimation };
 
   const run = async (what, settings) => {
     setError(null); setProgress(0);
@@ -75,5 +95,5 @@ export function useNetworkRuns(id, drawing, setError) {
     setCategories({ attribute, entries: drawing.current?.colorBy(attribute) ?? [] });
     setDrawn('category');
   };
-  return { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy };
+  return { result, study, opf, ptdf, se, progress, run, showCase, drawn, ended, categories, colorBy };
 }
