@@ -352,6 +352,7 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const measurements = ref.measurements.map((m, i) => (i === 0 ? { ...m, value: m.value + 100 } : m));
       await page.goto(`${base}/console/#/network/${case14}`);
       await page.waitForSelector('#drawing[data-nodes="14"]');
+      assert.equal(await page.$('#powerflow-summary'), null, 'no result of another network carried over');
       await page.click('#se-controls summary');
       await page.fill('#se-measurements', JSON.stringify({ measurements }));
       await page.click('#run-se');
