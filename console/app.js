@@ -19,7 +19,7 @@ function App() {
   if (!signedIn || !session.token) return html`<${SignIn} onIn=${() => { setSignedIn(true); location.hash = '#/networks'; }} />`;
   const c = session.claims ?? {};
   const View = VIEWS.find(([k]) => k === route[0])?.[2] ?? Networks;
-  const view = route[0] === 'network' ? html`<${NetworkView} id=${route[1]} />` : html`<${View} />`;
+  const view = route[0] === 'network' ? html`<${NetworkView} key=${route[1]} id=${route[1]} />` : html`<${View} />`;
   return html`<header><h1>gridops</h1><nav aria-label="views">${VIEWS.map(([k, label]) => html`<a href=${`#/${k}`} aria-current=${route[0] === k || (k === 'networks' && route[0] === 'network') ? 'page' : undefined}>${label}</a>`)}</nav>
     <span class="who" id="who">${c.sub} · tenant ${c.tenant} · ${c.role}</span>
     <button class="secondary" onClick=${() => { session.token = null; setSignedIn(false); }}>Sign out</button></header>

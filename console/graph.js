@@ -28,6 +28,12 @@ function ptdfColor(v) {
 export const LMP_COLORS = ['#1e3a8a', '#3b82f6', '#a3e635', '#f59e0b', '#b91c1c'];
 /** The outaged branch of a study case drawn on the network. */
 export const OUTAGE_COLOR = '#db2777';
+/** A study case's violations against the base case (CONTRACT): new or worsened ones strong, the base case's own muted. */
+export const CASE_COLORS = [
+  { label: 'new / worsened overload', color: '#dc2626' }, { label: 'new / worsened low v', color: '#2563eb' },
+  { label: 'new / worsened high v', color: '#ea580c' }, { label: 'pre-existing overload', color: '#e8b4b4' },
+  { label: 'pre-existing voltage', color: '#c7cbe0' },
+];
 
 /** Categories (areas, zones, voltage levels): twelve distinguishable colours, then grey for the rest. */
 export const CATEGORY_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39'];
@@ -316,8 +322,9 @@ export class NetworkDrawing {
     this.container.dataset.flowArrows = '0';
   }
 
-  /** One N-1 study case (a row of GET /studies/{id}/cases): its outaged branches marked, the branches it
-   *  overloads red, the buses it left de-energized grey, the buses outside their voltage limits coloured. */
+  /** One N-1 study case (a row of GET /studies/{id}/cases): its outaged branches marked, the buses it left
+   *  de-energized grey, its violations coloured by kind: new or worsened ones strong (overloads red and thick,
+   *  voltages blue or orange), the base case's own (pre_existing) muted (CASE_COLORS). */
   drawCase(row) {
     this.reset();
     const dark = new Set(row.islanded?.buses ?? []);
@@ -326,15 +333,20 @@ export class NetworkDrawing {
       const key = `b${i}`;
       if (this.graph.hasEdge(key) && (dark.has(br.from) || dark.has(br.to))) this.graph.setEdgeAttribute(key, 'color', DEENERGIZED_COLOR);
     });
-    let overloaded = 0;
-    for (const v of row.violations ?? []) {
+    // the base case's own violations first, muted, so a new or worsened one on the same element draws over them
+    let overloaded = 0, fresh = 0, old = 0;
+    const violations = row.violations ?? [];
+    for (const v of [...violations.filter((x) => x.kind === 'pre_existing'), ...violations.filter((x) => x.kind !== 'pre_existing')]) {
+      const isNew = v.kind !== 'pre_existing';
       if (v.type === 'branch_overload' && this.graph.hasEdge(`b${v.element}`)) {
-        this.graph.setEdgeAttribute(`b${v.element}`, 'color', LOADING_COLORS[2].color);
-        this.graph.setEdgeAttribute(`b${v.element}`, 'size', 3);
+        this.graph.setEdgeAttribute(`b${v.element}`, 'color', isNew ? CASE_COLORS[0].color : CASE_COLORS[3].color);
+        this.graph.setEdgeAttribute(`b${v.element}`, 'size', isNew ? 3 : 1.5);
         overloaded++;
       } else if ((v.type === 'low_voltage' || v.type === 'high_voltage') && this.graph.hasNode(String(v.element))) {
-        this.graph.setNodeAttribute(String(v.element), 'color', v.type === 'low_voltage' ? VOLTAGE_COLORS[0].color : VOLTAGE_COLORS[2].color);
-      }
+        const c = !isNew ? CASE_COLORS[4].color : v.type === 'low_voltage' ? CASE_COLORS[1].color : CASE_COLORS[2].color;
+        this.graph.setNodeAttribute(String(v.element), 'color', c);
+      } else continue;
+      if (isNew) fresh++; else old++;
     }
     const outaged = row.contingency?.branches ?? [];
     for (const l of outaged) {
@@ -343,7 +355,9 @@ export class NetworkDrawing {
       this.graph.setEdgeAttribute(key, 'color', OUTAGE_COLOR);
       this.graph.setEdgeAttribute(key, 'size', 5);
     }
-    Object.assign(this.container.dataset, { case: row.case_id, caseOutaged: outaged.join(','), caseOverloaded: String(overloaded), caseDeenergized: String(dark.size) });
+    Object.assign(this.container.dataset, {
+      case: row.case_id, caseOutaged: outaged.join(','), caseOverloaded: String(overloaded), caseDeenergized: String(dark.size),
+      caseNew: String(fresh), casePreExisting: String(old) });
   }
 
   /** Buses coloured by their LMP (an OPF's lmp_p, currency/MWh) in five bins from the lowest to the highest;

@@ -17,7 +17,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 
 // the page's globals, in the functions page.evaluate runs in the browser
-declare const document: any, graphology: any, Sigma: any;
+declare const document: any, graphology: any, Sigma: any, getComputedStyle: any;
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(ROOT, 'test-artifacts', 'console');
@@ -124,7 +124,22 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(rows.length, 41, 'every branch out once');
       const loadings = rows.filter((r) => r[1] === 'converged').map((r) => Number(r[2]));
       assert.ok(loadings.length > 30 && loadings.every((x) => x > 0));
-      assert.deepEqual(loadings, [...loadings].sort((a, b) => b - a), 'ranked by loading, worst first');
+      // case30's base case overloads branch 9: cases with new or worsened violations first, then those with only that
+      // pre-existing one (greyed, class case-pre-existing), then the rest; each group ranked by loading, worst first
+      const groups = await page.$$eval('#study-cases tbody tr',
+        (trs) => trs.map((tr) => /case-(new|pre-existing|clean)/.exec(tr.className)?.[1] ?? ''));
+      assert.equal(groups.length, rows.length);
+      const order = { new: 0, 'pre-existing': 1, clean: 2 } as Record<string, number>;
+      assert.ok(groups.every((g) => g in order), 'every row in a group');
+      assert.deepEqual(groups, [...groups].sort((a, b) => order[a]! - order[b]!), 'new or worsened first, pre-existing apart after them');
+      assert.ok(groups.includes('new') && groups.includes('pre-existing'), 'case30 has both');
+      rows.forEach((r, i) => assert.equal(/^(\d+) \//.exec(r[4]!)?.[1] !== '0', groups[i] === 'new', `row ${r[0]}: group by new count`));
+      for (const g of ['new', 'pre-existing']) {
+        const l = rows.filter((r, i) => groups[i] === g && r[1] === 'converged').map((r) => Number(r[2]));
+        assert.deepEqual(l, [...l].sort((a, b) => b - a), `the ${g} group ranked by loading, worst first`);
+      }
+      const grey = await page.$eval('#study-cases tbody tr.case-pre-existing td', (td) => getComputedStyle(td).color);
+      assert.equal(grey, 'rgb(156, 163, 175)', 'pre-existing-only cases greyed');
       // Islanding isolate (the study default): branch 33 cuts bus 26 off; its 3.5 MW lost are shown.
       assert.match(await page.textContent('#study-summary') ?? '', /41 cases, 1 with lost load/);
       // violations split against the base case: new or worsened first, the base case's own (branch 9's overload) apart
@@ -139,6 +154,12 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(await page.getAttribute('#drawing', 'data-case'), worst, 'the worst case is drawn');
       assert.equal(`branch:${await page.getAttribute('#drawing', 'data-case-outaged')}`, worst);
       if (Number(worstRow[2]) > 100) assert.ok(Number(await page.getAttribute('#drawing', 'data-case-overloaded')) >= 1, 'its overloads drawn red');
+      // its new or worsened violations strong, branch 9's pre-existing overload muted, the legend saying which is which
+      assert.ok(Number(await page.getAttribute('#drawing', 'data-case-new')) >= 1, 'the case drawn has a new violation');
+      const newCount = Number(/^(\d+) \/ (\d+)$/.exec(worstRow[4]!)![1]), oldCount = Number(/^(\d+) \/ (\d+)$/.exec(worstRow[4]!)![2]);
+      assert.equal(await page.getAttribute('#drawing', 'data-case-new'), String(newCount));
+      assert.equal(await page.getAttribute('#drawing', 'data-case-pre-existing'), String(oldCount));
+      assert.match(await page.textContent('#legend') ?? '', /new \/ worsened overload.*pre-existing overload/);
       await shot('study');
       // another case chosen in the table: branch 33 out leaves bus 26 without supply, drawn grey
       await page.click('#study-cases button[data-case="branch:33"]');
@@ -147,7 +168,11 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.equal(await page.getAttribute('#study-cases button[data-case="branch:33"]', 'aria-pressed'), 'true');
       await shot('study-case-islanded');
       // the network's dashboard: the power flow, the study's worst cases, the alarm it raised, the queue
-      await page.waitForSelector(`#dashboard[data-worst="${worst}"]`);
+      // (the dashboard's worst cases are by loading alone)
+      await page.waitForSelector('#dashboard[data-worst^="branch:"]');
+      const dashId = await page.getAttribute('#dashboard', 'data-worst');
+      const dashWorst = rows.find((r) => r[0] === dashId)!;
+      assert.equal(Number(dashWorst[2]), Math.max(...loadings));
       assert.match(await page.textContent('#dash-powerflow') ?? '', /converged, \d+ iterations/);
       assert.equal((await page.$$('#dash-worst li')).length, 3);
       assert.ok(Number(await page.getAttribute('#dashboard', 'data-alarms')) >= 1, 'the overload alarm of the power flow');
@@ -315,6 +340,39 @@ for (const mode of ['embedded', 'distributed'] as const) {
       assert.match(await page.textContent('#legend') ?? '', /de-energized/);
       await shot('islands');
     });
+    it('estimates the state from inline measurements with a gross error, lists it as bad data and colours the drawing', async () => {
+      // MATPOWER Extras' case14 measurement set (shared/reference/state-estimation) with 100 MW added to the first
+      // reading (p_from of branch 0): the largest normalized residual removes it first
+      const h = { authorization: `Bearer ${await apiToken(base)}` };
+      const imp = await fetch(`${base}/api/v1/networks/import?format=matpower`,
+        { method: 'POST', headers: { ...h, 'content-type': 'text/plain' }, body: readFileSync(join(CASES_DIR, 'case14.m'), 'utf8') });
+      const case14 = ((await imp.json()) as { data: { id: string } }).data.id;
+      const ref = JSON.parse(readFileSync(join(SHARED_DIR, 'reference', 'state-estimation', 'a_case14_test_se_14bus.json'), 'utf8')) as
+        { measurements: { kind: string, element: number, value: number, sigma: number }[] };
+      const measurements = ref.measurements.map((m, i) => (i === 0 ? { ...m, value: m.value + 100 } : m));
+      await page.goto(`${base}/console/#/network/${case14}`);
+      await page.waitForSelector('#drawing[data-nodes="14"]');
+      assert.equal(await page.$('#powerflow-summary'), null, 'no result of another network carried over');
+      await page.click('#se-controls summary');
+      await page.fill('#se-measurements', JSON.stringify({ measurements }));
+      await page.click('#run-se');
+      await page.waitForSelector('#se-bad-data tbody tr');
+      const bad = await page.$$eval('#se-bad-data tbody tr',
+        (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+      assert.deepEqual(bad[0]!.slice(0, 3), ['0', 'p_from', '0'], 'the gross error removed first');
+      assert.ok(Number(bad[0]![4]) > 3, 'its normalized residual above the threshold');
+      assert.equal(await page.getAttribute('#se-summary', 'data-status'), 'converged');
+      assert.match(await page.textContent('#se-summary') ?? '', /J \d+\.\d\d ≤ χ²\(0\.99, \d+\) = \d+\.\d\d \(passed\),\s+dof \d+/);
+      assert.match(await page.textContent('#se-observability') ?? '', /^observable$/);
+      await page.waitForSelector('#drawing[data-colored="true"]');
+      assert.equal(await page.getAttribute('#legend', 'data-drawn'), 'estimate');
+      await shot('state-estimate');
+      // an unparsable paste is refused in the page, as a sentence
+      await page.fill('#se-measurements', '[{');
+      await page.click('#run-se');
+      await page.waitForSelector('[role=alert]:has-text("not JSON")');
+    });
+
   });
 }
 

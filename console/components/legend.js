@@ -1,6 +1,6 @@
 // The colour keys of the network drawing (graph.js): bus voltage, de-energized, branch loading, PTDF.
 import { html } from '/console/vendor/preact-htm.js';
-import { VOLTAGE_COLORS, LOADING_COLORS, DEENERGIZED_COLOR, PTDF_COLORS, OUTAGE_COLOR } from '/console/graph.js';
+import { VOLTAGE_COLORS, LOADING_COLORS, DEENERGIZED_COLOR, PTDF_COLORS, OUTAGE_COLOR, CASE_COLORS } from '/console/graph.js';
 import { fmt } from '/console/components/format.js';
 
 const swatches = (colors) => colors.map((c) => html`<span style=${`--c:${c.color}`}>${c.label}</span>`);
@@ -8,7 +8,7 @@ const swatches = (colors) => colors.map((c) => html`<span style=${`--c:${c.color
 /** The key of what the drawing shows: bus voltages and branch loading (a power flow), an N-1 case, or after
  *  an OPF the price bins (priceBins from graph.js colorPrices). */
 export function DrawingLegend({ drawn, priceBins, categories }) {
-  const buses = drawn === 'category' && categories?.length
+  const buses = drawn === 'study' ? null : drawn === 'category' && categories?.length
     ? html`<strong>Buses:</strong> ${swatches(categories)}`
     : drawn === 'opf' && priceBins?.length
     ? html`<strong>Buses, LMP per MWh:</strong> ${priceBins.map((b) => html`<span style=${`--c:${b.color}`}>${fmt(b.from, 2)}–${fmt(b.to, 2)}</span>`)}`
@@ -16,9 +16,10 @@ export function DrawingLegend({ drawn, priceBins, categories }) {
   return html`<div class="legend" id="legend" data-drawn=${drawn ?? ''}>
     ${buses}
     <span style=${`--c:${DEENERGIZED_COLOR}`}>de-energized</span>
-    <strong>Branches:</strong> ${swatches(LOADING_COLORS)}
-    ${drawn === 'study' ? html`<span style=${`--c:${OUTAGE_COLOR}`}>outaged in the case shown</span>` : null}
-    ${drawn === 'powerflow' ? html`<em class="muted">width: active power flow, arrow: its direction</em>` : null}
+    ${drawn === 'study' ? html`<strong>Case shown:</strong> ${swatches(CASE_COLORS)}<span style=${`--c:${OUTAGE_COLOR}`}>outaged</span>`
+      : html`<strong>Branches:</strong> ${swatches(LOADING_COLORS)}`}
+    ${drawn === 'estimate' ? html`<em class="muted">the state estimate's voltages and the flows they give</em>` : null}
+    ${drawn === 'powerflow' || drawn === 'estimate' ? html`<em class="muted">width: active power flow, arrow: its direction</em>` : null}
   </div>`;
 }
 

@@ -1,8 +1,9 @@
 // The calculations of the network view and their latest answers: power flow (async, followed live), N-1
-// study, OPF (plain or N-1 secure), a branch's PTDF. Each answer is also drawn (graph.js NetworkDrawing).
+// study, OPF (plain or N-1 secure), a branch's PTDF, a state estimate. Each answer is also drawn (graph.js NetworkDrawing).
 import { useState } from '/console/vendor/preact-htm.js';
-import { api } from '/console/api.js';
+import { api, ApiError } from '/console/api.js';
 import { followTask } from '/console/follow.js';
+import { orderCases } from '/console/components/study-cases.js';
 
 /** settings: { method, tolerance, maxIterations, islanding, contingencies, limit, opfMethod, secure } from
  *  RunControls; for 'ptdf', { branch } (an index). progress is undefined when nothing runs. */
@@ -11,8 +12,9 @@ export function useNetworkRuns(id, drawing, setError) {
   const [study, setStudy] = useState(null);
   const [opf, setOpf] = useState(null);
   const [ptdf, setPtdf] = useState(null);
+  const [se, setSe] = useState(null);
   const [progress, setProgress] = useState(undefined);
-  // what the drawing shows now (its legend follows): powerflow, study, ptdf or opf
+  // what the drawing shows now (its legend follows): powerflow, study, ptdf, opf, category or estimate
   const [drawn, setDrawn] = useState(null);
   // calculations ended in this view (the dashboard reloads on each)
   const [ended, setEnded] = useState(0);
@@ -32,7 +34,8 @@ export function useNetworkRuns(id, drawing, setError) {
     const st = await followTask(q.data.task_id, setProgress, id, q.data.study_id);
     if (st.status !== 'completed') throw new Error(`the study ended ${st.status}`);
     const cases = await api('GET', `/api/v1/studies/${q.data.study_id}/cases?sort=-max_loading_percent&page_size=100`);
-    const worst = cases.data.find((c) => c.status === 'converged' && c.contingency?.branches?.length);
+    // the first case of the table drawn: new or worsened violations before the base case's own
+    const worst = orderCases(cases.data).find((c) => c.status === 'converged' && c.contingency?.branches?.length);
     setStudy({ id: q.data.study_id, summary: st, cases: cases.data, shown: worst?.case_id ?? null });
     if (worst) { drawing.current?.drawCase(worst); setDrawn('study'); }
   };
@@ -61,7 +64,26 @@ export function useNetworkRuns(id, drawing, setError) {
     setStudy((st) => (st ? { ...st, shown: row.case_id } : st));
     setDrawn('study');
   };
-  const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow };
+  // a state estimate from the network's stored measurements, or inline ones pasted as JSON (a list or {measurements})
+  const stateEstimation = async ({ text }) => {
+    let body = {};
+    if (text.trim()) {
+      let parsed;
+      try { parsed = JSON.parse(text); } catch (e) {
+        throw new ApiError(400, { error: { code: 'INVALID_FIELD', message: `the measurements are not JSON (${e.message})` } });
+      }
+      body = { measurements: Array.isArray(parsed) ? parsed : parsed?.measurements };
+    }
+    const r = (await api('POST', `/api/v1/networks/${id}/state-estimation`, body)).data;
+    setSe(r);
+    if (r.status !== 'converged') return;
+    // drawn as after a power flow: the estimated voltages, and the flows they give, by branch index
+    const branches = [];
+    for (const b of r.branches ?? []) branches[b.index] = b;
+    drawing.current?.color({ buses: r.buses, branches: Array.from(branches, (b) => b ?? {}) });
+    setDrawn('estimate');
+  };
+  const RUNS = { powerflow: powerFlow, study: contingencyStudy, ptdf: branchPtdf, opf: optimalPowerFlow, se: stateEstimation };
 
   const run = async (what, settings) => {
     setError(null); setProgress(0);
@@ -73,5 +95,5 @@ export function useNetworkRuns(id, drawing, setError) {
     setCategories({ attribute, entries: drawing.current?.colorBy(attribute) ?? [] });
     setDrawn('category');
   };
-  return { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy };
+  return { result, study, opf, ptdf, se, progress, run, showCase, drawn, ended, categories, colorBy };
 }

@@ -10,6 +10,7 @@ import { FindForm, ElementDetails } from '/console/components/element-details.js
 import { PowerFlowSummary, BusResults } from '/console/components/power-flow-results.js';
 import { StudyCases } from '/console/components/study-cases.js';
 import { OpfResults } from '/console/components/opf-results.js';
+import { StateEstimateControls, StateEstimateResults } from '/console/components/state-estimate.js';
 import { useNetworkRuns } from '/console/views/network-runs.js';
 import { NetworkDashboard } from '/console/components/network-dashboard.js';
 
@@ -19,7 +20,8 @@ export function NetworkView({ id }) {
   const [error, setError] = useState(null);
   const [pick, setPick] = useState(null);
   const box = useRef(null), drawing = useRef(null);
-  const { result, study, opf, ptdf, progress, run, showCase, drawn, ended, categories, colorBy } = useNetworkRuns(id, drawing, setError);
+  const { result, study, opf, ptdf, se, progress, run, showCase, drawn, ended, categories, colorBy } =
+    useNetworkRuns(id, drawing, setError);
   useEffect(() => {
     // the model and where to draw it (computed by the server once per version, then read) in parallel; nothing of
     // the network shown before is kept
@@ -43,7 +45,8 @@ export function NetworkView({ id }) {
   return html`<section>
     <h2>${net.name} <span class="muted">(${net.buses.length} buses, ${net.branches.length} branches, version ${net.version ?? ''})</span></h2>
     <${NetworkDashboard} id=${id} refreshKey=${ended} />
-    ${may('compute') ? html`<${RunControls} running=${running} progress=${progress} onRun=${run} />`
+    ${may('compute') ? html`<${RunControls} running=${running} progress=${progress} onRun=${run} />
+      <${StateEstimateControls} running=${running} onRun=${run} />`
       : html`<p class="muted">Your role may read this network; running calculations needs the operator role.</p>`}
     <${ErrorBox} error=${error} />
     <div class="split">
@@ -62,5 +65,6 @@ export function NetworkView({ id }) {
     ${result ? html`<${BusResults} result=${result} />` : null}
     ${study ? html`<${StudyCases} study=${study} onError=${setError} onShow=${showCase} />` : null}
     ${opf ? html`<${OpfResults} opf=${opf} />` : null}
+    ${se ? html`<${StateEstimateResults} se=${se} />` : null}
   </section>`;
 }
