@@ -22,12 +22,35 @@ export interface DcLineExpansion {
 export function expandDcLines(net: NetworkModel): DcLineExpansion | undefined {
   const lines = (net.dc_lines ?? []).filter((d) => d.in_service);
   if (lines.length === 0) return undefined;
-  const fromGens: Generator[] = [], toGens: Generator[] = [];
+  const fromGens: Generator[] = [],
+    toGens: Generator[] = [];
   const terminals = new Set<number>();
   for (const d of lines) {
     const pt = d.p_from - (d.loss0 + d.loss1 * d.p_from);
-    fromGens.push({ bus: d.from, mw: -d.p_from, mvar: d.q_from, vg: d.v_from, qmin: d.qmin_from, qmax: d.qmax_from, pmin: -d.pmax, pmax: -d.pmin, in_service: true, cost: null });
-    toGens.push({ bus: d.to, mw: pt, mvar: d.q_to, vg: d.v_to, qmin: d.qmin_to, qmax: d.qmax_to, pmin: null, pmax: null, in_service: true, cost: null });
+    fromGens.push({
+      bus: d.from,
+      mw: -d.p_from,
+      mvar: d.q_from,
+      vg: d.v_from,
+      qmin: d.qmin_from,
+      qmax: d.qmax_from,
+      pmin: -d.pmax,
+      pmax: -d.pmin,
+      in_service: true,
+      cost: null,
+    });
+    toGens.push({
+      bus: d.to,
+      mw: pt,
+      mvar: d.q_to,
+      vg: d.v_to,
+      qmin: d.qmin_to,
+      qmax: d.qmax_to,
+      pmin: null,
+      pmax: null,
+      in_service: true,
+      cost: null,
+    });
     terminals.add(d.from);
     terminals.add(d.to);
   }
@@ -50,12 +73,14 @@ export function foldDcLines(net: NetworkModel, x: DcLineExpansion, out: SolveOut
       results.push({ from: d.from, to: d.to, in_service: d.in_service, p_from: 0, p_to: 0, q_from: 0, q_to: 0 });
       continue;
     }
-    const f = gens[x.ng + k]!, t = gens[x.ng + n + k]!;
+    const f = gens[x.ng + k]!,
+      t = gens[x.ng + n + k]!;
     k++;
     results.push({ from: d.from, to: d.to, in_service: true, p_from: -f.p_gen, p_to: t.p_gen, q_from: f.q_gen, q_to: t.q_gen });
     for (const g of [f, t]) {
       const s = busGen.get(g.bus) ?? { p: 0, q: 0 };
-      s.p += g.p_gen; s.q += g.q_gen;
+      s.p += g.p_gen;
+      s.q += g.q_gen;
       busGen.set(g.bus, s);
     }
   }

@@ -7,14 +7,50 @@ const RATES3 = (p: string) => [`${p}1`, `${p}2`, `${p}3`];
 const RATES12 = (p: string) => Array.from({ length: 12 }, (_, k) => `${p}${k + 1}`);
 
 /** Record kinds, by their RAWX names. */
-export type RecordKind = 'bus' | 'load' | 'fixshunt' | 'generator' | 'acline' | 'sysswd' | 'transformer' | 'area' | 'twotermdc'
-  | 'vscdc' | 'impcor' | 'ntermdc' | 'msline' | 'zone' | 'iatrans' | 'owner' | 'facts' | 'swshunt' | 'gne' | 'indmach' | 'sub';
+export type RecordKind =
+  | 'bus'
+  | 'load'
+  | 'fixshunt'
+  | 'generator'
+  | 'acline'
+  | 'sysswd'
+  | 'transformer'
+  | 'area'
+  | 'twotermdc'
+  | 'vscdc'
+  | 'impcor'
+  | 'ntermdc'
+  | 'msline'
+  | 'zone'
+  | 'iatrans'
+  | 'owner'
+  | 'facts'
+  | 'swshunt'
+  | 'gne'
+  | 'indmach'
+  | 'sub';
 
 /** The data sections after the case identification (and, from revision 34, the system-wide data). */
 export function sectionOrder(rev: number): RecordKind[] {
   if (rev <= 30) {
-    return ['bus', 'load', 'generator', 'acline', 'transformer', 'area', 'twotermdc', 'vscdc', 'swshunt', 'impcor', 'ntermdc', 'msline',
-      'zone', 'iatrans', 'owner', 'facts'];
+    return [
+      'bus',
+      'load',
+      'generator',
+      'acline',
+      'transformer',
+      'area',
+      'twotermdc',
+      'vscdc',
+      'swshunt',
+      'impcor',
+      'ntermdc',
+      'msline',
+      'zone',
+      'iatrans',
+      'owner',
+      'facts',
+    ];
   }
   const order: RecordKind[] = ['bus', 'load', 'fixshunt', 'generator', 'acline'];
   if (rev >= 34) order.push('sysswd');
@@ -38,7 +74,27 @@ export function columnsOf(kind: 'bus' | 'load' | 'fixshunt' | 'generator' | 'acl
       return ['ibus', 'shntid', 'stat', 'gl', 'bl'];
     case 'generator':
       return rev >= 34
-        ? ['ibus', 'machid', 'pg', 'qg', 'qt', 'qb', 'vs', 'ireg', 'nreg', 'mbase', 'zr', 'zx', 'rt', 'xt', 'gtap', 'stat', 'rmpct', 'pt', 'pb']
+        ? [
+            'ibus',
+            'machid',
+            'pg',
+            'qg',
+            'qt',
+            'qb',
+            'vs',
+            'ireg',
+            'nreg',
+            'mbase',
+            'zr',
+            'zx',
+            'rt',
+            'xt',
+            'gtap',
+            'stat',
+            'rmpct',
+            'pt',
+            'pb',
+          ]
         : ['ibus', 'machid', 'pg', 'qg', 'qt', 'qb', 'vs', 'ireg', 'mbase', 'zr', 'zx', 'rt', 'xt', 'gtap', 'stat', 'rmpct', 'pt', 'pb'];
     case 'acline':
       return rev >= 34
@@ -60,19 +116,45 @@ export function transformerLines(threeWinding: boolean, rev: number): string[][]
   const first = ['ibus', 'jbus', 'kbus', 'ckt', 'cw', 'cz', 'cm', 'mag1', 'mag2', 'nmet', 'name', 'stat'];
   const winding = (w: number) => [`windv${w}`, `nomv${w}`, `ang${w}`, ...rates(w)];
   if (!threeWinding) return [first, ['r1_2', 'x1_2', 'sbase1_2'], winding(1), ['windv2', 'nomv2']];
-  return [first, ['r1_2', 'x1_2', 'sbase1_2', 'r2_3', 'x2_3', 'sbase2_3', 'r3_1', 'x3_1', 'sbase3_1', 'vmstar', 'anstar'],
-    winding(1), winding(2), winding(3)];
+  return [
+    first,
+    ['r1_2', 'x1_2', 'sbase1_2', 'r2_3', 'x2_3', 'sbase2_3', 'r3_1', 'x3_1', 'sbase3_1', 'vmstar', 'anstar'],
+    winding(1),
+    winding(2),
+    winding(3),
+  ];
 }
 
 /** The three lines of a two-terminal DC record (fields past the firing angles are not read). */
 export function twoTerminalDcLines(): string[][] {
-  return [['name', 'mdc', 'rdc', 'setvl', 'vschd'], ['ipr', 'nbr', 'anmxr', 'anmnr'], ['ipi', 'nbi', 'anmxi', 'anmni']];
+  return [
+    ['name', 'mdc', 'rdc', 'setvl', 'vschd'],
+    ['ipr', 'nbr', 'anmxr', 'anmnr'],
+    ['ipi', 'nbi', 'anmxi', 'anmni'],
+  ];
 }
 
 /** What each section holds, for warnings and messages. */
 export const KIND_TITLE: Record<RecordKind, string> = {
-  bus: 'bus', load: 'load', fixshunt: 'fixed shunt', generator: 'generator', acline: 'branch', sysswd: 'system switching device',
-  transformer: 'transformer', area: 'area', twotermdc: 'two-terminal DC', vscdc: 'voltage source converter (VSC) DC',
-  impcor: 'impedance correction', ntermdc: 'multi-terminal DC', msline: 'multi-section line', zone: 'zone', iatrans: 'inter-area transfer',
-  owner: 'owner', facts: 'FACTS device', swshunt: 'switched shunt', gne: 'GNE device', indmach: 'induction machine', sub: 'substation',
+  bus: 'bus',
+  load: 'load',
+  fixshunt: 'fixed shunt',
+  generator: 'generator',
+  acline: 'branch',
+  sysswd: 'system switching device',
+  transformer: 'transformer',
+  area: 'area',
+  twotermdc: 'two-terminal DC',
+  vscdc: 'voltage source converter (VSC) DC',
+  impcor: 'impedance correction',
+  ntermdc: 'multi-terminal DC',
+  msline: 'multi-section line',
+  zone: 'zone',
+  iatrans: 'inter-area transfer',
+  owner: 'owner',
+  facts: 'FACTS device',
+  swshunt: 'switched shunt',
+  gne: 'GNE device',
+  indmach: 'induction machine',
+  sub: 'substation',
 };

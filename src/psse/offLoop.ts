@@ -18,7 +18,10 @@ const waiting: (() => void)[] = [];
 async function slot(): Promise<() => void> {
   if (running >= MAX_THREADS) await new Promise<void>((r) => waiting.push(r));
   running++;
-  return () => { running--; waiting.shift()?.(); };
+  return () => {
+    running--;
+    waiting.shift()?.();
+  };
 }
 
 function workerFile(): string {
@@ -26,7 +29,10 @@ function workerFile(): string {
   return fileURLToPath(new URL(`../../workers/psse${here.endsWith('.ts') ? '.ts' : '.js'}`, here));
 }
 
-export type PsseWorkerReply = { imported: PsseImport } | { error: { line: number; record: string; expected: string; found?: string } } | { failure: string };
+export type PsseWorkerReply =
+  | { imported: PsseImport }
+  | { error: { line: number; record: string; expected: string; found?: string } }
+  | { failure: string };
 
 /** Reads a RAW or RAWX file; throws PsseParseError, or 422 VALIDATION_FAILED past the time or memory budget. */
 export async function parsePsseOffLoop(text: string, opts: { format?: PsseFormat; fileName?: string } = {}): Promise<PsseImport> {
@@ -37,13 +43,27 @@ export async function parsePsseOffLoop(text: string, opts: { format?: PsseFormat
       const worker = new Worker(workerFile(), { workerData: { text, opts }, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
       const timer = setTimeout(() => {
         void worker.terminate();
-        reject(new AppError('VALIDATION_FAILED', `the PSS/E file was not read within ${TIME_BUDGET_MS / 1000} s; it is too large or malformed`, { reason: 'IMPORT_TIME_BUDGET' }));
+        reject(
+          new AppError('VALIDATION_FAILED', `the PSS/E file was not read within ${TIME_BUDGET_MS / 1000} s; it is too large or malformed`, {
+            reason: 'IMPORT_TIME_BUDGET',
+          }),
+        );
       }, TIME_BUDGET_MS);
-      worker.once('message', (m: PsseWorkerReply) => { clearTimeout(timer); resolve(m); void worker.terminate(); });
+      worker.once('message', (m: PsseWorkerReply) => {
+        clearTimeout(timer);
+        resolve(m);
+        void worker.terminate();
+      });
       worker.once('error', (e) => {
         clearTimeout(timer);
         const heap = (e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        reject(heap ? new AppError('VALIDATION_FAILED', 'the PSS/E file needs more memory to read than an import may use', { reason: 'IMPORT_MEMORY_BUDGET' }) : e);
+        reject(
+          heap
+            ? new AppError('VALIDATION_FAILED', 'the PSS/E file needs more memory to read than an import may use', {
+                reason: 'IMPORT_MEMORY_BUDGET',
+              })
+            : e,
+        );
       });
     });
     if ('imported' in reply) return reply.imported;

@@ -10,7 +10,10 @@ const KINDS = new Set<string>(Object.keys(KIND_TITLE));
 /** RAWX tables that are parameters or belong to a kind above, not network elements. */
 const IGNORED = new Set(['caseid', 'general', 'gauss', 'newton', 'adjust', 'tysl', 'solver', 'rating', 'subnode', 'subswd', 'subterm']);
 
-interface RawxTable { fields?: unknown; data?: unknown }
+interface RawxTable {
+  fields?: unknown;
+  data?: unknown;
+}
 
 export function tablesFromRawx(text: string, maxRecords: number): CaseTables {
   let doc: unknown;
@@ -25,15 +28,20 @@ export function tablesFromRawx(text: string, maxRecords: number): CaseTables {
   if (!net || typeof net !== 'object') throw new PsseParseError(1, 'RAWX document', 'an object {"network": {...}}', 'no "network"');
   const warnings: PsseWarning[] = [];
   const fieldsOf = (key: string, t: RawxTable): string[] => {
-    if (!Array.isArray(t.fields) || !t.fields.every((f) => typeof f === 'string')) throw new PsseParseError(1, `RAWX ${key}`, 'a "fields" list of names', JSON.stringify(t.fields)?.slice(0, 40));
+    if (!Array.isArray(t.fields) || !t.fields.every((f) => typeof f === 'string'))
+      throw new PsseParseError(1, `RAWX ${key}`, 'a "fields" list of names', JSON.stringify(t.fields)?.slice(0, 40));
     return (t.fields as string[]).map((f) => f.toLowerCase());
   };
   const caseid = net.caseid;
   if (!caseid) throw new PsseParseError(1, 'RAWX caseid', 'a "caseid" table', 'none');
   const cid = colMap(fieldsOf('caseid', caseid));
-  const cdata = Array.isArray(caseid.data) && Array.isArray(caseid.data[0]) ? caseid.data[0] as FieldValue[] : caseid.data as FieldValue[];
+  const cdata =
+    Array.isArray(caseid.data) && Array.isArray(caseid.data[0]) ? (caseid.data[0] as FieldValue[]) : (caseid.data as FieldValue[]);
   if (!Array.isArray(cdata)) throw new PsseParseError(1, 'RAWX caseid', 'a "data" row', 'none');
-  const get = (n: string) => { const k = cid.get(n); return k === undefined ? undefined : cdata[k]; };
+  const get = (n: string) => {
+    const k = cid.get(n);
+    return k === undefined ? undefined : cdata[k];
+  };
   const sbase = Number(get('sbase') ?? 100);
   if (!(sbase > 0)) throw new PsseParseError(1, 'RAWX caseid', 'a positive SBASE', String(get('sbase')));
   const rev = Number(get('rev') ?? 35);
@@ -53,7 +61,8 @@ export function tablesFromRawx(text: string, maxRecords: number): CaseTables {
     total += data.length;
     if (total > maxRecords) throw new PsseParseError(1, `RAWX ${key}`, `at most ${maxRecords} records in a RAWX import`, 'more');
     const rows: Row[] = data.map((r, i) => {
-      if (!Array.isArray(r)) throw new PsseParseError(i + 1, `RAWX ${key} row ${i + 1}`, 'a row (a list of values)', JSON.stringify(r)?.slice(0, 40));
+      if (!Array.isArray(r))
+        throw new PsseParseError(i + 1, `RAWX ${key} row ${i + 1}`, 'a row (a list of values)', JSON.stringify(r)?.slice(0, 40));
       return { line: i + 1, fields: r as FieldValue[], cols };
     });
     tables.set(key as RecordKind, { kind: key as RecordKind, rows, rawx: true });

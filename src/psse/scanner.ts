@@ -54,22 +54,41 @@ export interface ScannedRaw {
   lineCount: number;
 }
 
-const CH_TAB = 9, CH_SP = 32, CH_COMMA = 44, CH_SLASH = 47, CH_SQ = 39, CH_DQ = 34, CH_CR = 13;
+const CH_TAB = 9,
+  CH_SP = 32,
+  CH_COMMA = 44,
+  CH_SLASH = 47,
+  CH_SQ = 39,
+  CH_DQ = 34,
+  CH_CR = 13;
 
 const isBlank = (c: number) => c === CH_SP || c === CH_TAB || c === CH_CR;
 
-const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 /** A plain decimal token text[start, end) as its exact number (Clinger's fast path, as the MATPOWER
  *  reader does), or undefined when it is not one (text, names, long mantissas: read as strings). */
 function plainNumber(text: string, start: number, end: number): number | undefined {
-  let i = start, neg = false, mant = 0, digits = 0, frac = 0, seenDot = false;
+  let i = start,
+    neg = false,
+    mant = 0,
+    digits = 0,
+    frac = 0,
+    seenDot = false;
   const c0 = text.charCodeAt(i);
-  if (c0 === 45 || c0 === 43) { neg = c0 === 45; i++; }
+  if (c0 === 45 || c0 === 43) {
+    neg = c0 === 45;
+    i++;
+  }
   for (; i < end; i++) {
     const d = text.charCodeAt(i);
-    if (d >= 48 && d <= 57) { mant = mant * 10 + (d - 48); digits++; if (seenDot) frac++; }
-    else if (d === 46 && !seenDot) seenDot = true;
+    if (d >= 48 && d <= 57) {
+      mant = mant * 10 + (d - 48);
+      digits++;
+      if (seenDot) frac++;
+    } else if (d === 46 && !seenDot) seenDot = true;
     else return undefined;
   }
   if (digits === 0 || digits > 15 || frac > 22) return undefined;
@@ -85,7 +104,10 @@ export function splitRecord(text: string, line: number, start = 0, end = text.le
   let afterField = false; // a field was just read: one comma after it is its separator
   while (i < end) {
     const c = text.charCodeAt(i);
-    if (isBlank(c)) { i++; continue; }
+    if (isBlank(c)) {
+      i++;
+      continue;
+    }
     if (c === CH_SLASH) return { fields, comment: text.slice(i + 1, end).trim() };
     if (c === CH_COMMA) {
       if (!afterField) fields.push(''); // ",," or a leading comma: a blank field
@@ -98,10 +120,15 @@ export function splitRecord(text: string, line: number, start = 0, end = text.le
       let s = '';
       for (;;) {
         const q = text.indexOf(String.fromCharCode(c), j);
-        if (q < 0 || q >= end) throw new PsseParseError(line, 'record', `a closing ${c === CH_SQ ? "'" : '"'} of the quoted text`, 'end of line');
+        if (q < 0 || q >= end)
+          throw new PsseParseError(line, 'record', `a closing ${c === CH_SQ ? "'" : '"'} of the quoted text`, 'end of line');
         s += text.slice(j, q);
         // a doubled quote stays as written (psse2mpc keeps it; PSS/E names do not escape)
-        if (text.charCodeAt(q + 1) === c) { s += text.slice(q, q + 2); j = q + 2; continue; }
+        if (text.charCodeAt(q + 1) === c) {
+          s += text.slice(q, q + 2);
+          j = q + 2;
+          continue;
+        }
         i = q + 1;
         break;
       }
@@ -166,7 +193,8 @@ export function scanRaw(text: string, maxRecords: number): ScannedRaw {
   // the case identification: the first line that is not an `@!` comment, then two title lines
   let first = nextLine();
   while (first?.startsWith('@!')) first = nextLine();
-  if (first === undefined || first.trim() === '') throw new PsseParseError(Math.max(lineNo, 1), 'case identification', 'IC, SBASE, REV, XFRRAT, NXFRAT, BASFRQ', 'an empty line');
+  if (first === undefined || first.trim() === '')
+    throw new PsseParseError(Math.max(lineNo, 1), 'case identification', 'IC, SBASE, REV, XFRRAT, NXFRAT, BASFRQ', 'an empty line');
   const headerLine = lineNo;
   const { fields, comment } = splitRecord(first, headerLine);
   const title = (): string => {
@@ -197,7 +225,10 @@ export function scanRaw(text: string, maxRecords: number): ScannedRaw {
     if (c === 64 && text.charCodeAt(first + 1) === 33 && first === start) continue; // @! comment
     if (c === 48 || c === 81) {
       const s = text.slice(start, e);
-      if (isQRecord(s)) { ended = true; break; }
+      if (isQRecord(s)) {
+        ended = true;
+        break;
+      }
       if (isSectionEnd(s)) {
         sections.push({ label: sectionLabel(s), records, endLine: lineNo, unterminated: false });
         records = [];

@@ -14,6 +14,9 @@ export interface PsseWarning {
 /** Adds `n` to the warning `code` (created with `message` on first use). */
 export function warn(list: PsseWarning[], code: string, message: string, line?: number, n = 1): void {
   const w = list.find((x) => x.code === code);
-  if (w) { w.count += n; return; }
+  if (w) {
+    w.count += n;
+    return;
+  }
   list.push({ code, count: n, ...(line !== undefined ? { first_line: line } : {}), message });
 }

@@ -45,7 +45,9 @@ export function writePsse(m: NetworkModel): string {
   const busOf = new Map(m.buses.map((b) => [b.id, b]));
   // buses: I, 'NAME', BASKV, IDE, AREA, ZONE, OWNER, VM, VA, NVHI, NVLO, EVHI, EVLO
   for (const b of m.buses) {
-    out.push(`${b.id}, ${q(b.name)}, ${n(b.base_kv)}, ${IDE[b.type]}, ${n(b.area)}, ${n(b.zone)}, 1, ${n(b.v)}, ${n(b.theta * DEG)}, ${n(b.vmax)}, ${n(b.vmin)}, ${n(b.vmax)}, ${n(b.vmin)}`);
+    out.push(
+      `${b.id}, ${q(b.name)}, ${n(b.base_kv)}, ${IDE[b.type]}, ${n(b.area)}, ${n(b.zone)}, 1, ${n(b.v)}, ${n(b.theta * DEG)}, ${n(b.vmax)}, ${n(b.vmin)}, ${n(b.vmax)}, ${n(b.vmin)}`,
+    );
   }
   out.push('0 / END OF BUS DATA, BEGIN LOAD DATA');
   // loads: I, ID, STATUS, AREA, ZONE, PL, QL, IP, IQ, YP, YQ, OWNER, SCALE, INTRPT
@@ -54,7 +56,9 @@ export function writePsse(m: NetworkModel): string {
     const id = (loadIds.get(l.bus) ?? 0) + 1;
     loadIds.set(l.bus, id);
     const b = busOf.get(l.bus);
-    out.push(`${l.bus}, '${id}', ${l.in_service ? 1 : 0}, ${n(b?.area ?? 1)}, ${n(b?.zone ?? 1)}, ${n(l.mw)}, ${n(l.mvar)}, 0, 0, 0, 0, 1, 1, 0`);
+    out.push(
+      `${l.bus}, '${id}', ${l.in_service ? 1 : 0}, ${n(b?.area ?? 1)}, ${n(b?.zone ?? 1)}, ${n(l.mw)}, ${n(l.mvar)}, 0, 0, 0, 0, 1, 1, 0`,
+    );
   }
   out.push('0 / END OF LOAD DATA, BEGIN FIXED SHUNT DATA');
   for (const b of m.buses) if (b.gs !== 0 || b.bs !== 0) out.push(`${b.id}, '1', 1, ${n(b.gs)}, ${n(b.bs)}`);
@@ -73,16 +77,21 @@ export function writePsse(m: NetworkModel): string {
   for (const g of m.generators) {
     const id = (genIds.get(g.bus) ?? 0) + 1;
     genIds.set(g.bus, id);
-    out.push(`${g.bus}, '${id}', ${n(g.mw)}, ${n(g.mvar)}, ${n(g.qmax ?? 9999)}, ${n(g.qmin ?? -9999)}, ${n(g.vg)}, 0, ${n(m.base_mva)}, 0, 1, 0, 0, 1, ${g.in_service ? 1 : 0}, 100, ${n(g.pmax ?? 9999)}, ${n(g.pmin ?? -9999)}, 1, 1`);
+    out.push(
+      `${g.bus}, '${id}', ${n(g.mw)}, ${n(g.mvar)}, ${n(g.qmax ?? 9999)}, ${n(g.qmin ?? -9999)}, ${n(g.vg)}, 0, ${n(m.base_mva)}, 0, 1, 0, 0, 1, ${g.in_service ? 1 : 0}, 100, ${n(g.pmax ?? 9999)}, ${n(g.pmin ?? -9999)}, 1, 1`,
+    );
   }
   out.push('0 / END OF GENERATOR DATA, BEGIN BRANCH DATA');
   const isLine = (br: NetworkModel['branches'][number]) => br.ratio === 0 && br.shift === 0;
-  const lines = m.branches.filter(isLine), xfmrs = m.branches.filter((br) => !isLine(br));
+  const lines = m.branches.filter(isLine),
+    xfmrs = m.branches.filter((br) => !isLine(br));
   const st = (s: string) => (s === 'closed' ? 1 : 0);
   // lines: I, J, CKT, R, X, B, RATEA, RATEB, RATEC, GI, BI, GJ, BJ, ST, MET, LEN, O1, F1
   const lineCkt = circuits(lines.map((br) => [br.from, br.to]));
   lines.forEach((br, k) => {
-    out.push(`${br.from}, ${br.to}, '${lineCkt[k]}', ${n(br.r)}, ${n(br.x)}, ${n(br.b)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 0, 0, ${st(br.status)}, 1, 0, 1, 1`);
+    out.push(
+      `${br.from}, ${br.to}, '${lineCkt[k]}', ${n(br.r)}, ${n(br.x)}, ${n(br.b)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 0, 0, ${st(br.status)}, 1, 0, 1, 1`,
+    );
   });
   out.push('0 / END OF BRANCH DATA, BEGIN TRANSFORMER DATA');
   // 2-winding transformers, four lines each (CW = CZ = CM = 1)
@@ -90,7 +99,9 @@ export function writePsse(m: NetworkModel): string {
   xfmrs.forEach((br, k) => {
     out.push(`${br.from}, ${br.to}, 0, '${xfCkt[k]}', 1, 1, 1, 0, 0, 2, '            ', ${st(br.status)}, 1, 1`);
     out.push(`${n(br.r)}, ${n(br.x)}, ${n(m.base_mva)}`);
-    out.push(`${n(br.ratio === 0 ? 1 : br.ratio)}, 0, ${n(br.shift * DEG)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 1.1, 0.9, 1.1, 0.9, 33, 0, 0, 0`);
+    out.push(
+      `${n(br.ratio === 0 ? 1 : br.ratio)}, 0, ${n(br.shift * DEG)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 1.1, 0.9, 1.1, 0.9, 33, 0, 0, 0`,
+    );
     out.push('1, 0');
   });
   out.push('0 / END OF TRANSFORMER DATA, BEGIN AREA DATA');
@@ -98,12 +109,25 @@ export function writePsse(m: NetworkModel): string {
   (m.dc_lines ?? []).forEach((d, k) => {
     const kv = (id: number) => n(busOf.get(id)?.base_kv ?? 0);
     out.push(`${q(`DCLINE ${k + 1}`)}, ${d.in_service ? 1 : 0}, 0.0, ${n(d.p_from)}, 500, 0.0, 0.0, 0.0, 'I', 0.0, 20, 1.0`);
-    const [amaxF, aminF] = firingAngles(d.p_from, d.qmin_from, d.qmax_from), [amaxT, aminT] = firingAngles(d.p_from, d.qmin_to, d.qmax_to);
+    const [amaxF, aminF] = firingAngles(d.p_from, d.qmin_from, d.qmax_from),
+      [amaxT, aminT] = firingAngles(d.p_from, d.qmin_to, d.qmax_to);
     out.push(`${d.from}, 1, ${n(amaxF)}, ${n(aminF)}, 0, 0, ${kv(d.from)}, 1.0, 1.0, 1.5, 0.51, 0.00625, 0, 0, 0, '1', 0.0`);
     out.push(`${d.to}, 1, ${n(amaxT)}, ${n(aminT)}, 0, 0, ${kv(d.to)}, 1.0, 1.0, 1.5, 0.51, 0.00625, 0, 0, 0, '1', 0.0`);
   });
-  const rest = ['TWO-TERMINAL DC', 'VOLTAGE SOURCE CONVERTER', 'IMPEDANCE CORRECTION', 'MULTI-TERMINAL DC', 'MULTI-SECTION LINE', 'ZONE',
-    'INTER-AREA TRANSFER', 'OWNER', 'FACTS CONTROL DEVICE', 'SWITCHED SHUNT', 'GNE DEVICE', 'INDUCTION MACHINE'];
+  const rest = [
+    'TWO-TERMINAL DC',
+    'VOLTAGE SOURCE CONVERTER',
+    'IMPEDANCE CORRECTION',
+    'MULTI-TERMINAL DC',
+    'MULTI-SECTION LINE',
+    'ZONE',
+    'INTER-AREA TRANSFER',
+    'OWNER',
+    'FACTS CONTROL DEVICE',
+    'SWITCHED SHUNT',
+    'GNE DEVICE',
+    'INDUCTION MACHINE',
+  ];
   for (let k = 0; k < rest.length; k++) out.push(`0 / END OF ${rest[k]} DATA${k + 1 < rest.length ? `, BEGIN ${rest[k + 1]} DATA` : ''}`);
   out.push('Q');
   return `${out.join('\n')}\n`;

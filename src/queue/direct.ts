@@ -84,9 +84,21 @@ export class DirectRuns {
       count(this.admitted, 1);
       const now = new Date();
       const task: TaskRow = {
-        id: newId('task'), seq: 0, tenant_id: tenantId, network_id: networkId, network_version: version, kind: 'powerflow', status: 'running',
-        options: options as unknown as Record<string, unknown>, progress: null, result: null, error: null, attempts: 1,
-        created_at: now, started_at: now, completed_at: null,
+        id: newId('task'),
+        seq: 0,
+        tenant_id: tenantId,
+        network_id: networkId,
+        network_version: version,
+        kind: 'powerflow',
+        status: 'running',
+        options: options as unknown as Record<string, unknown>,
+        progress: null,
+        result: null,
+        error: null,
+        attempts: 1,
+        created_at: now,
+        started_at: now,
+        completed_at: null,
       };
       const finish = await solvePowerFlow(s, task);
       release();
@@ -105,8 +117,12 @@ export class DirectRuns {
               count(t.id) FILTER (WHERE t.status IN ('dispatched', 'running'))::int AS active,
               count(t.id) FILTER (WHERE t.status = 'queued')::int AS waiting
        FROM tenants tn LEFT JOIN tasks t ON t.tenant_id = tn.id AND t.status IN ('queued', 'dispatched', 'running')
-       WHERE tn.id = ANY($1::text[]) GROUP BY tn.id`, [[...new Set(tenants)]]);
-    const byId = new Map(rows.map((r) => [r.id, { quota: r.quota === null ? this.defaultQuota : Number(r.quota), active: r.active, waiting: r.waiting }]));
+       WHERE tn.id = ANY($1::text[]) GROUP BY tn.id`,
+      [[...new Set(tenants)]],
+    );
+    const byId = new Map(
+      rows.map((r) => [r.id, { quota: r.quota === null ? this.defaultQuota : Number(r.quota), active: r.active, waiting: r.waiting }]),
+    );
     // An unknown tenant: no slot here (the queue path says why).
     return tenants.map((t) => byId.get(t) ?? { quota: 0, active: 0, waiting: 0 });
   });
@@ -117,20 +133,43 @@ export class DirectRuns {
     const s = this.services();
     const { rowsIn, values } = packFinishes(items);
     const tasks = items.map((f, i) => ({
-      ...rowsIn[i]!, tenant_id: f.task.tenant_id, network_id: f.task.network_id, network_version: f.task.network_version,
-      options: f.task.options, created_at: (f.task.created_at as Date).toISOString(),
+      ...rowsIn[i]!,
+      tenant_id: f.task.tenant_id,
+      network_id: f.task.network_id,
+      network_version: f.task.network_version,
+      options: f.task.options,
+      created_at: (f.task.created_at as Date).toISOString(),
     }));
     // A direct run is never seen queued or running: its finish and its power flow's are its events.
     const news: NewEvent[] = [];
     for (const f of items) {
       const t = f.task;
       const base = { task_id: t.id, network_id: t.network_id };
-      news.push({ tenantId: t.tenant_id, topic: 'task', kind: `task.${f.status}`, networkId: t.network_id, payload: { ...base, status: f.status, ...(f.failure ? { error: f.failure } : {}) } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'task',
+        kind: `task.${f.status}`,
+        networkId: t.network_id,
+        payload: { ...base, status: f.status, ...(f.failure ? { error: f.failure } : {}) },
+      });
       if (f.result || f.status !== 'cancelled') {
-        news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { ...base, status: f.result?.status ?? f.status, iterations: f.result?.iterations ?? null } });
+        news.push({
+          tenantId: t.tenant_id,
+          topic: 'powerflow',
+          kind: 'powerflow.finished',
+          networkId: t.network_id,
+          payload: { ...base, status: f.result?.status ?? f.status, iterations: f.result?.iterations ?? null },
+        });
       }
     }
-    const events = news.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null }));
+    const events = news.map((e, ord) => ({
+      ord,
+      tenant_id: e.tenantId,
+      topic: e.topic,
+      kind: e.kind,
+      payload: e.payload,
+      network_id: e.networkId ?? null,
+    }));
     const { rows } = await s.db.query<EventRow & { task_seqs: Record<string, string> }>(
       `WITH t AS (
          INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, result, error, attempts, created_at, started_at, completed_at, result_values,
@@ -146,22 +185,37 @@ export class DirectRuns {
          SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id
          FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *)
        SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs FROM e ORDER BY e.seq`,
-      [JSON.stringify(tasks), values, JSON.stringify(events)]);
+      [JSON.stringify(tasks), values, JSON.stringify(events)],
+    );
     const seqs = rows[0]?.task_seqs ?? {};
     const finals: TaskRow[] = items.map((f) => ({
-      ...f.task, seq: Number(seqs[f.task.id] ?? 0), status: f.status, error: f.failure, completed_at: f.completedAt,
+      ...f.task,
+      seq: Number(seqs[f.task.id] ?? 0),
+      status: f.status,
+      error: f.failure,
+      completed_at: f.completedAt,
       result: f.result as unknown as Record<string, unknown> | null,
     }));
     // What follows is retried on its own if the database goes away now (the rows are stored).
-    await rideOutOutage(s, 'announce the results', () => networksChanged(s, finals.map((t) => t.tenant_id)));
+    await rideOutOutage(s, 'announce the results', () =>
+      networksChanged(
+        s,
+        finals.map((t) => t.tenant_id),
+      ),
+    );
     const newest = new Map<string, TaskRow>();
     for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
     const models = new Map(items.map((f) => [f.task.id, f.model]));
     for (const t of newest.values()) {
-      await evaluatePowerFlowAlarms(s, t, undefined, models.get(t.id)).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
+      await evaluatePowerFlowAlarms(s, t, undefined, models.get(t.id)).catch((e) =>
+        s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'),
+      );
     }
     for (const t of finals) countFinished(s, t);
-    await publishEvents(s.bus, rows.map(({ task_seqs, ...e }) => eventFromRow(e)));
+    await publishEvents(
+      s.bus,
+      rows.map(({ task_seqs, ...e }) => eventFromRow(e)),
+    );
     await Promise.all(finals.map((t) => s.bus.publish('task', { task_id: t.id, tenant_id: t.tenant_id, status: t.status, direct: true })));
     return finals;
   });
