@@ -5,6 +5,7 @@ import pg from 'pg';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { unavailableDependency } from '../lib/unavailable.js';
+import { openPgliteThread } from './pgliteThread.js';
 
 export interface QueryResult<T> {
   rows: T[];
@@ -31,7 +32,7 @@ pg.types.setTypeParser(20, (v) => Number(v));
 export interface DatabaseOptions {
   url?: string;
   schema: string;
-  dataDir?: string;  // PGlite files; undefined = in memory
+  dataDir?: string; // PGlite files; undefined = in memory
   poolSize?: number;
 }
 
@@ -41,7 +42,13 @@ function quoteIdent(s: string): string {
 }
 
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
-  return opts.url ? openPostgres(opts.url, opts.schema, opts.poolSize ?? 10) : openPglite(opts.dataDir, opts.schema);
+  if (opts.url) return openPostgres(opts.url, opts.schema, opts.poolSize ?? 10);
+  let dir: string | undefined;
+  if (opts.dataDir) {
+    dir = join(opts.dataDir, 'pglite');
+    mkdirSync(dir, { recursive: true });
+  }
+  return openPgliteThread(dir, quoteIdent(opts.schema).slice(1, -1));
 }
 
 const PREPARED_MAX = 512;
@@ -82,7 +89,9 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
     // the transaction's next statement fails, and the client is destroyed on release rather
     // than handed out again.
     let broken: Error | undefined;
-    const onError = (err: Error) => { broken ??= err; };
+    const onError = (err: Error) => {
+      broken ??= err;
+    };
     c.on('error', onError);
     try {
       return await fn(c);
@@ -124,65 +133,4 @@ async function openPostgres(url: string, schema: string, max: number): Promise<D
     },
   };
   return db;
-}
-
-const BYTEA_OID = 17;
-
-/** A bytea parameter in PostgreSQL's text form (hex). */
-function byteaToText(v: unknown): string {
-  if (!(v instanceof Uint8Array)) throw new Error('Invalid input for bytea type');
-  return `\\x${Buffer.from(v.buffer, v.byteOffset, v.byteLength).toString('hex')}`;
-}
-
-/** A bytea value from its text form (hex, as PostgreSQL sends it by default), as node-postgres gives it. */
-function byteaFromText(s: string): Buffer {
-  return Buffer.from(s.slice(2), 'hex');
-}
-
-async function openPglite(dataDir: string | undefined, schema: string): Promise<Database> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  let dir: string | undefined;
-  if (dataDir) {
-    dir = join(dataDir, 'pglite');
-    mkdirSync(dir, { recursive: true });
-  }
-  // bytea through Buffer's native hex codec: PGlite's own makes a string per byte, which was a sixth of
-  // the embedded server's CPU when each async power flow stores its result arrays (bench/README.md)
-  const options = { serializers: { [BYTEA_OID]: byteaToText }, parsers: { [BYTEA_OID]: byteaFromText } };
-  const lite = dir ? new PGlite(dir, options) : new PGlite(options);
-  await lite.waitReady;
-  const s = quoteIdent(schema);
-  await lite.exec(`CREATE SCHEMA IF NOT EXISTS ${s}; SET search_path TO ${s}, public;`);
-  // PGlite is one connection: serialise transactions so their statements don't interleave.
-  let chain: Promise<unknown> = Promise.resolve();
-  const serial = <T>(fn: () => Promise<T>): Promise<T> => {
-    const next = chain.then(fn, fn);
-    chain = next.catch(() => {});
-    return next;
-  };
-  const run = async <T>(q: { query: (sql: string, params?: unknown[]) => Promise<{ rows: unknown[]; affectedRows?: number }> }, sql: string, params?: unknown[]) => {
-    const r = await q.query(sql, params);
-    return { rows: r.rows as T[], rowCount: r.affectedRows ?? r.rows.length };
-  };
-  let closed = false;
-  return {
-    engine: 'pglite',
-    query: (sql, params) => serial(() => run(lite, sql, params)),
-    exec: (sql) => serial(async () => void (await lite.exec(sql))),
-    transaction: (fn) =>
-      serial(() => lite.transaction((tx) => fn({ query: (sql, params) => run(tx, sql, params), exec: async (sql) => void (await tx.exec(sql)) }))),
-    async ping() {
-      if (closed) return false;
-      try {
-        await serial(() => lite.query('SELECT 1'));
-        return true;
-      } catch {
-        return false;
-      }
-    },
-    async close() {
-      closed = true;
-      await serial(() => lite.close());
-    },
-  };
 }
