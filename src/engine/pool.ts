@@ -40,6 +40,7 @@ import type { StudyWorkerResult } from '../studies/abi.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
 import type { ScopfTask, ScopfWorkerResult } from '../opf/securityWorker.js';
 import { asCoreFailure } from './coreFailure.js';
+import { LONG_WORK_INPUT_FLOATS, ThreadLanes } from './threadLanes.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
@@ -153,6 +154,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     idleTimeout: 60_000,
   });
   let closed = false;
+  // Long solves leave one thread to short ones (./threadLanes.ts)
+  const lanes = new ThreadLanes(threads);
+  const isLong = (input: Float64Array) => input.length >= LONG_WORK_INPUT_FLOATS;
   // Live progress of long solves: one BroadcastChannel for the whole pool, messages routed by task key.
   const liveName = `gridops-progress-${randomUUID()}`;
   const liveChannel = new BroadcastChannel(liveName);
@@ -260,7 +264,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
 
       const task: WorkerTask = { input: packed.input, qlim: o.enforceQLimits && o.method !== 'dc', stop };
       if (key >= 0) task.live = { channel: liveName, key };
-      piscina.run(task, { transferList: [packed.input.buffer as ArrayBuffer], signal: ac.signal }).then(
+      lanes.run(isLong(packed.input), ac.signal, () => piscina.run(task, { transferList: [packed.input.buffer as ArrayBuffer], signal: ac.signal })).then(
         (out) => {
           if (grace) clearTimeout(grace);
           if (settled) return;
@@ -323,16 +327,23 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer];
       const options = { name: 'sensitivity', transferList, signal };
-      return (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options).catch(asCoreFailure('sensitivity matrix'));
+      return lanes
+        .run(isLong(input), signal, () => (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options))
+        .catch(asCoreFailure('sensitivity matrix'));
     },
     runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
-      return (piscina as unknown as Piscina<unknown, Float64Array>).run({ input, stop }, { name: 'stateEstimation', transferList: [input.buffer as ArrayBuffer], signal });
+      const transferList = [input.buffer as ArrayBuffer];
+      return lanes.run(isLong(input), signal, () =>
+        (piscina as unknown as Piscina<unknown, Float64Array>).run({ input, stop }, { name: 'stateEstimation', transferList, signal }),
+      );
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
-      return (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList });
+      return lanes.run(task.edges.length >= LONG_WORK_INPUT_FLOATS, undefined, () =>
+        (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList }),
+      );
     },
     runScopf(task: ScopfTask, signal: AbortSignal, onLive?: (from: number, rows: Float64Array) => void) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
@@ -340,7 +351,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (onLive) liveHandlers.set(key, onLive);
       const transferList = [task.opf.buffer, task.dc.buffer] as ArrayBuffer[]; // the small arrays the caller reads again are copied
       const withLive = { ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) };
-      return (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal })
+      // always long: constraint generation solves many outages
+      return lanes
+        .run(true, signal, () => (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal }))
         .catch(asCoreFailure('security-constrained OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
@@ -349,7 +362,8 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const key = onLive ? nextKey++ : -1;
       if (onLive) liveHandlers.set(key, onLive);
       const live = onLive ? { channel: liveName, key } : undefined;
-      return piscina.run({ kind: 'opf', input, stop, live }, { transferList: [input.buffer as ArrayBuffer], signal })
+      return lanes
+        .run(isLong(input), signal, () => piscina.run({ kind: 'opf', input, stop, live }, { transferList: [input.buffer as ArrayBuffer], signal }))
         .catch(asCoreFailure('OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
