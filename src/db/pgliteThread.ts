@@ -33,6 +33,8 @@ function databaseError(f: PgliteErrorFields): Error {
 class PgliteThread {
   private readonly pending = new Map<number, { resolve: (r: PgliteReply) => void; reject: (e: Error) => void }>();
   private nextId = 1;
+  /** When the thread took its oldest unanswered request (undefined: idle). */
+  busySince: number | undefined;
   private stopped: Error | undefined;
   readonly ready: Promise<void>;
   private readonly worker: Worker;
@@ -48,7 +50,10 @@ class PgliteThread {
       const p = this.pending.get(r.id);
       if (!p) return;
       this.pending.delete(r.id);
-      if (this.pending.size === 0) this.worker.unref();
+      if (this.pending.size === 0) {
+        this.worker.unref();
+        this.busySince = undefined;
+      }
       p.resolve(r);
     });
     const stop = (why: Error) => {
@@ -68,7 +73,10 @@ class PgliteThread {
     if (this.stopped) return Promise.reject(this.stopped);
     const id = this.nextId++;
     return new Promise<PgliteReply>((resolve, reject) => {
-      if (this.pending.size === 0) this.worker.ref();
+      if (this.pending.size === 0) {
+        this.worker.ref();
+        this.busySince = performance.now();
+      }
       this.pending.set(id, { resolve, reject });
       this.worker.postMessage({ ...req, id, ...('params' in req && req.params ? { params: req.params.map(ownBytes) } : {}) });
     }).then((r) => {
@@ -105,6 +113,9 @@ function result<T>(r: PgliteReply): QueryResult<T> {
   }
   return { rows: rows as T[], rowCount: r.rowCount ?? rows.length };
 }
+
+/** How long a statement in progress counts as the database being up (then a probe waits its turn). */
+const BUSY_AS_UP_MS = 30_000;
 
 export async function openPgliteThread(dir: string | undefined, schema: string): Promise<Database> {
   const data: PgliteWorkerData = { dir, schema };
@@ -154,6 +165,10 @@ export async function openPgliteThread(dir: string | undefined, schema: string):
       }),
     async ping() {
       if (closed) return false;
+      // A thread in the middle of a statement is working, not down: a health probe does not wait
+      // behind a long write (storing a large model) for its own SELECT 1, unless that write has
+      // held the database for longer than BUSY_AS_UP_MS.
+      if (thread.alive && thread.busySince !== undefined && performance.now() - thread.busySince < BUSY_AS_UP_MS) return true;
       try {
         await serial(async () => query(await current(), 'SELECT 1', undefined, false));
         return true;
