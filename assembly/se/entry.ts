@@ -81,7 +81,7 @@ export function seSolve(): i32 {
     keepStructure(inp, measOff, nm, e);
   }
   const net = e.net, ms = e.ms;
-  const nr = new StaticArray<f64>(nm), ratio = new StaticArray<f64>(nm), y = new StaticArray<f64>(net.n);
+  const nr = e.nr, ratio = e.ratio, y = e.y; // kept with the estimator: a repeated estimate allocates nothing large
   const run = new BadDataRun();
   lastGain = e.g;
   const status = estimateWithBadData(e, <i32>inp[SE_IN_MAXIT], inp[SE_IN_TOL], inp[SE_IN_THRESHOLD], inp[SE_IN_RESIDUALS] != 0.0,

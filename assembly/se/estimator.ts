@@ -15,6 +15,9 @@ export class Estimator {
   r: StaticArray<f64> = new StaticArray<f64>(0);
   F: StaticArray<f64> = new StaticArray<f64>(0);
   dx: StaticArray<f64> = new StaticArray<f64>(0);
+  /** per measurement: normalized residual and Ω_ii/σ² (./normalizedResiduals.ts); a state-sized work vector */
+  nr: StaticArray<f64> = new StaticArray<f64>(0); ratio: StaticArray<f64> = new StaticArray<f64>(0);
+  y: StaticArray<f64> = new StaticArray<f64>(0);
   /** per state: unobservable flag; per bus: the same by bus */
   stateFlags: StaticArray<u8> = new StaticArray<u8>(0); busFlags: StaticArray<u8> = new StaticArray<u8>(0);
   iterations: i32 = 0; J: f64 = 0.0; normF: f64 = 0.0; deficit: i32 = 0;
@@ -25,6 +28,7 @@ export class Estimator {
     this.vm = new StaticArray<f64>(net.nb); this.va = new StaticArray<f64>(net.nb);
     this.hz = new StaticArray<f64>(ms.m); this.r = new StaticArray<f64>(ms.m);
     this.F = new StaticArray<f64>(net.n); this.dx = new StaticArray<f64>(net.n);
+    this.nr = new StaticArray<f64>(ms.m); this.ratio = new StaticArray<f64>(ms.m); this.y = new StaticArray<f64>(net.n);
     this.stateFlags = new StaticArray<u8>(net.n); this.busFlags = new StaticArray<u8>(net.nb);
   }
 
