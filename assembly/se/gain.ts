@@ -59,11 +59,11 @@ export class GainMatrix {
       const p0 = geti(hp, i), p1 = geti(hp, i + 1);
       const wi = getf(wp, i);
       if (wi == 0.0) { s += (p1 - p0) * (p1 - p0); continue; }
-      const wr = wi * getf(rp, i);
+      const ri = getf(rp, i);
       for (let p = p0; p < p1; p++) {
         const hv = getf(hx, p), a = wi * hv;
         const j = geti(hj, p);
-        setf(fp, j, getf(fp, j) + wr * hv);
+        setf(fp, j, getf(fp, j) + a * ri); // (w h) r, as F was summed before: the same rounding, the same iterations
         for (let q = p0; q < p1; q++) {
           const t = geti(slot, s++);
           setf(gx, t, getf(gx, t) + a * getf(hx, q));
