@@ -139,7 +139,8 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.case} | ${r.buses} | ${r.measurements} | ${r.iterations} | ${r.estimate_ms} | ${r.residuals_ms} | ${r.lnr_ms} (${r.removed}) | ${r.dose} |`,
+        `| ${r.case} | ${r.buses} | ${r.measurements} | ${r.iterations} | ${r.estimate_ms} | ${r.residuals_ms} | ` +
+        `${r.lnr_ms} (${r.removed}) | ${r.dose} |`,
     ),
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
