@@ -10,10 +10,11 @@ import { GainMatrix } from './gain';
 import { BadDataRun, estimateWithBadData } from './badData';
 import {
   SE_ABI_VERSION, SE_BR_FIELDS, SE_BUS_FIELDS, SE_GEN_FIELDS, SE_IN_HEADER, SE_IN_MAXIT, SE_IN_NB, SE_IN_NG, SE_IN_NL, SE_IN_NM,
-  SE_IN_REF, SE_IN_RESIDUALS, SE_IN_THRESHOLD, SE_IN_TOL, SE_IN_VERSION, SE_OUT_ACTIVE, SE_OUT_BUS_FIELDS, SE_OUT_BUS_UNOBSERVABLE,
-  SE_OUT_BUS_VA, SE_OUT_BUS_VM, SE_OUT_HEADER, SE_OUT_ITER, SE_OUT_J, SE_OUT_MEAS_ESTIMATE, SE_OUT_MEAS_FIELDS,
-  SE_OUT_MEAS_NORMALIZED, SE_OUT_MEAS_OMEGA_RATIO, SE_OUT_MEAS_REMOVED_NR, SE_OUT_MEAS_REMOVED_PASS, SE_OUT_MEAS_RESIDUAL,
-  SE_OUT_NORM_F, SE_OUT_PASSES, SE_OUT_RANK_DEFICIT, SE_OUT_STATUS, SE_OUT_TOTAL_ITER, SE_STATUS_BAD_INPUT, SE_STATUS_UNOBSERVABLE,
+  SE_IN_OMEGA_BY_SOLVES, SE_IN_REF, SE_IN_RESIDUALS, SE_IN_THRESHOLD, SE_IN_TOL, SE_IN_VERSION, SE_OUT_ACTIVE, SE_OUT_BUS_FIELDS,
+  SE_OUT_BUS_UNOBSERVABLE, SE_OUT_BUS_VA, SE_OUT_BUS_VM, SE_OUT_HEADER, SE_OUT_ITER, SE_OUT_J, SE_OUT_MEAS_ESTIMATE,
+  SE_OUT_MEAS_FIELDS, SE_OUT_MEAS_NORMALIZED, SE_OUT_MEAS_OMEGA_RATIO, SE_OUT_MEAS_REMOVED_NR, SE_OUT_MEAS_REMOVED_PASS,
+  SE_OUT_MEAS_RESIDUAL, SE_OUT_NORM_F, SE_OUT_PASSES, SE_OUT_RANK_DEFICIT, SE_OUT_STATUS, SE_OUT_TOTAL_ITER, SE_STATUS_BAD_INPUT,
+  SE_STATUS_UNOBSERVABLE,
 } from './layout';
 
 let seInput = new StaticArray<f64>(0);
@@ -81,12 +82,15 @@ export function seSolve(): i32 {
     keepStructure(inp, measOff, nm, e);
   }
   const net = e.net, ms = e.ms;
-  const nr = new StaticArray<f64>(nm), ratio = new StaticArray<f64>(nm), y = new StaticArray<f64>(net.n);
+  const nr = e.nr, ratio = e.ratio, y = e.y; // kept with the estimator: a repeated estimate allocates nothing large
   const run = new BadDataRun();
+  e.omegaBySolves = inp[SE_IN_OMEGA_BY_SOLVES] != 0.0;
+  e.omegaUsed = 0;
   lastGain = e.g;
   const status = estimateWithBadData(e, <i32>inp[SE_IN_MAXIT], inp[SE_IN_TOL], inp[SE_IN_THRESHOLD], inp[SE_IN_RESIDUALS] != 0.0,
     nr, ratio, y, run);
   unchecked(out[SE_OUT_STATUS] = <f64>status);
+  lastOmega = e.omegaUsed;
   unchecked(out[SE_OUT_ITER] = <f64>e.iterations);
   unchecked(out[SE_OUT_J] = run.jDoSE);
   unchecked(out[SE_OUT_NORM_F] = e.normF);
@@ -113,11 +117,14 @@ export function seSolve(): i32 {
   return status;
 }
 
-/** Diagnostics of the last estimate's gain matrix (bench and tests): [n, nnz(G), nnz(L), nnz(U), pivoting fallbacks]. */
+/** Diagnostics of the last estimate's gain matrix (bench and tests): [n, nnz(G), nnz(L), nnz(U), pivoting fallbacks,
+ *  how Ω's diagonal was found (0 not at all, 1 G⁻¹'s sparse subset, 2 one solve per measurement)]. */
 let lastGain: GainMatrix | null = null;
+let lastOmega: i32 = 0;
 export function seGainStats(k: i32): f64 {
   const g = lastGain;
   if (g === null) return -1.0;
+  if (k == 5) return <f64>lastOmega;
   if (k == 0) return <f64>g.n;
   if (k == 1) return <f64>g.gp[g.n];
   if (k == 2) return <f64>g.lu.nnzL();

@@ -27,6 +27,7 @@ export const SE_IN_MAXIT: i32 = 7;      // Gauss–Newton iterations per estimat
 export const SE_IN_TOL: i32 = 8;        // max-norm of Hᵀ W r that stops it (doSE: 1e-5)
 export const SE_IN_THRESHOLD: i32 = 9;  // largest normalized residual kept; 0: no bad-data removal
 export const SE_IN_RESIDUALS: i32 = 10; // 1: compute the normalized residuals of the final estimate
+export const SE_IN_OMEGA_BY_SOLVES: i32 = 11; // 1: Ω's diagonal by one solve per measurement, not G⁻¹'s sparse subset
 export const SE_IN_HEADER: i32 = 16;
 
 export const SE_BUS_FIELDS: i32 = 5;

@@ -221,6 +221,16 @@ export class SparseLU {
     }
   }
 
+  /** The current factors and column order, for reading only (a sparse inverse subset: assembly/se/sparseInverse.ts). */
+  factors(): LUFactors { return this.f; }
+  columnOrder(): StaticArray<i32> { return this.q; }
+  /** Every step pivots on the row of its own column (P = Qᵀ): a symmetric matrix then has U = D Lᵀ. */
+  symmetricPivots(): bool {
+    if (this.singular) return false;
+    for (let k = 0; k < this.n; k++) if (unchecked(this.prow[k]) != unchecked(this.q[k])) return false;
+    return true;
+  }
+
   /** Supernodal panel updates on (default) or off — off only to measure them. */
   setSupernodes(on: bool): void {
     this.supernodesOn = on;

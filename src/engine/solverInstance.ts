@@ -156,8 +156,9 @@ export class PowerFlowEngine {
     return this.exchange(input, (x) => x.seInputPtr(input.length), (x) => x.seSolve(), (x) => [x.seOutputPtr(), x.seOutputLength()]);
   }
 
-  /** The last estimate's gain matrix: n, nnz(G), nnz(L), nnz(U), pivoting fallbacks (bench:se). */
-  get seGainStats(): number[] { return [0, 1, 2, 3, 4].map((k) => this.x.seGainStats(k)); }
+  /** The last estimate's gain matrix: n, nnz(G), nnz(L), nnz(U), pivoting fallbacks, and how Ω's diagonal was found
+   *  (0 not at all, 1 G⁻¹'s sparse inverse subset, 2 one solve per measurement) (bench:se, tests). */
+  get seGainStats(): number[] { return [0, 1, 2, 3, 4, 5].map((k) => this.x.seGainStats(k)); }
 
   /** The DC-OPF of a packed OPF input as a linear programme (assembly/opf/entry.ts opfLpBuild), or null
    *  when its costs are not linear (then solveOpf). The input stays in the core for finishOpfLp. */

@@ -13,6 +13,8 @@ export const IN = {
   TOL: 8,
   THRESHOLD: 9,
   RESIDUALS: 10,
+  /** 1: Ω's diagonal by one solve per measurement (the comparison the sparse inverse subset is tested against) */
+  OMEGA_BY_SOLVES: 11,
   HEADER: 16,
 } as const;
 export const BUS = { PD: 0, QD: 1, GS: 2, BS: 3, VM0: 4, FIELDS: 5 } as const;
