@@ -12,6 +12,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { solveOpf } from '../src/opf/solve.js';
+import { solveSecurityConstrainedDcOpf } from '../src/opf/security.js';
 import { fromTerminalCost } from '../src/opf/dcLines.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { OpfResult } from '../src/opf/types.js';
@@ -174,4 +175,46 @@ test('a DC line whose flow limits no dispatch can meet makes the OPF infeasible,
   const r = await solveOpf(pool, net, { method: 'dc' });
   assert.equal(r.status, 'infeasible');
   assert.match(r.message ?? '', /DC lines' least loss/);
+});
+
+// The security-constrained DC-OPF takes the DC lines as the OPF does (their terminal pairs and linking rows are in
+// every round's problem); an outage moves power through the DC line preventively. Checked against DC power flows
+// of the dispatched network (generators and DC lines at the OPF's values) with each outaged branch open.
+test('the security-constrained DC-OPF dispatches DC lines too: every post-contingency flow within its limit', async () => {
+  const net = network('t_case9_dcline_nocost', 'dc');
+  for (const b of net.branches) b.rate_c = 1.3 * b.rate_a;
+  const plain = await solveOpf(pool, net, { method: 'dc' });
+  const r = await solveSecurityConstrainedDcOpf(pool, net, { contingencies: 'n-1-branches', limit: 'rate_c' }, { method: 'dc' });
+  assert.equal(r.status, 'converged', r.message);
+  assert.ok(r.security.binding.length > 0, 'a post-contingency limit binds');
+  assert.ok(r.objective > plain.objective + 1, 'security costs something');
+  // line 2 (7 → 9) carries more than its minimum to relieve the binding outage
+  assert.ok(r.dc_lines![1]!.p_from > plain.dc_lines![1]!.p_from + 1, `${r.dc_lines![1]!.p_from} vs ${plain.dc_lines![1]!.p_from} MW`);
+  const dispatched: NetworkModel = {
+    ...net,
+    generators: net.generators.map((g, i) => ({ ...g, mw: r.generators[i]!.p_mw })),
+    dc_lines: net.dc_lines!.map((d, k) => ({ ...d, p_from: r.dc_lines![k]!.p_from })),
+  };
+  for (let k = 0; k < net.branches.length; k++) {
+    if (r.security.excluded.includes(k)) continue;
+    const changed = { ...dispatched, branches: dispatched.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) };
+    const pf = await pool.solve(changed, {
+      method: 'dc',
+      tolerance: 1e-8,
+      maxIterations: 10,
+      flatStart: false,
+      enforceQLimits: false,
+      timeoutMs: 30_000,
+    });
+    assert.equal(pf.status, 'converged');
+    for (const b of pf.branches) {
+      if (b.index === k || !(net.branches[b.index]!.rate_a > 0)) continue;
+      assert.ok(
+        Math.abs(b.p_from) <= net.branches[b.index]!.rate_c! + 1e-3,
+        `outage ${k}: branch ${b.index} carries ${b.p_from} MW of ${net.branches[b.index]!.rate_c}`,
+      );
+    }
+    for (const x of r.security.binding.filter((y) => y.outage === k))
+      near(pf.branches[x.branch]!.p_from, x.flow_mw, 1e-3, `flow of ${x.branch} after ${k}`);
+  }
 });
