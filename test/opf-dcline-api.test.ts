@@ -10,6 +10,7 @@ import { json, MODES, startTestApp, waitForTaskStatus, type TestApp } from './he
 import { adminHeaders } from './helpers/auth.js';
 import { restClient, type Headers } from './helpers/rest.js';
 import { ROOT } from '../src/paths.js';
+import { gql, ok as gqlOk } from './graphql-helpers.js';
 
 const DIR = join(ROOT, 'test', 'reference', 'dcline-opf');
 const text = readFileSync(join(DIR, 't_case9_dcline.m'), 'utf8');
@@ -69,6 +70,22 @@ for (const mode of MODES) {
       const taskId = json(q).data.task_id as string;
       assert.equal(await waitForTaskStatus(app, h, taskId, 'completed'), 'completed');
       assertAsMatpower((await ok('GET', `/api/v1/tasks/${taskId}?include=result`)).result);
+    });
+
+    it("GraphQL: the DC lines' costs on the network, and runOpf answers their flows as MATPOWER", async () => {
+      const g = gqlOk(
+        await gql(app, 'query($id: ID!) { network(id: $id) { dcLines { pFrom cost { model coefficients } } } }', { id: net }, h),
+      );
+      assert.deepEqual(g.network.dcLines[3].cost, { model: 'POLYNOMIAL', coefficients: [7.3, 0] });
+      const q =
+        'mutation($id: ID!) { runOpf(id: $id, method: AC) { status objective dcLines { index inService pFrom pTo qFrom qTo muPmax } } }';
+      const r = gqlOk(await gql(app, q, { id: net }, h)).runOpf;
+      assert.equal(r.status, 'CONVERGED');
+      assert.ok(Math.abs(r.objective - ref.f) <= 1e-6 * ref.f);
+      ref.dcline.forEach((x, k) => {
+        if (x.status === 1)
+          assert.ok(Math.abs(r.dcLines[k].pFrom - x.pf) <= 1e-3 && Math.abs(r.dcLines[k].qTo - x.qt) <= 1e-3, `DC line ${k}`);
+      });
     });
 
     it("apply: true stores the DC lines' flows with the dispatch; a power flow of that version runs them", async () => {
