@@ -25,7 +25,10 @@ test('mpc.dcline is read (no longer skipped) and written back unchanged', () => 
   assert.deepEqual(m.dc_lines![0], {
     from: 30, to: 4, in_service: true, p_from: 10, p_to: 8.9, q_from: 0, q_to: 0, v_from: 1.01, v_to: 1, pmin: 1, pmax: 10,
     qmin_from: -10, qmax_from: 10, qmin_to: -10, qmax_to: 10, loss0: 1, loss1: 0.01,
+    cost: { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [0, 0] },
   });
+  // mpc.dclinecost: the OPF cost of p_from, one row per DC line
+  assert.deepEqual(m.dc_lines![3]!.cost, { model: 'polynomial', startup: 0, shutdown: 0, coefficients: [7.3, 0] });
   assert.equal(m.dc_lines![2]!.in_service, false);
   const again = parseMatpower(writeMatpower(m), 'again.m');
   assert.deepEqual(again.dc_lines, m.dc_lines);
@@ -60,12 +63,9 @@ test('the power flow of a case with DC lines equals MATPOWER runpf (buses, branc
   assert.ok(Math.abs(bus30.p_gen - 85) <= 1e-9);
 });
 
-test('the OPF refuses a network with in-service DC lines rather than optimise without them', async () => {
-  const { solveOpf } = await import('../src/opf/solve.js');
-  const m = parseMatpower(text, 't_case9_dcline.m');
-  await assert.rejects(solveOpf(pool, m), /3 in-service DC line\(s\): the OPF does not include DC lines yet/);
-  // with them out of service it optimises the rest
-  const off = { ...m, dc_lines: m.dc_lines!.map((d) => ({ ...d, in_service: false })) };
-  const r = await solveOpf(pool, off);
-  assert.equal(r.status, 'converged');
+test('a DC line cost that is not one is refused where the file says so (mpc.dclinecost)', () => {
+  assert.throws(() => parseMatpower(text.replace('\t2\t0\t0\t2\t7.3\t0', '\t1\t0\t0\t2\t5\t0'), 'bad.m'), /mpc.dclinecost/);
+  assert.throws(() => parseMatpower(text.replace(/mpc.dclinecost = \[\n[^\n]*\n/, 'mpc.dclinecost = [\n'), 'short.m'), /4 rows in mpc.dclinecost/);
 });
+// The OPF of DC lines (toggle_dcline's generator pairs and linking row) is tested against MATPOWER in test/opf-dcline.test.ts.
+

@@ -17,7 +17,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { buildGraphqlSchema } from '../src/graphql/build.js';
 import { BranchResultOut, BusResultOut, GeneratorResultOut, IslandSummaryOut, LossesOut, PowerFlowResultOut } from '../src/schemas/powerflowResult.js';
-import { OpfBindingContingencyOut, OpfEarlierRunOut, OpfSecurityOut, OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
+import { OpfBindingContingencyOut, OpfDcLineOut, OpfEarlierRunOut, OpfSecurityOut, OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
 
 FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d\d-\d\dT/.test(v));
 const checkResult = TypeCompiler.Compile(PowerFlowResultOut);
@@ -56,7 +56,7 @@ describe('power-flow result schemas against the GraphQL types and the OpenAPI do
   // GraphQL-only fields: links and task state the REST answer carries elsewhere (the task resource).
   const graphqlOnly = new Set(['network', 'createdAt', 'pollUrl', 'progress', 'error']);
   const pairs: [string, TObject][] = [['PowerFlowResult', PowerFlowResultOut], ['BusResult', BusResultOut], ['BranchResult', BranchResultOut], ['GeneratorResult', GeneratorResultOut], ['Losses', LossesOut], ['Island', IslandSummaryOut],
-    ['OpfResult', OpfResultOut], ['OpfBus', OpfBusOut], ['OpfGenerator', OpfGeneratorOut], ['OpfBranch', OpfBranchOut], ['OpfSecurity', OpfSecurityOut], ['OpfBindingContingency', OpfBindingContingencyOut], ['OpfEarlierRun', OpfEarlierRunOut]];
+    ['OpfResult', OpfResultOut], ['OpfBus', OpfBusOut], ['OpfGenerator', OpfGeneratorOut], ['OpfBranch', OpfBranchOut], ['OpfSecurity', OpfSecurityOut], ['OpfBindingContingency', OpfBindingContingencyOut], ['OpfEarlierRun', OpfEarlierRunOut], ['OpfDcLine', OpfDcLineOut]];
   for (const [type, schema] of pairs) {
     it(`every field of GraphQL ${type} is a property of its schema`, () => {
       const t = gql.getType(type);

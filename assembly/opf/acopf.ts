@@ -4,7 +4,7 @@
 //   min  Σ polynomial cost(Pg) + Σ polynomial cost(Qg) + Σ y   (reactive costs: gencost rows ng+1..2ng)
 //   g:   Pmis, Qmis = 0                       (./acConstraints.ts)
 //   h:   |Sf|², |St|² ≤ (rate_a/baseMVA)²     for branches with 0 < rate_a < 1e10
-//   ang: angmin ≤ Va_f − Va_t ≤ angmax; y rows as the DC-OPF (./opfRows.ts)
+//   ang: angmin ≤ Va_f − Va_t ≤ angmax; y rows and Pg rows as the DC-OPF (./opfRows.ts)
 //   Va_ref fixed; vmin ≤ Vm ≤ vmax; Pmin ≤ Pg ≤ Pmax; Qmin ≤ Qg ≤ Qmax.
 // MIPS with cost_mult 1e-4 (as MATPOWER), start point as nlpopf_solver with
 // opf.start 0: mid-way between bounds, angles at the first reference angle,
@@ -14,9 +14,9 @@ import { Mips, MipsOptions } from './mips';
 import { AcConstraints } from './acConstraints';
 import { BranchPower, branchCoefficients } from './branchPower';
 import {
-  ACTIVE_COST, REACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+  ACTIVE_COST, REACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, addPgRows, pgRowEntries, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
-import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
+import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_NPGROWS, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER } from './layout';
 import { isRated } from '../branchModel';
 import { OPF_IN_START, OPF_START_CASE, OPF_BUS_VM0, OPF_BUS_VA0, OPF_GEN_PG0, OPF_GEN_QG0, OPF_BR_B, OPF_BR_R, OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_BS, OPF_BUS_GS, OPF_BUS_PD, OPF_BUS_QD, OPF_BUS_VMAX, OPF_BUS_VMIN, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_GEN_QMAX, OPF_GEN_QMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BR_QF, OPF_OUT_BR_QT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_LAM_Q, OPF_OUT_BUS_MU_VMAX, OPF_OUT_BUS_MU_VMIN, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN, OPF_OUT_GEN_MU_QMAX, OPF_OUT_GEN_MU_QMIN, OPF_OUT_GEN_QG } from './layout';
 
@@ -67,10 +67,12 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const cons = new AcConstraints(nx, nb, ng, nl, from, to, coef, gs, bs, pd, qd, genBus, ratedOf, smax2);
 
   // linear part: angle limits, cost rows; bounds; start point
-  const qp = new QP(nx, nang + nseg, 2 * nang + 2 * nseg);
+  const npg = <i32>inp[OPF_IN_NPGROWS];
+  const qp = new QP(nx, nang + nseg + npg, 2 * nang + 2 * nseg + pgRowEntries(inp));
   addAngleRows(qp, inp, br, nl);
   const costs = addCostRows(qp, inp, gen, ng, base, pg0, y0, ACTIVE_COST);
   const qcosts = addCostRows(qp, inp, gen, ng, base, qg0, y0 + sizes.ny, REACTIVE_COST);
+  addPgRows(qp, inp, pg0);
   qp.k = costs.constant + qcosts.constant;
   const varef = fixReferenceAngles(qp, inp, bus, nb);
   if (varef != varef) return bad(out);

@@ -6,15 +6,16 @@
 //   Pf  (rated): −rate_a/baseMVA − Pfinj ≤ Bf Va ≤ rate_a/baseMVA − Pfinj
 //   ang:         angmin ≤ Va_f − Va_t ≤ angmax  (where MATPOWER enforces them)
 //   y rows:      m_k·baseMVA·Pg − y ≤ −(y_k − m_k x_k)  for each segment k
+//   Pg rows:     lo ≤ Σ coef·Pg ≤ hi  (the DC lines' terminal pairs, toggle_dcline)
 //   Va_ref fixed by its bounds; Pmin ≤ Pg ≤ Pmax.
 // Start point as dcopf_solver with opf.start 0: mid-way between finite bounds,
 // 1 inside a one-sided bound, angles at the first reference angle.
 import { QP } from './qp';
 import { Mips, MipsOptions } from './mips';
 import {
-  ACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+  ACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, addPgRows, pgRowEntries, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
-import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0 } from './layout';
+import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT, OPF_IN_NPGROWS, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0 } from './layout';
 import { isRated } from '../branchModel';
 import { BdcBranches } from '../makeBdc';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
@@ -55,7 +56,8 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   const nxr = <i32>inp[OPF_IN_NXROWS];
   let xnnz = 0;
   for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) { const n = <i32>inp[p + 2]; xnnz += n; p += 3 + 2 * n; }
-  const qp = new QP(nx, nb + nrated + nang + nseg + nxr, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg + xnnz);
+  const npg = <i32>inp[OPF_IN_NPGROWS];
+  const qp = new QP(nx, nb + nrated + nang + nseg + npg + nxr, 4 * nl + ng + 2 * nrated + 2 * nang + 2 * nseg + pgRowEntries(inp) + xnnz);
 
   // branch susceptances b = 1/(x·tap) and phase-shift injections (../makeBdc.ts)
   const bdc = new BdcBranches(nb, nl);
@@ -99,6 +101,7 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   }
   addAngleRows(qp, inp, br, nl);
   const costs = addCostRows(qp, inp, gen, ng, base, nb, nb + ng, ACTIVE_COST);
+  addPgRows(qp, inp, nb);
   const firstExtra = qp.nA;
   for (let r = 0, p = <i32>inp[OPF_IN_XROWS_AT]; r < nxr; r++) {
     const n = <i32>inp[p + 2];

@@ -10,6 +10,9 @@
 //                  DC only, at OPF_IN_XROWS_AT: OPF_IN_NXROWS extra linear rows on the angles (the
 //                  security-constrained DC-OPF's post-contingency flows, src/opf/security.ts), each
 //                  lo, hi (p.u.), n, then n pairs (internal bus, coefficient)
+//                  DC and AC, at OPF_IN_PGROWS_AT: OPF_IN_NPGROWS linear rows on the generators' P
+//                  (lo ≤ Σ coef·Pg ≤ hi, p.u.: the DC lines' terminal pairs, src/opf/dcLines.ts), each
+//                  lo, hi, n, then n pairs (internal generator, coefficient)
 // Output (f64[]):  header[OPF_OUT_HEADER]
 //                  bus:    vm, va, lam_p, lam_q, mu_vmin, mu_vmax                (nb each)
 //                  branch: pf, qf, pt, qt, mu_sf, mu_st, mu_angmin, mu_angmax    (nl each)
@@ -21,7 +24,7 @@
 // radians (angmin / angmax in degrees as the case), shift in radians; ±Infinity
 // for absent limits; multipliers in currency/MWh (/MVArh, /MVAh).
 
-export const OPF_ABI_VERSION: i32 = 3;
+export const OPF_ABI_VERSION: i32 = 4;
 
 export const OPF_IN_VERSION: i32 = 0;
 export const OPF_IN_METHOD: i32 = 1;    // 0 dc, 1 ac
@@ -38,7 +41,9 @@ export const OPF_IN_TIME_LIMIT_S: i32 = 11; // for the LP path in JavaScript (sr
 export const OPF_IN_NXROWS: i32 = 12;       // extra rows (DC): count
 export const OPF_IN_XROWS_AT: i32 = 13;     // extra rows (DC): where they start in the input
 export const OPF_IN_START: i32 = 14;        // OPF_START_*: where MIPS starts
-export const OPF_IN_HEADER: i32 = 16;
+export const OPF_IN_NPGROWS: i32 = 15;      // rows on generator P (DC and AC): count
+export const OPF_IN_PGROWS_AT: i32 = 16;    // rows on generator P: where they start in the input
+export const OPF_IN_HEADER: i32 = 18;
 
 /** MATPOWER's opf.start: 0 between the bounds (its default), 2 the case's own state (bus VM / VA, gen PG / QG;
  *  the piecewise-linear cost variables at 0). */

@@ -1,7 +1,8 @@
 // The parts of MATPOWER's opf_setup the DC and AC formulations share: branch
 // angle-difference limits (makeAang), generator costs (polynomial terms into
 // the separable quadratic, piecewise-linear ones as constrained cost variables:
-// makeAy), and the interior start point of opf.start 0.
+// makeAy), linear rows on generator P (user constraints such as toggle_dcline's),
+// and the interior start point of opf.start 0.
 import { QP } from './qp';
 import { Mips } from './mips';
 import {
@@ -9,7 +10,7 @@ import {
   OPF_OUT_COST, OPF_OUT_HEADER, OPF_OUT_FALLBACKS, OPF_OUT_KKT_N, OPF_OUT_KKT_NNZL, OPF_OUT_KKT_REANALYSES, OPF_OUT_KKT_FLOPS, OPF_BAD_INPUT,
 } from './layout';
 import { OPF_BR_ANGMAX, OPF_BR_ANGMIN, OPF_BR_T, OPF_BUS_VA0, OPF_GEN_MODEL, OPF_GEN_NCOST, OPF_GEN_OFFSET, OPF_OUT_BR_MU_ANGMAX, OPF_OUT_BR_MU_ANGMIN } from './layout';
-import { OPF_GEN_QMODEL, OPF_GEN_QNCOST, OPF_GEN_QOFFSET } from './layout';
+import { OPF_GEN_QMODEL, OPF_GEN_QNCOST, OPF_GEN_QOFFSET, OPF_IN_NPGROWS, OPF_IN_PGROWS_AT } from './layout';
 
 const DEG: f64 = Math.PI / 180.0;
 
@@ -62,6 +63,24 @@ export function addAngleRows(qp: QP, inp: StaticArray<f64>, br: i32, nl: i32): v
     qp.addRow(amin != 0.0 ? amin * DEG : -Infinity, amax != 0.0 ? amax * DEG : Infinity);
     qp.addEntry(<i32>inp[lF + l], 1.0);
     qp.addEntry(<i32>inp[lT + l], -1.0);
+  }
+}
+
+/** Entries of the rows on generator P (OPF_IN_NPGROWS rows from OPF_IN_PGROWS_AT: lo, hi, n, n pairs). */
+export function pgRowEntries(inp: StaticArray<f64>): i32 {
+  let nnz = 0;
+  for (let r = 0, p = <i32>inp[OPF_IN_PGROWS_AT]; r < <i32>inp[OPF_IN_NPGROWS]; r++) { const n = <i32>inp[p + 2]; nnz += n; p += 3 + 2 * n; }
+  return nnz;
+}
+
+/** lo ≤ Σ coef·Pg ≤ hi rows (p.u.; Pg of generator g is column pg0 + g): MATPOWER's add_lin_constraint on
+ *  'Pg', as toggle_dcline links a DC line's two terminal generators. */
+export function addPgRows(qp: QP, inp: StaticArray<f64>, pg0: i32): void {
+  for (let r = 0, p = <i32>inp[OPF_IN_PGROWS_AT]; r < <i32>inp[OPF_IN_NPGROWS]; r++) {
+    const n = <i32>inp[p + 2];
+    qp.addRow(inp[p], inp[p + 1]);
+    for (let q = 0; q < n; q++) qp.addEntry(pg0 + <i32>inp[p + 3 + 2 * q], inp[p + 4 + 2 * q]);
+    p += 3 + 2 * n;
   }
 }
 

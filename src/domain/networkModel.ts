@@ -95,6 +95,8 @@ export interface DcLine {
   qmax_to: number;
   loss0: number;       // MW: losses = loss0 + loss1 * p_from
   loss1: number;
+  /** OPF cost of p_from (MATPOWER mpc.dclinecost, the gencost row format); absent = none (no cost) */
+  cost?: GeneratorCost | null;
 }
 
 export interface NetworkModel {
@@ -118,7 +120,8 @@ export type GeneratorCostInput = Pick<GeneratorCost, 'model' | 'coefficients'> &
 export type GeneratorInput = Pick<Generator, 'bus' | 'mw'> & Partial<Omit<Generator, 'bus' | 'mw' | 'cost' | 'reactive_cost'>>
   & { cost?: GeneratorCostInput | null; reactive_cost?: GeneratorCostInput | null };
 export type LoadInput = Pick<Load, 'bus' | 'mw'> & Partial<Omit<Load, 'bus' | 'mw'>>;
-export type DcLineInput = Pick<DcLine, 'from' | 'to' | 'p_from'> & Partial<Omit<DcLine, 'from' | 'to' | 'p_from'>>;
+export type DcLineInput = Pick<DcLine, 'from' | 'to' | 'p_from'> & Partial<Omit<DcLine, 'from' | 'to' | 'p_from' | 'cost'>>
+  & { cost?: GeneratorCostInput | null };
 export interface NetworkInput {
   name: string;
   description?: string;
@@ -207,5 +210,6 @@ export function dcLineWithDefaults(d: DcLineInput): DcLine {
     v_from: d.v_from ?? 1, v_to: d.v_to ?? 1, pmin: d.pmin ?? -Number.MAX_VALUE, pmax: d.pmax ?? Number.MAX_VALUE,
     qmin_from: d.qmin_from ?? -9999, qmax_from: d.qmax_from ?? 9999, qmin_to: d.qmin_to ?? -9999, qmax_to: d.qmax_to ?? 9999,
     loss0: d.loss0 ?? 0, loss1: d.loss1 ?? 0,
+    ...(d.cost ? { cost: { startup: 0, shutdown: 0, ...d.cost } } : {}),
   };
 }

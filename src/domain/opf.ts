@@ -88,7 +88,8 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
 /**
  * Stores an OPF's dispatch as the network's next version (CONTRACT "Security-constrained DC-OPF": apply):
  * every in-service generator's p set-point, and for AC its voltage set-point (the bus voltage the OPF
- * chose), so a power flow or a study of the new version checks the dispatch. Refused with CONFLICT when
+ * chose), and every in-service DC line's flow (p_from, p_to; AC also q and the terminal voltages, as MATPOWER's
+ * int2ext writes them back), so a power flow or a study of the new version checks the dispatch. Refused with CONFLICT when
  * the network changed since the OPF's version, and with the write-time checks of PUT /networks/{id} when
  * it is stored (NETWORK_LOCKED while another task solves it, CONFLICT when archived meanwhile).
  */
@@ -102,7 +103,13 @@ async function applyDispatch(s: Services, caller: Caller, networkId: string, tas
     if (!d || !g.in_service) return g;
     return { ...g, mw: d.p_mw, ...(r.method === 'ac' ? { mvar: d.q_mvar, vg: vAt.get(g.bus) ?? g.vg } : {}) };
   });
+  const dcAt = new Map((r.dc_lines ?? []).map((d) => [d.index, d]));
+  const dcLines = model.dc_lines?.map((d, k) => {
+    const x = dcAt.get(k);
+    if (!x || !d.in_service) return d;
+    return { ...d, p_from: x.p_from, p_to: x.p_to, ...(r.method === 'ac' ? { q_from: x.q_from, q_to: x.q_to, v_from: x.v_from, v_to: x.v_to } : {}) };
+  });
   const change = { kind: 'network.opf_applied', method: r.method, objective: r.objective, task_id: taskId };
-  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators }, change, { asWrite: true });
+  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators, ...(dcLines ? { dc_lines: dcLines } : {}) }, change, { asWrite: true });
   return { network_version: saved.version };
 }

@@ -20,6 +20,8 @@ type DcLine {
   qmaxTo: Float!
   loss0: Float!
   loss1: Float!
+  """(additive) OPF cost of pFrom (MATPOWER mpc.dclinecost); null = none"""
+  cost: GeneratorCost
 }
 
 input DcLineInput {
@@ -40,6 +42,7 @@ input DcLineInput {
   qmaxTo: Float
   loss0: Float
   loss1: Float
+  cost: GeneratorCostInput
 }
 
 extend type Network {

@@ -81,9 +81,13 @@ type OpfResult {
   buses: [OpfBus!]!
   generators: [OpfGenerator!]!
   branches: [OpfBranch!]!
+  """(additive) MATPOWER DC lines as the OPF dispatched them (docs/opf.md "DC lines"); null when the network has none"""
+  dcLines: [OpfDcLine!]
 }
 
 type OpfBus { id: Int! v: Float! theta: Float! lmpP: Float! lmpQ: Float! muVmin: Float! muVmax: Float! }
 type OpfGenerator { index: Int! bus: Int! pMw: Float! qMvar: Float! muPmin: Float! muPmax: Float! muQmin: Float! muQmax: Float! }
+type OpfDcLine { index: Int! from: Int! to: Int! inService: Boolean! pFrom: Float! pTo: Float! qFrom: Float! qTo: Float! vFrom: Float! vTo: Float!
+  muPmin: Float! muPmax: Float! muQminFrom: Float! muQmaxFrom: Float! muQminTo: Float! muQmaxTo: Float! }
 type OpfBranch { index: Int! from: Int! to: Int! pFrom: Float! qFrom: Float! pTo: Float! qTo: Float! loading: Float! muSf: Float! muSt: Float! }
 `;

@@ -19,24 +19,24 @@ type Fail = (line: number, expected: string, found?: string) => never;
 
 /** Set `cost` (and `reactive_cost` from a 2·ng-row matrix) on every generator from mpc.gencost (absent:
  *  every cost stays null); `withoutCost` lists gencost rows (1-based) that are placeholders for no cost. */
-export function applyGencost(m: GencostMatrix | undefined, generators: Generator[], fail: Fail, withoutCost?: GencostMatrix): void {
+export function applyGencost(m: GencostMatrix | undefined, generators: Generator[], fail: Fail, withoutCost?: GencostMatrix, field = 'gencost'): void {
   if (!m) return;
   const ng = generators.length;
   const rows = m.rowStart.length;
   if (rows !== ng && !(rows === 2 * ng && ng > 0)) {
-    fail(m.line, `${ng} rows in mpc.gencost (one per mpc.gen row), or ${2 * ng} with reactive power costs in rows ${ng + 1}..${2 * ng}`, `${rows} rows`);
+    fail(m.line, `${ng} rows in mpc.${field} (one per mpc.gen row), or ${2 * ng} with reactive power costs in rows ${ng + 1}..${2 * ng}`, `${rows} rows`);
   }
   for (let r = 0; r < rows; r++) {
     const o = m.rowStart[r]!;
     const end = r + 1 < rows ? m.rowStart[r + 1]! : m.values.length;
     const line = m.rowLine[r]!;
-    if (end - o < 4) fail(line, 'MODEL STARTUP SHUTDOWN NCOST and the cost values in an mpc.gencost row', `${end - o} numbers`);
+    if (end - o < 4) fail(line, `MODEL STARTUP SHUTDOWN NCOST and the cost values in an mpc.${field} row`, `${end - o} numbers`);
     const v = m.values;
     const code = v[o]!, n = v[o + 3]!;
-    if (code !== 1 && code !== 2) fail(line, 'gencost MODEL 1 (piecewise linear) or 2 (polynomial)', String(code));
-    if (!(Number.isInteger(n) && n >= 1)) fail(line, 'a positive integer NCOST in mpc.gencost', String(n));
+    if (code !== 1 && code !== 2) fail(line, `${field === 'gencost' ? 'gencost' : `mpc.${field}`} MODEL 1 (piecewise linear) or 2 (polynomial)`, String(code));
+    if (!(Number.isInteger(n) && n >= 1)) fail(line, `a positive integer NCOST in mpc.${field}`, String(n));
     const want = code === 1 ? 2 * n : n;
-    if (end - o - 4 < want) fail(line, `${want} cost values after NCOST = ${n} in mpc.gencost`, String(end - o - 4));
+    if (end - o - 4 < want) fail(line, `${want} cost values after NCOST = ${n} in mpc.${field}`, String(end - o - 4));
     // MATPOWER pads short rows with zeros: values past NCOST's count are ignored.
     const cost: GeneratorCost = {
       model: code === 1 ? 'piecewise_linear' : 'polynomial',
@@ -45,14 +45,14 @@ export function applyGencost(m: GencostMatrix | undefined, generators: Generator
       coefficients: v.slice(o + 4, o + 4 + want),
     };
     const reactive = r >= ng;
-    const problems = costProblems(cost, `mpc.gencost row ${r + 1}${reactive ? ` (reactive power of generator row ${r - ng + 1})` : ''}`, reactive ? 'MVAr' : 'MW');
-    if (problems.length > 0) fail(line, 'a valid generator cost in mpc.gencost', problems.join('; '));
+    const problems = costProblems(cost, `mpc.${field} row ${r + 1}${reactive ? ` (reactive power of generator row ${r - ng + 1})` : ''}`, reactive ? 'MVAr' : 'MW');
+    if (problems.length > 0) fail(line, `a valid ${field === 'gencost' ? 'generator' : 'DC line'} cost in mpc.${field}`, problems.join('; '));
     if (reactive) generators[r - ng]!.reactive_cost = cost;
     else generators[r]!.cost = cost;
   }
   if (withoutCost) {
     for (const idx of withoutCost.values) {
-      if (!(Number.isInteger(idx) && idx >= 1 && idx <= rows)) fail(withoutCost.line, `mpc.gencost row numbers 1..${rows}`, String(idx));
+      if (!(Number.isInteger(idx) && idx >= 1 && idx <= rows)) fail(withoutCost.line, `mpc.${field} row numbers 1..${rows}`, String(idx));
       if (idx <= ng) generators[idx - 1]!.cost = null;
       else delete generators[idx - ng - 1]!.reactive_cost;
     }

@@ -38,7 +38,7 @@ export const EXT = {
   busGeo: 'bus_geo',
 } as const;
 
-const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', 'dcline', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
+const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', 'dcline', 'dclinecost', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
 
 interface Matrix {
   field: string;
@@ -604,6 +604,14 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
         qmin_from: v(11), qmax_from: v(12), qmin_to: v(13), qmax_to: v(14), loss0: v(15), loss1: v(16),
       });
     }
+  }
+  // their OPF costs (MATPOWER's mpc.dclinecost: gencost rows, one per mpc.dcline row, cost of PF)
+  const dcCostM = sc.matrices.get('dclinecost');
+  if (dcCostM) {
+    if (dcCostM.rowStart.length !== dcLines.length) fail(dcCostM.line, `${dcLines.length} rows in mpc.dclinecost (one per mpc.dcline row)`, `${dcCostM.rowStart.length} rows`);
+    const holders = dcLines.map(() => ({ cost: null }) as unknown as Generator);
+    applyGencost(dcCostM, holders, fail, undefined, 'dclinecost');
+    holders.forEach((h, k) => { dcLines[k]!.cost = h.cost; });
   }
 
   // --- gridops extension fields (written by writeMatpower)

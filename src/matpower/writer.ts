@@ -11,7 +11,7 @@
 // Network tags have no MATPOWER equivalent and are not written.
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
-import type { NetworkModel } from '../domain/networkModel.js';
+import type { Generator, NetworkModel } from '../domain/networkModel.js';
 import { EXT, mostCommonBaseKv } from './reader.js';
 import { gencostRows } from './gencost.js';
 
@@ -134,6 +134,17 @@ export function writeMatpower(network: NetworkModel, flows?: readonly BranchFlow
       push(`\t${[d.from, d.to, d.in_service ? 1 : 0, d.p_from, d.p_to, d.q_from, d.q_to, d.v_from, d.v_to, d.pmin, d.pmax, d.qmin_from, d.qmax_from,
         d.qmin_to, d.qmax_to, d.loss0, d.loss1].map(num).join('\t')};`);
     }
+    push('];');
+  }
+
+  // the DC lines' OPF costs (MATPOWER's mpc.dclinecost); a line without one is written as zero cost, which it is
+  const dcCosts = network.dc_lines?.some((d) => d.cost) ? gencostRows(network.dc_lines.map((d) => ({ cost: d.cost ?? null }) as Generator)) : undefined;
+  if (dcCosts) {
+    push('');
+    push('%% DC line cost data (cost of PF, as gencost)');
+    push('mpc.dclinecost = [');
+    const width = Math.max(...dcCosts.rows.map((r) => r.length));
+    for (const row of dcCosts.rows) push(`\t${[...row, ...Array<number>(width - row.length).fill(0)].map(num).join('\t')};`);
     push('];');
   }
 

@@ -1,12 +1,13 @@
 // Mirror of assembly/opf/layout.ts (test/abi.test.ts checks the two).
-export const OPF_ABI_VERSION = 3;
+export const OPF_ABI_VERSION = 4;
 
 export const IN = {
   VERSION: 0, METHOD: 1, NB: 2, NL: 3, NG: 4, BASEMVA: 5, FEASTOL: 6, GRADTOL: 7, COMPTOL: 8, COSTTOL: 9, MAXIT: 10,
   TIME_LIMIT_S: 11, // read by the LP path only (src/opf/lp.ts); the core ignores it
   NXROWS: 12, XROWS_AT: 13, // extra linear rows on the angles (DC; src/opf/security.ts)
   START: 14, // START_CODE: where MIPS starts
-  HEADER: 16,
+  NPGROWS: 15, PGROWS_AT: 16, // linear rows on generator P (DC and AC; the DC lines' terminal pairs, ./dcLines.ts)
+  HEADER: 18,
 } as const;
 export const BUS_FIELDS = 9;    // type, vm0, va0, pd, qd, gs, bs, vmin, vmax
 export const BR_FIELDS = 10;    // f, t, r, x, b, ratio, shift, rate_a, angmin, angmax

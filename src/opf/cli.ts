@@ -80,6 +80,7 @@ export function opfResultObject(r: OpfResult): Record<string, unknown> {
   return {
     status, objective: Number.isFinite(objective) ? objective : null, iterations, method, duration_ms: Math.round(r.duration_ms),
     ...(message !== undefined ? { message } : {}), ...(binding ? { binding } : {}), buses, generators, branches,
+    ...(r.dc_lines ? { dc_lines: r.dc_lines } : {}),
     ...(r.islands ? { islands: r.islands, lost_load_mw: r.lost_load_mw, lost_generation_mw: r.lost_generation_mw } : {}),
     ...(r.security ? { security: r.security } : {}),
     ...(r.start ? { start: r.start } : {}), ...(r.earlier_runs ? { earlier_runs: r.earlier_runs } : {}),
@@ -110,6 +111,9 @@ export function opfSummary(net: NetworkModel, r: OpfResult): string {
     const v = r.buses.map((b) => b.v);
     lines.push(`Voltage: ${f(Math.min(...v), 4)} .. ${f(Math.max(...v), 4)} p.u.`);
   }
+  const dcLines = (r.dc_lines ?? []).filter((d) => d.in_service);
+  if (dcLines.length > 0) lines.push('DC lines:');
+  for (const d of dcLines.slice(0, 10)) lines.push(`  #${d.index} ${d.from}-${d.to}  ${f(d.p_from, 2)} MW in, ${f(d.p_to, 2)} MW out`);
   const congested = r.branches.filter((b) => b.mu_sf > 0 || b.mu_st > 0);
   lines.push(congested.length === 0 ? 'Congested branches: none' : 'Congested branches:');
   for (const b of congested.slice(0, 10)) lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);

@@ -69,6 +69,12 @@ export function opfFieldIssues(m: NetworkModel): ValidationIssue[] {
       issues.push({ field: `generators[${i}].reactive_cost`, message, code: 'VALIDATION_FAILED', details: { generator_index: i } });
     }
   });
+  (m.dc_lines ?? []).forEach((d, i) => {
+    if (!d.cost) return;
+    for (const message of costProblems(d.cost, `DC line ${i} (${d.from}-${d.to})`)) {
+      issues.push({ field: `dc_lines[${i}].cost`, message, code: 'VALIDATION_FAILED', details: { dc_line_index: i } });
+    }
+  });
   m.branches.forEach((br, i) => {
     const lo = br.angmin ?? -360, hi = br.angmax ?? 360;
     if (!(lo <= hi)) issues.push({ field: `branches[${i}].angmin`, message: `branch ${i} (${br.from}-${br.to}) angmin (${lo}°) must not exceed angmax (${hi}°)`, code: 'PARAM_OUT_OF_RANGE', details: { branch_index: i } });
@@ -93,6 +99,16 @@ export function opfCostProblems(network: NetworkModel, method: 'dc' | 'ac'): str
     out.push(...p);
     if (p.length === 0 && method === 'dc' && cost.model === 'polynomial' && trimLeadingZeros(cost.coefficients).length > 3) {
       out.push(`${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`);
+    }
+  });
+  // a DC line's cost is optional (MATPOWER's mpc.dclinecost; none = zero)
+  (network.dc_lines ?? []).forEach((d, i) => {
+    if (!d.cost || !d.in_service) return;
+    const what = `DC line ${i} (${d.from}-${d.to})`;
+    const p = costProblems(d.cost, what);
+    out.push(...p);
+    if (p.length === 0 && method === 'dc' && d.cost.model === 'polynomial' && trimLeadingZeros(d.cost.coefficients).length > 3) {
+      out.push(`${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(d.cost.coefficients).length - 1}`);
     }
   });
   return out;

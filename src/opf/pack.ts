@@ -1,12 +1,14 @@
 // NetworkModel + OPF options -> the OPF input buffer (./abi.ts). The internal
 // numbering is the power flow's (src/powerflow/ext2int.ts: isolated buses, open
 // branches and generators out of service left out; loads in service summed per bus). Costs and limits are checked first (./costs.ts);
-// every problem is a PowerFlowInputError the doors turn into a 400.
+// every problem is a PowerFlowInputError the doors turn into a 400. In-service DC lines are two more
+// generators each after the network's own, linked by a row on their P (./dcLines.ts, toggle_dcline).
 import type { GeneratorCost, NetworkModel } from '../domain/networkModel.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { ext2int } from '../powerflow/ext2int.js';
 import { BR_FIELDS, BUS_FIELDS, COST_CODE, GEN_FIELDS, IN, METHOD_CODE, OPF_ABI_VERSION, START_CODE } from './abi.js';
 import { opfCostProblems, trimLeadingZeros } from './costs.js';
+import { dcLineTerminals } from './dcLines.js';
 import { OPF_METHODS, OPF_VIOLATION, type OpfOptions } from './types.js';
 
 /** MIPS iterations a DC-OPF with linear costs gets before the LP solver takes over. */
@@ -14,11 +16,14 @@ export const LP_MIPS_ITERATIONS = 20;
 
 export interface PackedOpf {
   input: Float64Array;
+  /** ng: generators in the core, the DC lines' terminal pairs (2 per line in dcLineOrder) after the genOrder ones */
   nb: number; nl: number; ng: number;
   /** internal -> model position */
   busOrder: Int32Array; branchOrder: Int32Array; genOrder: Int32Array;
-  /** in-service demand and generator capacity (MW), for the capacity check */
-  demandMw: number; pmaxMw: number; pminMw: number;
+  /** model position of each DC line in the OPF, in the order of its terminal pair */
+  dcLineOrder: number[];
+  /** in-service demand and generator capacity (MW), the DC lines' least and largest total loss, for the capacity check */
+  demandMw: number; pmaxMw: number; pminMw: number; lossMinMw: number; lossMaxMw: number;
 }
 
 export function checkOpfOptions(o: OpfOptions): void {
@@ -45,18 +50,30 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
     const br = net.branches[l]!;
     if (br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch: l, branch_index: l });
   }
+  // reactive costs (AC only: MATPOWER's DC-OPF drops them)
+  const reactive = (m: NetworkModel['generators'][number]) => (o.method === 'ac' ? m.reactive_cost ?? null : null);
   if (genOrder.length === 0) throw new PowerFlowInputError('no generator is in service: nothing to dispatch', 'VALIDATION_FAILED', { field: 'generators' });
-  const nl = branchOrder.length, ng = genOrder.length;
+  const nl = branchOrder.length;
+  const internalBus = (id: number) => { const k = ext.position(id); return k >= 0 ? ext.busIndex[k]! : -1; };
+  const dcl = dcLineTerminals(net, internalBus, genOrder.length, base);
+  // what pack writes of a generator: the network's in service, then the DC lines' terminals
+  const units = [
+    ...Array.from(genOrder, (i, g) => {
+      const m = net.generators[i]!;
+      return { ...m, internalBus: genBus[g]!, pmin: m.pmin ?? -Infinity, pmax: m.pmax ?? Infinity,
+        qmin: m.qmin ?? -Infinity, qmax: m.qmax ?? Infinity, cost: m.cost!, reactive: reactive(m) };
+    }),
+    ...dcl.terminals.map((t) => ({ ...t, internalBus: t.bus, reactive: null })),
+  ];
+  const ng = units.length;
 
   const costs: number[] = [];
   const head = IN.HEADER, bus = head, br = bus + BUS_FIELDS * nb, gen = br + BR_FIELDS * nl;
   const genCostBase = gen + GEN_FIELDS * ng;
   // cost values are appended after the gen table
   let costLen = 0;
-  // reactive costs (AC only: MATPOWER's DC-OPF drops them)
-  const reactive = (m: NetworkModel['generators'][number]) => (o.method === 'ac' ? m.reactive_cost ?? null : null);
-  for (const i of genOrder) costLen += net.generators[i]!.cost!.coefficients.length + (reactive(net.generators[i]!)?.coefficients.length ?? 0);
-  const input = new Float64Array(genCostBase + costLen);
+  for (const u of units) costLen += u.cost.coefficients.length + (u.reactive?.coefficients.length ?? 0);
+  const input = new Float64Array(genCostBase + costLen + dcl.rows.length);
   input[IN.VERSION] = OPF_ABI_VERSION;
   input[IN.METHOD] = METHOD_CODE[o.method];
   input[IN.NB] = nb; input[IN.NL] = nl; input[IN.NG] = ng;
@@ -66,7 +83,8 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   // A DC-OPF with linear costs is an LP: MIPS with Mehrotra's predictor–corrector (assembly/opf/mips.ts)
   // solves the shared ones in 3–12 iterations; one it has not finished in LP_MIPS_ITERATIONS goes to HiGHS
   // (src/opf/worker.ts).
-  const lp = o.method === 'dc' && net.generators.every((g) => !g.in_service || !g.cost || g.cost.model === 'piecewise_linear' || trimLeadingZeros(g.cost.coefficients).length <= 2);
+  const lp = o.method === 'dc'
+    && units.every((g) => g.cost.model === 'piecewise_linear' || trimLeadingZeros(g.cost.coefficients).length <= 2);
   input[IN.MAXIT] = lp ? Math.min(o.maxIterations, LP_MIPS_ITERATIONS) : o.maxIterations;
   input[IN.TIME_LIMIT_S] = o.timeoutMs / 1000;
   // 'powerflow' arrives here as a model holding the power flow's state (./solve.ts): both start from the model's state
@@ -93,22 +111,25 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   }
   let pmaxMw = 0, pminMw = 0;
   for (let g = 0; g < ng; g++) {
-    const m = net.generators[genOrder[g]!]!;
-    const p = costColumns(m.cost!, costs.length);
+    const m = units[g]!;
+    const p = costColumns(m.cost, costs.length);
     costs.push(...p.values);
-    const q = reactive(m) ? costColumns(m.reactive_cost!, costs.length) : { model: COST_CODE.none, n: 0, offset: 0, values: [] };
+    const q = m.reactive ? costColumns(m.reactive, costs.length) : { model: COST_CODE.none, n: 0, offset: 0, values: [] };
     costs.push(...q.values);
-    const row = [genBus[g]!, m.pmin ?? -Infinity, m.pmax ?? Infinity, m.qmin ?? -Infinity, m.qmax ?? Infinity,
-      p.model, p.n, p.offset, m.mw, m.mvar ?? 0, q.model, q.n, q.offset];
+    const row = [m.internalBus, m.pmin, m.pmax, m.qmin, m.qmax, p.model, p.n, p.offset, m.mw, m.mvar ?? 0, q.model, q.n, q.offset];
     for (let c = 0; c < GEN_FIELDS; c++) input[gen + c * ng + g] = row[c]!;
-    pmaxMw += m.pmax ?? Infinity;
-    pminMw += m.pmin ?? -Infinity;
+    // the DC lines' terminals move power, they do not make it: the capacity check counts the network's own
+    if (g < genOrder.length) { pmaxMw += m.pmax; pminMw += m.pmin; }
   }
   input.set(costs, genCostBase);
+  const rowsAt = genCostBase + costs.length;
+  input.set(dcl.rows, rowsAt);
+  input[IN.NPGROWS] = dcl.lines.length;
+  input[IN.PGROWS_AT] = rowsAt;
   return {
-    input: input.subarray(0, genCostBase + costs.length).slice(), nb, nl, ng,
-    busOrder, branchOrder, genOrder,
-    demandMw: demand, pmaxMw, pminMw,
+    input: input.subarray(0, rowsAt + dcl.rows.length).slice(), nb, nl, ng,
+    busOrder, branchOrder, genOrder, dcLineOrder: dcl.lines,
+    demandMw: demand, pmaxMw, pminMw, lossMinMw: dcl.lossMinMw, lossMaxMw: dcl.lossMaxMw,
   };
 }
 

@@ -20,7 +20,7 @@ import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError } from '../powerflow/types.j
 import { packNetwork } from '../powerflow/pack.js';
 import { AppError } from '../lib/errors.js';
 import { networkBridges } from '../sensitivities/compute.js';
-import { capacityCheck, emptyResult, opfCallOptions, refuseDcLines, refuseIslands, unpackOpf, type OpfCall } from './solve.js';
+import { capacityCheck, emptyResult, opfCallOptions, refuseIslands, unpackOpf, type OpfCall } from './solve.js';
 import { packOpf } from './pack.js';
 import { PROGRESS_FIELDS } from './worker.js';
 import { extraRowsAt, type ScopfTask } from './securityWorker.js';
@@ -167,7 +167,6 @@ export async function solveSecurityConstrainedDcOpf(
   req: SecurityRequest,
   call: OpfCall = {},
 ): Promise<OpfResult & { security: SecurityOutcome }> {
-  refuseDcLines(network);
   if ((call.method ?? 'ac') !== 'dc') invalid('security', 'the security-constrained OPF is a DC-OPF: send method "dc" with it');
   if (call.islanding && call.islanding !== 'refuse')
     invalid('security', 'the security-constrained OPF needs a connected network: leave islanding out');

@@ -24,6 +24,7 @@ import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
 import { IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
 import { packOpf, type PackedOpf } from './pack.js';
+import { dcLineResults } from './dcLines.js';
 import { PROGRESS_FIELDS } from './worker.js';
 import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgress, type OpfResult, type OpfStatus } from './types.js';
 
@@ -56,17 +57,7 @@ export function emptyResult(status: OpfStatus, o: OpfOptions, extra: Partial<Opf
   };
 }
 
-/** MATPOWER's OPF dispatches DC lines as costed generator pairs; gridops' does not yet, so it says so
- *  rather than optimise the network as if they were not there. */
-export function refuseDcLines(network: NetworkModel): void {
-  const n = (network.dc_lines ?? []).filter((d) => d.in_service).length;
-  if (n > 0) {
-    throw new PowerFlowInputError(`${n} in-service DC line(s): the OPF does not include DC lines yet; set their in_service to false to optimise without them, or run a power flow`, 'VALIDATION_FAILED', { field: 'dc_lines' });
-  }
-}
-
 export async function solveOpf(pool: SolverPool, network: NetworkModel, call: OpfCall = {}): Promise<OpfResult> {
-  refuseDcLines(network);
   const rule = call.islanding ?? 'refuse';
   if (rule === 'refuse') {
     refuseIslands(network);
@@ -212,14 +203,16 @@ async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall)
 }
 
 /** Limits no dispatch can meet: in-service capacity below demand (shunt conductance included: at
- *  1 p.u. in DC, at its least within the voltage limits in AC), or, in DC, minimum outputs above it
- *  (AC losses may absorb a surplus, so there it is left to the solver). */
+ *  1 p.u. in DC, at its least within the voltage limits in AC) plus the DC lines' least loss, or, in DC,
+ *  minimum outputs above demand plus their largest loss (AC losses may absorb a surplus, so there it is
+ *  left to the solver). */
 export function capacityCheck(p: PackedOpf, method: OpfOptions['method']): BindingLimit | undefined {
   const tol = 1e-9 * Math.max(1, Math.abs(p.demandMw));
-  if (p.pmaxMw < p.demandMw - tol) {
-    return { kind: 'total_generation', message: `in-service generation capacity ${round(p.pmaxMw)} MW is below the demand of ${round(p.demandMw)} MW` };
+  if (p.pmaxMw < p.demandMw + p.lossMinMw - tol) {
+    return { kind: 'total_generation', message: `in-service generation capacity ${round(p.pmaxMw)} MW is below the demand of ${round(p.demandMw)} MW`
+      + (p.lossMinMw > 0 ? ` and the DC lines' least loss of ${round(p.lossMinMw)} MW` : '') };
   }
-  if (method === 'dc' && p.pminMw > p.demandMw + tol) {
+  if (method === 'dc' && p.pminMw > p.demandMw + p.lossMaxMw + tol) {
     return { kind: 'total_generation', message: `in-service generators' minimum output ${round(p.pminMw)} MW exceeds the demand of ${round(p.demandMw)} MW` };
   }
   return undefined;
@@ -245,11 +238,20 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
     r.mu_vmin = out[oBus + 4 * nb + i]!; r.mu_vmax = out[oBus + 5 * nb + i]!;
   }
   const generators = net.generators.map((g, index) => ({ index, bus: g.bus, p_mw: 0, q_mvar: 0, mu_pmin: 0, mu_pmax: 0, mu_qmin: 0, mu_qmax: 0 }));
-  for (let g = 0; g < ng; g++) {
+  for (let g = 0; g < p.genOrder.length; g++) {
     const r = generators[p.genOrder[g]!]!;
     r.p_mw = out[oGen + g]!; r.q_mvar = dc ? 0 : out[oGen + ng + g]!; r.mu_pmin = out[oGen + 2 * ng + g]!; r.mu_pmax = out[oGen + 3 * ng + g]!;
     r.mu_qmin = out[oGen + 4 * ng + g]!; r.mu_qmax = out[oGen + 5 * ng + g]!;
   }
+  // the DC lines' terminal pairs follow the network's generators (./dcLines.ts)
+  const n = p.dcLineOrder.length, ng0 = p.genOrder.length;
+  const terminal = (k: number, end: 'from' | 'to') => {
+    const g = ng0 + k + (end === 'to' ? n : 0);
+    return { p: out[oGen + g]!, q: dc ? 0 : out[oGen + ng + g]!, mu_pmin: out[oGen + 2 * ng + g]!, mu_pmax: out[oGen + 3 * ng + g]!,
+      mu_qmin: dc ? 0 : out[oGen + 4 * ng + g]!, mu_qmax: dc ? 0 : out[oGen + 5 * ng + g]! };
+  };
+  const vById = new Map(buses.map((b) => [b.id, b.v]));
+  const dcLines = net.dc_lines && net.dc_lines.length > 0 ? dcLineResults(net, p.dcLineOrder, terminal, dc ? undefined : (id) => vById.get(id) ?? 0) : undefined;
   const branches = net.branches.map((b, index) => ({ index, from: b.from, to: b.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0, mu_sf: 0, mu_st: 0 }));
   const muAngle = new Float64Array(net.branches.length * 2);
   for (let l = 0; l < nl; l++) {
@@ -272,7 +274,7 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
       + (feasible ? '' : ` with the limits still violated (feasibility ${convergence.feasibility.toExponential(2)}): the problem is probably infeasible`);
     if (!feasible) binding = bindingLimits(net, buses, generators, branches, muAngle);
   }
-  return { status, objective: out[OUT.F]!, ...base, buses, generators, branches, ...(message ? { message } : {}), ...(binding ? { binding } : {}) };
+  return { status, objective: out[OUT.F]!, ...base, buses, generators, branches, ...(dcLines ? { dc_lines: dcLines } : {}), ...(message ? { message } : {}), ...(binding ? { binding } : {}) };
 }
 
 /** The limits with the largest multipliers at MIPS's last iterate: at an infeasible end those are the

@@ -54,6 +54,8 @@ export const DcLineIn = Type.Object({
   v_from: Type.Optional(num({ exclusiveMinimum: 0 })), v_to: Type.Optional(num({ exclusiveMinimum: 0 })),
   pmin: Type.Optional(num()), pmax: Type.Optional(num()), qmin_from: Type.Optional(num()), qmax_from: Type.Optional(num()),
   qmin_to: Type.Optional(num()), qmax_to: Type.Optional(num()), loss0: Type.Optional(num()), loss1: Type.Optional(num()),
+  // MATPOWER's mpc.dclinecost: the OPF cost of p_from; null or absent = none
+  cost: Type.Optional(Type.Union([GeneratorCostIn, Type.Null()])),
 }, { additionalProperties: false });
 
 /** What a PSS/E import could not hold or read differently from psse2mpc (src/psse/warnings.ts). */

@@ -43,6 +43,18 @@ export const OpfBranchOut = Type.Object({
   mu_st: Type.Number({ description: 'currency/MVAh (MU_ST)' }),
 });
 
+/** A MATPOWER DC line as runopf with toggle_dcline dispatches it (src/opf/dcLines.ts): mpc.dcline's PF, PT, QF, QT,
+ *  VF, VT and MU_* columns; zeros when out of service. */
+export const OpfDcLineOut = Type.Object({
+  index: Type.Integer({ description: '0-based, model order' }),
+  from: Type.Integer(), to: Type.Integer(), in_service: Type.Boolean(),
+  p_from: Type.Number({ description: 'MW taken at from' }), p_to: Type.Number({ description: 'MW delivered at to' }),
+  q_from: Type.Number({ description: 'MVAr injected at from (0 in DC)' }), q_to: Type.Number({ description: 'MVAr injected at to (0 in DC)' }),
+  v_from: Type.Number({ description: 'p.u. at from (1 in DC)' }), v_to: Type.Number({ description: 'p.u. at to (1 in DC)' }),
+  mu_pmin: Type.Number({ description: 'currency/MWh, of pmin ≤ p_from' }), mu_pmax: Type.Number({ description: 'currency/MWh, of p_from ≤ pmax' }),
+  mu_qmin_from: Type.Number(), mu_qmax_from: Type.Number(), mu_qmin_to: Type.Number(), mu_qmax_to: Type.Number({ description: 'currency/MVArh (0 in DC)' }),
+});
+
 /** A limit that binds (or is violated) at the end of an infeasible solve, largest first. */
 export const BindingLimitOut = Type.Object({
   kind: literals(BINDING_KINDS),
@@ -92,6 +104,7 @@ export const OpfOutcomeOut = Type.Object({
   buses: Type.Array(OpfBusOut, { description: 'model order' }),
   generators: Type.Array(OpfGeneratorOut, { description: 'model order' }),
   branches: Type.Array(OpfBranchOut, { description: 'model order' }),
+  dc_lines: Type.Optional(Type.Array(OpfDcLineOut, { description: 'model order; present when the network has DC lines' })),
   message: Type.Optional(Type.String()),
   binding: Type.Optional(Type.Array(BindingLimitOut, { description: 'status infeasible: the limits pushing against each other' })),
   convergence: OpfConvergenceOut,

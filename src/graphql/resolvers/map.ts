@@ -28,7 +28,7 @@ interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; p
 interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
 type N = Nullish<number>;
 interface GqlDcLineInput { from: number; to: number; inService?: Nullish<boolean>; pFrom: number; pTo?: N; qFrom?: N; qTo?: N; vFrom?: N; vTo?: N; pmin?: N; pmax?: N;
-  qminFrom?: N; qmaxFrom?: N; qminTo?: N; qmaxTo?: N; loss0?: N; loss1?: N }
+  qminFrom?: N; qmaxFrom?: N; qminTo?: N; qmaxTo?: N; loss0?: N; loss1?: N; cost?: Nullish<GqlCostInput> }
 /** GraphQL NetworkInput / NetworkUpdateInput (every field optional in the update). */
 export interface GqlNetworkInput {
   name?: string; description?: Nullish<string>; baseKv?: Nullish<number>; baseMva?: Nullish<number>;
@@ -104,7 +104,8 @@ function costIn(c: Nullish<GqlCostInput>): Fields | undefined {
 
 export function toDcLine(d: DcLine) {
   return { from: d.from, to: d.to, inService: d.in_service, pFrom: d.p_from, pTo: d.p_to, qFrom: d.q_from, qTo: d.q_to, vFrom: d.v_from, vTo: d.v_to,
-    pmin: d.pmin, pmax: d.pmax, qminFrom: d.qmin_from, qmaxFrom: d.qmax_from, qminTo: d.qmin_to, qmaxTo: d.qmax_to, loss0: d.loss0, loss1: d.loss1 };
+    pmin: d.pmin, pmax: d.pmax, qminFrom: d.qmin_from, qmaxFrom: d.qmax_from, qminTo: d.qmin_to, qmaxTo: d.qmax_to, loss0: d.loss0, loss1: d.loss1,
+    cost: costOut(d.cost) };
 }
 
 export function toLoad(l: Load) {
@@ -138,6 +139,7 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
       from: d.from, to: d.to, in_service: d.inService ?? undefined, p_from: d.pFrom, p_to: d.pTo ?? undefined, q_from: d.qFrom ?? undefined, q_to: d.qTo ?? undefined,
       v_from: d.vFrom ?? undefined, v_to: d.vTo ?? undefined, pmin: d.pmin ?? undefined, pmax: d.pmax ?? undefined, qmin_from: d.qminFrom ?? undefined,
       qmax_from: d.qmaxFrom ?? undefined, qmin_to: d.qminTo ?? undefined, qmax_to: d.qmaxTo ?? undefined, loss0: d.loss0 ?? undefined, loss1: d.loss1 ?? undefined,
+      cost: costIn(d.cost),
     })),
     tags: i.tags ?? undefined,
     status: down(i.status),

@@ -27,7 +27,7 @@ function securityRequest(s: NonNullable<RunOpfArgs['security']>): SecurityReques
   };
 }
 
-interface StoredOpf { start?: OpfStart; earlier_runs?: OpfResult['earlier_runs']; security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; lost_load_mw?: number; lost_generation_mw?: number }
+interface StoredOpf { start?: OpfStart; earlier_runs?: OpfResult['earlier_runs']; security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; dc_lines?: OpfResult['dc_lines']; lost_load_mw?: number; lost_generation_mw?: number }
 
 export const opfResolvers = {
   Mutation: {
@@ -47,6 +47,9 @@ export const opfResolvers = {
         lostLoadMw: r.lost_load_mw ?? null, lostGenerationMw: r.lost_generation_mw ?? null,
         generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
         branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
+        dcLines: r.dc_lines?.map((d) => ({ index: d.index, from: d.from, to: d.to, inService: d.in_service, pFrom: d.p_from, pTo: d.p_to, qFrom: d.q_from,
+          qTo: d.q_to, vFrom: d.v_from, vTo: d.v_to, muPmin: d.mu_pmin, muPmax: d.mu_pmax, muQminFrom: d.mu_qmin_from, muQmaxFrom: d.mu_qmax_from,
+          muQminTo: d.mu_qmin_to, muQmaxTo: d.mu_qmax_to })) ?? null,
         start: r.start?.toUpperCase() ?? null,
         earlierRuns: r.earlier_runs?.map((e) => ({ start: e.start.toUpperCase(), status: e.status.toUpperCase(), iterations: e.iterations, durationMs: e.duration_ms, message: e.message ?? null })) ?? null,
         security: r.security ? {
