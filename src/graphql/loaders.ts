@@ -17,33 +17,6 @@ import type { BranchResult } from '../schemas/powerflowResult.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 import { BatchLoader } from './batch.js';
 
-/** Immutable model versions are cached per process: LRU bounded by entries and by
- *  elements (buses + branches + generators + loads, ~200 bytes each). */
-const MODEL_CACHE_ENTRIES = 256;
-const MODEL_CACHE_ELEMENTS = 500_000;
-const modelCache = new Map<string, { m: NetworkModel; w: number }>();
-let cachedElements = 0;
-const weight = (m: NetworkModel) => m.buses.length + m.branches.length + m.generators.length + m.loads.length;
-function cacheGet(key: string): NetworkModel | undefined {
-  const e = modelCache.get(key);
-  if (e) {
-    modelCache.delete(key);
-    modelCache.set(key, e);
-  }
-  return e?.m;
-}
-function cacheSet(key: string, m: NetworkModel): void {
-  const w = weight(m);
-  if (w > MODEL_CACHE_ELEMENTS / 4 || modelCache.has(key)) return; // very large models are read each time
-  modelCache.set(key, { m, w });
-  cachedElements += w;
-  while (modelCache.size > MODEL_CACHE_ENTRIES || cachedElements > MODEL_CACHE_ELEMENTS) {
-    const [k, e] = modelCache.entries().next().value!;
-    modelCache.delete(k);
-    cachedElements -= e.w;
-  }
-}
-
 export interface ModelIndex {
   generatorsByBus: Map<number, Generator[]>;
   loadsByBus: Map<number, Load[]>;
@@ -107,7 +80,7 @@ function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
   return m;
 }
 
-export function createLoaders(s: Services, caller: Caller): Loaders {
+export function createLoaders(s: Pick<Services, 'db' | 'models'>, caller: Caller): Loaders {
   const tenant = caller.tenantId;
   const refKey = (r: NetworkRef) => `${r.id}@${r.version}`;
 
@@ -121,7 +94,7 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     const found = new Map<string, NetworkModel>();
     const missing: NetworkRef[] = [];
     for (const r of refs) {
-      const m = cacheGet(refKey(r));
+      const m = s.models.peek(r.id, r.version);
       if (m) found.set(refKey(r), m);
       else missing.push(r);
     }
@@ -132,9 +105,7 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
          WHERE n.tenant_id = $1 AND (v.network_id, v.version) IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
         [tenant, missing.map((r) => r.id), missing.map((r) => r.version)]);
       for (const r of rows) {
-        const key = `${r.network_id}@${r.version}`;
-        found.set(key, r.model);
-        cacheSet(key, r.model);
+        found.set(`${r.network_id}@${r.version}`, s.models.put(r.network_id, r.version, r.model));
       }
     }
     return refs.map((r) => found.get(refKey(r)) ?? null);

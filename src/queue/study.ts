@@ -19,32 +19,26 @@ import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
 import { announceFinished, cachedModel, trackLocal } from './execute.js';
 import { AppError } from '../lib/errors.js';
+import { modelWeight } from '../cache/modelStore.js';
 import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
 import { estimatedModel, estimateForStudy } from '../stateEstimation/studyBase.js';
 import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
 
-// The plan of a study, per process: immutable (network version + request), so cached.
-const contexts = new Map<string, Promise<{ model: NetworkModel; plan: StudyPlan }>>();
-const CONTEXTS = 16;
+/** A study's model and plan, derived from its network version in Services.models: the same for every
+ *  chunk of the study (network version + request are immutable), so computed once per process. */
 function studyContext(s: Services, st: StudyRow): Promise<{ model: NetworkModel; plan: StudyPlan }> {
-  let c = contexts.get(st.id);
-  if (c) {
-    contexts.delete(st.id);
-    contexts.set(st.id, c);
-    return c;
-  }
-  c = cachedModel(s, st.network_id, st.network_version).then(async (stored) => {
-    // base: {state_estimation}: the estimated state replaces the version's loads and generation (studyBase.ts)
-    const base = st.request.base;
-    const model = base
-      ? estimatedModel(stored, await estimateForStudy(s.db, st.tenant_id, st.network_id, st.network_version, base.state_estimation))
-      : stored;
-    return { model, plan: planStudy(model, st.request) };
-  });
-  c.catch(() => contexts.delete(st.id));
-  contexts.set(st.id, c);
-  if (contexts.size > CONTEXTS) contexts.delete(contexts.keys().next().value!);
-  return c;
+  return s.models.derived(st.network_id, st.network_version, `study:${st.id}`, () => cachedModel(s, st.network_id, st.network_version),
+    async (stored) => {
+      // base: {state_estimation}: the estimated state replaces the version's loads and generation (studyBase.ts)
+      const base = st.request.base;
+      const model = base
+        ? estimatedModel(stored, await estimateForStudy(s.db, st.tenant_id, st.network_id, st.network_version, base.state_estimation))
+        : stored;
+      return { model, plan: planStudy(model, st.request) };
+    },
+    // The plan grows with its cases and monitored elements; an estimated model is a model of its own.
+    ({ model, plan }) => plan.caseCount + plan.monitor.branches.length + plan.monitor.buses.length
+      + (st.request.base ? modelWeight(model) : 0));
 }
 
 const isAbort = (e: unknown) => (e as Error)?.name === 'AbortError';

@@ -8,7 +8,7 @@ import { AppError } from '../../../lib/errors.js';
 import { getNetworkSummary, saveModelVersion } from '../../networks.js';
 import { branchIds } from '../../alarms.js';
 import type { NetworkModel } from '../../networkModel.js';
-import { whatIf, type WhatIfVerdict } from '../../../studies/whatIf.js';
+import { whatIf, type BaseFlows, type WhatIfVerdict } from '../../../studies/whatIf.js';
 import { abortError, type CommandContext } from '../context.js';
 import { defineCommand, type ChangePlan, type CommandDefinition } from '../registry.js';
 import type { Params } from '../vocabulary.js';
@@ -55,6 +55,9 @@ function refusal(ctx: CommandContext, v: Exclude<WhatIfVerdict, { ok: true }>): 
   }
 }
 
+/** A kept base solution weighs its buses and branches (Services.models' bound). */
+const flowsWeight = (f: BaseFlows | null) => 1 + (f ? f.buses.length + f.branches.length : 0);
+
 async function controlCommand(ctx: CommandContext, plan: (m: NetworkModel, p: Params) => ChangePlan): Promise<Record<string, unknown>> {
   const { s, caller } = ctx;
   const { summary, model } = await agentNetwork(s, caller, ctx.agent, ctx);
@@ -62,7 +65,7 @@ async function controlCommand(ctx: CommandContext, plan: (m: NetworkModel, p: Pa
   const p = plan(model, ctx.params);
   if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no power-flow solver (ROLE=api), so control commands cannot be checked here; send them to a process with ROLE=all');
   const verdict = await whatIf(s.solver, model, p.model, branchIds(p.model),
-    { baseKey: `${summary.id}@${summary.version}`, timeoutMs: Math.max(1, ctx.remaining()), signal: ctx.signal });
+    { baseMemo: s.models.memo<BaseFlows | null>(summary.id, summary.version, 'whatIf.base', flowsWeight), timeoutMs: Math.max(1, ctx.remaining()), signal: ctx.signal });
   if (!verdict.ok) throw refusal(ctx, verdict);
   const checked = { constraint_checked: true, checks: { ...flowSummary(p.model, { ...verdict.outcome, duration_ms: Math.round(verdict.outcome.duration_ms) }), islands: verdict.islands } };
   // Last look before the change: deadline, emergency shutdown (from any process), lock.
