@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
-import { raiseAlarm, clearAlarm, powerFlowConditions } from '../src/domain/alarms.js';
+import { raiseAlarm, clearAlarm } from '../src/domain/alarms.js';
+import { powerFlowConditions } from '../src/domain/alarmRules.js';
 import { withDefaults } from '../src/domain/networkModel.js';
 import { restClient } from './helpers/rest.js';
 

@@ -14,7 +14,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { parseSolveArgs, resultObject } from '../src/cli.js';
 import { createSolverPool } from '../src/engine/pool.js';
-import { powerFlowConditions } from '../src/domain/alarms.js';
+import { powerFlowConditions } from '../src/domain/alarmRules.js';
 import { solveOpf } from '../src/opf/solve.js';
 
 /** case118 with branch 6 (cuts off generator buses 9-10, 450 MW) and branch 183 (bus 117, 20 MW of load) open. */

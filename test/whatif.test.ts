@@ -9,7 +9,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { changeAsStudyCase, whatIf, type BaseFlows } from '../src/studies/whatIf.js';
 import { createModelStore } from '../src/cache/modelStore.js';
-import { branchIds } from '../src/domain/alarms.js';
+import { branchIds } from '../src/domain/alarmRules.js';
 import { connectedComponents } from '../src/lib/graph.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { CASES_DIR } from '../src/paths.js';

@@ -6,7 +6,7 @@ import type { TObject } from '@sinclair/typebox';
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../lib/errors.js';
 import { getNetworkSummary, saveModelVersion } from '../../networks.js';
-import { branchIds } from '../../alarms.js';
+import { branchIds } from '../../alarmRules.js';
 import type { NetworkModel } from '../../networkModel.js';
 import { whatIf, type BaseFlows, type WhatIfVerdict } from '../../../studies/whatIf.js';
 import { abortError, type CommandContext } from '../context.js';

@@ -5,7 +5,7 @@ import type { Caller } from '../../caller.js';
 import type { NetworkModel } from '../../networkModel.js';
 import { AppError } from '../../../lib/errors.js';
 import { getModel, type NetworkSummary } from '../../networks.js';
-import { branchIds, powerFlowConditions } from '../../alarms.js';
+import { branchIds, powerFlowConditions } from '../../alarmRules.js';
 import type { AgentRow } from '../../agents.js';
 import type { CommandContext } from '../context.js';
 

@@ -3,7 +3,7 @@
 import { Type } from '@sinclair/typebox';
 import { AppError } from '../../../lib/errors.js';
 import type { NetworkModel } from '../../networkModel.js';
-import { branchIds } from '../../alarms.js';
+import { branchIds } from '../../alarmRules.js';
 import type { ChangePlan } from '../registry.js';
 import type { Params } from '../vocabulary.js';
 import { defineControlCommand } from './control.js';
