@@ -7,6 +7,7 @@
 
 import type { Branch, Bus, BusType, DcLine, Generator, Load, NetworkModel } from '../domain/networkModel.js';
 import { applyGencost } from './gencost.js';
+import { importedModel } from '../domain/importedModel.js';
 import { baseName, EXT, MatpowerParseError, type Matrix, parseNumberToken, quoteFound, Scanner } from './scanner.js';
 
 export { MatpowerParseError };
@@ -208,7 +209,7 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   let name = sc.functionName ?? file.replace(/\.m$/, '');
   const extName = sc.scalars.get(EXT.name);
   if (extName) name = unquote(extName.text);
-  let baseKv = mostCommonBaseKv(buses);
+  let baseKv: number | undefined;
   const extKv = sc.scalars.get(EXT.baseKv);
   if (extKv) {
     const kv = parseNumberToken(extKv.text);
@@ -216,34 +217,12 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     baseKv = kv;
   }
 
-  return {
-    name,
-    description: sc.description,
-    base_kv: baseKv,
-    base_mva: baseMva,
-    buses,
-    branches,
-    generators,
-    loads,
-    ...(dcLines.length > 0 ? { dc_lines: dcLines } : {}),
-    tags: {},
-  };
+  return importedModel({ name, description: sc.description, baseKv, baseMva, buses, branches, generators, loads, dcLines });
 }
 
 /** ANGMIN/ANGMAX in degrees; MATPOWER treats +-Inf (and |limit| >= 360) as no limit. */
 function angleLimit(x: number, none: number): number {
   return Number.isFinite(x) ? x : none;
-}
-
-/** The network base_kv derived from the buses: the most common non-zero BASE_KV (ties: the first
- *  such value in bus order), 110 when every BASE_KV is 0. */
-export function mostCommonBaseKv(buses: readonly { base_kv: number }[]): number {
-  const count = new Map<number, number>();
-  for (const b of buses) if (b.base_kv !== 0) count.set(b.base_kv, (count.get(b.base_kv) ?? 0) + 1);
-  let kv = 110;
-  let best = 0;
-  for (const [value, c] of count) if (c > best) { best = c; kv = value; }
-  return kv;
 }
 
 function unquote(s: string): string {

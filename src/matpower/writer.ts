@@ -12,7 +12,7 @@
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
 import type { NetworkModel } from '../domain/networkModel.js';
-import { mostCommonBaseKv } from './reader.js';
+import { mostCommonBaseKv } from '../domain/importedModel.js';
 import { EXT } from './scanner.js';
 import { gencostRows } from './gencost.js';
 
