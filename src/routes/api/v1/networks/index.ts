@@ -18,8 +18,12 @@ import { StateEstimationIn, StateEstimationResultOut } from '../../../../schemas
 import { runStateEstimation } from '../../../../domain/stateEstimation.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import {
-  inSlices, runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
+  matrixHead, matrixRows, runSensitivityMatrix, sensitivityAnswer, sensitivityStream, submitSensitivities,
 } from '../../../../domain/sensitivities.js';
+
+/** The 202 answer of a calculation asked with "async": true (TaskSubmittedOut): the task and where to poll it. */
+const submitted = (t: { task_id: string; network_id: string; status: string; poll_url: string; created_at: unknown }) =>
+  ({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at });
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
 const STREAM_JSON_ENTRIES = 100_000;
@@ -261,8 +265,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   }, async (req, reply) => {
     const answer = await runPowerFlow(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -287,8 +290,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       };
     }
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -304,8 +306,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   }, async (req, reply) => {
     const answer = await runStateEstimation(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -319,20 +320,16 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     },
   }, async (req, reply) => {
     if (req.body.async) {
-      const t = await submitSensitivities(s, req.caller, req.params.id, req.body);
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(await submitSensitivities(s, req.caller, req.params.id, req.body)), undefined, 202);
     }
     const r = await runSensitivityMatrix(s, req.caller, req.params.id, req.body);
     const m = r.matrix;
-    if (req.query.format === 'csv') {
-      // a stream: Fastify pipes it, no serializer
-      const file = `attachment; filename="${m.kind}-${r.network_id}.csv"`;
-      const csv = Readable.from(inSlices(sensitivityCsv(m))) as unknown as never;
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', file).send(csv);
-    }
-    // A large matrix is written row by row (the same envelope), in slices with a turn of the loop between them.
-    if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
-      return reply.type('application/json; charset=utf-8').send(Readable.from(inSlices(sensitivityJson(r, req.id))) as unknown as never);
+    const csv = req.query.format === 'csv';
+    // CSV, or a large matrix in the same envelope, is written row by row in slices with a turn of the loop between them.
+    if (csv || m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
+      const out = sensitivityStream(matrixHead(r), matrixRows(m), csv ? 'csv' : 'json', req.id);
+      if (csv) reply.header('content-disposition', `attachment; filename="${m.kind}-${r.network_id}.csv"`);
+      return reply.type(out.contentType).send(Readable.from(out.stream) as unknown as never); // a stream: Fastify pipes it, no serializer
     }
     return reply.ok(sensitivityAnswer(r));
   });
