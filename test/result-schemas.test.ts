@@ -18,6 +18,9 @@ import { writeMatpower } from '../src/matpower/writer.js';
 import { buildGraphqlSchema } from '../src/graphql/build.js';
 import { BranchResultOut, BusResultOut, GeneratorResultOut, IslandSummaryOut, LossesOut, PowerFlowResultOut } from '../src/schemas/powerflowResult.js';
 import { OpfBindingContingencyOut, OpfEarlierRunOut, OpfSecurityOut, OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
+import { StudyTaskResultOut, TaskResultOut } from '../src/schemas/taskResults.js';
+import { SensitivityTaskResultOut } from '../src/schemas/sensitivities.js';
+import { StateEstimationResultOut } from '../src/schemas/stateEstimation.js';
 
 FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d\d-\d\dT/.test(v));
 const checkResult = TypeCompiler.Compile(PowerFlowResultOut);
@@ -115,6 +118,31 @@ for (const mode of MODES) {
       const applied = await ok('POST', `/api/v1/networks/${net9}/opf`, { method: 'dc', apply: true });
       assert.ok(applied.applied.network_version > 1);
       assertDescribed(applied, 'opf applied', OpfResultOut, checkOpf);
+    });
+
+    it('a sensitivities and a study task read back with include=result match the schemas of their kind', async () => {
+      const sens = await ok('POST', `/api/v1/networks/${net9}/sensitivities`, { kind: 'ptdf', async: true }, 202);
+      const study = await ok('POST', `/api/v1/networks/${net9}/studies`, { kind: 'contingency', contingencies: [{ branches: [0] }, { branches: [3] }] }, 202);
+      for (const [id, schema, what] of [[sens.task_id, SensitivityTaskResultOut, 'sensitivities'], [study.task_id, StudyTaskResultOut, 'study']] as const) {
+        assert.ok(await app.services.tasks.waitFor(id, 60_000));
+        const t = await ok('GET', `/api/v1/tasks/${id}?include=result`);
+        assert.equal(t.status, 'completed', JSON.stringify(t.error));
+        assertDescribed(t.result, `${what} task result`, schema, TypeCompiler.Compile(schema));
+        // and the union the document gives for every kind takes it
+        assert.deepEqual([...TypeCompiler.Compile(TaskResultOut).Errors(t.result)].length, 0, `${what}: one of TaskResultOut`);
+      }
+    });
+
+    it('the OpenAPI document types GET /tasks/{id}?include=result with the result schema of every kind', async () => {
+      const doc = json(await app.app!.inject({ method: 'GET', url: '/api/v1/openapi.json' }));
+      const resolve = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+      const data = resolve(doc.paths['/api/v1/tasks/{id}'].get.responses['200'].content['application/json'].schema.properties.data);
+      const kinds = (data.properties.result.anyOf as { $ref?: string; type?: string }[]).map(resolve).filter((s) => s.type !== 'null');
+      const keys = (s: { properties: object }) => Object.keys(s.properties).sort().join(',');
+      for (const schema of [PowerFlowResultOut, OpfResultOut, StateEstimationResultOut, SensitivityTaskResultOut, StudyTaskResultOut]) {
+        assert.ok(kinds.some((k) => keys(k) === keys(schema)), `the document names ${Object.keys(schema.properties).slice(0, 4).join(', ')}, …`);
+      }
+      assert.ok(data.properties.task_id && data.properties.status, 'the task fields are still there');
     });
 
     it('the OpenAPI document describes the answer with the schema', async () => {

@@ -22,6 +22,15 @@ export const StudySubmitted = Type.Object({
   study_id: Type.String(), task_id: Type.String(), network_id: Type.String(), status: Type.Literal('queued'), poll_url: Type.String(),
 });
 
+/** A study's cases counted by status and by violation (src/domain/studyCases.ts studyCounts). */
+export const StudyCountsOut = Type.Object({
+  by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
+  by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
+  with_violations: Type.Integer(),
+  cases_with_new_violations: Type.Integer(),
+  cases_with_lost_load: Type.Integer(),
+});
+
 export const StudyOut = Type.Object({
   study_id: Type.String(), task_id: Type.String(), network_id: Type.String(), network_version: Type.Integer(), kind: Type.String(),
   status: Status, poll_url: Type.String(), cases_url: Type.String(), csv_url: Type.String(),
@@ -29,13 +38,7 @@ export const StudyOut = Type.Object({
   chunks: Type.Object({ done: Type.Integer(), total: Type.Integer(), size: Type.Integer() }),
   request: Type.Object({}, { additionalProperties: true }),
   base: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-  counts: Type.Object({
-    by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
-    by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
-    with_violations: Type.Integer(),
-    cases_with_new_violations: Type.Integer(),
-    cases_with_lost_load: Type.Integer(),
-  }),
+  counts: StudyCountsOut,
   timings: Type.Object({
     created_at: Timestamp, started_at: Type.Union([Timestamp, Type.Null()]), completed_at: Type.Union([Timestamp, Type.Null()]),
     queued_ms: Nullable(Type.Number()), wall_ms: Nullable(Type.Number()), solve_ms: Type.Number(),

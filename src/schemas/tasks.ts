@@ -40,7 +40,7 @@ export const TaskDetailOut = Type.Object({
 });
 
 export const TaskQuery = Type.Object({
-  include: Type.Optional(Type.String({ maxLength: 64, description: '"result": the whole power-flow result (buses, branches, generators) as well as the summary' })),
+  include: Type.Optional(Type.String({ maxLength: 64, description: '"result": the whole result of the task\'s kind (a power flow\'s buses, branches, generators; an OPF\'s; …) as well as the summary' })),
   tz: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: false });
 

@@ -15,6 +15,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The request body as documented when the route validates none itself (non-JSON uploads). */
     openapiBody?: Record<string, unknown>;
+    /** Responses as documented where they are more precise than the schema the route serializes with (results
+     *  written as stored, typed by kind in the document). */
+    openapiResponse?: Record<number, unknown>;
   }
 }
 
@@ -37,7 +40,7 @@ type Schema = Record<string, unknown> & { response?: Record<string, unknown>; hi
 
 /** The documented responses of a route: its own plus the errors every such route can return. */
 function withErrors(schema: Schema, url: string, route: RouteOptions): Schema {
-  const response = { ...(schema.response ?? {}) } as Record<string, unknown>;
+  const response = { ...(schema.response ?? {}), ...(route.config?.openapiResponse ?? {}) } as Record<string, unknown>;
   const codes = [429, 500];
   if (route.config?.permission) codes.push(401, 403);
   if (url.includes(':') || url.includes('{')) codes.push(404);

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import { TaskListQuery, TaskOut, TaskQuery, TaskDetailOut } from '../../../../schemas/tasks.js';
+import { TaskDetailDocumented } from '../../../../schemas/taskResults.js';
 import { FINISHED, findTask, findTaskSummary, listTasks, taskSummaryView } from '../../../../domain/tasks.js';
 import { deleteFinishedTasks } from '../../../../domain/resultStorage.js';
 import { AppError, notFound } from '../../../../lib/errors.js';
@@ -28,7 +29,7 @@ export default async function taskRoutes(fastify: FastifyInstance) {
   });
 
   app.get('/:id', {
-    config: { permission: 'read' },
+    config: { permission: 'read', openapiResponse: { 200: envelope(TaskDetailDocumented) } },
     schema: { summary: 'Task status, progress, a summary of the result, or with include=result the whole result', tags, params: Params, querystring: TaskQuery, response: { 200: envelope(TaskDetailOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => {
     const include = (req.query.include ?? '').split(',').map((x) => x.trim()).filter(Boolean);
