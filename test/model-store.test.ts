@@ -11,7 +11,8 @@ import { adminHeaders } from './helpers/auth.js';
 /** A radial model of `n` buses: weight n buses + (n - 1) branches + 1 generator + 1 load = 2n + 1. */
 function radial(n: number, loadMw = 10): NetworkModel {
   return {
-    name: `radial-${n}`, base_mva: 100,
+    name: `radial-${n}`,
+    base_mva: 100,
     buses: Array.from({ length: n }, (_, i) => ({ id: i + 1, type: i === 0 ? 'slack' : 'pq', vmin: 0.9, vmax: 1.1 })),
     branches: Array.from({ length: n - 1 }, (_, i) => ({ from: i + 1, to: i + 2, r: 0.01, x: 0.1, status: 'closed' })),
     generators: [{ bus: 1, mw: 0, in_service: true }],
@@ -52,8 +53,15 @@ describe('model store: bound and order', () => {
     assert.equal(reads, 1);
     assert.equal(x, y);
     assert.ok(Object.isFrozen(x) && Object.isFrozen(x.buses[0]));
-    assert.throws(() => { (x.loads as unknown[]).push({}); });
-    await assert.rejects(store.version('n', 4, async () => { throw new Error('gone'); }), /gone/);
+    assert.throws(() => {
+      (x.loads as unknown[]).push({});
+    });
+    await assert.rejects(
+      store.version('n', 4, async () => {
+        throw new Error('gone');
+      }),
+      /gone/,
+    );
     assert.equal((await store.version('n', 4, read)).buses.length, 4, 'the next caller reads again');
   });
 
@@ -70,20 +78,35 @@ describe('model store: bound and order', () => {
     const store = createModelStore({ maxWeight: 40 });
     const read = async () => radial(5);
     let computed = 0;
-    const plan = () => store.derived('a', 1, 'plan', () => store.version('a', 1, read), async (m) => {
-      computed++;
-      return { buses: m.buses.length };
-    }, () => 9);
+    const plan = () =>
+      store.derived(
+        'a',
+        1,
+        'plan',
+        () => store.version('a', 1, read),
+        async (m) => {
+          computed++;
+          return { buses: m.buses.length };
+        },
+        () => 9,
+      );
     assert.deepEqual(await plan(), { buses: 5 });
     assert.deepEqual(await plan(), { buses: 5 });
     assert.equal(computed, 1);
     assert.deepEqual(store.stats(), { versions: 1, weight: 11 + 9 });
     // a failed derivation is forgotten and computed again by the next caller
     let tries = 0;
-    const flaky = () => store.derived('a', 1, 'flaky', () => store.version('a', 1, read), async () => {
-      if (++tries === 1) throw new Error('once');
-      return tries;
-    });
+    const flaky = () =>
+      store.derived(
+        'a',
+        1,
+        'flaky',
+        () => store.version('a', 1, read),
+        async () => {
+          if (++tries === 1) throw new Error('once');
+          return tries;
+        },
+      );
     await assert.rejects(flaky(), /once/);
     assert.equal(await flaky(), 2);
     // a slot written by its caller (the what-if base solution) weighs what it says
@@ -109,7 +132,10 @@ for (const mode of MODES) {
       app.app!.inject({ method: method as 'GET', url, headers: h, ...(body === undefined ? {} : { payload: body as object }) });
     const tiny = (loadMw: number) => ({
       name: 'ms-tiny',
-      buses: [{ id: 1, type: 'slack', v: 1.02 }, { id: 2, type: 'pq' }],
+      buses: [
+        { id: 1, type: 'slack', v: 1.02 },
+        { id: 2, type: 'pq' },
+      ],
       branches: [{ from: 1, to: 2, r: 0.01, x: 0.1 }],
       generators: [{ bus: 1, mw: 0, vg: 1.02 }],
       loads: [{ bus: 2, mw: loadMw, mvar: 2 }],
@@ -137,7 +163,10 @@ for (const mode of MODES) {
       const second = await solve(net.id);
       assert.equal(app.services.models.peek(net.id, 2)?.loads[0]?.mw, 30);
       assert.equal(app.services.models.peek(net.id, 1), held, 'version 1 is unchanged');
-      assert.ok(second.generators[0].p_gen > first.generators[0].p_gen + 19, `${first.generators[0].p_gen} → ${second.generators[0].p_gen}`);
+      assert.ok(
+        second.generators[0].p_gen > first.generators[0].p_gen + 19,
+        `${first.generators[0].p_gen} → ${second.generators[0].p_gen}`,
+      );
     });
   });
 }

@@ -32,8 +32,14 @@ export interface ModelStore {
    * computed once while the version is held (a failed computation is forgotten). `weigh` says what the value counts toward the store's bound, in model
    * elements (1 when not given).
    */
-  derived<T>(networkId: string, version: number, name: string, model: () => Promise<NetworkModel>,
-    compute: (model: NetworkModel) => Promise<T>, weigh?: (value: T) => number): Promise<T>;
+  derived<T>(
+    networkId: string,
+    version: number,
+    name: string,
+    model: () => Promise<NetworkModel>,
+    compute: (model: NetworkModel) => Promise<T>,
+    weigh?: (value: T) => number,
+  ): Promise<T>;
   /** A slot for a value derived from a version by its caller (the version need not be held yet). */
   memo<T>(networkId: string, version: number, name: string, weigh?: (value: T) => number): MemoSlot<T>;
   stats(): ModelStoreStats;
@@ -151,7 +157,9 @@ export function createModelStore(opts: ModelStoreOptions): ModelStore {
       if (m) return Promise.resolve(m);
       let p = reading.get(key);
       if (!p) {
-        p = read().then((model) => hold(key, model)).finally(() => reading.delete(key));
+        p = read()
+          .then((model) => hold(key, model))
+          .finally(() => reading.delete(key));
         reading.set(key, p);
       }
       return p;
@@ -162,14 +170,23 @@ export function createModelStore(opts: ModelStoreOptions): ModelStore {
     put(networkId, version, model) {
       return hold(keyOf(networkId, version), model);
     },
-    derived<T>(networkId: string, version: number, name: string, model: () => Promise<NetworkModel>,
-      compute: (model: NetworkModel) => Promise<T>, weigh?: (value: T) => number): Promise<T> {
+    derived<T>(
+      networkId: string,
+      version: number,
+      name: string,
+      model: () => Promise<NetworkModel>,
+      compute: (model: NetworkModel) => Promise<T>,
+      weigh?: (value: T) => number,
+    ): Promise<T> {
       const key = keyOf(networkId, version);
       const found = getMemo(key, name);
       if (found) return found.value as Promise<T>;
       const p = model().then(compute);
       setMemo(key, name, p, 1);
-      p.then((value) => reweigh(key, name, p, weigh ? weigh(value) : 1), () => dropMemo(key, name, p));
+      p.then(
+        (value) => reweigh(key, name, p, weigh ? weigh(value) : 1),
+        () => dropMemo(key, name, p),
+      );
       return p;
     },
     memo<T>(networkId: string, version: number, name: string, weigh?: (value: T) => number): MemoSlot<T> {

@@ -53,10 +53,28 @@ export function powerFlowConditions(model: NetworkModel, result: ResultLike): Co
     if (!(f.loading > OVERLOAD_LIMIT_PCT + EPS)) return;
     const loading = round(f.loading, 4);
     out.push({
-      type: 'overload', sourceType: 'branch', sourceId: ids[i], quantity: 'loading', value: loading, limit: OVERLOAD_LIMIT_PCT,
+      type: 'overload',
+      sourceType: 'branch',
+      sourceId: ids[i],
+      quantity: 'loading',
+      value: loading,
+      limit: OVERLOAD_LIMIT_PCT,
       severity: f.loading > OVERLOAD_CRITICAL_PCT ? 3 : 2,
       message: `branch ${ids[i]} loaded ${loading.toFixed(1)}% of its rating rate_a ${br.rate_a} MVA`,
-      details: { branch_index: i, branch_id: ids[i], from: br.from, to: br.to, loading, limit: OVERLOAD_LIMIT_PCT, rate_a: br.rate_a, p_from: f.p_from, q_from: f.q_from, p_to: f.p_to, q_to: f.q_to, task_id: result.task_id },
+      details: {
+        branch_index: i,
+        branch_id: ids[i],
+        from: br.from,
+        to: br.to,
+        loading,
+        limit: OVERLOAD_LIMIT_PCT,
+        rate_a: br.rate_a,
+        p_from: f.p_from,
+        q_from: f.q_from,
+        p_to: f.p_to,
+        q_to: f.q_to,
+        task_id: result.task_id,
+      },
     });
   });
   const busIndex = new Map(model.buses.map((b, i) => [b.id, i]));
@@ -70,7 +88,12 @@ export function powerFlowConditions(model: NetworkModel, result: ResultLike): Co
     const limit = low ? bus.vmin : bus.vmax;
     const v = round(r.v, 6);
     out.push({
-      type: 'voltage', sourceType: 'bus', sourceId: String(bus.id), quantity: 'voltage', value: v, limit,
+      type: 'voltage',
+      sourceType: 'bus',
+      sourceId: String(bus.id),
+      quantity: 'voltage',
+      value: v,
+      limit,
       severity: Math.abs(r.v - limit) > VOLTAGE_CRITICAL_MARGIN ? 3 : 2,
       message: `bus ${bus.id} voltage ${v.toFixed(4)} p.u. ${low ? 'below vmin' : 'above vmax'} ${limit}`,
       details: { bus: bus.id, v, vmin: bus.vmin, vmax: bus.vmax, limit, direction: low ? 'low' : 'high', task_id: result.task_id },

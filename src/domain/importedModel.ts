@@ -10,7 +10,11 @@ export function mostCommonBaseKv(buses: readonly { base_kv: number }[]): number 
   for (const b of buses) if (b.base_kv !== 0) count.set(b.base_kv, (count.get(b.base_kv) ?? 0) + 1);
   let kv = 110;
   let best = 0;
-  for (const [value, c] of count) if (c > best) { best = c; kv = value; }
+  for (const [value, c] of count)
+    if (c > best) {
+      best = c;
+      kv = value;
+    }
   return kv;
 }
 

@@ -5,6 +5,14 @@ export { TS_QUERY_LIMIT_DEFAULT, TS_QUERY_LIMIT_MAX } from './timeseriesBudget.j
 export { TS_BATCH_MAX, insertPoints, writeTimeseries, type PointInput, type WriteResult } from './timeseries/write.js';
 export { clearSeriesCache } from './timeseries/seriesIds.js';
 export {
-  AGGREGATIONS, AGGREGATION_ALIASES, FILLS, parseInterval, parseTagFilter, queryTimeseries,
-  type Aggregation, type Fill, type TimeseriesQuery, type TimeseriesResult,
+  AGGREGATIONS,
+  AGGREGATION_ALIASES,
+  FILLS,
+  parseInterval,
+  parseTagFilter,
+  queryTimeseries,
+  type Aggregation,
+  type Fill,
+  type TimeseriesQuery,
+  type TimeseriesResult,
 } from './timeseries/query.js';

@@ -30,15 +30,25 @@ function workerFile(name: string): string {
  * VALIDATION_FAILED refusals (reason IMPORT_TIME_BUDGET past `timeBudgetMs`, IMPORT_MEMORY_BUDGET
  * past the heap cap: the file, not the service, is the problem).
  */
-export async function readOffThread<Reply>(name: 'matpower' | 'psse', workerData: unknown, what: string, timeBudgetMs: number): Promise<Reply> {
+export async function readOffThread<Reply>(
+  name: 'matpower' | 'psse',
+  workerData: unknown,
+  what: string,
+  timeBudgetMs: number,
+): Promise<Reply> {
   const release = await slot();
   try {
     return await new Promise<Reply>((resolve, reject) => {
       const worker = new Worker(workerFile(name), { workerData, resourceLimits: { maxOldGenerationSizeMb: WORKER_HEAP_MB } });
       const timer = setTimeout(() => {
         void worker.terminate();
-        reject(new AppError('VALIDATION_FAILED', `${what} was not read within ${Math.round(timeBudgetMs / 1000)} s; it is too large or malformed`,
-          { reason: 'IMPORT_TIME_BUDGET', budget_ms: timeBudgetMs }));
+        reject(
+          new AppError(
+            'VALIDATION_FAILED',
+            `${what} was not read within ${Math.round(timeBudgetMs / 1000)} s; it is too large or malformed`,
+            { reason: 'IMPORT_TIME_BUDGET', budget_ms: timeBudgetMs },
+          ),
+        );
       }, timeBudgetMs);
       worker.once('message', (m: Reply) => {
         clearTimeout(timer);
@@ -48,7 +58,13 @@ export async function readOffThread<Reply>(name: 'matpower' | 'psse', workerData
       worker.once('error', (e) => {
         clearTimeout(timer);
         const heap = (e as { code?: string }).code === 'ERR_WORKER_OUT_OF_MEMORY';
-        reject(heap ? new AppError('VALIDATION_FAILED', `${what} needs more memory to read than an import may use`, { reason: 'IMPORT_MEMORY_BUDGET' }) : e);
+        reject(
+          heap
+            ? new AppError('VALIDATION_FAILED', `${what} needs more memory to read than an import may use`, {
+                reason: 'IMPORT_MEMORY_BUDGET',
+              })
+            : e,
+        );
       });
     });
   } finally {

@@ -17,12 +17,24 @@ export const OFF_LOOP_TIME_BUDGET_MS = 30_000;
  */
 export const readsOffLoop: number[] = [];
 
-type WorkerReply = { model: NetworkModel; threadId: number } | { error: { file: string; line: number; expected: string; found?: string } } | { failure: string };
+type WorkerReply =
+  | { model: NetworkModel; threadId: number }
+  | { error: { file: string; line: number; expected: string; found?: string } }
+  | { failure: string };
 
 /** Reads a MATPOWER case; throws MatpowerParseError, or 422 VALIDATION_FAILED past the time or memory budget. */
-export async function parseMatpowerOffLoop(text: string, file: string, opts: { minChars?: number; timeBudgetMs?: number } = {}): Promise<NetworkModel> {
+export async function parseMatpowerOffLoop(
+  text: string,
+  file: string,
+  opts: { minChars?: number; timeBudgetMs?: number } = {},
+): Promise<NetworkModel> {
   if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return parseMatpower(text, file);
-  const reply = await readOffThread<WorkerReply>('matpower', { text, file }, 'the MATPOWER case', opts.timeBudgetMs ?? OFF_LOOP_TIME_BUDGET_MS);
+  const reply = await readOffThread<WorkerReply>(
+    'matpower',
+    { text, file },
+    'the MATPOWER case',
+    opts.timeBudgetMs ?? OFF_LOOP_TIME_BUDGET_MS,
+  );
   if ('model' in reply) {
     readsOffLoop.push(reply.threadId);
     if (readsOffLoop.length > 16) readsOffLoop.shift();

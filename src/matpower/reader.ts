@@ -20,12 +20,15 @@ const BUS_TYPE_BY_CODE: Record<number, BusType> = { 1: 'pq', 2: 'pv', 3: 'slack'
 /** Read a MATPOWER case (format version 2) into the network model. Throws MatpowerParseError. */
 export function parseMatpower(text: string, fileName?: string): NetworkModel {
   const file = baseName(fileName);
-  if (text.trim() === '') throw new MatpowerParseError(file, 1, 'a MATPOWER case (function mpc = NAME, mpc.bus, mpc.gen, mpc.branch)', 'an empty file');
+  if (text.trim() === '')
+    throw new MatpowerParseError(file, 1, 'a MATPOWER case (function mpc = NAME, mpc.bus, mpc.gen, mpc.branch)', 'an empty file');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1); // byte order mark
   const sc = new Scanner(text, file);
   sc.run();
   const lastLine = sc.line;
-  const fail = (line: number, expected: string, found?: string): never => { throw new MatpowerParseError(file, line, expected, found); };
+  const fail = (line: number, expected: string, found?: string): never => {
+    throw new MatpowerParseError(file, line, expected, found);
+  };
 
   // --- scalars
   const version = sc.scalars.get('version');
@@ -60,7 +63,8 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   const buses: Bus[] = new Array(nBus);
   const loads: Load[] = [];
   const names = sc.busNames;
-  if (names && names.strings.length !== nBus) fail(names.line, `${nBus} names in mpc.bus_name (one per mpc.bus row)`, String(names.strings.length));
+  if (names && names.strings.length !== nBus)
+    fail(names.line, `${nBus} names in mpc.bus_name (one per mpc.bus row)`, String(names.strings.length));
   for (let r = 0; r < nBus; r++) {
     const o = busM.rowStart[r]!;
     const line = busM.rowLine[r]!;
@@ -74,13 +78,14 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
     busLine.set(id, line);
     const type = BUS_TYPE_BY_CODE[bv[o + 1]!];
     if (!type) fail(line, 'bus type (BUS_TYPE) 1 (PQ), 2 (PV), 3 (slack) or 4 (isolated)', String(bv[o + 1]));
-    const pd = bv[o + 2]!, qd = bv[o + 3]!;
+    const pd = bv[o + 2]!,
+      qd = bv[o + 3]!;
     const baseKv = bv[o + 9]!;
     buses[r] = {
       id,
       type: type!,
       v: bv[o + 7]!,
-      theta: bv[o + 8]! * Math.PI / 180,
+      theta: (bv[o + 8]! * Math.PI) / 180,
       area: bv[o + 6]!,
       gs: bv[o + 4]!,
       bs: bv[o + 5]!,
@@ -134,7 +139,9 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       if (k === 5 || k === 6 || k === 7) continue; // ratings: Inf means unlimited
       if (!Number.isFinite(brv[o + k]!)) fail(line, `a finite number in mpc.branch (column ${k + 1})`, String(brv[o + k]));
     }
-    const rateA = brv[o + 5]!, rateB = brv[o + 6]!, rateC = brv[o + 7]!;
+    const rateA = brv[o + 5]!,
+      rateB = brv[o + 6]!,
+      rateC = brv[o + 7]!;
     branches[r] = {
       from: busRef(branchM, r, brv[o]!, 'F_BUS in mpc.branch'),
       to: busRef(branchM, r, brv[o + 1]!, 'T_BUS in mpc.branch'),
@@ -146,7 +153,7 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       ...(Number.isFinite(rateB) && rateB > 0 && rateB !== rateA ? { rate_b: rateB } : {}),
       ...(Number.isFinite(rateC) && rateC > 0 && rateC !== rateA ? { rate_c: rateC } : {}),
       ratio: brv[o + 8]!,
-      shift: brv[o + 9]! * Math.PI / 180,
+      shift: (brv[o + 9]! * Math.PI) / 180,
       status: brv[o + 10]! > 0 ? 'closed' : 'open',
       angmin: angleLimit(brv[o + 11]!, -360),
       angmax: angleLimit(brv[o + 12]!, 360),
@@ -158,16 +165,35 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   const dcLines: DcLine[] = [];
   if (dcM) {
     for (let r = 0; r < dcM.rowStart.length; r++) {
-      const o = dcM.rowStart[r]!, line = dcM.rowLine[r]!;
+      const o = dcM.rowStart[r]!,
+        line = dcM.rowLine[r]!;
       const width = (r + 1 < dcM.rowStart.length ? dcM.rowStart[r + 1]! : dcM.values.length) - o;
       if (width < 17) fail(line, '17 numeric columns in mpc.dcline row (F_BUS ... LOSS1)', String(width));
       // limits may be +-Inf in MATPOWER; JSON (the stored model) has no infinity, so the largest double stands for it
-      const v = (k: number) => { const x = dcM.values[o + k]!; return x === Infinity ? Number.MAX_VALUE : x === -Infinity ? -Number.MAX_VALUE : x; };
-      for (const k of [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16]) if (!Number.isFinite(v(k))) fail(line, `a finite number in mpc.dcline (column ${k + 1})`, String(v(k)));
+      const v = (k: number) => {
+        const x = dcM.values[o + k]!;
+        return x === Infinity ? Number.MAX_VALUE : x === -Infinity ? -Number.MAX_VALUE : x;
+      };
+      for (const k of [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 16])
+        if (!Number.isFinite(v(k))) fail(line, `a finite number in mpc.dcline (column ${k + 1})`, String(v(k)));
       dcLines.push({
-        from: busRef(dcM, r, v(0), 'F_BUS in mpc.dcline'), to: busRef(dcM, r, v(1), 'T_BUS in mpc.dcline'), in_service: v(2) > 0,
-        p_from: v(3), p_to: v(4), q_from: v(5), q_to: v(6), v_from: v(7), v_to: v(8), pmin: v(9), pmax: v(10),
-        qmin_from: v(11), qmax_from: v(12), qmin_to: v(13), qmax_to: v(14), loss0: v(15), loss1: v(16),
+        from: busRef(dcM, r, v(0), 'F_BUS in mpc.dcline'),
+        to: busRef(dcM, r, v(1), 'T_BUS in mpc.dcline'),
+        in_service: v(2) > 0,
+        p_from: v(3),
+        p_to: v(4),
+        q_from: v(5),
+        q_to: v(6),
+        v_from: v(7),
+        v_to: v(8),
+        pmin: v(9),
+        pmax: v(10),
+        qmin_from: v(11),
+        qmax_from: v(12),
+        qmin_to: v(13),
+        qmax_to: v(14),
+        loss0: v(15),
+        loss1: v(16),
       });
     }
   }
@@ -179,7 +205,12 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
       const o = off.rowStart[r]!;
       const width = (r + 1 < off.rowStart.length ? off.rowStart[r + 1]! : off.values.length) - o;
       if (width < 3) fail(off.rowLine[r]!, `3 numeric columns (bus, Pd, Qd) in mpc.${EXT.offlineLoads} row`, String(width));
-      loads.push({ bus: busRef(off, r, off.values[o]!, `the bus in mpc.${EXT.offlineLoads}`), mw: off.values[o + 1]!, mvar: off.values[o + 2]!, in_service: false });
+      loads.push({
+        bus: busRef(off, r, off.values[o]!, `the bus in mpc.${EXT.offlineLoads}`),
+        mw: off.values[o + 1]!,
+        mvar: off.values[o + 2]!,
+        in_service: false,
+      });
     }
   }
   const maint = sc.matrices.get(EXT.maintenance);
@@ -196,13 +227,17 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   if (geo) {
     const at = new Map(buses.map((b, i) => [b.id, i]));
     for (let r = 0; r < geo.rowStart.length; r++) {
-      const o = geo.rowStart[r]!, line = geo.rowLine[r]!;
+      const o = geo.rowStart[r]!,
+        line = geo.rowLine[r]!;
       const width = (r + 1 < geo.rowStart.length ? geo.rowStart[r + 1]! : geo.values.length) - o;
       if (width < 3) fail(line, `3 numeric columns (BUS_I, LAT, LON) in mpc.${EXT.busGeo} row`, String(width));
       const bus = buses[at.get(busRef(geo, r, geo.values[o]!, `the bus in mpc.${EXT.busGeo}`))!]!;
-      const lat = geo.values[o + 1]!, lon = geo.values[o + 2]!;
-      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180)) fail(line, `a latitude within ±90 and a longitude within ±180 degrees in mpc.${EXT.busGeo}`, `${lat} ${lon}`);
-      bus.lat = lat; bus.lon = lon;
+      const lat = geo.values[o + 1]!,
+        lon = geo.values[o + 2]!;
+      if (!(Math.abs(lat) <= 90 && Math.abs(lon) <= 180))
+        fail(line, `a latitude within ±90 and a longitude within ±180 degrees in mpc.${EXT.busGeo}`, `${lat} ${lon}`);
+      bus.lat = lat;
+      bus.lon = lon;
     }
   }
 
@@ -227,6 +262,10 @@ function angleLimit(x: number, none: number): number {
 
 function unquote(s: string): string {
   const q = s[0];
-  if ((q === "'" || q === '"') && s.endsWith(q) && s.length >= 2) return s.slice(1, -1).split(q + q).join(q);
+  if ((q === "'" || q === '"') && s.endsWith(q) && s.length >= 2)
+    return s
+      .slice(1, -1)
+      .split(q + q)
+      .join(q);
   return s;
 }

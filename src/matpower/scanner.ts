@@ -30,23 +30,53 @@ export const EXT = {
   busGeo: 'bus_geo',
 } as const;
 
-const NUMERIC_MATRICES = new Set<string>(['bus', 'gen', 'branch', 'gencost', 'dcline', EXT.offlineLoads, EXT.maintenance, EXT.withoutCost, EXT.busGeo]);
+const NUMERIC_MATRICES = new Set<string>([
+  'bus',
+  'gen',
+  'branch',
+  'gencost',
+  'dcline',
+  EXT.offlineLoads,
+  EXT.maintenance,
+  EXT.withoutCost,
+  EXT.busGeo,
+]);
 
 export interface Matrix {
   field: string;
-  line: number;        // line of `mpc.X = [`
+  line: number; // line of `mpc.X = [`
   endLine: number;
-  values: number[];    // all numbers, row after row
-  rowStart: number[];  // index in values of each row's first number
-  rowLine: number[];   // line of each row's first number
+  values: number[]; // all numbers, row after row
+  rowStart: number[]; // index in values of each row's first number
+  rowLine: number[]; // line of each row's first number
 }
 
-export interface Scalar { text: string; line: number }
-export interface Cell { strings: string[]; line: number; stringLines: number[] }
+export interface Scalar {
+  text: string;
+  line: number;
+}
+export interface Cell {
+  strings: string[];
+  line: number;
+  stringLines: number[];
+}
 
-const CH_NL = 10, CH_CR = 13, CH_SP = 32, CH_TAB = 9, CH_COMMA = 44, CH_SEMI = 59, CH_PCT = 37,
-  CH_HASH = 35, CH_LBRACK = 91, CH_RBRACK = 93, CH_LBRACE = 123, CH_RBRACE = 125, CH_QUOTE = 39,
-  CH_DQUOTE = 34, CH_DOT = 46, CH_EQ = 61;
+const CH_NL = 10,
+  CH_CR = 13,
+  CH_SP = 32,
+  CH_TAB = 9,
+  CH_COMMA = 44,
+  CH_SEMI = 59,
+  CH_PCT = 37,
+  CH_HASH = 35,
+  CH_LBRACK = 91,
+  CH_RBRACK = 93,
+  CH_LBRACE = 123,
+  CH_RBRACE = 125,
+  CH_QUOTE = 39,
+  CH_DQUOTE = 34,
+  CH_DOT = 46,
+  CH_EQ = 61;
 
 function isIdentChar(c: number): boolean {
   return (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95;
@@ -58,16 +88,24 @@ export function baseName(fileName: string | undefined): string {
   return i >= 0 ? fileName.slice(i + 1) : fileName;
 }
 
-const POW10 = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16,
-  1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
+const POW10 = [
+  1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+];
 
 export function parseNumberToken(tok: string): number {
   const v = Number(tok);
   if (!Number.isNaN(v)) return v;
   switch (tok) {
-    case 'Inf': case 'inf': case '+Inf': case '+inf': return Infinity;
-    case '-Inf': case '-inf': return -Infinity;
-    default: return NaN;
+    case 'Inf':
+    case 'inf':
+    case '+Inf':
+    case '+inf':
+      return Infinity;
+    case '-Inf':
+    case '-inf':
+      return -Infinity;
+    default:
+      return NaN;
   }
 }
 
@@ -102,7 +140,10 @@ export class Scanner {
   readonly scalars = new Map<string, Scalar>();
   busNames: Cell | undefined;
 
-  constructor(readonly text: string, readonly file: string) {
+  constructor(
+    readonly text: string,
+    readonly file: string,
+  ) {
     this.n = text.length;
   }
 
@@ -164,9 +205,16 @@ export class Scanner {
       this.skipBlanks();
       if (this.pos >= this.n) break;
       const c = t.charCodeAt(this.pos);
-      if (c === CH_NL) { this.pos++; this.line++; continue; }
+      if (c === CH_NL) {
+        this.pos++;
+        this.line++;
+        continue;
+      }
       if (c === CH_PCT || c === CH_HASH) {
-        if (c === CH_PCT && this.trySkipBlockComment()) { wantDescription = false; continue; }
+        if (c === CH_PCT && this.trySkipBlockComment()) {
+          wantDescription = false;
+          continue;
+        }
         if (wantDescription) {
           const e = t.indexOf('\n', this.pos);
           this.description = descriptionFrom(t.slice(this.pos, e < 0 ? this.n : e), this.functionName);
@@ -196,7 +244,11 @@ export class Scanner {
           continue;
         }
         if (NUMERIC_MATRICES.has(field) || field === 'baseMVA' || field === 'bus_name') {
-          this.fail(stmtLine, `a plain assignment mpc.${field} = ...; (computed statements are not supported)`, quoteFound(t.slice(this.pos, this.pos + 20).split('\n')[0]!));
+          this.fail(
+            stmtLine,
+            `a plain assignment mpc.${field} = ...; (computed statements are not supported)`,
+            quoteFound(t.slice(this.pos, this.pos + 20).split('\n')[0]!),
+          );
         }
       }
       if (ident === '' && this.pos < this.n) {
@@ -216,9 +268,14 @@ export class Scanner {
       const c = t.charCodeAt(this.pos);
       if (c === CH_NL) {
         if (depth === 0) return;
-        this.line++; this.pos++; continue;
+        this.line++;
+        this.pos++;
+        continue;
       }
-      if (c === CH_PCT) { this.skipToEol(); continue; }
+      if (c === CH_PCT) {
+        this.skipToEol();
+        continue;
+      }
       if (c === CH_LBRACK || c === CH_LBRACE) depth++;
       else if ((c === CH_RBRACK || c === CH_RBRACE) && depth > 0) depth--;
       this.pos++;
@@ -230,7 +287,8 @@ export class Scanner {
     const e = t.indexOf('\n', this.pos);
     const end = e < 0 ? this.n : e;
     // No case needs a long function line; a cap keeps every step below linear in little.
-    if (end - this.pos > FUNCTION_LINE_MAX) this.fail(line, `a function line of at most ${FUNCTION_LINE_MAX} characters (function mpc = NAME)`, `${end - this.pos} characters`);
+    if (end - this.pos > FUNCTION_LINE_MAX)
+      this.fail(line, `a function line of at most ${FUNCTION_LINE_MAX} characters (function mpc = NAME)`, `${end - this.pos} characters`);
     let rest = t.slice(this.pos, end);
     const pct = rest.indexOf('%');
     if (pct >= 0) rest = rest.slice(0, pct);
@@ -252,7 +310,12 @@ export class Scanner {
       if (out.startsWith('[')) out = out.slice(1).trim();
       if (out.endsWith(']')) out = out.slice(0, -1).trim();
       if (isIdentifier(out)) this.outVar = out;
-      else if (out.includes(',')) this.fail(line, 'MATPOWER case format version 2 (function mpc = NAME); version 1 files returning [baseMVA, bus, gen, ...] are not supported', quoteFound(rest));
+      else if (out.includes(','))
+        this.fail(
+          line,
+          'MATPOWER case format version 2 (function mpc = NAME); version 1 files returning [baseMVA, bus, gen, ...] are not supported',
+          quoteFound(rest),
+        );
     }
   }
 
@@ -263,7 +326,8 @@ export class Scanner {
       this.pos++;
       if (NUMERIC_MATRICES.has(field)) {
         const m = this.parseMatrix(field, line);
-        if (this.matrices.has(field)) this.fail(line, `mpc.${field} to be assigned once`, `a second assignment (first at line ${this.matrices.get(field)!.line})`);
+        if (this.matrices.has(field))
+          this.fail(line, `mpc.${field} to be assigned once`, `a second assignment (first at line ${this.matrices.get(field)!.line})`);
         this.matrices.set(field, m);
       } else {
         this.skipMatrix(field, line);
@@ -301,24 +365,44 @@ export class Scanner {
     let line = this.line;
     for (;;) {
       if (pos >= n) {
-        this.pos = pos; this.line = line;
+        this.pos = pos;
+        this.line = line;
         this.fail(openLine, `']' closing the mpc.${field} matrix opened here`, 'end of file');
       }
       const c = t.charCodeAt(pos);
-      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA) { pos++; continue; }
-      if (c === CH_NL) { line++; pos++; inRow = false; continue; }
-      if (c === CH_SEMI) { pos++; inRow = false; continue; }
+      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA) {
+        pos++;
+        continue;
+      }
+      if (c === CH_NL) {
+        line++;
+        pos++;
+        inRow = false;
+        continue;
+      }
+      if (c === CH_SEMI) {
+        pos++;
+        inRow = false;
+        continue;
+      }
       if (c === CH_PCT || c === CH_HASH) {
         const e = t.indexOf('\n', pos);
         pos = e < 0 ? n : e;
         continue;
       }
-      if (c === CH_RBRACK) { pos++; break; }
+      if (c === CH_RBRACK) {
+        pos++;
+        break;
+      }
       if (c === CH_DOT && t.charCodeAt(pos + 1) === CH_DOT && t.charCodeAt(pos + 2) === CH_DOT) {
         // line continuation: the row goes on on the next line
         const e = t.indexOf('\n', pos);
-        if (e < 0) { pos = n; continue; }
-        pos = e + 1; line++;
+        if (e < 0) {
+          pos = n;
+          continue;
+        }
+        pos = e + 1;
+        line++;
         continue;
       }
       // a token: up to the next delimiter. Plain decimals (<= 15 digits, |exponent| <= 22) are
@@ -326,18 +410,33 @@ export class Scanner {
       // exact power of ten is one correctly rounded operation, hence equal to Number(token));
       // anything else goes through Number() / Inf handling.
       const start = pos;
-      let mant = 0, digits = 0, fracDigits = 0, exp = 0, expSign = 1, neg = false;
+      let mant = 0,
+        digits = 0,
+        fracDigits = 0,
+        exp = 0,
+        expSign = 1,
+        neg = false;
       let state = 0; // 0 start, 1 int digits, 2 fraction, 3 after e, 4 exponent digits; -1 not simple
       while (pos < n) {
         const d = t.charCodeAt(pos);
-        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI
-          || d === CH_RBRACK || d === CH_PCT) break;
+        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI || d === CH_RBRACK || d === CH_PCT)
+          break;
         pos++;
         if (state < 0) continue;
         if (d >= 48 && d <= 57) {
-          if (state <= 1) { mant = mant * 10 + (d - 48); digits++; state = 1; }
-          else if (state === 2) { mant = mant * 10 + (d - 48); digits++; fracDigits++; }
-          else { exp = exp * 10 + (d - 48); state = 4; if (exp > 400) state = -1; }
+          if (state <= 1) {
+            mant = mant * 10 + (d - 48);
+            digits++;
+            state = 1;
+          } else if (state === 2) {
+            mant = mant * 10 + (d - 48);
+            digits++;
+            fracDigits++;
+          } else {
+            exp = exp * 10 + (d - 48);
+            state = 4;
+            if (exp > 400) state = -1;
+          }
         } else if (d === CH_DOT && state <= 1) state = 2;
         else if ((d === 101 || d === 69) && (state === 1 || state === 2) && digits > 0) state = 3;
         else if ((d === 45 || d === 43) && pos - 1 === start) neg = d === 45;
@@ -354,14 +453,19 @@ export class Scanner {
       }
       if (Number.isNaN(v)) {
         const tok = t.slice(start, pos);
-        this.pos = pos; this.line = line;
+        this.pos = pos;
+        this.line = line;
         if (tok.startsWith('mpc.') || tok === 'function') {
           // the next statement began before this matrix was closed
           this.fail(openLine, `']' closing the mpc.${field} matrix opened at this line`, `${quoteFound(tok)} at line ${line}`);
         }
         this.fail(line, `a number in mpc.${field}`, quoteFound(tok));
       }
-      if (!inRow) { inRow = true; rowStart.push(values.length); rowLine.push(line); }
+      if (!inRow) {
+        inRow = true;
+        rowStart.push(values.length);
+        rowLine.push(line);
+      }
       values.push(v);
     }
     this.pos = pos;
@@ -378,12 +482,20 @@ export class Scanner {
     while (pos < this.n) {
       const c = t.charCodeAt(pos);
       if (c === CH_NL) line++;
-      else if (c === CH_PCT) { const e = t.indexOf('\n', pos); pos = e < 0 ? this.n : e; continue; }
-      else if (c === CH_LBRACK) depth++;
-      else if (c === CH_RBRACK && --depth === 0) { this.pos = pos + 1; this.line = line; return; }
+      else if (c === CH_PCT) {
+        const e = t.indexOf('\n', pos);
+        pos = e < 0 ? this.n : e;
+        continue;
+      } else if (c === CH_LBRACK) depth++;
+      else if (c === CH_RBRACK && --depth === 0) {
+        this.pos = pos + 1;
+        this.line = line;
+        return;
+      }
       pos++;
     }
-    this.pos = pos; this.line = line;
+    this.pos = pos;
+    this.line = line;
     this.fail(openLine, `']' closing the mpc.${field} matrix opened here`, 'end of file');
   }
 
@@ -394,11 +506,27 @@ export class Scanner {
     for (;;) {
       if (this.pos >= this.n) this.fail(openLine, `'}' closing the mpc.${field} cell array opened here`, 'end of file');
       const c = t.charCodeAt(this.pos);
-      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA || c === CH_SEMI) { this.pos++; continue; }
-      if (c === CH_NL) { this.line++; this.pos++; continue; }
-      if (c === CH_PCT) { this.skipToEol(); continue; }
-      if (c === CH_RBRACE) { this.pos++; break; }
-      if (c === CH_DOT && t.startsWith('...', this.pos)) { this.skipToEol(); continue; }
+      if (c === CH_SP || c === CH_TAB || c === CH_CR || c === CH_COMMA || c === CH_SEMI) {
+        this.pos++;
+        continue;
+      }
+      if (c === CH_NL) {
+        this.line++;
+        this.pos++;
+        continue;
+      }
+      if (c === CH_PCT) {
+        this.skipToEol();
+        continue;
+      }
+      if (c === CH_RBRACE) {
+        this.pos++;
+        break;
+      }
+      if (c === CH_DOT && t.startsWith('...', this.pos)) {
+        this.skipToEol();
+        continue;
+      }
       if (c === CH_QUOTE || c === CH_DQUOTE) {
         const sLine = this.line;
         let s = '';
@@ -406,22 +534,30 @@ export class Scanner {
         for (;;) {
           const q = t.indexOf(String.fromCharCode(c), p);
           const nl = t.indexOf('\n', p);
-          if (q < 0 || (nl >= 0 && nl < q)) this.fail(sLine, `a closing ${c === CH_QUOTE ? "'" : '"'} of the string in mpc.${field}`, 'end of line');
+          if (q < 0 || (nl >= 0 && nl < q))
+            this.fail(sLine, `a closing ${c === CH_QUOTE ? "'" : '"'} of the string in mpc.${field}`, 'end of line');
           s += t.slice(p, q);
-          if (t.charCodeAt(q + 1) === c) { s += String.fromCharCode(c); p = q + 2; continue; }
+          if (t.charCodeAt(q + 1) === c) {
+            s += String.fromCharCode(c);
+            p = q + 2;
+            continue;
+          }
           p = q + 1;
           break;
         }
         this.pos = p;
-        if (collect) { strings.push(s); stringLines.push(sLine); }
+        if (collect) {
+          strings.push(s);
+          stringLines.push(sLine);
+        }
         continue;
       }
       // a non-string element (number, nested cell...): only names are expected where we collect
       const start = this.pos;
       while (this.pos < this.n) {
         const d = t.charCodeAt(this.pos);
-        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI
-          || d === CH_RBRACE || d === CH_PCT) break;
+        if (d === CH_SP || d === CH_TAB || d === CH_NL || d === CH_CR || d === CH_COMMA || d === CH_SEMI || d === CH_RBRACE || d === CH_PCT)
+          break;
         this.pos++;
       }
       if (collect) this.fail(this.line, `a quoted name in mpc.${field}`, quoteFound(t.slice(start, this.pos)));

@@ -17,10 +17,14 @@ export const StudyTaskResultOut = Type.Object({
 });
 
 /** The result of a task by its kind: powerflow, opf, state_estimation, sensitivities, study. */
-export const TaskResultOut = Type.Union([PowerFlowResultOut, OpfResultOut, StateEstimationResultOut, SensitivityTaskResultOut, StudyTaskResultOut, Type.Null()], {
-  description: 'only with include=result; by kind: powerflow PowerFlowResult, opf OpfResult, state_estimation StateEstimationResult, '
-    + 'sensitivities the matrix head (values inline when small), study the study id and counts; null until the task has finished',
-});
+export const TaskResultOut = Type.Union(
+  [PowerFlowResultOut, OpfResultOut, StateEstimationResultOut, SensitivityTaskResultOut, StudyTaskResultOut, Type.Null()],
+  {
+    description:
+      'only with include=result; by kind: powerflow PowerFlowResult, opf OpfResult, state_estimation StateEstimationResult, ' +
+      'sensitivities the matrix head (values inline when small), study the study id and counts; null until the task has finished',
+  },
+);
 
 /** GET /tasks/{id} as documented: the task with its result typed by kind. */
 export const TaskDetailDocumented = Type.Object({ ...TaskDetailOut.properties, result: Type.Optional(TaskResultOut) });

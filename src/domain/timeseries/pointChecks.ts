@@ -18,9 +18,11 @@ export function canonicalTags(tags: unknown): string | { error: string } {
   const out: Record<string, string> = {};
   for (const k of keys) {
     const v = (tags as Record<string, unknown>)[k];
-    if (k === '' || k.length > TAG_KEY_MAX || /[,:]/.test(k) || CONTROL.test(k)) return { error: `tag key ${JSON.stringify(k)} must be 1-${TAG_KEY_MAX} characters without ',' ':' or control characters` };
+    if (k === '' || k.length > TAG_KEY_MAX || /[,:]/.test(k) || CONTROL.test(k))
+      return { error: `tag key ${JSON.stringify(k)} must be 1-${TAG_KEY_MAX} characters without ',' ':' or control characters` };
     if (typeof v !== 'string') return { error: `tag ${k} must be a string, got ${v === null ? 'null' : typeof v}` };
-    if (v.length > TAG_VALUE_MAX || v.includes(',') || CONTROL.test(v)) return { error: `tag ${k}: value must be at most ${TAG_VALUE_MAX} characters without ',' or control characters` };
+    if (v.length > TAG_VALUE_MAX || v.includes(',') || CONTROL.test(v))
+      return { error: `tag ${k}: value must be at most ${TAG_VALUE_MAX} characters without ',' or control characters` };
     out[k] = v;
   }
   return JSON.stringify(out);
@@ -52,7 +54,10 @@ export function judgeMetric(metric: unknown): number | string {
   if (typeof metric !== 'string' || metric.length === 0) return 'metric is required (a non-empty string)';
   let v = metricMemo.get(metric);
   if (v === undefined) {
-    v = metric.length > METRIC_MAX || CONTROL.test(metric) ? `metric must be at most ${METRIC_MAX} characters without control characters` : utf8(metric);
+    v =
+      metric.length > METRIC_MAX || CONTROL.test(metric)
+        ? `metric must be at most ${METRIC_MAX} characters without control characters`
+        : utf8(metric);
     if (metricMemo.size >= MEMO_MAX) metricMemo.clear();
     metricMemo.set(metric, v);
   }

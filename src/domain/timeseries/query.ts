@@ -12,7 +12,10 @@ export { AGGREGATIONS, type Aggregation };
 /** Accepted spellings: the REST names, p50/p95/p99, and the GraphQL enum names in any case. */
 export const AGGREGATION_ALIASES: Record<string, Aggregation> = {
   ...Object.fromEntries(AGGREGATIONS.map((a) => [a, a])),
-  p50: 'percentile_50', p95: 'percentile_95', p99: 'percentile_99', median: 'percentile_50',
+  p50: 'percentile_50',
+  p95: 'percentile_95',
+  p99: 'percentile_99',
+  median: 'percentile_50',
 };
 export type Fill = 'null' | 'zero' | 'linear' | 'none';
 export const FILLS: readonly Fill[] = ['null', 'zero', 'linear', 'none'];
@@ -67,8 +70,12 @@ export function parseTagFilter(tags: TimeseriesQuery['tags']): Record<string, st
 export function parseInterval(v: string): number {
   const m = /^(\d{1,7})(s|m|h|d)$/.exec(v.trim());
   const secs = m ? Number(m[1]) * { s: 1, m: 60, h: 3600, d: 86400 }[m[2] as 's']! : NaN;
-  if (!m || secs < 1) throw new AppError('INVALID_FIELD', `interval must be <n><s|m|h|d> such as 30s, 1m, 5m, 15m, 1h, 1d; got "${v}"`, { field: 'interval' });
-  if (secs > 366 * 86400) throw new AppError('PARAM_OUT_OF_RANGE', `interval must be at most 366d, got "${v}"`, { field: 'interval', limit: '366d' });
+  if (!m || secs < 1)
+    throw new AppError('INVALID_FIELD', `interval must be <n><s|m|h|d> such as 30s, 1m, 5m, 15m, 1h, 1d; got "${v}"`, {
+      field: 'interval',
+    });
+  if (secs > 366 * 86400)
+    throw new AppError('PARAM_OUT_OF_RANGE', `interval must be at most 366d, got "${v}"`, { field: 'interval', limit: '366d' });
   return secs;
 }
 
@@ -87,24 +94,40 @@ const ORIGIN = '1970-01-01T00:00:00Z'; // bins are aligned to the epoch (UTC), w
 
 function normalise(q: TimeseriesQuery) {
   if (typeof q.metric !== 'string' || q.metric === '') throw new AppError('INVALID_REQUEST', 'metric is required', { field: 'metric' });
-  if (q.from === undefined || q.from === null || q.from === '') throw new AppError('INVALID_REQUEST', 'from is required (RFC 3339)', { field: 'from' });
-  if (q.to === undefined || q.to === null || q.to === '') throw new AppError('INVALID_REQUEST', 'to is required (RFC 3339)', { field: 'to' });
+  if (q.from === undefined || q.from === null || q.from === '')
+    throw new AppError('INVALID_REQUEST', 'from is required (RFC 3339)', { field: 'from' });
+  if (q.to === undefined || q.to === null || q.to === '')
+    throw new AppError('INVALID_REQUEST', 'to is required (RFC 3339)', { field: 'to' });
   const from = q.from instanceof Date ? q.from : parseDateTime('from', q.from);
   const to = q.to instanceof Date ? q.to : parseDateTime('to', q.to);
-  if (from.getTime() >= to.getTime()) throw new AppError('VALIDATION_FAILED', `from (${from.toISOString()}) must be before to (${to.toISOString()})`, { field: 'from' });
+  if (from.getTime() >= to.getTime())
+    throw new AppError('VALIDATION_FAILED', `from (${from.toISOString()}) must be before to (${to.toISOString()})`, { field: 'from' });
   const aggName = (q.aggregation ?? 'none').toString().toLowerCase();
   const aggregation = AGGREGATION_ALIASES[aggName];
-  if (!aggregation) throw new AppError('INVALID_FIELD', `aggregation must be one of ${AGGREGATIONS.join(', ')} (or p50, p95, p99), got "${q.aggregation}"`, { field: 'aggregation', allowed: [...AGGREGATIONS, 'p50', 'p95', 'p99'] });
+  if (!aggregation)
+    throw new AppError(
+      'INVALID_FIELD',
+      `aggregation must be one of ${AGGREGATIONS.join(', ')} (or p50, p95, p99), got "${q.aggregation}"`,
+      { field: 'aggregation', allowed: [...AGGREGATIONS, 'p50', 'p95', 'p99'] },
+    );
   const fillName = (q.fill ?? 'null').toString().toLowerCase();
-  if (!FILLS.includes(fillName as Fill)) throw new AppError('INVALID_FIELD', `fill must be one of ${FILLS.join(', ')}, got "${q.fill}"`, { field: 'fill', allowed: FILLS });
+  if (!FILLS.includes(fillName as Fill))
+    throw new AppError('INVALID_FIELD', `fill must be one of ${FILLS.join(', ')}, got "${q.fill}"`, { field: 'fill', allowed: FILLS });
   const interval = q.interval === undefined || q.interval === null || q.interval === '' ? null : q.interval;
   const intervalSecs = interval === null ? null : parseInterval(interval);
   if (intervalSecs !== null && aggregation === 'none') {
-    throw new AppError('INVALID_FIELD', `interval ${interval} needs an aggregation (avg, sum, min, max, count, percentile_50/95/99) to combine the points of each bin`, { field: 'aggregation' });
+    throw new AppError(
+      'INVALID_FIELD',
+      `interval ${interval} needs an aggregation (avg, sum, min, max, count, percentile_50/95/99) to combine the points of each bin`,
+      { field: 'aggregation' },
+    );
   }
   const limit = q.limit ?? TS_QUERY_LIMIT_DEFAULT;
   if (!Number.isInteger(limit) || limit < 1 || limit > TS_QUERY_LIMIT_MAX) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `limit must be an integer between 1 and ${TS_QUERY_LIMIT_MAX}, got ${q.limit}`, { field: 'limit', limit: TS_QUERY_LIMIT_MAX });
+    throw new AppError('PARAM_OUT_OF_RANGE', `limit must be an integer between 1 and ${TS_QUERY_LIMIT_MAX}, got ${q.limit}`, {
+      field: 'limit',
+      limit: TS_QUERY_LIMIT_MAX,
+    });
   }
   // The count of an empty bin is a true 0, not missing data: count fills with zero.
   const fill = aggregation === 'count' && fillName !== 'none' ? 'zero' : (fillName as Fill);
@@ -116,7 +139,12 @@ function normalise(q: TimeseriesQuery) {
  * The query takes its limit from the request's point budget first (a fresh one by
  * default), so no request materialises more than the budget, filled bins included.
  */
-export async function queryTimeseries(s: Services, caller: Caller, query: TimeseriesQuery, budget: PointBudget = new PointBudget()): Promise<TimeseriesResult> {
+export async function queryTimeseries(
+  s: Services,
+  caller: Caller,
+  query: TimeseriesQuery,
+  budget: PointBudget = new PointBudget(),
+): Promise<TimeseriesResult> {
   const q = normalise(query);
   budget.take(q.limit);
   const release = await pointGate.acquire(q.limit);
@@ -134,8 +162,13 @@ async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normal
   );
   const ids = `{${series.map((r) => Number(r.id)).join(',')}}`;
   const base = { metric: q.metric, tags: q.tags, aggregation: q.aggregation, interval: q.interval, fill: q.fill, series: series.length };
-  const done = (points: { timestamp: Date; value: number | null }[], next: Date | null): TimeseriesResult =>
-    ({ ...base, points, count: points.length, truncated: next !== null, next_from: next });
+  const done = (points: { timestamp: Date; value: number | null }[], next: Date | null): TimeseriesResult => ({
+    ...base,
+    points,
+    count: points.length,
+    truncated: next !== null,
+    next_from: next,
+  });
   const toNum = (v: unknown) => (v === null || v === undefined ? null : Number(v));
 
   if (q.aggregation === 'none') {
@@ -144,7 +177,10 @@ async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normal
       [ids, q.from, q.to, q.limit + 1],
     );
     const next = rows.length > q.limit ? new Date(rows[q.limit].ts) : null;
-    return done(rows.slice(0, q.limit).map((r) => ({ timestamp: new Date(r.ts), value: Number(r.value) })), next);
+    return done(
+      rows.slice(0, q.limit).map((r) => ({ timestamp: new Date(r.ts), value: Number(r.value) })),
+      next,
+    );
   }
 
   const agg = AGG_SQL[q.aggregation];
@@ -175,7 +211,10 @@ async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normal
       [ids, q.from, q.to, interval, ORIGIN, q.limit + 1],
     );
     const next = rows.length > q.limit ? new Date(rows[q.limit].b) : null;
-    return done(rows.slice(0, q.limit).map((r) => ({ timestamp: new Date(r.b), value: toNum(r.v) })), next);
+    return done(
+      rows.slice(0, q.limit).map((r) => ({ timestamp: new Date(r.b), value: toNum(r.v) })),
+      next,
+    );
   }
 
   // Every bin of the window, at most `limit` of them; points beyond the window are not read.
@@ -212,5 +251,8 @@ async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normal
     sql = `${ctes} SELECT b, v FROM j ORDER BY b`;
   }
   const { rows } = await s.db.query<{ b: Date; v: number | null }>(sql, params);
-  return done(rows.map((r) => ({ timestamp: new Date(r.b), value: emptyValue(toNum(r.v)) })), next);
+  return done(
+    rows.map((r) => ({ timestamp: new Date(r.b), value: emptyValue(toNum(r.v)) })),
+    next,
+  );
 }

@@ -25,7 +25,9 @@ export async function reserve(s: Services, caller: Caller, sizes: Float64Array):
   for (let attempt = 0; attempt < 3; attempt++) {
     const quotas = await getQuotas(s, caller.tenantId);
     const { rows } = await s.db.query<{ points: number; bytes: number }>(
-      `SELECT points, bytes FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`, [caller.tenantId]);
+      `SELECT points, bytes FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
+      [caller.tenantId],
+    );
     let roomPoints = quotas.timeseries_daily_points - Number(rows[0]?.points ?? 0);
     let roomBytes = Math.round(quotas.timeseries_daily_gb * GB) - Number(rows[0]?.bytes ?? 0);
     let n = 0;
@@ -50,6 +52,8 @@ export async function reserve(s: Services, caller: Caller, sizes: Float64Array):
 /** Gives back what a batch reserved but could not store. */
 export async function refund(s: Services, tenantId: string, n: number, bytes: number) {
   await s.db.query(
-    `UPDATE tenant_usage_daily SET points = GREATEST(points - $2, 0), bytes = GREATEST(bytes - $3, 0) WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
-    [tenantId, n, bytes]);
+    `UPDATE tenant_usage_daily SET points = GREATEST(points - $2, 0), bytes = GREATEST(bytes - $3, 0)
+     WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
+    [tenantId, n, bytes],
+  );
 }

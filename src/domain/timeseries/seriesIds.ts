@@ -56,7 +56,8 @@ export async function resolveSeries(db: Database, tenantId: string, wanted: { me
       if (ids[i] < 0) ids[i] = cachedSeries(cache, tenantId, w.metric, w.tagsKey) ?? -1;
     });
   }
-  if (ids.some((id) => id < 0)) throw new AppError('SERVICE_UNAVAILABLE', 'time series could not be registered under concurrent writes; retry the batch');
+  if (ids.some((id) => id < 0))
+    throw new AppError('SERVICE_UNAVAILABLE', 'time series could not be registered under concurrent writes; retry the batch');
   return ids;
 }
 

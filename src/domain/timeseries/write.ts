@@ -30,10 +30,15 @@ export type WriteResult = Static<typeof WriteResultSchema>;
  * (within a batch, the later point wins).
  */
 export async function writeTimeseries(s: Services, caller: Caller, points: unknown): Promise<WriteResult> {
-  if (!Array.isArray(points)) throw new AppError('INVALID_REQUEST', 'points must be an array of {metric, value, timestamp?, tags?}', { field: 'points' });
+  if (!Array.isArray(points))
+    throw new AppError('INVALID_REQUEST', 'points must be an array of {metric, value, timestamp?, tags?}', { field: 'points' });
   if (points.length === 0) throw new AppError('VALIDATION_FAILED', 'points is empty; send at least one point', { field: 'points' });
   if (points.length > TS_BATCH_MAX) {
-    throw new AppError('VALIDATION_FAILED', `a batch holds at most ${TS_BATCH_MAX} points, got ${points.length}; split it into several calls`, { field: 'points', limit: TS_BATCH_MAX, got: points.length });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `a batch holds at most ${TS_BATCH_MAX} points, got ${points.length}; split it into several calls`,
+      { field: 'points', limit: TS_BATCH_MAX, got: points.length },
+    );
   }
   const nowMs = Date.now(); // the timestamp of points that carry none
   const errors: { index: number; message: string }[] = [];
@@ -54,7 +59,11 @@ export async function writeTimeseries(s: Services, caller: Caller, points: unkno
       continue;
     }
     let extra: string | undefined;
-    for (const k in p) if (k !== 'metric' && k !== 'value' && k !== 'timestamp' && k !== 'tags') { extra = k; break; }
+    for (const k in p)
+      if (k !== 'metric' && k !== 'value' && k !== 'timestamp' && k !== 'tags') {
+        extra = k;
+        break;
+      }
     if (extra !== undefined) {
       errors.push({ index: i, message: `unknown field "${extra}" (a point has metric, value, timestamp, tags)` });
       continue;
@@ -66,14 +75,20 @@ export async function writeTimeseries(s: Services, caller: Caller, points: unkno
     }
     const v = p.value;
     if (typeof v !== 'number' || !Number.isFinite(v)) {
-      errors.push({ index: i, message: v === undefined || v === null ? 'value is required (a number)' : `value must be a finite number, got ${JSON.stringify(v)}` });
+      errors.push({
+        index: i,
+        message: v === undefined || v === null ? 'value is required (a number)' : `value must be a finite number, got ${JSON.stringify(v)}`,
+      });
       continue;
     }
     let t = nowMs;
     if (p.timestamp !== undefined && p.timestamp !== null) {
       t = parseTimestamp(p.timestamp);
       if (Number.isNaN(t)) {
-        errors.push({ index: i, message: `timestamp must be an RFC 3339 date-time between 1970 and 9999 such as 2026-01-31T12:00:00Z, got ${JSON.stringify(p.timestamp)}` });
+        errors.push({
+          index: i,
+          message: `timestamp must be an RFC 3339 date-time between 1970 and 9999 such as 2026-01-31T12:00:00Z, got ${JSON.stringify(p.timestamp)}`,
+        });
         continue;
       }
     }
@@ -106,7 +121,12 @@ export async function writeTimeseries(s: Services, caller: Caller, points: unkno
   if (stored < g) {
     const quotas = await getQuotas(s, tenantId);
     for (let k = stored; k < g; k++) {
-      errors.push({ index: index[k], message: `rejected: the tenant's daily time-series quota (${quotas.timeseries_daily_points} points, ${quotas.timeseries_daily_gb} GB per UTC day) is used up; writes resume at 00:00 UTC` });
+      errors.push({
+        index: index[k],
+        message:
+          `rejected: the tenant's daily time-series quota (${quotas.timeseries_daily_points} points, ` +
+          `${quotas.timeseries_daily_gb} GB per UTC day) is used up; writes resume at 00:00 UTC`,
+      });
     }
   }
 
