@@ -105,8 +105,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     versioning: loadVersioningConfig(env),
     ...overrides,
   };
-  if (cfg.role === 'worker' && !cfg.redisUrl) throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');
-  if (cfg.production && !cfg.adminPassword) throw new Error('NODE_ENV=production needs ADMIN_PASSWORD (there is no default admin password in production)');
-  if (cfg.production && cfg.adminPassword && cfg.adminPassword.length < 12) throw new Error('NODE_ENV=production refuses a weak ADMIN_PASSWORD (at least 12 characters)');
+  if (cfg.role === 'worker' && !cfg.redisUrl)
+    throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');
+  if (cfg.production && !cfg.adminPassword)
+    throw new Error('NODE_ENV=production needs ADMIN_PASSWORD (there is no default admin password in production)');
+  if (cfg.production && cfg.adminPassword && cfg.adminPassword.length < 12)
+    throw new Error('NODE_ENV=production refuses a weak ADMIN_PASSWORD (at least 12 characters)');
   return cfg;
 }

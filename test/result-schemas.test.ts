@@ -16,8 +16,23 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { buildGraphqlSchema } from '../src/graphql/build.js';
-import { BranchResultOut, BusResultOut, GeneratorResultOut, IslandSummaryOut, LossesOut, PowerFlowResultOut } from '../src/schemas/powerflowResult.js';
-import { OpfBindingContingencyOut, OpfEarlierRunOut, OpfSecurityOut, OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
+import {
+  BranchResultOut,
+  BusResultOut,
+  GeneratorResultOut,
+  IslandSummaryOut,
+  LossesOut,
+  PowerFlowResultOut,
+} from '../src/schemas/powerflowResult.js';
+import {
+  OpfBindingContingencyOut,
+  OpfEarlierRunOut,
+  OpfSecurityOut,
+  OpfBranchOut,
+  OpfBusOut,
+  OpfGeneratorOut,
+  OpfResultOut,
+} from '../src/schemas/opfResult.js';
 import { StudyTaskResultOut, TaskResultOut } from '../src/schemas/taskResults.js';
 import { SensitivityTaskResultOut } from '../src/schemas/sensitivities.js';
 import { StateEstimationResultOut } from '../src/schemas/stateEstimation.js';
@@ -39,7 +54,12 @@ function undescribed(schema: TSchema, v: unknown, at = '$'): string[] {
   return Object.entries(v).flatMap(([k, x]) => (k in props ? undescribed(props[k]!, x, `${at}.${k}`) : [`${at}.${k}`]));
 }
 
-function assertDescribed(r: unknown, what: string, schema: TObject = PowerFlowResultOut, check: { Errors(v: unknown): Iterable<{ path: string; message: string }> } = checkResult): void {
+function assertDescribed(
+  r: unknown,
+  what: string,
+  schema: TObject = PowerFlowResultOut,
+  check: { Errors(v: unknown): Iterable<{ path: string; message: string }> } = checkResult,
+): void {
   const errors = [...check.Errors(r)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
   assert.deepEqual(errors, [], `${what} matches its schema`);
   assert.deepEqual(undescribed(schema, r), [], `${what}: every field is in the schema`);
@@ -58,8 +78,21 @@ describe('power-flow result schemas against the GraphQL types and the OpenAPI do
   const gql = buildGraphqlSchema();
   // GraphQL-only fields: links and task state the REST answer carries elsewhere (the task resource).
   const graphqlOnly = new Set(['network', 'createdAt', 'pollUrl', 'progress', 'error']);
-  const pairs: [string, TObject][] = [['PowerFlowResult', PowerFlowResultOut], ['BusResult', BusResultOut], ['BranchResult', BranchResultOut], ['GeneratorResult', GeneratorResultOut], ['Losses', LossesOut], ['Island', IslandSummaryOut],
-    ['OpfResult', OpfResultOut], ['OpfBus', OpfBusOut], ['OpfGenerator', OpfGeneratorOut], ['OpfBranch', OpfBranchOut], ['OpfSecurity', OpfSecurityOut], ['OpfBindingContingency', OpfBindingContingencyOut], ['OpfEarlierRun', OpfEarlierRunOut]];
+  const pairs: [string, TObject][] = [
+    ['PowerFlowResult', PowerFlowResultOut],
+    ['BusResult', BusResultOut],
+    ['BranchResult', BranchResultOut],
+    ['GeneratorResult', GeneratorResultOut],
+    ['Losses', LossesOut],
+    ['Island', IslandSummaryOut],
+    ['OpfResult', OpfResultOut],
+    ['OpfBus', OpfBusOut],
+    ['OpfGenerator', OpfGeneratorOut],
+    ['OpfBranch', OpfBranchOut],
+    ['OpfSecurity', OpfSecurityOut],
+    ['OpfBindingContingency', OpfBindingContingencyOut],
+    ['OpfEarlierRun', OpfEarlierRunOut],
+  ];
   for (const [type, schema] of pairs) {
     it(`every field of GraphQL ${type} is a property of its schema`, () => {
       const t = gql.getType(type);
@@ -88,7 +121,9 @@ for (const mode of MODES) {
     before(async () => {
       app = await startTestApp(mode);
       h = await adminHeaders(app);
-      const a = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const a = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), {
+        'content-type': 'text/plain',
+      });
       net9 = json(a).data.id;
       const b = await call('POST', '/api/v1/networks/import?format=matpower', splitCase118(), { 'content-type': 'text/plain' });
       split = json(b).data.id;
@@ -96,7 +131,8 @@ for (const mode of MODES) {
     after(async () => app?.close());
 
     it('synchronous answers of every method, and an islanded one', async () => {
-      for (const method of ['newton_raphson', 'fast_decoupled', 'dc']) assertDescribed(await ok('POST', `/api/v1/networks/${net9}/powerflow`, { method }), method);
+      for (const method of ['newton_raphson', 'fast_decoupled', 'dc'])
+        assertDescribed(await ok('POST', `/api/v1/networks/${net9}/powerflow`, { method }), method);
       const iso = await ok('POST', `/api/v1/networks/${split}/powerflow`, { islanding: 'isolate' });
       assert.ok(iso.islands.length === 2 && iso.lost_load_mw === 20);
       assertDescribed(iso, 'islanded');

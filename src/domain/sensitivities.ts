@@ -110,8 +110,19 @@ export function* matrixRows(m: SensitivityMatrix): Generator<RowValues> {
  * A matrix as JSON text in pieces (the envelope of reply.ok, one row a piece), so writing millions of
  * numbers never holds the event loop for one long turn.
  */
-async function* sensitivityJson(head: MatrixHead, rows: Iterable<RowValues> | AsyncIterable<RowValues>, requestId: string): AsyncGenerator<string> {
-  const h = { network_id: head.network_id, network_version: head.network_version, kind: head.kind, rows: head.rows, columns: head.columns, bridges: head.bridges };
+async function* sensitivityJson(
+  head: MatrixHead,
+  rows: Iterable<RowValues> | AsyncIterable<RowValues>,
+  requestId: string,
+): AsyncGenerator<string> {
+  const h = {
+    network_id: head.network_id,
+    network_version: head.network_version,
+    kind: head.kind,
+    rows: head.rows,
+    columns: head.columns,
+    bridges: head.bridges,
+  };
   yield `{"data":${JSON.stringify(h).slice(0, -1)},"values":[`;
   let i = 0;
   for await (const v of rows) yield `${i++ ? ',' : ''}${JSON.stringify(v)}`;
@@ -123,7 +134,10 @@ const csvHeader = (kind: 'ptdf' | 'lodf', columns: number[]) =>
 const csvLine = (row: number, values: RowValues) => `${row},${values.map((v) => (v === null ? '' : String(v))).join(',')}\n`;
 
 /** A matrix as CSV lines: a header (row, then the column names), then one line per row; a null is an empty cell. */
-export async function* sensitivityCsv(head: Pick<MatrixHead, 'kind' | 'rows' | 'columns'>, rows: Iterable<RowValues> | AsyncIterable<RowValues>): AsyncGenerator<string> {
+export async function* sensitivityCsv(
+  head: Pick<MatrixHead, 'kind' | 'rows' | 'columns'>,
+  rows: Iterable<RowValues> | AsyncIterable<RowValues>,
+): AsyncGenerator<string> {
   yield csvHeader(head.kind, head.columns);
   let i = 0;
   for await (const v of rows) yield csvLine(head.rows[i++]!, v);
@@ -146,7 +160,12 @@ export async function submitSensitivities(s: Services, caller: Caller, networkId
   const { rows, columns } = sensitivityPlan(model, req, ASYNC_LIMITS);
   // stored as float64 rows: refused at once when the tenant's stored results would pass its quota
   await checkStorageQuota(s, caller.tenantId, rows.length * columns.length * 8, `this ${rows.length} × ${columns.length} matrix`);
-  const options = { kind: req.kind, ...(req.branches ? { branches: req.branches } : {}), ...(req.buses ? { buses: req.buses } : {}), ...(req.outages ? { outages: req.outages } : {}) };
+  const options = {
+    kind: req.kind,
+    ...(req.branches ? { branches: req.branches } : {}),
+    ...(req.buses ? { buses: req.buses } : {}),
+    ...(req.outages ? { outages: req.outages } : {}),
+  };
   const task = await s.tasks.submitWith(caller, networkId, summary.version, 'sensitivities', options, async () => {});
   return taskView(task);
 }
@@ -181,7 +200,12 @@ export async function sensitivityTaskResult(s: Services, t: TaskRow): Promise<Re
 }
 
 /** GET /tasks/{id}/export of a sensitivities task: the matrix streamed as CSV or as the synchronous answer's JSON. */
-export function sensitivityTaskExport(s: Services, t: TaskRow, format: 'csv' | 'json', requestId: string): { contentType: string; filename: string; stream: AsyncIterable<string> } {
+export function sensitivityTaskExport(
+  s: Services,
+  t: TaskRow,
+  format: 'csv' | 'json',
+  requestId: string,
+): { contentType: string; filename: string; stream: AsyncIterable<string> } {
   if (t.status !== 'completed' || !t.result) {
     throw new AppError('CONFLICT', `task ${t.id} is ${t.status}; its matrix can be read once it has completed`, { task_id: t.id, status: t.status });
   }

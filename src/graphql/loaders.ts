@@ -117,30 +117,52 @@ export function createLoaders(s: Pick<Services, 'db' | 'models'>, caller: Caller
        WHERE tenant_id = $1 AND status = 'completed' AND result IS NOT NULL
          AND (network_id, network_version) IN (SELECT * FROM unnest($2::text[], $3::int[]))
        ORDER BY network_id, completed_at DESC, seq DESC`,
-      [tenant, refs.map((r) => r.id), refs.map((r) => r.version)]);
-    const by = new Map(stored.map((r) => [r.network_id, r.result_values ? decodeResultValues(r.result_values).branches as unknown as BranchResult[] : r.branches]));
+      [tenant, refs.map((r) => r.id), refs.map((r) => r.version)],
+    );
+    const by = new Map(
+      stored.map((r) => [
+        r.network_id,
+        r.result_values ? (decodeResultValues(r.result_values).branches as unknown as BranchResult[]) : r.branches,
+      ]),
+    );
     return refs.map((r) => by.get(r.id) ?? null);
   }, refKey);
 
-  const latestTask = new BatchLoader<{ networkId: string; method?: string }, TaskRow | null>(async (keys) => {
-    const ids = [...new Set(keys.map((k) => k.networkId))];
-    const anyMethod = keys.some((k) => !k.method);
-    const withMethod = keys.some((k) => k.method);
-    const [all, byMethod] = await Promise.all([
-      anyMethod
-        ? s.db.query<TaskRow>(`SELECT DISTINCT ON (network_id) * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, seq DESC`, [tenant, ids])
-        : { rows: [] as TaskRow[] },
-      withMethod
-        ? s.db.query<TaskRow>(`SELECT DISTINCT ON (network_id, options->>'method') * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, options->>'method', seq DESC`, [tenant, ids])
-        : { rows: [] as TaskRow[] },
-    ]);
-    const a = new Map(all.rows.map((t) => [t.network_id, taskFromRow(t)]));
-    const m = new Map(byMethod.rows.map((t) => taskFromRow(t)).map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]));
-    return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
-  }, (k) => `${k.networkId}|${k.method ?? ''}`);
+  const latestTask = new BatchLoader<{ networkId: string; method?: string }, TaskRow | null>(
+    async (keys) => {
+      const ids = [...new Set(keys.map((k) => k.networkId))];
+      const anyMethod = keys.some((k) => !k.method);
+      const withMethod = keys.some((k) => k.method);
+      const [all, byMethod] = await Promise.all([
+        anyMethod
+          ? s.db.query<TaskRow>(
+              `SELECT DISTINCT ON (network_id) * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow'
+               ORDER BY network_id, seq DESC`,
+              [tenant, ids],
+            )
+          : { rows: [] as TaskRow[] },
+        withMethod
+          ? s.db.query<TaskRow>(
+              `SELECT DISTINCT ON (network_id, options->>'method') * FROM tasks
+               WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, options->>'method', seq DESC`,
+              [tenant, ids],
+            )
+          : { rows: [] as TaskRow[] },
+      ]);
+      const a = new Map(all.rows.map((t) => [t.network_id, taskFromRow(t)]));
+      const m = new Map(
+        byMethod.rows.map((t) => taskFromRow(t)).map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]),
+      );
+      return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
+    },
+    (k) => `${k.networkId}|${k.method ?? ''}`,
+  );
 
   const agentsByNetwork = new BatchLoader<string, AgentRow[]>(async (ids) => {
-    const { rows } = await s.db.query<AgentRow>(`SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const { rows } = await s.db.query<AgentRow>(
+      `SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`,
+      [tenant, ids],
+    );
     const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });
@@ -164,7 +186,10 @@ export function createLoaders(s: Pick<Services, 'db' | 'models'>, caller: Caller
   }, (k) => `${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`);
 
   const devicesByNetwork = new BatchLoader<string, DeviceRow[]>(async (ids) => {
-    const { rows } = await s.db.query<DeviceRow>(`SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const { rows } = await s.db.query<DeviceRow>(
+      `SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`,
+      [tenant, ids],
+    );
     const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });

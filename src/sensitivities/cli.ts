@@ -19,8 +19,16 @@ export function parseSensitivityArgs(kind: SensitivityKind, argv: string[], usag
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
-      options: { branches: { type: 'string' }, buses: { type: 'string' }, outages: { type: 'string' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        branches: { type: 'string' },
+        buses: { type: 'string' },
+        outages: { type: 'string' },
+        csv: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (e) {
     const unknown = /Unknown option '([^']+)'/.exec((e as Error).message);

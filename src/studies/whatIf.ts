@@ -134,8 +134,21 @@ export function judgeLimits(before: NetworkModel, after: NetworkModel, base: Flo
     const dev = Math.max(bus.vmin - r.v, r.v - bus.vmax);
     if (!(dev > 1e-6)) continue;
     const was = baseV.get(r.id);
-    if (was !== undefined && Math.max(bus.vmin - was, was - bus.vmax) > 1e-6 && dev <= Math.max(bus.vmin - was, was - bus.vmax) + WORSEN_TOLERANCE.voltage) continue;
-    violations.push({ type: 'voltage', bus: r.id, voltage: round(r.v, 6), vmin: bus.vmin, vmax: bus.vmax, limit: r.v < bus.vmin ? bus.vmin : bus.vmax, ...(was !== undefined ? { voltage_before: round(was, 6) } : {}) });
+    if (
+      was !== undefined &&
+      Math.max(bus.vmin - was, was - bus.vmax) > 1e-6 &&
+      dev <= Math.max(bus.vmin - was, was - bus.vmax) + WORSEN_TOLERANCE.voltage
+    )
+      continue;
+    violations.push({
+      type: 'voltage',
+      bus: r.id,
+      voltage: round(r.v, 6),
+      vmin: bus.vmin,
+      vmax: bus.vmax,
+      limit: r.v < bus.vmin ? bus.vmin : bus.vmax,
+      ...(was !== undefined ? { voltage_before: round(was, 6) } : {}),
+    });
   }
   const weight = (v: LimitViolation) => (v.type === 'overload' ? 1000 + v.loading : Math.abs(v.voltage - v.limit));
   return violations.sort((a, b) => weight(b) - weight(a));
@@ -201,7 +214,17 @@ async function studyCase(pool: SolverPool, before: NetworkModel, request: StudyR
   const row = studyChunkRows(plan, chunk)[0]!;
   if (row.status === 'converged') return { base, changed: { kind: 'solved', flows: flowsOf(row.monitored!), iterations: row.iterations, ms: chunk.solveMs } };
   if (row.reason === 'slack_lost') {
-    return { base, changed: { kind: 'topology', error: new PowerFlowInputError('the change takes out the last generator of the slack bus: no reference remains', 'TOPOLOGY_INVALID', {}) } };
+    return {
+      base,
+      changed: {
+        kind: 'topology',
+        error: new PowerFlowInputError(
+          'the change takes out the last generator of the slack bus: no reference remains',
+          'TOPOLOGY_INVALID',
+          {},
+        ),
+      },
+    };
   }
   return { base, changed: { kind: 'diverged', iterations: row.iterations, mismatch: Number.NaN } };
 }
@@ -236,7 +259,13 @@ async function powerFlowCase(pool: SolverPool, before: NetworkModel, after: Netw
  * and judges branch loadings and bus voltages, tolerating existing violations the change does not
  * clearly worsen.
  */
-export async function whatIf(pool: SolverPool, before: NetworkModel, after: NetworkModel, branchIds: readonly string[], opts: WhatIfOptions = {}): Promise<WhatIfVerdict> {
+export async function whatIf(
+  pool: SolverPool,
+  before: NetworkModel,
+  after: NetworkModel,
+  branchIds: readonly string[],
+  opts: WhatIfOptions = {},
+): Promise<WhatIfVerdict> {
   const isl = islanding(before, after);
   if (isl) return { ok: false, reason: 'islanding', ...isl };
   const timeoutMs = opts.timeoutMs ?? 30_000;

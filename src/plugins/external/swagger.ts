@@ -48,7 +48,9 @@ function withErrors(schema: Schema, url: string, route: RouteOptions): Schema {
   for (const c of codes) if (!(c in response) && !(String(c) in response)) response[c] = ErrorBody;
   // Every error response says what it means (else the document shows "Default Response").
   for (const [c, r] of Object.entries(response)) {
-    if (Number(c) >= 400 && r && typeof r === 'object' && !(r as { description?: string }).description) response[c] = { ...r, description: ERRORS[Number(c)] ?? ERROR_TEXT[Number(c)] ?? 'error (the SPEC error body)' };
+    if (Number(c) >= 400 && r && typeof r === 'object' && !(r as { description?: string }).description) {
+      response[c] = { ...r, description: ERRORS[Number(c)] ?? ERROR_TEXT[Number(c)] ?? 'error (the SPEC error body)' };
+    }
   }
   const out: Schema = { ...schema, response };
   if (route.config?.openapiBody) out.body = route.config.openapiBody;
@@ -59,7 +61,12 @@ export default fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'gridops', description: 'Grid operations service: network models, power flow, tasks, operations records. Error codes: /docs/errors. Load testing and rate limits: /docs/load-testing.', version: app.services.config.version },
+      info: {
+        title: 'gridops',
+        description: 'Grid operations service: network models, power flow, tasks, operations records. Error codes: /docs/errors. '
+          + 'Load testing and rate limits: /docs/load-testing.',
+        version: app.services.config.version,
+      },
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
