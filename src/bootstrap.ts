@@ -18,6 +18,7 @@ import { runStateEstimationTask } from './queue/stateEstimation.js';
 import { runPowerFlowTask } from './queue/powerflow.js';
 import { runSensitivitiesTask } from './queue/sensitivities.js';
 import { createListCache } from './cache/listCache.js';
+import { createModelStore } from './cache/modelStore.js';
 import { startEventRetention } from './domain/eventHistory.js';
 import { startResultRetention } from './domain/resultStorage.js';
 import { createNetworkStateReader } from './domain/networks.js';
@@ -61,7 +62,8 @@ async function createCore(config: Config, logger: Logger): Promise<ServiceCore> 
     onError: (err) => listMiss(err),
   });
   await lists.ready();
-  return { config, db, bus, log: logger, solver, lists, startedAt: new Date() };
+  const models = createModelStore({ maxWeight: config.modelStoreElements });
+  return { config, db, bus, log: logger, solver, lists, models, startedAt: new Date() };
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {
@@ -113,5 +115,6 @@ export async function closeServices(s: Services): Promise<void> {
   await s.solver?.close();
   await s.bus.close();
   await s.lists.close();
+  s.models.close();
   await s.db.close();
 }

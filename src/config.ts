@@ -42,6 +42,8 @@ export interface Config {
   metricsPort?: number;
   metricsHost: string;
   listCacheMaxAgeMs: number;
+  /** Weight bound of Services.models, in model elements: buses + branches + generators + loads + DC lines (~200 bytes each). */
+  modelStoreElements: number;
   /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   /** GraphQL operation timeout (SPEC 8.3: 30 s; GRAPHQL_TIMEOUT_MS). */
@@ -95,6 +97,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsPort: env.METRICS_PORT === undefined || env.METRICS_PORT === '' ? undefined : int('METRICS_PORT', env.METRICS_PORT, 0),
     metricsHost: env.METRICS_HOST ?? '127.0.0.1',
     listCacheMaxAgeMs: int('LIST_CACHE_MAX_AGE_MS', env.LIST_CACHE_MAX_AGE_MS, 60_000),
+    modelStoreElements: int('MODEL_STORE_ELEMENTS', env.MODEL_STORE_ELEMENTS, 500_000),
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
     graphqlTimeoutMs: int('GRAPHQL_TIMEOUT_MS', env.GRAPHQL_TIMEOUT_MS, 30_000),
     security: loadSecurityConfig(env, nodeEnv),
@@ -102,8 +105,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     versioning: loadVersioningConfig(env),
     ...overrides,
   };
-  if (cfg.role === 'worker' && !cfg.redisUrl) throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');
-  if (cfg.production && !cfg.adminPassword) throw new Error('NODE_ENV=production needs ADMIN_PASSWORD (there is no default admin password in production)');
-  if (cfg.production && cfg.adminPassword && cfg.adminPassword.length < 12) throw new Error('NODE_ENV=production refuses a weak ADMIN_PASSWORD (at least 12 characters)');
+  if (cfg.role === 'worker' && !cfg.redisUrl)
+    throw new Error('ROLE=worker needs REDIS_URL (workers take jobs from the shared BullMQ queue)');
+  if (cfg.production && !cfg.adminPassword)
+    throw new Error('NODE_ENV=production needs ADMIN_PASSWORD (there is no default admin password in production)');
+  if (cfg.production && cfg.adminPassword && cfg.adminPassword.length < 12)
+    throw new Error('NODE_ENV=production refuses a weak ADMIN_PASSWORD (at least 12 characters)');
   return cfg;
 }

@@ -11,6 +11,7 @@ import type { SolverPool } from './engine/pool.js';
 import type { TaskScheduler } from './queue/scheduler.js';
 import type { TaskLifecycle } from './queue/execute.js';
 import type { ListCache } from './cache/listCache.js';
+import type { ModelStore } from './cache/modelStore.js';
 import type { SecurityState } from './security/context.js';
 import type { AuditWriter } from './security/audit.js';
 import type { DenialCounter } from './security/denials.js';
@@ -32,6 +33,8 @@ export interface ServiceCore {
   solver?: SolverPool;
   /** List pages by tenant, invalidated by every writer of their collection (src/cache/listCache.ts). */
   lists: ListCache;
+  /** Frozen network-model versions read by this process and the values derived from them, bounded by weight (src/cache/modelStore.ts). */
+  models: ModelStore;
   startedAt: Date;
 }
 

@@ -8,14 +8,20 @@ import { join } from 'node:path';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
-import { raiseAlarm, clearAlarm, powerFlowConditions } from '../src/domain/alarms.js';
+import { raiseAlarm, clearAlarm } from '../src/domain/alarms.js';
+import { powerFlowConditions } from '../src/domain/alarmRules.js';
 import { withDefaults } from '../src/domain/networkModel.js';
 import { restClient } from './helpers/rest.js';
 
 type Headers = Record<string, string>;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-interface Net { buses: Record<string, unknown>[]; branches: Record<string, unknown>[]; generators: Record<string, unknown>[]; loads: { bus: number; mw: number; mvar: number }[] }
+interface Net {
+  buses: Record<string, unknown>[];
+  branches: Record<string, unknown>[];
+  generators: Record<string, unknown>[];
+  loads: { bus: number; mw: number; mvar: number }[];
+}
 
 describe('alarm rules (unit)', () => {
   const model = withDefaults({
@@ -24,8 +30,23 @@ describe('alarm rules (unit)', () => {
   });
   const f = (loading: number) => ({ from: 1, to: 2, loading, p_from: 0, q_from: 0, p_to: 0, q_to: 0 });
   it('overload above 100% of rate_a (critical above 120%), voltage outside [vmin, vmax], parallel circuits apart', () => {
-    const c = powerFlowConditions(model, { status: 'converged', buses: [{ id: 1, v: 1 }, { id: 2, v: 0.85 }, { id: 3, v: 0.1 }], branches: [f(110), f(130), f(500)] });
-    assert.deepEqual(c.map((x) => [x.type, x.sourceId, x.severity]), [['overload', '1-2', 2], ['overload', '1-2:2', 3], ['voltage', '2', 3]]);
+    const c = powerFlowConditions(model, {
+      status: 'converged',
+      buses: [
+        { id: 1, v: 1 },
+        { id: 2, v: 0.85 },
+        { id: 3, v: 0.1 },
+      ],
+      branches: [f(110), f(130), f(500)],
+    });
+    assert.deepEqual(
+      c.map((x) => [x.type, x.sourceId, x.severity]),
+      [
+        ['overload', '1-2', 2],
+        ['overload', '1-2:2', 3],
+        ['voltage', '2', 3],
+      ],
+    );
     assert.equal(c[2].details.vmin, 0.95);
     const none = powerFlowConditions(model, { status: 'converged', buses: [{ id: 2, v: 0.96 }], branches: [f(100), f(99), f(0)] });
     assert.deepEqual(none, []);
@@ -41,7 +62,8 @@ for (const mode of MODES) {
     const { call, ok, err } = restClient(() => ({ app, h }));
     const alarmsOf = async (net: string, q = '') => ok('GET', `/api/v1/alarms?network_id=${net}&page_size=100${q}`);
     const pf = (net: string, body: Record<string, unknown> = {}) => ok('POST', `/api/v1/networks/${net}/powerflow`, body);
-    const put = (net: string, n: Net, name: string) => ok('PUT', `/api/v1/networks/${net}`, { name, buses: n.buses, branches: n.branches, generators: n.generators, loads: n.loads });
+    const put = (net: string, n: Net, name: string) =>
+      ok('PUT', `/api/v1/networks/${net}`, { name, buses: n.buses, branches: n.branches, generators: n.generators, loads: n.loads });
 
     let base: Net;
     let net: string;
@@ -49,11 +71,18 @@ for (const mode of MODES) {
     before(async () => {
       app = await startTestApp(mode);
       h = await adminHeaders(app);
-      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case30.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const r = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case30.m'), 'utf8'), {
+        'content-type': 'text/plain',
+      });
       assert.equal(r.statusCode, 201, r.body);
       const d = await ok('GET', `/api/v1/networks/${json(r).data.id}`);
       // Only branch 6-8 (index 9) keeps its rating (32 MVA): case30 runs it at ~109%, so exactly one overload.
-      base = { buses: d.buses, branches: d.branches.map((b: Record<string, unknown>, i: number) => ({ ...b, rate_a: i === 9 ? 32 : 0 })), generators: d.generators, loads: d.loads };
+      base = {
+        buses: d.buses,
+        branches: d.branches.map((b: Record<string, unknown>, i: number) => ({ ...b, rate_a: i === 9 ? 32 : 0 })),
+        generators: d.generators,
+        loads: d.loads,
+      };
       net = (await ok('POST', '/api/v1/networks', { name: 'case30-alarms', ...base }, 201)).id;
     });
     after(async () => app?.close());
@@ -170,7 +199,12 @@ for (const mode of MODES) {
 
     it('does not judge diverged results', async () => {
       const before = (await alarmsOf(net)).length;
-      const heavy = await ok('POST', '/api/v1/networks', { name: 'case30-x10', ...base, loads: base.loads.map((l) => ({ ...l, mw: l.mw * 10, mvar: l.mvar * 10 })) }, 201);
+      const heavy = await ok(
+        'POST',
+        '/api/v1/networks',
+        { name: 'case30-x10', ...base, loads: base.loads.map((l) => ({ ...l, mw: l.mw * 10, mvar: l.mvar * 10 })) },
+        201,
+      );
       const r = await call('POST', `/api/v1/networks/${heavy.id}/powerflow`, { max_iterations: 10 });
       err(r, 409, 'POWERFLOW_DIVERGED');
       assert.equal((await alarmsOf(heavy.id)).length, 0);
@@ -178,7 +212,13 @@ for (const mode of MODES) {
     });
 
     it('lists with filters, paging and sort, and refuses bad filters', async () => {
-      await raiseAlarm(app.services, 'default', { type: 'test', severity: 'critical', message: 'critical one', network_id: net, source: { type: 'test', id: 'lists' } });
+      await raiseAlarm(app.services, 'default', {
+        type: 'test',
+        severity: 'critical',
+        message: 'critical one',
+        network_id: net,
+        source: { type: 'test', id: 'lists' },
+      });
       const all = json(await call('GET', '/api/v1/alarms?page_size=2'));
       assert.ok(all.meta.total >= 3, JSON.stringify(all.meta));
       assert.equal(all.data.length, 2);
@@ -188,7 +228,10 @@ for (const mode of MODES) {
       const crit = await ok('GET', '/api/v1/alarms?severity=critical');
       assert.ok(crit.length >= 1 && crit.every((a: { severity: string }) => a.severity === 'critical'));
       const several = await ok('GET', '/api/v1/alarms?severity=error,critical&status=cleared&page_size=100');
-      assert.ok(several.length >= 1 && several.every((a: { severity: string; status: string }) => ['error', 'critical'].includes(a.severity) && a.status === 'cleared'));
+      assert.ok(
+        several.length >= 1 &&
+          several.every((a: { severity: string; status: string }) => ['error', 'critical'].includes(a.severity) && a.status === 'cleared'),
+      );
       const bySev = await ok('GET', '/api/v1/alarms?sort=-severity,raised_at&page_size=100');
       for (let i = 1; i < bySev.length; i++) assert.ok(bySev[i - 1].severity_level >= bySev[i].severity_level);
       const t0 = new Date(Date.now() - 3600_000).toISOString();
@@ -206,8 +249,22 @@ for (const mode of MODES) {
     });
 
     it('raises and clears device-fault alarms for other domains, one per condition', async () => {
-      const a = await raiseAlarm(app.services, 'default', { type: 'device_fault', severity: 'error', message: 'inverter fault', network_id: net, source: { type: 'device', id: 'dev_x1' }, details: { code: 'E42' } });
-      const b = await raiseAlarm(app.services, 'default', { type: 'device_fault', severity: 'critical', message: 'inverter fault', network_id: net, source: { type: 'device', id: 'dev_x1' }, details: { code: 'E43' } });
+      const a = await raiseAlarm(app.services, 'default', {
+        type: 'device_fault',
+        severity: 'error',
+        message: 'inverter fault',
+        network_id: net,
+        source: { type: 'device', id: 'dev_x1' },
+        details: { code: 'E42' },
+      });
+      const b = await raiseAlarm(app.services, 'default', {
+        type: 'device_fault',
+        severity: 'critical',
+        message: 'inverter fault',
+        network_id: net,
+        source: { type: 'device', id: 'dev_x1' },
+        details: { code: 'E43' },
+      });
       assert.equal(b.id, a.id);
       assert.equal(b.severity, 'critical');
       assert.equal(b.occurrences, 2);
@@ -218,8 +275,17 @@ for (const mode of MODES) {
       assert.equal((await ok('GET', `/api/v1/alarms/${a.id}`)).status, 'active');
       const c = await clearAlarm(app.services, 'default', { type: 'device_fault', source: { type: 'device', id: 'dev_x1' }, network_id: net });
       assert.equal(c?.status, 'cleared');
-      assert.equal(await clearAlarm(app.services, 'default', { type: 'device_fault', source: { type: 'device', id: 'dev_x1' }, network_id: net }), null);
-      const d = await raiseAlarm(app.services, 'default', { type: 'device_fault', severity: 1, message: 'again', network_id: net, source: { type: 'device', id: 'dev_x1' } });
+      assert.equal(
+        await clearAlarm(app.services, 'default', { type: 'device_fault', source: { type: 'device', id: 'dev_x1' }, network_id: net }),
+        null,
+      );
+      const d = await raiseAlarm(app.services, 'default', {
+        type: 'device_fault',
+        severity: 1,
+        message: 'again',
+        network_id: net,
+        source: { type: 'device', id: 'dev_x1' },
+      });
       assert.notEqual(d.id, a.id);
       assert.equal(d.severity, 'warn');
       await clearAlarm(app.services, 'default', { id: d.id });

@@ -23,6 +23,56 @@ it(`no module in src/ or workers/ is over ${MAX_LINES} lines`, () => {
   assert.deepEqual(long, []);
 });
 
+// #40 item 3: what a process holds lives in Services (bootstrap.ts builds and closes it), above all the network
+// models (Services.models). A module-level `new Map()` / `new Set()` that starts empty is state; each one left is
+// listed here with why it is not a service. (Tables built from constants, and WeakMaps keyed by the object they
+// describe, are not state of the process.)
+const MODULE_STATE_ALLOWED: Record<string, string> = {
+  'src/engine/wasm.ts:compiled': 'compiled WebAssembly modules by file, a handful per thread (workers have no Services)',
+  'src/engine/liveChannel.ts:channels': 'one BroadcastChannel per name and thread, shared by the pool and its workers',
+  'src/graphql/resolvers/networks.ts:compiled': 'TypeBox checks compiled once per schema object, a fixed set',
+  'src/lib/time.ts:formatters': 'Intl formatters by time zone, bounded by the zones that exist',
+  'src/domain/timeseries/pointChecks.ts:tagMemo': 'verdicts on tag sets, a pure function of the text, bounded by MEMO_MAX',
+  'src/domain/timeseries/pointChecks.ts:metricMemo': 'verdicts on metric names, a pure function of the text, bounded by MEMO_MAX',
+  'src/security/tokens.ts:permCache': 'permission sets by scope string, a pure function of the text',
+  'src/security/tokens.ts:verified': 'verified access tokens, bounded by VERIFIED_MAX and checked against the key ring on each use',
+  'src/layout/networkLayout.ts:inFlight': 'layouts being computed, so concurrent requests share one computation; empty when idle',
+  'src/realtime/sse.ts:localAcks': "heartbeat answers when there is no Redis (an embedded process's stand-in for it)",
+  'src/queue/execute.ts:running': 'abort handles of the tasks running here; to become a service with the engine contract (#40 item 1)',
+  'src/queue/execute.ts:pieces': 'abort handles of study chunks running here; as above',
+  'src/domain/commands/context.ts:runningCommands': 'abort handles of the commands running here, for emergency_shutdown',
+};
+
+it('src/ and workers/ keep no module-level Map or Set state outside the allow-list (Services holds it)', () => {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.ts')) {
+        const rel = p.slice(process.cwd().length + 1);
+        for (const m of readFileSync(p, 'utf8').matchAll(/^(?:export\s+)?(?:const|let|var)\s+(\w+)[^=\n]*=\s*new (?:Map|Set)\b(?:<[^\n]*>)?\(\s*\)/gm)) {
+          if (!(`${rel}:${m[1]}` in MODULE_STATE_ALLOWED)) found.push(`${rel}: ${m[0]}`);
+        }
+      }
+    }
+  };
+  for (const d of ['src', 'workers']) walk(join(process.cwd(), d));
+  assert.deepEqual(found, [], 'keep it in a service (src/services.ts), or add it to MODULE_STATE_ALLOWED with the reason');
+});
+
+it('the allow-list of module-level state names only what is still there', () => {
+  const stale = Object.keys(MODULE_STATE_ALLOWED).filter((k) => {
+    const [file, name] = k.split(':') as [string, string];
+    try {
+      return !new RegExp(`(const|let|var)\\s+${name}\\b[^=\\n]*=\\s*new (Map|Set)\\b`).test(readFileSync(join(process.cwd(), file), 'utf8'));
+    } catch {
+      return true;
+    }
+  });
+  assert.deepEqual(stale, []);
+});
+
 // #22 item 5: the core keeps its state in objects (Topology and its lazily built systems, StudyWorkspace,
 // StudyResults, SolveResult, DcSensitivities…). Module-level variables are left only where the wasm
 // instance's ABI buffers live (the entry modules JavaScript calls; se/entry.ts also keeps the last estimate's

@@ -14,7 +14,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { parseSolveArgs, resultObject } from '../src/cli.js';
 import { createSolverPool } from '../src/engine/pool.js';
-import { powerFlowConditions } from '../src/domain/alarms.js';
+import { powerFlowConditions } from '../src/domain/alarmRules.js';
 import { solveOpf } from '../src/opf/solve.js';
 
 /** case118 with branch 6 (cuts off generator buses 9-10, 450 MW) and branch 183 (bus 117, 20 MW of load) open. */
@@ -54,7 +54,15 @@ for (const mode of MODES) {
       assert.equal(iso.status, 'converged');
       assert.equal(iso.lost_load_mw, 20);
       assert.equal(iso.lost_generation_mw, 450);
-      assert.deepEqual(iso.islands.map((i: { buses: number[]; energized: boolean; reference_bus: number | null }) => [i.buses, i.energized, i.reference_bus]).slice(1), [[[9, 10], false, null], [[117], false, null]]);
+      assert.deepEqual(
+        iso.islands
+          .map((i: { buses: number[]; energized: boolean; reference_bus: number | null }) => [i.buses, i.energized, i.reference_bus])
+          .slice(1),
+        [
+          [[9, 10], false, null],
+          [[117], false, null],
+        ],
+      );
       for (const id of [9, 10, 117]) {
         const b = iso.buses.find((x: { id: number }) => x.id === id);
         assert.deepEqual([b.v, b.theta, b.energized], [0, 0, false]);
@@ -76,8 +84,12 @@ for (const mode of MODES) {
     it('de-energized buses raise no voltage alarm (the conditions alarms are raised from)', async () => {
       const pf = await ok('POST', `/api/v1/networks/${net}/powerflow`, { islanding: 'isolate' });
       const model = parseMatpower(splitCase118(), 'split.m');
-      const voltage = powerFlowConditions(model, pf).filter((c) => c.sourceType === 'bus').map((c) => c.sourceId);
-      const unmarked = powerFlowConditions(model, { ...pf, buses: pf.buses.map((b: object) => ({ ...b, energized: undefined })) }).filter((c) => c.sourceType === 'bus').map((c) => c.sourceId);
+      const voltage = powerFlowConditions(model, pf)
+        .filter((c) => c.sourceType === 'bus')
+        .map((c) => c.sourceId);
+      const unmarked = powerFlowConditions(model, { ...pf, buses: pf.buses.map((b: object) => ({ ...b, energized: undefined })) })
+        .filter((c) => c.sourceType === 'bus')
+        .map((c) => c.sourceId);
       for (const id of ['9', '10', '117']) {
         assert.ok(!voltage.includes(id), `no voltage condition for de-energized bus ${id}: ${voltage}`);
         assert.ok(unmarked.includes(id), `without the flag, v = 0 would be one (${id})`);
@@ -86,8 +98,15 @@ for (const mode of MODES) {
 
     it('GraphQL runPowerFlow takes options.islanding and answers islands and lost MW', async () => {
       const r = await app.app!.inject({
-        method: 'POST', url: '/graphql', headers: h,
-        payload: { query: 'mutation($id: ID!) { runPowerFlow(id: $id, options: { islanding: ISOLATE }) { status lostLoadMw lostGenerationMw islands { buses referenceBus energized loadMw } buses { id v energized } } }', variables: { id: net } },
+        method: 'POST',
+        url: '/graphql',
+        headers: h,
+        payload: {
+          query:
+            'mutation($id: ID!) { runPowerFlow(id: $id, options: { islanding: ISOLATE }) { status lostLoadMw lostGenerationMw ' +
+              'islands { buses referenceBus energized loadMw } buses { id v energized } } }',
+          variables: { id: net },
+        },
       });
       const d = json(r);
       assert.equal(d.errors, undefined, r.body);
@@ -104,8 +123,19 @@ for (const mode of MODES) {
       assert.equal(r.status, 'converged');
       assert.equal(r.lost_load_mw, 20);
       assert.equal(r.lost_generation_mw, 450);
-      assert.deepEqual(r.buses.find((b: { id: number }) => b.id === 117), { id: 117, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false });
-      const g = await app.app!.inject({ method: 'POST', url: '/graphql', headers: h, payload: { query: 'mutation($id: ID!) { runOpf(id: $id, method: DC, islanding: ISOLATE) { status lostLoadMw buses { id energized } } }', variables: { id: net } } });
+      assert.deepEqual(
+        r.buses.find((b: { id: number }) => b.id === 117),
+        { id: 117, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false },
+      );
+      const g = await app.app!.inject({
+        method: 'POST',
+        url: '/graphql',
+        headers: h,
+        payload: {
+          query: 'mutation($id: ID!) { runOpf(id: $id, method: DC, islanding: ISOLATE) { status lostLoadMw buses { id energized } } }',
+          variables: { id: net },
+        },
+      });
       const d = json(g);
       assert.equal(d.errors, undefined, g.body);
       assert.equal(d.data.runOpf.lostLoadMw, 20);

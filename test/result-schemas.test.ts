@@ -16,8 +16,27 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { buildGraphqlSchema } from '../src/graphql/build.js';
-import { BranchResultOut, BusResultOut, GeneratorResultOut, IslandSummaryOut, LossesOut, PowerFlowResultOut } from '../src/schemas/powerflowResult.js';
-import { OpfBindingContingencyOut, OpfDcLineOut, OpfEarlierRunOut, OpfSecurityOut, OpfBranchOut, OpfBusOut, OpfGeneratorOut, OpfResultOut } from '../src/schemas/opfResult.js';
+import {
+  BranchResultOut,
+  BusResultOut,
+  GeneratorResultOut,
+  IslandSummaryOut,
+  LossesOut,
+  PowerFlowResultOut,
+} from '../src/schemas/powerflowResult.js';
+import {
+  OpfBindingContingencyOut,
+  OpfDcLineOut,
+  OpfEarlierRunOut,
+  OpfSecurityOut,
+  OpfBranchOut,
+  OpfBusOut,
+  OpfGeneratorOut,
+  OpfResultOut,
+} from '../src/schemas/opfResult.js';
+import { StudyTaskResultOut, TaskResultOut } from '../src/schemas/taskResults.js';
+import { SensitivityTaskResultOut } from '../src/schemas/sensitivities.js';
+import { StateEstimationResultOut } from '../src/schemas/stateEstimation.js';
 
 FormatRegistry.Set('date-time', (v) => !Number.isNaN(Date.parse(v)) && /^\d{4}-\d\d-\d\dT/.test(v));
 const checkResult = TypeCompiler.Compile(PowerFlowResultOut);
@@ -36,7 +55,12 @@ function undescribed(schema: TSchema, v: unknown, at = '$'): string[] {
   return Object.entries(v).flatMap(([k, x]) => (k in props ? undescribed(props[k]!, x, `${at}.${k}`) : [`${at}.${k}`]));
 }
 
-function assertDescribed(r: unknown, what: string, schema: TObject = PowerFlowResultOut, check: { Errors(v: unknown): Iterable<{ path: string; message: string }> } = checkResult): void {
+function assertDescribed(
+  r: unknown,
+  what: string,
+  schema: TObject = PowerFlowResultOut,
+  check: { Errors(v: unknown): Iterable<{ path: string; message: string }> } = checkResult,
+): void {
   const errors = [...check.Errors(r)].slice(0, 5).map((e) => `${e.path}: ${e.message}`);
   assert.deepEqual(errors, [], `${what} matches its schema`);
   assert.deepEqual(undescribed(schema, r), [], `${what}: every field is in the schema`);
@@ -55,8 +79,22 @@ describe('power-flow result schemas against the GraphQL types and the OpenAPI do
   const gql = buildGraphqlSchema();
   // GraphQL-only fields: links and task state the REST answer carries elsewhere (the task resource).
   const graphqlOnly = new Set(['network', 'createdAt', 'pollUrl', 'progress', 'error']);
-  const pairs: [string, TObject][] = [['PowerFlowResult', PowerFlowResultOut], ['BusResult', BusResultOut], ['BranchResult', BranchResultOut], ['GeneratorResult', GeneratorResultOut], ['Losses', LossesOut], ['Island', IslandSummaryOut],
-    ['OpfResult', OpfResultOut], ['OpfBus', OpfBusOut], ['OpfGenerator', OpfGeneratorOut], ['OpfBranch', OpfBranchOut], ['OpfSecurity', OpfSecurityOut], ['OpfBindingContingency', OpfBindingContingencyOut], ['OpfEarlierRun', OpfEarlierRunOut], ['OpfDcLine', OpfDcLineOut]];
+  const pairs: [string, TObject][] = [
+    ['PowerFlowResult', PowerFlowResultOut],
+    ['BusResult', BusResultOut],
+    ['BranchResult', BranchResultOut],
+    ['GeneratorResult', GeneratorResultOut],
+    ['Losses', LossesOut],
+    ['Island', IslandSummaryOut],
+    ['OpfResult', OpfResultOut],
+    ['OpfBus', OpfBusOut],
+    ['OpfGenerator', OpfGeneratorOut],
+    ['OpfBranch', OpfBranchOut],
+    ['OpfSecurity', OpfSecurityOut],
+    ['OpfBindingContingency', OpfBindingContingencyOut],
+    ['OpfEarlierRun', OpfEarlierRunOut],
+    ['OpfDcLine', OpfDcLineOut],
+  ];
   for (const [type, schema] of pairs) {
     it(`every field of GraphQL ${type} is a property of its schema`, () => {
       const t = gql.getType(type);
@@ -85,7 +123,9 @@ for (const mode of MODES) {
     before(async () => {
       app = await startTestApp(mode);
       h = await adminHeaders(app);
-      const a = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), { 'content-type': 'text/plain' });
+      const a = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, 'case9.m'), 'utf8'), {
+        'content-type': 'text/plain',
+      });
       net9 = json(a).data.id;
       const b = await call('POST', '/api/v1/networks/import?format=matpower', splitCase118(), { 'content-type': 'text/plain' });
       split = json(b).data.id;
@@ -93,7 +133,8 @@ for (const mode of MODES) {
     after(async () => app?.close());
 
     it('synchronous answers of every method, and an islanded one', async () => {
-      for (const method of ['newton_raphson', 'fast_decoupled', 'dc']) assertDescribed(await ok('POST', `/api/v1/networks/${net9}/powerflow`, { method }), method);
+      for (const method of ['newton_raphson', 'fast_decoupled', 'dc'])
+        assertDescribed(await ok('POST', `/api/v1/networks/${net9}/powerflow`, { method }), method);
       const iso = await ok('POST', `/api/v1/networks/${split}/powerflow`, { islanding: 'isolate' });
       assert.ok(iso.islands.length === 2 && iso.lost_load_mw === 20);
       assertDescribed(iso, 'islanded');
@@ -115,6 +156,31 @@ for (const mode of MODES) {
       const applied = await ok('POST', `/api/v1/networks/${net9}/opf`, { method: 'dc', apply: true });
       assert.ok(applied.applied.network_version > 1);
       assertDescribed(applied, 'opf applied', OpfResultOut, checkOpf);
+    });
+
+    it('a sensitivities and a study task read back with include=result match the schemas of their kind', async () => {
+      const sens = await ok('POST', `/api/v1/networks/${net9}/sensitivities`, { kind: 'ptdf', async: true }, 202);
+      const study = await ok('POST', `/api/v1/networks/${net9}/studies`, { kind: 'contingency', contingencies: [{ branches: [0] }, { branches: [3] }] }, 202);
+      for (const [id, schema, what] of [[sens.task_id, SensitivityTaskResultOut, 'sensitivities'], [study.task_id, StudyTaskResultOut, 'study']] as const) {
+        assert.ok(await app.services.tasks.waitFor(id, 60_000));
+        const t = await ok('GET', `/api/v1/tasks/${id}?include=result`);
+        assert.equal(t.status, 'completed', JSON.stringify(t.error));
+        assertDescribed(t.result, `${what} task result`, schema, TypeCompiler.Compile(schema));
+        // and the union the document gives for every kind takes it
+        assert.deepEqual([...TypeCompiler.Compile(TaskResultOut).Errors(t.result)].length, 0, `${what}: one of TaskResultOut`);
+      }
+    });
+
+    it('the OpenAPI document types GET /tasks/{id}?include=result with the result schema of every kind', async () => {
+      const doc = json(await app.app!.inject({ method: 'GET', url: '/api/v1/openapi.json' }));
+      const resolve = (s: { $ref?: string }) => (s.$ref ? doc.components.schemas[s.$ref.split('/').pop()!] : s);
+      const data = resolve(doc.paths['/api/v1/tasks/{id}'].get.responses['200'].content['application/json'].schema.properties.data);
+      const kinds = (data.properties.result.anyOf as { $ref?: string; type?: string }[]).map(resolve).filter((s) => s.type !== 'null');
+      const keys = (s: { properties: object }) => Object.keys(s.properties).sort().join(',');
+      for (const schema of [PowerFlowResultOut, OpfResultOut, StateEstimationResultOut, SensitivityTaskResultOut, StudyTaskResultOut]) {
+        assert.ok(kinds.some((k) => keys(k) === keys(schema)), `the document names ${Object.keys(schema.properties).slice(0, 4).join(', ')}, …`);
+      }
+      assert.ok(data.properties.task_id && data.properties.status, 'the task fields are still there');
     });
 
     it('the OpenAPI document describes the answer with the schema', async () => {

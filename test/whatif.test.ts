@@ -7,8 +7,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
-import { changeAsStudyCase, whatIf } from '../src/studies/whatIf.js';
-import { branchIds } from '../src/domain/alarms.js';
+import { changeAsStudyCase, whatIf, type BaseFlows } from '../src/studies/whatIf.js';
+import { createModelStore } from '../src/cache/modelStore.js';
+import { branchIds } from '../src/domain/alarmRules.js';
 import { connectedComponents } from '../src/lib/graph.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { CASES_DIR } from '../src/paths.js';
@@ -58,7 +59,10 @@ test('islanding is judged before any solve', async () => {
 
 test('limits: a new overload is a violation; an existing one the change barely touches is not', async () => {
   // MATPOWER's case30 ratings: branch 6-8 is already above its rate_a; opening 8-28 pushes it much further.
-  const v = await whatIf(pool, case30, open(case30, 8, 28), branchIds(case30), { baseKey: 'case30@test' });
+  // The base solution is kept where the service keeps it (Services.models) and read back by the second check.
+  const baseMemo = createModelStore({ maxWeight: 10_000 }).memo<BaseFlows | null>('case30', 1, 'whatIf.base');
+  const v = await whatIf(pool, case30, open(case30, 8, 28), branchIds(case30), { baseMemo });
+  assert.equal(baseMemo.get()?.branches.length, case30.branches.length, 'the base solution is kept');
   if (v.ok || v.reason !== 'limits') return assert.fail(JSON.stringify(v).slice(0, 300));
   const first = v.violations[0]!;
   assert.equal(first.type, 'overload');
@@ -67,7 +71,7 @@ test('limits: a new overload is a violation; an existing one the change barely t
   assert.ok(first.loading > (first.loading_before ?? 0) + 1);
   // a change elsewhere that leaves 6-8 as it was: accepted although 6-8 stays above 100 %
   const gen = { ...case30, generators: case30.generators.map((g, i) => (i === 1 ? { ...g, mw: g.mw + 0.5 } : g)) };
-  const w = await whatIf(pool, case30, gen, branchIds(case30), { baseKey: 'case30@test' });
+  const w = await whatIf(pool, case30, gen, branchIds(case30), { baseMemo });
   assert.equal(w.ok, true, JSON.stringify(w).slice(0, 300));
 });
 

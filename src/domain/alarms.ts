@@ -7,6 +7,7 @@ import type { Queryable } from '../db/database.js';
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import type { NetworkModel } from './networkModel.js';
+import { branchIds, OVERLOAD_LIMIT_PCT, powerFlowConditions, round, type ResultLike } from './alarmRules.js';
 import type { TaskRow } from './tasks.js';
 import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
@@ -36,16 +37,15 @@ export const ALARM_TRANSITIONS: Readonly<Record<AlarmStatus, readonly AlarmStatu
 function assertTransition(a: AlarmRow, to: AlarmStatus): void {
   if (!ALARM_TRANSITIONS[a.status].includes(to)) {
     const hint = a.status === 'cleared' ? 'it is cleared (final)' : `it is already ${a.status}`;
-    throw new AppError('CONFLICT', `alarm ${a.id} cannot become ${to}: ${hint} (${a.status} → ${to} is not a legal transition)`, { alarm_id: a.id, from: a.status, to, allowed: ALARM_TRANSITIONS[a.status] });
+    throw new AppError('CONFLICT', `alarm ${a.id} cannot become ${to}: ${hint} (${a.status} → ${to} is not a legal transition)`, {
+      alarm_id: a.id,
+      from: a.status,
+      to,
+      allowed: ALARM_TRANSITIONS[a.status],
+    });
   }
 }
 
-/** Power-flow alarm rules (docs/alarms.md). */
-export const OVERLOAD_LIMIT_PCT = 100;
-export const OVERLOAD_CRITICAL_PCT = 120;
-/** A voltage this far (p.u.) outside [vmin, vmax] is critical. */
-export const VOLTAGE_CRITICAL_MARGIN = 0.05;
-const EPS = 1e-6;
 
 // ---------------------------------------------------------------------------
 // Rows and views
@@ -109,7 +109,16 @@ function alarmEvent(r: AlarmRow, kind: string, extra: Record<string, unknown> = 
 async function insertEvents(q: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
   if (events.length === 0) return [];
   if (events.length === 1) return [await insertEvent(q, events[0])];
-  const rows = events.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null, agent_id: e.agentId ?? null, severity: e.severity ?? null }));
+  const rows = events.map((e, ord) => ({
+    ord,
+    tenant_id: e.tenantId,
+    topic: e.topic,
+    kind: e.kind,
+    payload: e.payload,
+    network_id: e.networkId ?? null,
+    agent_id: e.agentId ?? null,
+    severity: e.severity ?? null,
+  }));
   const { rows: out } = await q.query<Parameters<typeof eventFromRow>[0]>(
     `INSERT INTO events (tenant_id, topic, kind, payload, network_id, agent_id, severity)
      SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id, x.agent_id, x.severity
@@ -132,7 +141,8 @@ export interface AlarmInput {
 
 function level(sev: Severity | number): number {
   if (typeof sev === 'number') {
-    if (!Number.isInteger(sev) || sev < 0 || sev > 3) throw new AppError('INVALID_FIELD', `severity must be 0..3 or info/warn/error/critical, got ${sev}`, { field: 'severity' });
+    if (!Number.isInteger(sev) || sev < 0 || sev > 3)
+      throw new AppError('INVALID_FIELD', `severity must be 0..3 or info/warn/error/critical, got ${sev}`, { field: 'severity' });
     return sev;
   }
   const n = SEVERITIES.indexOf(sev);
@@ -163,16 +173,19 @@ export async function raiseAlarmInTx(tx: Queryable, tenantId: string, input: Ala
     return { alarm: alarmView(ins.rows[0]), created: true, events: [ev] };
   }
   const { rows: cur } = await tx.query<AlarmRow>(
-    `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3 AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
+    `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3
+       AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
     [tenantId, input.network_id ?? null, input.type, input.source.type, String(input.source.id)]);
   if (!cur[0]) throw new AppError('CONFLICT', 'the open alarm of this condition changed concurrently; retry', { type: input.type, source: input.source });
   const { rows } = await tx.query<AlarmRow>(
-    `UPDATE alarms SET details = $2, message = $3, severity = $4, occurrences = occurrences + 1, last_seen_at = clock_timestamp(), updated_at = clock_timestamp()
+    `UPDATE alarms SET details = $2, message = $3, severity = $4, occurrences = occurrences + 1,
+       last_seen_at = clock_timestamp(), updated_at = clock_timestamp()
      WHERE id = $1 RETURNING *`,
     [cur[0].id, JSON.stringify(input.details ?? {}), input.message, sev]);
   const row = rows[0];
   const events: StoredEvent[] = [];
-  if (Number(cur[0].severity) < sev) events.push(await insertEvent(tx, alarmEvent(row, 'alarm.escalated', { previous_severity: severityName(Number(cur[0].severity)) })));
+  if (Number(cur[0].severity) < sev)
+    events.push(await insertEvent(tx, alarmEvent(row, 'alarm.escalated', { previous_severity: severityName(Number(cur[0].severity)) })));
   return { alarm: alarmView(row), created: false, events };
 }
 
@@ -188,17 +201,28 @@ export async function raiseAlarm(s: Services, tenantId: string, input: AlarmInpu
 export type AlarmMatch = { id: string } | { type: string; source: { type: string; id: string }; network_id?: string | null };
 
 /** Clears the open alarm matching (by id, or by condition); null when none is open. */
-export async function clearAlarmInTx(tx: Queryable, tenantId: string, match: AlarmMatch, reason = 'condition cleared'): Promise<{ alarm: Alarm | null; events: StoredEvent[] }> {
-  const { rows } = 'id' in match
-    ? await tx.query<AlarmRow>(`SELECT * FROM alarms WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [match.id, tenantId])
-    : await tx.query<AlarmRow>(
-      `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3 AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
-      [tenantId, match.network_id ?? null, match.type, match.source.type, String(match.source.id)]);
+export async function clearAlarmInTx(
+  tx: Queryable,
+  tenantId: string,
+  match: AlarmMatch,
+  reason = 'condition cleared',
+): Promise<{ alarm: Alarm | null; events: StoredEvent[] }> {
+  const { rows } =
+    'id' in match
+      ? await tx.query<AlarmRow>(`SELECT * FROM alarms WHERE id = $1 AND tenant_id = $2 FOR UPDATE`, [match.id, tenantId])
+      : await tx.query<AlarmRow>(
+          `SELECT * FROM alarms WHERE tenant_id = $1 AND coalesce(network_id, '') = coalesce($2, '') AND type = $3
+       AND source_type = $4 AND source_id = $5 AND status <> 'cleared' FOR UPDATE`,
+          [tenantId, match.network_id ?? null, match.type, match.source.type, String(match.source.id)],
+        );
   const row = rows[0];
   if (!row) return { alarm: null, events: [] };
   if (row.status === 'cleared') return { alarm: alarmView(row), events: [] };
   assertTransition(row, 'cleared');
-  const upd = await tx.query<AlarmRow>(`UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING *`, [row.id]);
+  const upd = await tx.query<AlarmRow>(
+    `UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+    [row.id],
+  );
   const ev = await insertEvent(tx, alarmEvent(upd.rows[0], 'alarm.cleared', { reason }));
   return { alarm: alarmView(upd.rows[0]), events: [ev] };
 }
@@ -211,83 +235,25 @@ export async function clearAlarm(s: Services, tenantId: string, match: AlarmMatc
 }
 
 // ---------------------------------------------------------------------------
-// Power-flow results → alarms
-
-interface Condition {
-  type: 'overload' | 'voltage';
-  sourceType: 'branch' | 'bus';
-  sourceId: string;
-  severity: number;
-  message: string;
-  details: Record<string, unknown>;
-  /** For the constraint event (SPEC 6.1: element, quantity, value, limit). */
-  quantity: 'loading' | 'voltage';
-  value: number;
-  limit: number;
-}
-
-/** Branch id used as alarm source and in constraint details: "from-to", ":k" for the k-th parallel circuit. */
-export function branchIds(model: Pick<NetworkModel, 'branches'>): string[] {
-  const seen = new Map<string, number>();
-  return model.branches.map((br) => {
-    const key = `${br.from}-${br.to}`;
-    const k = (seen.get(key) ?? 0) + 1;
-    seen.set(key, k);
-    return k === 1 ? key : `${key}:${k}`;
-  });
-}
-
-interface ResultLike {
-  status?: string;
-  task_id?: string;
-  buses?: { id: number; v: number }[];
-  branches?: { loading: number; p_from: number; q_from: number; p_to: number; q_to: number }[];
-}
-
-/** The overload and voltage conditions a converged result shows (docs/alarms.md). */
-export function powerFlowConditions(model: NetworkModel, result: ResultLike): Condition[] {
-  const out: Condition[] = [];
-  const ids = branchIds(model);
-  (result.branches ?? []).forEach((f, i) => {
-    const br = model.branches[i];
-    if (br?.status !== 'closed' || !(br.rate_a > 0)) return;
-    if (!(f.loading > OVERLOAD_LIMIT_PCT + EPS)) return;
-    const loading = round(f.loading, 4);
-    out.push({
-      type: 'overload', sourceType: 'branch', sourceId: ids[i], quantity: 'loading', value: loading, limit: OVERLOAD_LIMIT_PCT,
-      severity: f.loading > OVERLOAD_CRITICAL_PCT ? 3 : 2,
-      message: `branch ${ids[i]} loaded ${loading.toFixed(1)}% of its rating rate_a ${br.rate_a} MVA`,
-      details: { branch_index: i, branch_id: ids[i], from: br.from, to: br.to, loading, limit: OVERLOAD_LIMIT_PCT, rate_a: br.rate_a, p_from: f.p_from, q_from: f.q_from, p_to: f.p_to, q_to: f.q_to, task_id: result.task_id },
-    });
-  });
-  const busIndex = new Map(model.buses.map((b, i) => [b.id, i]));
-  for (const r of result.buses ?? []) {
-    const bus = model.buses[busIndex.get(r.id) ?? -1];
-    // A de-energized bus (islanding isolate) is not a voltage violation: the result lists it under islands.
-    if (!bus || bus.type === 'isolated' || (r as { energized?: boolean }).energized === false || !Number.isFinite(r.v)) continue;
-    const low = r.v < bus.vmin - EPS;
-    const high = r.v > bus.vmax + EPS;
-    if (!low && !high) continue;
-    const limit = low ? bus.vmin : bus.vmax;
-    const v = round(r.v, 6);
-    out.push({
-      type: 'voltage', sourceType: 'bus', sourceId: String(bus.id), quantity: 'voltage', value: v, limit,
-      severity: Math.abs(r.v - limit) > VOLTAGE_CRITICAL_MARGIN ? 3 : 2,
-      message: `bus ${bus.id} voltage ${v.toFixed(4)} p.u. ${low ? 'below vmin' : 'above vmax'} ${limit}`,
-      details: { bus: bus.id, v, vmin: bus.vmin, vmax: bus.vmax, limit, direction: low ? 'low' : 'high', task_id: result.task_id },
-    });
-  }
-  return out;
-}
-
-function round(x: number, digits: number): number {
-  const f = 10 ** digits;
-  return Math.round(x * f) / f;
-}
+// Power-flow results → alarms (the rules that find the conditions: ./alarmRules.ts)
 
 const POWERFLOW_TYPES = ['overload', 'voltage'];
 
-function constraintEvent(tenantId: string, networkId: string, state: 'violated' | 'restored', c: { sourceType: string; sourceId: string; quantity: string; value: number | null; limit: number; alarmId: string; type: string; severity: number }): NewEvent {
+function constraintEvent(
+  tenantId: string,
+  networkId: string,
+  state: 'violated' | 'restored',
+  c: {
+    sourceType: string;
+    sourceId: string;
+    quantity: string;
+    value: number | null;
+    limit: number;
+    alarmId: string;
+    type: string;
+    severity: number;
+  },
+): NewEvent {
   return {
     tenantId, topic: 'constraint', kind: `constraint.${state}`, networkId, severity: state === 'violated' ? c.severity : 0,
     payload: {
@@ -297,12 +263,6 @@ function constraintEvent(tenantId: string, networkId: string, state: 'violated' 
   };
 }
 
-/**
- * Called when a power-flow task has finished (src/queue/execute.ts), before the
- * task is announced, so a caller waiting for the result already sees its alarms.
- * Only converged results are judged; a result older than the newest judged one of
- * the same network is ignored. Returns the number of alarms raised and cleared.
- */
 /**
  * A result that violates nothing, judged in one statement: its evaluation is recorded (unless the network is gone
  * or a newer result was judged) and the answer says whether alarms of the network are open, to be cleared.
@@ -324,7 +284,18 @@ async function judgeQuietResult(db: Queryable, task: TaskRow): Promise<'network 
   return r.open ? 'open alarms' : undefined;
 }
 
-export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, resultArg?: Record<string, unknown> | null, modelArg?: NetworkModel): Promise<{ raised: number; cleared: number; skipped?: string }> {
+/**
+ * Called when a power-flow task has finished (src/queue/execute.ts), before the
+ * task is announced, so a caller waiting for the result already sees its alarms.
+ * Only converged results are judged; a result older than the newest judged one of
+ * the same network is ignored. Returns the number of alarms raised and cleared.
+ */
+export async function evaluatePowerFlowAlarms(
+  s: Services,
+  task: TaskRow,
+  resultArg?: Record<string, unknown> | null,
+  modelArg?: NetworkModel,
+): Promise<{ raised: number; cleared: number; skipped?: string }> {
   const result = (resultArg ?? task.result) as ResultLike | null;
   if (task.status !== 'completed' || !result || result.status !== 'converged') return { raised: 0, cleared: 0, skipped: 'not converged' };
   // Most results violate nothing and most networks have no open alarm: then one statement records the
@@ -366,10 +337,21 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
            last_seen_at = clock_timestamp(), updated_at = clock_timestamp()
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, details jsonb, message text, severity smallint)
          WHERE a.id = x.id RETURNING a.*`,
-        [JSON.stringify(refresh.map((c) => ({ id: openByKey.get(key(c.type, c.sourceType, c.sourceId))!.id, details: c.details, message: c.message, severity: c.severity })))]);
+        [
+          JSON.stringify(
+            refresh.map((c) => ({
+              id: openByKey.get(key(c.type, c.sourceType, c.sourceId))!.id,
+              details: c.details,
+              message: c.message,
+              severity: c.severity,
+            })),
+          ),
+        ],
+      );
       for (const r of upd.rows) {
         const before = openByKey.get(key(r.type, r.source_type, r.source_id))!;
-        if (Number(r.severity) > Number(before.severity)) newEvents.push(alarmEvent(r, 'alarm.escalated', { previous_severity: severityName(Number(before.severity)) }));
+        if (Number(r.severity) > Number(before.severity))
+          newEvents.push(alarmEvent(r, 'alarm.escalated', { previous_severity: severityName(Number(before.severity)) }));
       }
     }
     for (const c of refresh) seen.add(key(c.type, c.sourceType, c.sourceId));
@@ -384,7 +366,23 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
          FROM jsonb_to_recordset($1::jsonb) AS x(ord int, id text, severity smallint, type text, message text, source_type text, source_id text, details jsonb)
          ORDER BY x.ord
          ON CONFLICT ${OPEN_KEY} DO NOTHING RETURNING *`,
-        [JSON.stringify(fresh2.map((c, ord) => ({ ord, id: newId('alarm'), severity: c.severity, type: c.type, message: c.message, source_type: c.sourceType, source_id: c.sourceId, details: c.details }))), task.tenant_id, task.network_id]);
+        [
+          JSON.stringify(
+            fresh2.map((c, ord) => ({
+              ord,
+              id: newId('alarm'),
+              severity: c.severity,
+              type: c.type,
+              message: c.message,
+              source_type: c.sourceType,
+              source_id: c.sourceId,
+              details: c.details,
+            })),
+          ),
+          task.tenant_id,
+          task.network_id,
+        ],
+      );
       const byKey = new Map(fresh2.map((c) => [key(c.type, c.sourceType, c.sourceId), c]));
       for (const r of ins.rows) {
         const c = byKey.get(key(r.type, r.source_type, r.source_id))!;
@@ -399,7 +397,8 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
     const gone = open.filter((a) => !seen.has(key(a.type, a.source_type, a.source_id)));
     if (gone.length > 0) {
       const { rows: cleared } = await tx.query<AlarmRow>(
-        `UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp() WHERE id = ANY($1::text[]) AND status <> 'cleared' RETURNING *`,
+        `UPDATE alarms SET status = 'cleared', cleared_at = clock_timestamp(), updated_at = clock_timestamp()
+         WHERE id = ANY($1::text[]) AND status <> 'cleared' RETURNING *`,
         [gone.map((a) => a.id)]);
       const ids = branchIds(model);
       const flows = result.branches ?? [];
@@ -413,7 +412,18 @@ export async function evaluatePowerFlowAlarms(s: Services, task: TaskRow, result
           value = i >= 0 && flows[i] ? round(flows[i].loading, 4) : null;
           limit = OVERLOAD_LIMIT_PCT;
         } else if (r.source_type === 'bus') value = volts.has(r.source_id) ? round(volts.get(r.source_id)!, 6) : null;
-        newEvents.push(constraintEvent(task.tenant_id, task.network_id, 'restored', { sourceType: r.source_type, sourceId: r.source_id, quantity: r.type === 'overload' ? 'loading' : 'voltage', value, limit, alarmId: r.id, type: r.type, severity: 0 }));
+        newEvents.push(
+          constraintEvent(task.tenant_id, task.network_id, 'restored', {
+            sourceType: r.source_type,
+            sourceId: r.source_id,
+            quantity: r.type === 'overload' ? 'loading' : 'voltage',
+            value,
+            limit,
+            alarmId: r.id,
+            type: r.type,
+            severity: 0,
+          }),
+        );
       }
     }
     const events = await insertEvents(tx, newEvents);
@@ -475,7 +485,8 @@ export async function acknowledgeAlarm(s: Services, caller: Caller, id: string, 
     const row = await findAlarmRow(tx, caller, id, true);
     assertTransition(row, 'acknowledged');
     const { rows } = await tx.query<AlarmRow>(
-      `UPDATE alarms SET status = 'acknowledged', acknowledged_at = clock_timestamp(), acknowledged_by = $2, note = $3, updated_at = clock_timestamp() WHERE id = $1 RETURNING *`,
+      `UPDATE alarms SET status = 'acknowledged', acknowledged_at = clock_timestamp(), acknowledged_by = $2, note = $3,
+       updated_at = clock_timestamp() WHERE id = $1 RETURNING *`,
       [id, by, input.note ?? '']);
     const ev = await insertEvent(tx, alarmEvent(rows[0], 'alarm.acknowledged', { note: input.note ?? '', actor: caller.actor.id }));
     return { alarm: alarmView(rows[0]), ev };

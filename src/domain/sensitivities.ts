@@ -90,29 +90,66 @@ export async function* inSlices(pieces: Iterable<string> | AsyncIterable<string>
   if (slice) yield slice;
 }
 
-/**
- * A large answer as JSON text in pieces (the envelope of reply.ok, one matrix row a piece, each converted as it is
- * written), so writing millions of numbers never holds the event loop for one long turn.
- */
-export function* sensitivityJson(r: Stored & { matrix: SensitivityMatrix }, requestId: string): Generator<string> {
+/** What a matrix answer says before its values: the version, the kind, the row and column names, the bridges. */
+export type MatrixHead = Stored & { kind: 'ptdf' | 'lodf'; rows: number[]; columns: number[]; bridges: number[] };
+type RowValues = (number | null)[];
+
+/** The head of a matrix computed here (the synchronous answer). */
+export function matrixHead(r: Stored & { matrix: SensitivityMatrix }): MatrixHead {
   const m = r.matrix;
-  const head = {
-    network_id: r.network_id, network_version: r.network_version, kind: m.kind, rows: m.rows, columns: m.columns, bridges: m.bridges,
-  };
-  yield `{"data":${JSON.stringify(head).slice(0, -1)},"values":[`;
+  return { network_id: r.network_id, network_version: r.network_version, kind: m.kind, rows: m.rows, columns: m.columns, bridges: m.bridges };
+}
+
+/** The rows of a matrix computed here, one at a time (each converted as it is written). */
+export function* matrixRows(m: SensitivityMatrix): Generator<RowValues> {
   const buf = new Float64Array(m.columns.length);
-  for (let i = 0; i < m.rows.length; i++) yield `${i ? ',' : ''}${JSON.stringify(rowValues(m, i, buf))}`;
+  for (let i = 0; i < m.rows.length; i++) yield rowValues(m, i, buf);
+}
+
+/**
+ * A matrix as JSON text in pieces (the envelope of reply.ok, one row a piece), so writing millions of
+ * numbers never holds the event loop for one long turn.
+ */
+async function* sensitivityJson(
+  head: MatrixHead,
+  rows: Iterable<RowValues> | AsyncIterable<RowValues>,
+  requestId: string,
+): AsyncGenerator<string> {
+  const h = {
+    network_id: head.network_id,
+    network_version: head.network_version,
+    kind: head.kind,
+    rows: head.rows,
+    columns: head.columns,
+    bridges: head.bridges,
+  };
+  yield `{"data":${JSON.stringify(h).slice(0, -1)},"values":[`;
+  let i = 0;
+  for await (const v of rows) yield `${i++ ? ',' : ''}${JSON.stringify(v)}`;
   yield `]},"request_id":${JSON.stringify(requestId)},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
 }
 
-const csvHeader = (kind: 'ptdf' | 'lodf', columns: number[]) => `${kind === 'ptdf' ? 'branch' : 'branch\\outage'},${columns.map((c) => (kind === 'ptdf' ? `bus ${c}` : `branch ${c}`)).join(',')}\n`;
-const csvLine = (row: number, values: (number | null)[]) => `${row},${values.map((v) => (v === null ? '' : String(v))).join(',')}\n`;
+const csvHeader = (kind: 'ptdf' | 'lodf', columns: number[]) =>
+  `${kind === 'ptdf' ? 'branch' : 'branch\\outage'},${columns.map((c) => (kind === 'ptdf' ? `bus ${c}` : `branch ${c}`)).join(',')}\n`;
+const csvLine = (row: number, values: RowValues) => `${row},${values.map((v) => (v === null ? '' : String(v))).join(',')}\n`;
 
-/** The matrix as CSV lines: a header (row, then the column names), then one line per row; a null is an empty cell. */
-export function* sensitivityCsv(m: SensitivityMatrix): Generator<string> {
-  yield csvHeader(m.kind, m.columns);
-  const buf = new Float64Array(m.columns.length);
-  for (let i = 0; i < m.rows.length; i++) yield csvLine(m.rows[i]!, rowValues(m, i, buf));
+/** A matrix as CSV lines: a header (row, then the column names), then one line per row; a null is an empty cell. */
+export async function* sensitivityCsv(
+  head: Pick<MatrixHead, 'kind' | 'rows' | 'columns'>,
+  rows: Iterable<RowValues> | AsyncIterable<RowValues>,
+): AsyncGenerator<string> {
+  yield csvHeader(head.kind, head.columns);
+  let i = 0;
+  for await (const v of rows) yield csvLine(head.rows[i++]!, v);
+}
+
+/** A matrix streamed as CSV or as the synchronous answer's JSON, in slices: the one writer of both the synchronous
+ *  answer (POST /networks/{id}/sensitivities, rows computed here) and a task's export (rows read back). */
+export function sensitivityStream(head: MatrixHead, rows: Iterable<RowValues> | AsyncIterable<RowValues>, format: 'csv' | 'json', requestId: string):
+  { contentType: string; stream: AsyncIterable<string> } {
+  return format === 'csv'
+    ? { contentType: 'text/csv; charset=utf-8', stream: inSlices(sensitivityCsv(head, rows)) }
+    : { contentType: 'application/json; charset=utf-8', stream: inSlices(sensitivityJson(head, rows, requestId)) };
 }
 
 /** POST /networks/{id}/sensitivities with async: true: the request checked against the current
@@ -123,12 +160,18 @@ export async function submitSensitivities(s: Services, caller: Caller, networkId
   const { rows, columns } = sensitivityPlan(model, req, ASYNC_LIMITS);
   // stored as float64 rows: refused at once when the tenant's stored results would pass its quota
   await checkStorageQuota(s, caller.tenantId, rows.length * columns.length * 8, `this ${rows.length} × ${columns.length} matrix`);
-  const options = { kind: req.kind, ...(req.branches ? { branches: req.branches } : {}), ...(req.buses ? { buses: req.buses } : {}), ...(req.outages ? { outages: req.outages } : {}) };
+  const options = {
+    kind: req.kind,
+    ...(req.branches ? { branches: req.branches } : {}),
+    ...(req.buses ? { buses: req.buses } : {}),
+    ...(req.outages ? { outages: req.outages } : {}),
+  };
   const task = await s.tasks.submitWith(caller, networkId, summary.version, 'sensitivities', options, async () => {});
   return taskView(task);
 }
 
-type MatrixHeader = { kind: 'ptdf' | 'lodf'; rows: number[]; columns: number[]; bridges: number[]; network_id: string; network_version: number; entries: number };
+/** A sensitivities task's stored result: the matrix head and its size (the rows are stored apart). */
+type MatrixHeader = MatrixHead & { entries: number };
 
 /** Matrices up to this many entries come inline with GET /tasks/{id}?include=result; larger ones from values_url. */
 export const INLINE_ENTRIES = 100_000;
@@ -157,30 +200,15 @@ export async function sensitivityTaskResult(s: Services, t: TaskRow): Promise<Re
 }
 
 /** GET /tasks/{id}/export of a sensitivities task: the matrix streamed as CSV or as the synchronous answer's JSON. */
-export function sensitivityTaskExport(s: Services, t: TaskRow, format: 'csv' | 'json', requestId: string): { contentType: string; filename: string; stream: AsyncIterable<string> } {
+export function sensitivityTaskExport(
+  s: Services,
+  t: TaskRow,
+  format: 'csv' | 'json',
+  requestId: string,
+): { contentType: string; filename: string; stream: AsyncIterable<string> } {
   if (t.status !== 'completed' || !t.result) {
     throw new AppError('CONFLICT', `task ${t.id} is ${t.status}; its matrix can be read once it has completed`, { task_id: t.id, status: t.status });
   }
   const h = t.result as unknown as MatrixHeader;
-  const rows = storedRows(s, t);
-  if (format === 'csv') {
-    return {
-      contentType: 'text/csv; charset=utf-8', filename: `${h.kind}-${t.id}.csv`,
-      stream: inSlices((async function* () {
-        yield csvHeader(h.kind, h.columns);
-        let i = 0;
-        for await (const v of rows) yield csvLine(h.rows[i++]!, v);
-      })()),
-    };
-  }
-  const head = { network_id: h.network_id, network_version: h.network_version, kind: h.kind, rows: h.rows, columns: h.columns, bridges: h.bridges };
-  return {
-    contentType: 'application/json; charset=utf-8', filename: `${h.kind}-${t.id}.json`,
-    stream: inSlices((async function* () {
-      yield `{"data":${JSON.stringify(head).slice(0, -1)},"values":[`;
-      let i = 0;
-      for await (const v of rows) yield `${i++ ? ',' : ''}${JSON.stringify(v)}`;
-      yield `]},"request_id":${JSON.stringify(requestId)},"timestamp":${JSON.stringify(new Date().toISOString())}}`;
-    })()),
-  };
+  return { ...sensitivityStream(h, storedRows(s, t), format, requestId), filename: `${h.kind}-${t.id}.${format}` };
 }

@@ -17,33 +17,6 @@ import type { BranchResult } from '../schemas/powerflowResult.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
 import { BatchLoader } from './batch.js';
 
-/** Immutable model versions are cached per process: LRU bounded by entries and by
- *  elements (buses + branches + generators + loads, ~200 bytes each). */
-const MODEL_CACHE_ENTRIES = 256;
-const MODEL_CACHE_ELEMENTS = 500_000;
-const modelCache = new Map<string, { m: NetworkModel; w: number }>();
-let cachedElements = 0;
-const weight = (m: NetworkModel) => m.buses.length + m.branches.length + m.generators.length + m.loads.length;
-function cacheGet(key: string): NetworkModel | undefined {
-  const e = modelCache.get(key);
-  if (e) {
-    modelCache.delete(key);
-    modelCache.set(key, e);
-  }
-  return e?.m;
-}
-function cacheSet(key: string, m: NetworkModel): void {
-  const w = weight(m);
-  if (w > MODEL_CACHE_ELEMENTS / 4 || modelCache.has(key)) return; // very large models are read each time
-  modelCache.set(key, { m, w });
-  cachedElements += w;
-  while (modelCache.size > MODEL_CACHE_ENTRIES || cachedElements > MODEL_CACHE_ELEMENTS) {
-    const [k, e] = modelCache.entries().next().value!;
-    modelCache.delete(k);
-    cachedElements -= e.w;
-  }
-}
-
 export interface ModelIndex {
   generatorsByBus: Map<number, Generator[]>;
   loadsByBus: Map<number, Load[]>;
@@ -107,7 +80,7 @@ function groupBy<T>(rows: T[], key: (r: T) => string): Map<string, T[]> {
   return m;
 }
 
-export function createLoaders(s: Services, caller: Caller): Loaders {
+export function createLoaders(s: Pick<Services, 'db' | 'models'>, caller: Caller): Loaders {
   const tenant = caller.tenantId;
   const refKey = (r: NetworkRef) => `${r.id}@${r.version}`;
 
@@ -121,7 +94,7 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
     const found = new Map<string, NetworkModel>();
     const missing: NetworkRef[] = [];
     for (const r of refs) {
-      const m = cacheGet(refKey(r));
+      const m = s.models.peek(r.id, r.version);
       if (m) found.set(refKey(r), m);
       else missing.push(r);
     }
@@ -132,9 +105,7 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
          WHERE n.tenant_id = $1 AND (v.network_id, v.version) IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
         [tenant, missing.map((r) => r.id), missing.map((r) => r.version)]);
       for (const r of rows) {
-        const key = `${r.network_id}@${r.version}`;
-        found.set(key, r.model);
-        cacheSet(key, r.model);
+        found.set(`${r.network_id}@${r.version}`, s.models.put(r.network_id, r.version, r.model));
       }
     }
     return refs.map((r) => found.get(refKey(r)) ?? null);
@@ -146,30 +117,52 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
        WHERE tenant_id = $1 AND status = 'completed' AND result IS NOT NULL
          AND (network_id, network_version) IN (SELECT * FROM unnest($2::text[], $3::int[]))
        ORDER BY network_id, completed_at DESC, seq DESC`,
-      [tenant, refs.map((r) => r.id), refs.map((r) => r.version)]);
-    const by = new Map(stored.map((r) => [r.network_id, r.result_values ? decodeResultValues(r.result_values).branches as unknown as BranchResult[] : r.branches]));
+      [tenant, refs.map((r) => r.id), refs.map((r) => r.version)],
+    );
+    const by = new Map(
+      stored.map((r) => [
+        r.network_id,
+        r.result_values ? (decodeResultValues(r.result_values).branches as unknown as BranchResult[]) : r.branches,
+      ]),
+    );
     return refs.map((r) => by.get(r.id) ?? null);
   }, refKey);
 
-  const latestTask = new BatchLoader<{ networkId: string; method?: string }, TaskRow | null>(async (keys) => {
-    const ids = [...new Set(keys.map((k) => k.networkId))];
-    const anyMethod = keys.some((k) => !k.method);
-    const withMethod = keys.some((k) => k.method);
-    const [all, byMethod] = await Promise.all([
-      anyMethod
-        ? s.db.query<TaskRow>(`SELECT DISTINCT ON (network_id) * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, seq DESC`, [tenant, ids])
-        : { rows: [] as TaskRow[] },
-      withMethod
-        ? s.db.query<TaskRow>(`SELECT DISTINCT ON (network_id, options->>'method') * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, options->>'method', seq DESC`, [tenant, ids])
-        : { rows: [] as TaskRow[] },
-    ]);
-    const a = new Map(all.rows.map((t) => [t.network_id, taskFromRow(t)]));
-    const m = new Map(byMethod.rows.map((t) => taskFromRow(t)).map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]));
-    return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
-  }, (k) => `${k.networkId}|${k.method ?? ''}`);
+  const latestTask = new BatchLoader<{ networkId: string; method?: string }, TaskRow | null>(
+    async (keys) => {
+      const ids = [...new Set(keys.map((k) => k.networkId))];
+      const anyMethod = keys.some((k) => !k.method);
+      const withMethod = keys.some((k) => k.method);
+      const [all, byMethod] = await Promise.all([
+        anyMethod
+          ? s.db.query<TaskRow>(
+              `SELECT DISTINCT ON (network_id) * FROM tasks WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow'
+               ORDER BY network_id, seq DESC`,
+              [tenant, ids],
+            )
+          : { rows: [] as TaskRow[] },
+        withMethod
+          ? s.db.query<TaskRow>(
+              `SELECT DISTINCT ON (network_id, options->>'method') * FROM tasks
+               WHERE tenant_id = $1 AND network_id = ANY($2::text[]) AND kind = 'powerflow' ORDER BY network_id, options->>'method', seq DESC`,
+              [tenant, ids],
+            )
+          : { rows: [] as TaskRow[] },
+      ]);
+      const a = new Map(all.rows.map((t) => [t.network_id, taskFromRow(t)]));
+      const m = new Map(
+        byMethod.rows.map((t) => taskFromRow(t)).map((t) => [`${t.network_id}|${(t.options as { method?: string }).method}`, t]),
+      );
+      return keys.map((k) => (k.method ? m.get(`${k.networkId}|${k.method}`) : a.get(k.networkId)) ?? null);
+    },
+    (k) => `${k.networkId}|${k.method ?? ''}`,
+  );
 
   const agentsByNetwork = new BatchLoader<string, AgentRow[]>(async (ids) => {
-    const { rows } = await s.db.query<AgentRow>(`SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const { rows } = await s.db.query<AgentRow>(
+      `SELECT * FROM agents WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`,
+      [tenant, ids],
+    );
     const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });
@@ -193,7 +186,10 @@ export function createLoaders(s: Services, caller: Caller): Loaders {
   }, (k) => `${k.networkId}|${k.severity ?? ''}|${k.status ?? ''}`);
 
   const devicesByNetwork = new BatchLoader<string, DeviceRow[]>(async (ids) => {
-    const { rows } = await s.db.query<DeviceRow>(`SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`, [tenant, ids]);
+    const { rows } = await s.db.query<DeviceRow>(
+      `SELECT * FROM devices WHERE tenant_id = $1 AND network_id = ANY($2::text[]) ORDER BY created_at DESC, id`,
+      [tenant, ids],
+    );
     const by = groupBy(rows, (r) => r.network_id ?? '');
     return ids.map((id) => by.get(id) ?? []);
   });

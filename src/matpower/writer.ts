@@ -12,7 +12,8 @@
 // In-service loads are summed per bus into PD/QD; several loads at one bus read back as one.
 
 import type { Generator, NetworkModel } from '../domain/networkModel.js';
-import { EXT, mostCommonBaseKv } from './reader.js';
+import { mostCommonBaseKv } from '../domain/importedModel.js';
+import { EXT } from './scanner.js';
 import { gencostRows } from './gencost.js';
 
 /** Shortest round-trip representation; keeps -0 and writes infinities the MATLAB way. */

@@ -3,7 +3,7 @@
 // errs (a winding NOMV of 0 is the bus base kV; a blank field takes its PSS/E default, not NaN).
 // docs/network-model.md ("PSS/E RAW") lists the mapping and every warning.
 import type { Branch, Bus, BusType, DcLine, Generator, Load, NetworkModel } from '../domain/networkModel.js';
-import { mostCommonBaseKv } from '../matpower/reader.js';
+import { importedModel } from '../domain/importedModel.js';
 import { KIND_TITLE, type RecordKind } from './columns.js';
 import { PsseParseError } from './scanner.js';
 import type { CaseTables, Row, Table } from './tables.js';
@@ -460,18 +460,7 @@ export function mapCase(t: CaseTables, name: string): PsseImport {
     if (rows.length > 0) warn(rd.warnings, w.code, `${KIND_TITLE[kind]}: ${w.what}`, rows[0]!.line, recordCount(kind, rows.length));
   }
 
-  const model: NetworkModel = {
-    name,
-    description: t.title.slice(0, 256),
-    base_kv: mostCommonBaseKv(buses),
-    base_mva: baseMva,
-    buses,
-    branches,
-    generators,
-    loads,
-    ...(dcLines.length > 0 ? { dc_lines: dcLines } : {}),
-    tags: {},
-  };
+  const model = importedModel({ name, description: t.title.slice(0, 256), baseMva, buses, branches, generators, loads, dcLines });
   return { model, warnings: rd.warnings, revision: rev, format: t.format };
 }
 

@@ -9,7 +9,6 @@ import { loadVersion, networksChanged } from '../domain/networks.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
-import { deepFreeze } from '../lib/immutable.js';
 import { unavailableDependency } from '../lib/unavailable.js';
 
 /** How long a task waits for PostgreSQL to come back before its run fails (GRIDOPS_QUEUE_OUTAGE_MS). */
@@ -42,22 +41,10 @@ export async function rideOutOutage<T>(s: Pick<Services, 'log'>, what: string, s
   }
 }
 
-// Immutable versions can be cached without invalidation.
-const modelCache = new Map<string, NetworkModel>();
-const MODEL_CACHE_SIZE = 64;
-export async function cachedModel(s: Services, networkId: string, version: number): Promise<NetworkModel> {
-  const key = `${networkId}@${version}`;
-  let m = modelCache.get(key);
-  if (m) {
-    modelCache.delete(key);
-    modelCache.set(key, m);
-    return m;
-  }
-  // Frozen: shared by every task of this version, and the solver pool keeps its packing.
-  m = deepFreeze(await rideOutOutage(s, 'load the network', () => loadVersion(s.db, networkId, version)));
-  modelCache.set(key, m);
-  if (modelCache.size > MODEL_CACHE_SIZE) modelCache.delete(modelCache.keys().next().value!);
-  return m;
+/** A task's network version from Services.models: frozen, shared by every task of this version (the solver
+ *  pool keeps its packing per model), read once and again while the database is away. */
+export function cachedModel(s: Pick<Services, 'db' | 'log' | 'models'>, networkId: string, version: number): Promise<NetworkModel> {
+  return s.models.version(networkId, version, () => rideOutOutage(s, 'load the network', () => loadVersion(s.db, networkId, version)));
 }
 
 /** Running tasks of this process, so a cancel request can stop them. */

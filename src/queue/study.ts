@@ -19,32 +19,26 @@ import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
 import { announceFinished, cachedModel, trackLocal } from './execute.js';
 import { AppError } from '../lib/errors.js';
+import { modelWeight } from '../cache/modelStore.js';
 import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
 import { estimatedModel, estimateForStudy } from '../stateEstimation/studyBase.js';
 import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
 
-// The plan of a study, per process: immutable (network version + request), so cached.
-const contexts = new Map<string, Promise<{ model: NetworkModel; plan: StudyPlan }>>();
-const CONTEXTS = 16;
-function studyContext(s: Services, st: StudyRow): Promise<{ model: NetworkModel; plan: StudyPlan }> {
-  let c = contexts.get(st.id);
-  if (c) {
-    contexts.delete(st.id);
-    contexts.set(st.id, c);
-    return c;
-  }
-  c = cachedModel(s, st.network_id, st.network_version).then(async (stored) => {
-    // base: {state_estimation}: the estimated state replaces the version's loads and generation (studyBase.ts)
-    const base = st.request.base;
-    const model = base
-      ? estimatedModel(stored, await estimateForStudy(s.db, st.tenant_id, st.network_id, st.network_version, base.state_estimation))
-      : stored;
-    return { model, plan: planStudy(model, st.request) };
-  });
-  c.catch(() => contexts.delete(st.id));
-  contexts.set(st.id, c);
-  if (contexts.size > CONTEXTS) contexts.delete(contexts.keys().next().value!);
-  return c;
+/** A study's model and plan, derived from its network version in Services.models: the same for every
+ *  chunk of the study (network version + request are immutable), so computed once per process. */
+function studyContext(s: Pick<Services, 'db' | 'log' | 'models'>, st: StudyRow): Promise<{ model: NetworkModel; plan: StudyPlan }> {
+  return s.models.derived(st.network_id, st.network_version, `study:${st.id}`, () => cachedModel(s, st.network_id, st.network_version),
+    async (stored) => {
+      // base: {state_estimation}: the estimated state replaces the version's loads and generation (studyBase.ts)
+      const base = st.request.base;
+      const model = base
+        ? estimatedModel(stored, await estimateForStudy(s.db, st.tenant_id, st.network_id, st.network_version, base.state_estimation))
+        : stored;
+      return { model, plan: planStudy(model, st.request) };
+    },
+    // The plan grows with its cases and monitored elements; an estimated model is a model of its own.
+    ({ model, plan }) => plan.caseCount + plan.monitor.branches.length + plan.monitor.buses.length
+      + (st.request.base ? modelWeight(model) : 0));
 }
 
 const isAbort = (e: unknown) => (e as Error)?.name === 'AbortError';
@@ -76,7 +70,11 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
     } catch (e) {
       if (isAbort(e) || signal.aborted) return; // cancelled: the cancel finished the task
       s.log.error({ err: e, study: st.id }, 'study base case failed');
-      await failStudy(s, task.id, { code: 'INTERNAL_ERROR', message: `the study engine failed on the base case: ${(e as Error).message}`, details: { study_id: st.id } });
+      await failStudy(s, task.id, {
+        code: 'INTERNAL_ERROR',
+        message: `the study engine failed on the base case: ${(e as Error).message}`,
+        details: { study_id: st.id },
+      });
       return;
     }
     await setStudyBase(s.db, st.id, base);
@@ -85,7 +83,9 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
     if (base.status !== 'converged' && st.kind === 'contingency') {
       await failStudy(s, task.id, {
         code: 'POWERFLOW_DIVERGED',
-        message: `the base case of study ${st.id} did not converge in ${base.iterations} iterations${base.reason ? ` (${base.reason})` : ''}; no case was solved: check the network with a single power flow first`,
+        message:
+          `the base case of study ${st.id} did not converge in ${base.iterations} iterations${base.reason ? ` (${base.reason})` : ''}; ` +
+          'no case was solved: check the network with a single power flow first',
         details: { study_id: st.id, iterations: base.iterations, reason: base.reason ?? null },
       });
       return;
@@ -100,10 +100,26 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
   await s.tasks.transport.sendJobs('study_chunk', pending.map((chunk) => ({ studyId: st.id, chunk })));
 }
 
-async function publishProgress(s: Services, st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>, done: number, chunks?: { done: number; total: number }): Promise<void> {
+async function publishProgress(
+  s: Services,
+  st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>,
+  done: number,
+  chunks?: { done: number; total: number },
+): Promise<void> {
   const e = await insertEvent(s.db, {
-    tenantId: st.tenant_id, topic: 'powerflow', kind: 'study.progress', networkId: st.network_id,
-    payload: { study_id: st.id, task_id: st.task_id, network_id: st.network_id, status: 'running', done, total: st.case_count, ...(chunks ? { chunks_done: chunks.done, chunks_total: chunks.total } : {}) },
+    tenantId: st.tenant_id,
+    topic: 'powerflow',
+    kind: 'study.progress',
+    networkId: st.network_id,
+    payload: {
+      study_id: st.id,
+      task_id: st.task_id,
+      network_id: st.network_id,
+      status: 'running',
+      done,
+      total: st.case_count,
+      ...(chunks ? { chunks_done: chunks.done, chunks_total: chunks.total } : {}),
+    },
   });
   await publishEvents(s.bus, [e]);
 }
@@ -128,7 +144,11 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
     } catch (e) {
       if (isAbort(e) || piece.signal.aborted) return;
       s.log.error({ err: e, study: studyId, chunk }, 'study chunk failed in the engine');
-      await failStudy(s, st.task_id, { code: 'INTERNAL_ERROR', message: `the study engine failed on cases ${st.case_start} to ${st.case_end - 1}: ${(e as Error).message}`, details: { study_id: studyId, chunk } });
+      await failStudy(s, st.task_id, {
+        code: 'INTERNAL_ERROR',
+        message: `the study engine failed on cases ${st.case_start} to ${st.case_end - 1}: ${(e as Error).message}`,
+        details: { study_id: studyId, chunk },
+      });
       return;
     }
     const complete = !result.cancelled && result.end === st.case_end;

@@ -15,6 +15,24 @@ export const SensitivityIn = Type.Object({
 
 export const SensitivityQuery = Type.Object({ format: Type.Optional(Type.Union([Type.Literal('json'), Type.Literal('csv')])) });
 
+/** A completed sensitivities task's result (GET /tasks/{id}?include=result): the matrix's head, its values inline
+ *  when it is small (src/domain/sensitivities.ts INLINE_ENTRIES), else from values_url. */
+export const SensitivityTaskResultOut = Type.Object({
+  task_id: Type.String(),
+  network_id: Type.String(),
+  network_version: Type.Integer(),
+  kind: Type.String({ description: 'ptdf or lodf' }),
+  rows: Type.Array(Type.Integer(), { description: 'branch positions' }),
+  columns: Type.Array(Type.Integer(), { description: 'bus ids (PTDF) or outaged branch positions (LODF)' }),
+  bridges: Type.Array(Type.Integer(), { description: 'closed branches whose outage splits the network' }),
+  entries: Type.Integer({ description: 'rows × columns' }),
+  duration_ms: Type.Number(),
+  started_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  completed_at: Type.String({ format: 'date-time' }),
+  values_url: Type.String({ description: 'the matrix streamed as JSON (format=csv for CSV)' }),
+  values: Type.Optional(Type.Array(Type.Array(Type.Union([Type.Number(), Type.Null()])), { description: 'row-major, only when entries ≤ 100 000' })),
+});
+
 export const SensitivityOut = Type.Object({
   network_id: Type.String(),
   network_version: Type.Integer(),

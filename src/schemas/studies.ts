@@ -22,6 +22,15 @@ export const StudySubmitted = Type.Object({
   study_id: Type.String(), task_id: Type.String(), network_id: Type.String(), status: Type.Literal('queued'), poll_url: Type.String(),
 });
 
+/** A study's cases counted by status and by violation (src/domain/studyCases.ts studyCounts). */
+export const StudyCountsOut = Type.Object({
+  by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
+  by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
+  with_violations: Type.Integer(),
+  cases_with_new_violations: Type.Integer(),
+  cases_with_lost_load: Type.Integer(),
+});
+
 export const StudyOut = Type.Object({
   study_id: Type.String(), task_id: Type.String(), network_id: Type.String(), network_version: Type.Integer(), kind: Type.String(),
   status: Status, poll_url: Type.String(), cases_url: Type.String(), csv_url: Type.String(),
@@ -29,13 +38,7 @@ export const StudyOut = Type.Object({
   chunks: Type.Object({ done: Type.Integer(), total: Type.Integer(), size: Type.Integer() }),
   request: Type.Object({}, { additionalProperties: true }),
   base: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
-  counts: Type.Object({
-    by_status: Type.Object({ converged: Type.Integer(), diverged: Type.Integer(), islanded: Type.Integer(), screened: Type.Integer() }),
-    by_violation: Type.Object({ branch_overload: Type.Integer(), low_voltage: Type.Integer(), high_voltage: Type.Integer() }),
-    with_violations: Type.Integer(),
-    cases_with_new_violations: Type.Integer(),
-    cases_with_lost_load: Type.Integer(),
-  }),
+  counts: StudyCountsOut,
   timings: Type.Object({
     created_at: Timestamp, started_at: Type.Union([Timestamp, Type.Null()]), completed_at: Type.Union([Timestamp, Type.Null()]),
     queued_ms: Nullable(Type.Number()), wall_ms: Nullable(Type.Number()), solve_ms: Type.Number(),
@@ -56,17 +59,45 @@ export const StudyCaseOut = Type.Object({
   new_violations: Type.Integer({ description: 'violations of kind new or worsened' }),
   max_new_loading_percent: Nullable(Type.Number({ description: 'the largest new or worsened loading' })),
   islanded: Type.Optional(Type.Object({ buses: Type.Array(Type.Integer()), load_mw: Type.Number(), generation_mw: Type.Number() })),
-  monitored: Type.Optional(Type.Object({
-    branches: Type.Array(Type.Object({ index: Type.Integer(), p_from: Type.Number(), q_from: Type.Number(), p_to: Type.Number(), q_to: Type.Number(), loading: Type.Number() })),
-    buses: Type.Array(Type.Object({ id: Type.Integer(), v: Type.Number(), theta: Type.Number() })),
-  })),
-  reason: Type.Optional(Type.String({ description: 'why a case did not converge (an addition): max_iterations, not_finite, singular, slack_lost, q_limits_infeasible, cancelled' })),
+  monitored: Type.Optional(
+    Type.Object({
+      branches: Type.Array(
+        Type.Object({
+          index: Type.Integer(),
+          p_from: Type.Number(),
+          q_from: Type.Number(),
+          p_to: Type.Number(),
+          q_to: Type.Number(),
+          loading: Type.Number(),
+        }),
+      ),
+      buses: Type.Array(Type.Object({ id: Type.Integer(), v: Type.Number(), theta: Type.Number() })),
+    }),
+  ),
+  reason: Type.Optional(
+    Type.String({
+      description:
+        'why a case did not converge (an addition): max_iterations, not_finite, singular, slack_lost, q_limits_infeasible, cancelled',
+    }),
+  ),
 });
 
 const Filters = {
   status: Type.Optional(Type.String({ maxLength: 64, description: 'converged, diverged, islanded (comma-separated)' })),
-  violation: Type.Optional(Type.String({ maxLength: 128, description: 'branch_overload, low_voltage, high_voltage, any, none, new (a new or worsened violation); comma-separated: a case matching any' })),
-  sort: Type.Optional(Type.String({ maxLength: 200, description: 'case_index (default), max_loading_percent, max_new_loading_percent, new_violations, min_v, max_v, iterations, violation_count; leading - descends' })),
+  violation: Type.Optional(
+    Type.String({
+      maxLength: 128,
+      description:
+        'branch_overload, low_voltage, high_voltage, any, none, new (a new or worsened violation); comma-separated: a case matching any',
+    }),
+  ),
+  sort: Type.Optional(
+    Type.String({
+      maxLength: 200,
+      description:
+        'case_index (default), max_loading_percent, max_new_loading_percent, new_violations, min_v, max_v, iterations, violation_count; leading - descends',
+    }),
+  ),
 };
 export const CaseQuery = Type.Object({ ...PageQuery, ...Filters }, { additionalProperties: false });
 export const CsvQuery = Type.Object({ ...Filters, tz: Type.Optional(Type.String({ maxLength: 64 })) }, { additionalProperties: false });

@@ -18,10 +18,20 @@ export const ResultSummary = Type.Object({
 }, { additionalProperties: true });
 
 const taskFields = {
-  task_id: Type.String(), network_id: Type.String(), network_version: Type.Integer(), kind: Type.String(),
-  status: TaskStatus, poll_url: Type.String(), queue_position: Type.Union([Type.Integer(), Type.Null()]),
-  options: Type.Record(Type.String(), Type.Unknown(), { description: 'the request options, snake_case as sent (flat_start, timeout_ms, …)' }),
-  progress: Type.Union([Type.Object({ iteration: Type.Integer(), max_iterations: Type.Integer(), mismatch: Type.Number() }, { additionalProperties: true }), Type.Null()]),
+  task_id: Type.String(),
+  network_id: Type.String(),
+  network_version: Type.Integer(),
+  kind: Type.String(),
+  status: TaskStatus,
+  poll_url: Type.String(),
+  queue_position: Type.Union([Type.Integer(), Type.Null()]),
+  options: Type.Record(Type.String(), Type.Unknown(), {
+    description: 'the request options, snake_case as sent (flat_start, timeout_ms, …)',
+  }),
+  progress: Type.Union([
+    Type.Object({ iteration: Type.Integer(), max_iterations: Type.Integer(), mismatch: Type.Number() }, { additionalProperties: true }),
+    Type.Null(),
+  ]),
   error: Type.Union([Type.Object({ code: Type.String(), message: Type.String() }, { additionalProperties: true }), Type.Null()]),
   attempts: Type.Integer(),
   created_at: Timestamp, started_at: Nullable(Timestamp), completed_at: Nullable(Timestamp),
@@ -39,10 +49,19 @@ export const TaskDetailOut = Type.Object({
   deleted: Type.Optional(Type.Boolean({ description: 'DELETE of a finished task: it was deleted with its stored result' })),
 });
 
-export const TaskQuery = Type.Object({
-  include: Type.Optional(Type.String({ maxLength: 64, description: '"result": the whole power-flow result (buses, branches, generators) as well as the summary' })),
-  tz: Type.Optional(Type.String({ maxLength: 64 })),
-}, { additionalProperties: false });
+export const TaskQuery = Type.Object(
+  {
+    include: Type.Optional(
+      Type.String({
+        maxLength: 64,
+        description:
+          "\"result\": the whole result of the task's kind (a power flow's buses, branches, generators; an OPF's; …) as well as the summary",
+      }),
+    ),
+    tz: Type.Optional(Type.String({ maxLength: 64 })),
+  },
+  { additionalProperties: false },
+);
 
 export const TaskListQuery = Type.Object({
   ...PageQuery,

@@ -19,8 +19,16 @@ export function parseSensitivityArgs(kind: SensitivityKind, argv: string[], usag
   let parsed;
   try {
     parsed = parseArgs({
-      args: argv, allowPositionals: true, strict: true,
-      options: { branches: { type: 'string' }, buses: { type: 'string' }, outages: { type: 'string' }, csv: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        branches: { type: 'string' },
+        buses: { type: 'string' },
+        outages: { type: 'string' },
+        csv: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
     });
   } catch (e) {
     const unknown = /Unknown option '([^']+)'/.exec((e as Error).message);
@@ -46,12 +54,12 @@ export function parseSensitivityArgs(kind: SensitivityKind, argv: string[], usag
 export async function runSensitivityCommand(cmd: SensitivityCommand, network: NetworkModel, write: (text: string) => Promise<void>): Promise<void> {
   const { createSolverPool } = await import('../engine/pool.js');
   const { matrixValues, sensitivityMatrix } = await import('./compute.js');
-  const { sensitivityCsv } = await import('../domain/sensitivities.js');
+  const { matrixRows, sensitivityCsv } = await import('../domain/sensitivities.js');
   const pool = createSolverPool({ threads: 1 });
   try {
     const m = await sensitivityMatrix(pool, network, cmd.request);
     if (!cmd.csv) return await write(`${JSON.stringify(matrixValues(m))}\n`);
-    for (const line of sensitivityCsv(m)) await write(line);
+    for await (const line of sensitivityCsv(m, matrixRows(m))) await write(line);
   } finally {
     await pool.close();
   }

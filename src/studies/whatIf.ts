@@ -74,8 +74,8 @@ export type WhatIfVerdict =
   | { ok: false; reason: 'limits'; violations: LimitViolation[]; outcome: WhatIfFlows };
 
 export interface WhatIfOptions {
-  /** Names the unchanged network (e.g. "net_…@version", immutable): its solution is cached under it. */
-  baseKey?: string;
+  /** Where the unchanged network's solution is kept between checks (Services.models keeps it with the version). */
+  baseMemo?: { get(): BaseFlows | null | undefined; set(flows: BaseFlows | null): void };
   /** Ends the check (verdict 'incomplete', status 'cancelled'). */
   signal?: AbortSignal;
   /** Deadline in ms for the whole check (verdict 'incomplete', status 'timeout'). */
@@ -84,10 +84,8 @@ export interface WhatIfOptions {
 
 /** Bus voltages and branch flows of a solved network, in model order. */
 interface Flows { buses: { id: number; v: number; theta: number }[]; branches: Omit<MonitoredBranch, 'index'>[] }
-
-// Base-case solutions per immutable network version, to judge "new or worse".
-const baseCache = new Map<string, Flows | null>();
-const BASE_CACHE_SIZE = 32;
+/** The unchanged network's solution, which judges "new or worse" (null: it did not solve). */
+export type BaseFlows = Flows;
 
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
 
@@ -136,8 +134,21 @@ export function judgeLimits(before: NetworkModel, after: NetworkModel, base: Flo
     const dev = Math.max(bus.vmin - r.v, r.v - bus.vmax);
     if (!(dev > 1e-6)) continue;
     const was = baseV.get(r.id);
-    if (was !== undefined && Math.max(bus.vmin - was, was - bus.vmax) > 1e-6 && dev <= Math.max(bus.vmin - was, was - bus.vmax) + WORSEN_TOLERANCE.voltage) continue;
-    violations.push({ type: 'voltage', bus: r.id, voltage: round(r.v, 6), vmin: bus.vmin, vmax: bus.vmax, limit: r.v < bus.vmin ? bus.vmin : bus.vmax, ...(was !== undefined ? { voltage_before: round(was, 6) } : {}) });
+    if (
+      was !== undefined &&
+      Math.max(bus.vmin - was, was - bus.vmax) > 1e-6 &&
+      dev <= Math.max(bus.vmin - was, was - bus.vmax) + WORSEN_TOLERANCE.voltage
+    )
+      continue;
+    violations.push({
+      type: 'voltage',
+      bus: r.id,
+      voltage: round(r.v, 6),
+      vmin: bus.vmin,
+      vmax: bus.vmax,
+      limit: r.v < bus.vmin ? bus.vmin : bus.vmax,
+      ...(was !== undefined ? { voltage_before: round(was, 6) } : {}),
+    });
   }
   const weight = (v: LimitViolation) => (v.type === 'overload' ? 1000 + v.loading : Math.abs(v.voltage - v.limit));
   return violations.sort((a, b) => weight(b) - weight(a));
@@ -195,7 +206,7 @@ type CaseAnswer =
 async function studyCase(pool: SolverPool, before: NetworkModel, request: StudyRequest, opts: WhatIfOptions, signal: AbortSignal):
   Promise<{ base: Flows | null | undefined; changed: CaseAnswer }> {
   const plan = planStudy(before, request);
-  const cachedBase = opts.baseKey ? baseCache.get(opts.baseKey) : undefined;
+  const cachedBase = opts.baseMemo?.get();
   const basePromise = cachedBase !== undefined ? Promise.resolve(cachedBase)
     : solveStudyBase(pool, before, plan, { signal }).then((b) => (b.status === 'converged' && b.monitored ? flowsOf(b.monitored) : null));
   const [base, chunk] = await Promise.all([basePromise, solveStudyChunk(pool, before, plan, 0, 1, { signal })]);
@@ -203,7 +214,17 @@ async function studyCase(pool: SolverPool, before: NetworkModel, request: StudyR
   const row = studyChunkRows(plan, chunk)[0]!;
   if (row.status === 'converged') return { base, changed: { kind: 'solved', flows: flowsOf(row.monitored!), iterations: row.iterations, ms: chunk.solveMs } };
   if (row.reason === 'slack_lost') {
-    return { base, changed: { kind: 'topology', error: new PowerFlowInputError('the change takes out the last generator of the slack bus: no reference remains', 'TOPOLOGY_INVALID', {}) } };
+    return {
+      base,
+      changed: {
+        kind: 'topology',
+        error: new PowerFlowInputError(
+          'the change takes out the last generator of the slack bus: no reference remains',
+          'TOPOLOGY_INVALID',
+          {},
+        ),
+      },
+    };
   }
   return { base, changed: { kind: 'diverged', iterations: row.iterations, mismatch: Number.NaN } };
 }
@@ -216,7 +237,7 @@ function flowsOf(m: { buses: { id: number; v: number; theta: number }[]; branche
 async function powerFlowCase(pool: SolverPool, before: NetworkModel, after: NetworkModel, opts: WhatIfOptions, signal: AbortSignal, timeoutMs: number):
   Promise<{ base: Flows | null | undefined; changed: CaseAnswer }> {
   const solve = (m: NetworkModel) => pool.solve(m, { ...WHAT_IF_SOLVE, timeoutMs }, { signal });
-  const cachedBase = opts.baseKey ? baseCache.get(opts.baseKey) : undefined;
+  const cachedBase = opts.baseMemo?.get();
   const basePromise = cachedBase !== undefined ? Promise.resolve(cachedBase)
     : solve(before).then((o) => (o.status === 'converged' ? o : null), () => null);
   let base: Flows | null, outcome: SolveOutcome;
@@ -234,11 +255,17 @@ async function powerFlowCase(pool: SolverPool, before: NetworkModel, after: Netw
 /**
  * Would `after` (a changed copy of `before`) be acceptable? Checks islanding first (no solve needed),
  * then solves the change warm with the study engine (or the changed model's power flow when the
- * engine cannot express it) next to the unchanged network (its solution cached under opts.baseKey),
+ * engine cannot express it) next to the unchanged network (its solution kept in opts.baseMemo),
  * and judges branch loadings and bus voltages, tolerating existing violations the change does not
  * clearly worsen.
  */
-export async function whatIf(pool: SolverPool, before: NetworkModel, after: NetworkModel, branchIds: readonly string[], opts: WhatIfOptions = {}): Promise<WhatIfVerdict> {
+export async function whatIf(
+  pool: SolverPool,
+  before: NetworkModel,
+  after: NetworkModel,
+  branchIds: readonly string[],
+  opts: WhatIfOptions = {},
+): Promise<WhatIfVerdict> {
   const isl = islanding(before, after);
   if (isl) return { ok: false, reason: 'islanding', ...isl };
   const timeoutMs = opts.timeoutMs ?? 30_000;
@@ -252,10 +279,7 @@ export async function whatIf(pool: SolverPool, before: NetworkModel, after: Netw
   if (changed.kind === 'incomplete') return { ok: false, reason: 'incomplete', status: deadline.aborted ? 'timeout' : 'cancelled' };
   if (changed.kind === 'topology') return { ok: false, reason: 'topology', error: changed.error };
   // An unsolvable base case only means nothing was violated "before": every violation then counts as new.
-  if (base !== undefined && opts.baseKey && !baseCache.has(opts.baseKey)) {
-    baseCache.set(opts.baseKey, base);
-    if (baseCache.size > BASE_CACHE_SIZE) baseCache.delete(baseCache.keys().next().value!);
-  }
+  if (base !== undefined && opts.baseMemo && opts.baseMemo.get() === undefined) opts.baseMemo.set(base);
   if (changed.kind === 'diverged') return { ok: false, reason: 'diverged', iterations: changed.iterations, mismatch: changed.mismatch };
   const flows = changed.flows;
   const outcome: WhatIfFlows = {

@@ -15,6 +15,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The request body as documented when the route validates none itself (non-JSON uploads). */
     openapiBody?: Record<string, unknown>;
+    /** Responses as documented where they are more precise than the schema the route serializes with (results
+     *  written as stored, typed by kind in the document). */
+    openapiResponse?: Record<number, unknown>;
   }
 }
 
@@ -37,7 +40,7 @@ type Schema = Record<string, unknown> & { response?: Record<string, unknown>; hi
 
 /** The documented responses of a route: its own plus the errors every such route can return. */
 function withErrors(schema: Schema, url: string, route: RouteOptions): Schema {
-  const response = { ...(schema.response ?? {}) } as Record<string, unknown>;
+  const response = { ...(schema.response ?? {}), ...(route.config?.openapiResponse ?? {}) } as Record<string, unknown>;
   const codes = [429, 500];
   if (route.config?.permission) codes.push(401, 403);
   if (url.includes(':') || url.includes('{')) codes.push(404);
@@ -45,7 +48,9 @@ function withErrors(schema: Schema, url: string, route: RouteOptions): Schema {
   for (const c of codes) if (!(c in response) && !(String(c) in response)) response[c] = ErrorBody;
   // Every error response says what it means (else the document shows "Default Response").
   for (const [c, r] of Object.entries(response)) {
-    if (Number(c) >= 400 && r && typeof r === 'object' && !(r as { description?: string }).description) response[c] = { ...r, description: ERRORS[Number(c)] ?? ERROR_TEXT[Number(c)] ?? 'error (the SPEC error body)' };
+    if (Number(c) >= 400 && r && typeof r === 'object' && !(r as { description?: string }).description) {
+      response[c] = { ...r, description: ERRORS[Number(c)] ?? ERROR_TEXT[Number(c)] ?? 'error (the SPEC error body)' };
+    }
   }
   const out: Schema = { ...schema, response };
   if (route.config?.openapiBody) out.body = route.config.openapiBody;
@@ -56,7 +61,12 @@ export default fp(async (app: FastifyInstance) => {
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'gridops', description: 'Grid operations service: network models, power flow, tasks, operations records. Error codes: /docs/errors. Load testing and rate limits: /docs/load-testing.', version: app.services.config.version },
+      info: {
+        title: 'gridops',
+        description: 'Grid operations service: network models, power flow, tasks, operations records. Error codes: /docs/errors. '
+          + 'Load testing and rate limits: /docs/load-testing.',
+        version: app.services.config.version,
+      },
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },

@@ -5,7 +5,7 @@ import type { Caller } from '../../caller.js';
 import type { NetworkModel } from '../../networkModel.js';
 import { AppError } from '../../../lib/errors.js';
 import { getModel, type NetworkSummary } from '../../networks.js';
-import { branchIds, powerFlowConditions } from '../../alarms.js';
+import { branchIds, powerFlowConditions } from '../../alarmRules.js';
 import type { AgentRow } from '../../agents.js';
 import type { CommandContext } from '../context.js';
 
@@ -16,24 +16,40 @@ export type FlowLike = {
   buses: { id: number; v: number }[]; branches: { p_from: number; q_from: number; p_to: number; q_to: number; loading: number }[];
 };
 
-export async function agentNetwork(s: Services, caller: Caller, agent: AgentRow, ctx?: CommandContext): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
+export async function agentNetwork(
+  s: Services,
+  caller: Caller,
+  agent: AgentRow,
+  ctx?: CommandContext,
+): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
   if (!agent.network_id) {
-    throw new AppError('VALIDATION_FAILED', `agent ${agent.id} has no network_id; set one with PUT /api/v1/agents/${agent.id}`, { field: 'network_id', agent_id: agent.id });
+    throw new AppError('VALIDATION_FAILED', `agent ${agent.id} has no network_id; set one with PUT /api/v1/agents/${agent.id}`, {
+      field: 'network_id',
+      agent_id: agent.id,
+    });
   }
   try {
     return await getModel(s, caller, agent.network_id);
   } catch (e) {
     if (e instanceof AppError && e.code === 'NOT_FOUND') {
       if (ctx) ctx.agentFailure = `network ${agent.network_id} no longer exists`;
-      throw new AppError('VALIDATION_FAILED', `agent ${agent.id}'s network ${agent.network_id} no longer exists${ctx ? '; the agent is now in status error (PUT a network_id, then resume it)' : ''}`,
-        { field: 'network_id', network_id: agent.network_id, agent_id: agent.id });
+      throw new AppError(
+        'VALIDATION_FAILED',
+        `agent ${agent.id}'s network ${agent.network_id} no longer exists${ctx ? '; the agent is now in status error (PUT a network_id, then resume it)' : ''}`,
+        { field: 'network_id', network_id: agent.network_id, agent_id: agent.id },
+      );
     }
     throw e;
   }
 }
 
 export function assertOperable(n: NetworkSummary): void {
-  if (n.status === 'locked') throw new AppError('NETWORK_LOCKED', `network ${n.id} is locked while a power flow on it runs; send the command again when the task has finished`, { network_id: n.id });
+  if (n.status === 'locked')
+    throw new AppError(
+      'NETWORK_LOCKED',
+      `network ${n.id} is locked while a power flow on it runs; send the command again when the task has finished`,
+      { network_id: n.id },
+    );
   if (n.status === 'archived' || n.status === 'draft') {
     throw new AppError('CONFLICT', `network ${n.id} is ${n.status}; control commands need a ready network`, { network_id: n.id, status: n.status });
   }
@@ -63,7 +79,8 @@ export function flowSummary(model: NetworkModel, r: FlowLike) {
   r.branches.forEach((f, i) => {
     const br = model.branches[i];
     if (!br || !(br.rate_a > 0) || br.status !== 'closed') return;
-    if (!maxLoading || f.loading > (maxLoading.loading as number)) maxLoading = { branch_id: ids[i], index: i, from: br.from, to: br.to, loading: f.loading, rate_a: br.rate_a };
+    if (!maxLoading || f.loading > (maxLoading.loading as number))
+      maxLoading = { branch_id: ids[i], index: i, from: br.from, to: br.to, loading: f.loading, rate_a: br.rate_a };
   });
   const conditions = powerFlowConditions(model, r);
   return {

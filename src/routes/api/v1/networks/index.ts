@@ -6,7 +6,8 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { BatchResult, envelope, errorResponses, IdParams } from '../../../../schemas/common.js';
 import {
-  BatchCreateIn, BatchDeleteIn, ImportWarningOut, NetworkDetailOut, NetworkIn, NetworkLayoutOut, NetworkListQuery, NetworkOut, NetworkUpdate, PowerFlowIn, ValidationOut,
+  BatchCreateIn, BatchDeleteIn, ImportWarningOut, NetworkDetailOut, NetworkIn, NetworkLayoutOut, NetworkListQuery, NetworkOut, NetworkUpdate,
+  PowerFlowIn, ValidationOut,
 } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
@@ -18,8 +19,12 @@ import { StateEstimationIn, StateEstimationResultOut } from '../../../../schemas
 import { runStateEstimation } from '../../../../domain/stateEstimation.js';
 import { SensitivityIn, SensitivityOut, SensitivityQuery } from '../../../../schemas/sensitivities.js';
 import {
-  inSlices, runSensitivityMatrix, sensitivityAnswer, sensitivityCsv, sensitivityJson, submitSensitivities,
+  matrixHead, matrixRows, runSensitivityMatrix, sensitivityAnswer, sensitivityStream, submitSensitivities,
 } from '../../../../domain/sensitivities.js';
+
+/** The 202 answer of a calculation asked with "async": true (TaskSubmittedOut): the task and where to poll it. */
+const submitted = (t: { task_id: string; network_id: string; status: string; poll_url: string; created_at: unknown }) =>
+  ({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at });
 
 /** Above this many entries a sensitivity matrix is streamed as JSON. */
 const STREAM_JSON_ENTRIES = 100_000;
@@ -41,7 +46,8 @@ const tags = ['networks'];
 // Results are described by their schemas (OpenAPI) but written as they are: a schema-compiled
 // serializer would drop a field the schema does not name yet and refuses NaN instead of null.
 const plainJson = () => (data: unknown) => JSON.stringify(data);
-const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), or a multipart/form-data file upload (curl -F file=@case9.m)';
+const IMPORT_MEDIA_TYPES = 'the .m file as text/plain or application/octet-stream (curl --data-binary @case9.m -H "Content-Type: text/plain"), '
+  + 'or a multipart/form-data file upload (curl -F file=@case9.m)';
 // The import body as documented (the route parses it itself: text, or a multipart upload).
 const IMPORT_BODY = {
   description: 'A MATPOWER case file (.m, format version 2), a PSS/E RAW file (.raw) or a RAWX file (.rawx)',
@@ -49,7 +55,9 @@ const IMPORT_BODY = {
   content: {
     'text/plain': { schema: { type: 'string', description: 'the .m text' } },
     'application/octet-stream': { schema: { type: 'string', format: 'binary' } },
-    'multipart/form-data': { schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', description: 'the .m file' } }, required: ['file'] } },
+    'multipart/form-data': {
+      schema: { type: 'object', properties: { file: { type: 'string', format: 'binary', description: 'the .m file' } }, required: ['file'] },
+    },
   },
 };
 // curl -d @file strips every newline, which turns the first % comment into the rest of the file.
@@ -62,14 +70,17 @@ async function uploadedText(req: FastifyRequest, limit: number, name?: (n: strin
     if (!part) throw new AppError('INVALID_REQUEST', 'the multipart/form-data body has no file part: upload the case with curl -F file=@case9.m');
     const buf = await part.toBuffer();
     name?.(part.filename ?? '');
-    if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE', `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
+    if (part.file.truncated) throw new AppError('PAYLOAD_TOO_LARGE',
+      `the uploaded file is larger than the import limit of ${limit} bytes (IMPORT_BODY_LIMIT)`, { limit_bytes: limit });
     return buf.toString('utf8');
   } catch (e) {
     // The multipart parser's own refusals (limits, content type) carry their 4xx; anything else it
     // throws is a body it could not read (truncated, no closing boundary): the client's to fix (#21).
     const status = (e as { statusCode?: number }).statusCode;
     if (e instanceof AppError || (status !== undefined && status < 500)) throw e;
-    throw new AppError('INVALID_REQUEST', `the multipart/form-data body could not be read (${(e as Error).message}): send the whole file with its closing boundary, e.g. curl -F file=@case9.m, or the .m text as text/plain with --data-binary @case9.m`, { reason: 'malformed_multipart' });
+    throw new AppError('INVALID_REQUEST',
+      `the multipart/form-data body could not be read (${(e as Error).message}): send the whole file with its closing boundary, `
+        + 'e.g. curl -F file=@case9.m, or the .m text as text/plain with --data-binary @case9.m', { reason: 'malformed_multipart' });
   }
 }
 /** The import's format when ?format= is left out: RAWX is JSON; a MATPOWER case has `mpc.` or
@@ -101,7 +112,8 @@ const ImportedOut = Type.Object({
   ...NetworkOut.properties,
   format: Type.Optional(Type.String({ description: 'psse or rawx (absent for matpower)' })),
   revision: Type.Optional(Type.Integer({ description: 'the PSS/E revision read' })),
-  warnings: Type.Optional(Type.Array(ImportWarningOut, { description: 'records the model cannot hold, and where the reader follows PSS/E rather than psse2mpc' })),
+  warnings: Type.Optional(Type.Array(ImportWarningOut,
+    { description: 'records the model cannot hold, and where the reader follows PSS/E rather than psse2mpc' })),
 });
 
 const Params = IdParams('net');
@@ -121,7 +133,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.get('/', {
     config: { permission: 'read' },
-    schema: { summary: 'List networks', tags, querystring: NetworkListQuery, response: { 200: envelope(Type.Array(NetworkOut)), ...errorResponses(400, 401, 403, 422) } },
+    schema: { summary: 'List networks', tags, querystring: NetworkListQuery, response: { 200: envelope(Type.Array(NetworkOut)),
+      ...errorResponses(400, 401, 403, 422) } },
   }, async (req, reply) => {
     const { items, meta } = await networks.listNetworks(s, req.caller, req.query);
     return reply.ok(items, meta);
@@ -134,7 +147,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.post('/batch', {
     config: { permission: 'write' },
-    schema: { summary: 'Create up to 20 networks; each entry succeeds or fails alone', tags, body: BatchCreateIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) } },
+    schema: { summary: 'Create up to 20 networks; each entry succeeds or fails alone', tags, body: BatchCreateIn,
+      response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) } },
   }, async (req, reply) => {
     const entries = req.body.networks;
     const out: networks.BatchResult = { succeeded: [], failed: [] };
@@ -157,7 +171,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.delete('/batch', {
     config: { permission: 'write' },
-    schema: { summary: 'Delete up to 50 networks; each id succeeds or fails alone', tags, body: BatchDeleteIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 422) } },
+    schema: { summary: 'Delete up to 50 networks; each id succeeds or fails alone', tags, body: BatchDeleteIn,
+      response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 422) } },
   }, async (req, reply) => reply.ok(await networks.batchDeleteNetworks(s, req.caller, req.body.ids)));
 
   // MATPOWER import takes the .m text; real cases exceed 1 MB, so this route alone
@@ -166,16 +181,19 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     const limit = s.config.importBodyLimit;
     // text/plain and octet-stream as is; curl's default (-d / --data-binary without -H) is
     // x-www-form-urlencoded: taken as the file text too (see FORM_ADVICE for -d's damage).
-    child.addContentTypeParser(['text/plain', 'application/octet-stream', 'text/x-matlab', 'application/x-www-form-urlencoded'], { parseAs: 'string', bodyLimit: limit }, (_req, body, done) => done(null, body));
+    child.addContentTypeParser(['text/plain', 'application/octet-stream', 'text/x-matlab', 'application/x-www-form-urlencoded'],
+      { parseAs: 'string', bodyLimit: limit }, (_req, body, done) => done(null, body));
     await child.register(multipart, { limits: { fileSize: limit, files: 1, fields: 10, parts: 12 } });
     child.withTypeProvider<TypeBoxTypeProvider>().post('/import', {
       bodyLimit: limit,
       config: { permission: 'write', mediaTypes: IMPORT_MEDIA_TYPES, openapiBody: IMPORT_BODY },
       schema: {
-        summary: 'Create a network from a MATPOWER case (.m), a PSS/E RAW (revisions 29-35) or RAWX file (text/plain, application/octet-stream or a multipart/form-data file)', tags,
+        summary: 'Create a network from a MATPOWER case (.m), a PSS/E RAW (revisions 29-35) or RAWX file '
+          + '(text/plain, application/octet-stream or a multipart/form-data file)', tags,
         querystring: Type.Object({
           format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse'), Type.Literal('rawx')], {
-            description: 'matpower (.m), psse (PSS/E RAW, revisions 29-35) or rawx (PSS/E RAWX); left out, the content (or the uploaded file\'s extension) says which',
+            description: 'matpower (.m), psse (PSS/E RAW, revisions 29-35) or rawx (PSS/E RAWX); '
+              + 'left out, the content (or the uploaded file\'s extension) says which',
           })),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 64, description: 'the network name (default: the case\'s function name)' })),
         }, { additionalProperties: false }),
@@ -187,7 +205,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       let text = req.isMultipart() ? await uploadedText(req, limit, (n) => { fileName = n; }) : req.body;
       // RAWX is JSON: sent as application/json (parsed by Fastify, 1 MB limit) it is taken as the file
       if (text !== null && typeof text === 'object' && 'network' in text && (req.query.format ?? 'rawx') === 'rawx') text = JSON.stringify(text);
-      if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE', `send the case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
+      if (typeof text !== 'string') throw new AppError('UNSUPPORTED_MEDIA_TYPE',
+        `send the case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
       const format = req.query.format ?? importFormat(text, fileName);
       if (format !== 'matpower') {
         const imported = await importPsse(text, format, fileName);
@@ -201,7 +220,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       } catch (e) {
         if (!(e instanceof MatpowerParseError)) throw e;
         const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
-        throw new AppError('VALIDATION_FAILED', form && !text.includes('\n') ? `${e.message}. ${FORM_ADVICE}` : e.message, { line: e.line, expected: e.expected });
+        throw new AppError('VALIDATION_FAILED', form && !text.includes('\n') ? `${e.message}. ${FORM_ADVICE}` : e.message, { line: e.line,
+          expected: e.expected });
       }
       if (req.query.name) model.name = req.query.name;
       if (model.name.length > 64) model.name = model.name.slice(0, 64);
@@ -211,19 +231,24 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.get('/:id', {
     config: { permission: 'read' },
-    schema: { summary: 'Network detail with buses, branches, generators and loads', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(NetworkDetailOut), ...errorResponses(400, 401, 403, 404) } },
+    schema: { summary: 'Network detail with buses, branches, generators and loads', tags, params: Params,
+      querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(NetworkDetailOut), ...errorResponses(400, 401, 403, 404) } },
   }, async (req, reply) => reply.ok(await networks.getNetwork(s, req.caller, req.params.id)));
 
   app.get('/:id/layout', {
     config: { permission: 'read' },
-    schema: { summary: "Where to draw each bus of the network's current version: its coordinates, or a structure layout computed once per version and stored with it", tags, params: Params, response: { 200: envelope(NetworkLayoutOut), ...errorResponses(401, 403, 404, 503) } },
+    schema: {
+      summary: "Where to draw each bus of the network's current version: its coordinates, or a structure layout computed once per version and stored with it",
+      tags, params: Params, response: { 200: envelope(NetworkLayoutOut), ...errorResponses(401, 403, 404, 503) },
+    },
   }, async (req, reply) => reply.ok(await getNetworkLayout(s, req.caller, req.params.id)));
 
   app.get('/:id/export', {
     config: { permission: 'read' },
     schema: {
       summary: 'Export a network as a MATPOWER case file or a PSS/E RAW file (revision 33)', tags, params: Params,
-      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse')], { description: 'matpower (the default, .m) or psse (RAW revision 33)' })) }, { additionalProperties: false }),
+      querystring: Type.Object({ format: Type.Optional(Type.Union([Type.Literal('matpower'), Type.Literal('psse')],
+        { description: 'matpower (the default, .m) or psse (RAW revision 33)' })) }, { additionalProperties: false }),
       response: { 200: Type.String({ description: 'text/plain: the MATPOWER .m file or the RAW file' }), ...errorResponses(400, 401, 403, 404) },
     },
   }, async (req, reply) => {
@@ -235,12 +260,14 @@ export default async function networkRoutes(fastify: FastifyInstance) {
 
   app.put('/:id', {
     config: { permission: 'write' },
-    schema: { summary: 'Replace a network (a new version)', tags, params: Params, body: NetworkUpdate, response: { 200: envelope(NetworkOut), ...errorResponses(400, 401, 403, 404, 409, 413, 422) } },
+    schema: { summary: 'Replace a network (a new version)', tags, params: Params, body: NetworkUpdate,
+      response: { 200: envelope(NetworkOut), ...errorResponses(400, 401, 403, 404, 409, 413, 422) } },
   }, async (req, reply) => reply.ok(await networks.updateNetwork(s, req.caller, req.params.id, req.body)));
 
   app.delete('/:id', {
     config: { permission: 'write' },
-    schema: { summary: 'Delete a network', tags, params: Params, response: { 200: envelope(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 409) } },
+    schema: { summary: 'Delete a network', tags, params: Params, response: { 200: envelope(Type.Object({ id: Type.String(),
+      deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 409) } },
   }, async (req, reply) => {
     await networks.deleteNetwork(s, req.caller, req.params.id);
     return reply.ok({ id: req.params.id, deleted: true });
@@ -261,8 +288,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   }, async (req, reply) => {
     const answer = await runPowerFlow(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -287,8 +313,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       };
     }
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -304,8 +329,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   }, async (req, reply) => {
     const answer = await runStateEstimation(s, req.caller, req.params.id, req.body ?? {});
     if (answer.kind === 'queued') {
-      const t = answer.task;
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(answer.task), undefined, 202);
     }
     return reply.ok(answer.result);
   });
@@ -313,26 +337,23 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/:id/sensitivities', {
     config: { permission: 'compute' },
     schema: {
-      summary: 'PTDF or LODF of the DC model, as MATPOWER makePTDF / makeLODF (rows: branches; columns: buses or outaged branches); ?format=csv streams the matrix; "async": true queues a task whose matrix GET /tasks/{id}/export streams', tags,
+      summary: 'PTDF or LODF of the DC model, as MATPOWER makePTDF / makeLODF (rows: branches; columns: buses or outaged branches); '
+        + '?format=csv streams the matrix; "async": true queues a task whose matrix GET /tasks/{id}/export streams', tags,
       params: Params, querystring: SensitivityQuery, body: SensitivityIn,
       response: { 200: envelope(SensitivityOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 422, 503) },
     },
   }, async (req, reply) => {
     if (req.body.async) {
-      const t = await submitSensitivities(s, req.caller, req.params.id, req.body);
-      return reply.ok({ task_id: t.task_id, network_id: t.network_id, status: t.status, poll_url: t.poll_url, created_at: t.created_at }, undefined, 202);
+      return reply.ok(submitted(await submitSensitivities(s, req.caller, req.params.id, req.body)), undefined, 202);
     }
     const r = await runSensitivityMatrix(s, req.caller, req.params.id, req.body);
     const m = r.matrix;
-    if (req.query.format === 'csv') {
-      // a stream: Fastify pipes it, no serializer
-      const file = `attachment; filename="${m.kind}-${r.network_id}.csv"`;
-      const csv = Readable.from(inSlices(sensitivityCsv(m))) as unknown as never;
-      return reply.type('text/csv; charset=utf-8').header('content-disposition', file).send(csv);
-    }
-    // A large matrix is written row by row (the same envelope), in slices with a turn of the loop between them.
-    if (m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
-      return reply.type('application/json; charset=utf-8').send(Readable.from(inSlices(sensitivityJson(r, req.id))) as unknown as never);
+    const csv = req.query.format === 'csv';
+    // CSV, or a large matrix in the same envelope, is written row by row in slices with a turn of the loop between them.
+    if (csv || m.rows.length * m.columns.length > STREAM_JSON_ENTRIES) {
+      const out = sensitivityStream(matrixHead(r), matrixRows(m), csv ? 'csv' : 'json', req.id);
+      if (csv) reply.header('content-disposition', `attachment; filename="${m.kind}-${r.network_id}.csv"`);
+      return reply.type(out.contentType).send(Readable.from(out.stream) as unknown as never); // a stream: Fastify pipes it, no serializer
     }
     return reply.ok(sensitivityAnswer(r));
   });
