@@ -13,7 +13,7 @@ import { AppError } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { findOwnedRow, listParam, orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import { parseDateTime } from '../lib/time.js';
-import { eventFromRow, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './eventLog.js';
+import { insertEvents, insertEvent, publishEvents, type NewEvent, type StoredEvent } from './eventLog.js';
 import { loadVersion } from './networks.js';
 import { Where } from '../db/where.js';
 import type { Static } from '@sinclair/typebox';
@@ -103,28 +103,6 @@ function alarmEvent(r: AlarmRow, kind: string, extra: Record<string, unknown> = 
       acknowledged_by: a.acknowledged_by, cleared_at: a.cleared_at?.toISOString() ?? null, details: a.details, ...extra,
     },
   };
-}
-
-/** Several events in one statement (power-flow evaluation can touch many alarms). */
-async function insertEvents(q: Queryable, events: NewEvent[]): Promise<StoredEvent[]> {
-  if (events.length === 0) return [];
-  if (events.length === 1) return [await insertEvent(q, events[0])];
-  const rows = events.map((e, ord) => ({
-    ord,
-    tenant_id: e.tenantId,
-    topic: e.topic,
-    kind: e.kind,
-    payload: e.payload,
-    network_id: e.networkId ?? null,
-    agent_id: e.agentId ?? null,
-    severity: e.severity ?? null,
-  }));
-  const { rows: out } = await q.query<Parameters<typeof eventFromRow>[0]>(
-    `INSERT INTO events (tenant_id, topic, kind, payload, network_id, agent_id, severity)
-     SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id, x.agent_id, x.severity
-     FROM jsonb_to_recordset($1::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text, agent_id text, severity smallint)
-     ORDER BY x.ord RETURNING *`, [JSON.stringify(rows)]);
-  return out.map(eventFromRow).sort((a, b) => a.seq - b.seq);
 }
 
 // ---------------------------------------------------------------------------

@@ -110,6 +110,7 @@ async function applyDispatch(s: Services, caller: Caller, networkId: string, tas
     return { ...d, p_from: x.p_from, p_to: x.p_to, ...(r.method === 'ac' ? { q_from: x.q_from, q_to: x.q_to, v_from: x.v_from, v_to: x.v_to } : {}) };
   });
   const change = { kind: 'network.opf_applied', method: r.method, objective: r.objective, task_id: taskId };
-  const saved = await saveModelVersion(s, caller, networkId, version, { ...model, generators, ...(dcLines ? { dc_lines: dcLines } : {}) }, change, { asWrite: true });
+  const applied = { ...model, generators, ...(dcLines ? { dc_lines: dcLines } : {}) };
+  const saved = await saveModelVersion(s, caller, networkId, version, applied, change, { asWrite: true });
   return { network_version: saved.version };
 }

@@ -137,7 +137,9 @@ export class GraphqlEngine {
 
   /** Executes a prepared query or mutation within the timeout; partial data is dropped on timeout. */
   execute(p: Prepared, req: GraphqlRequest, ctx: GqlContext): Promise<ExecutionResult> {
-    const args = { schema: this.schema, document: p.document, contextValue: ctx, variableValues: req.variables ?? {}, operationName: req.operationName ?? undefined };
+    const args = {
+      schema: this.schema, document: p.document, contextValue: ctx, variableValues: req.variables ?? {}, operationName: req.operationName ?? undefined,
+    };
     const jit = this.compiledFor(p.document, args.operationName);
     return this.executeArgs(args, jit);
   }

@@ -45,7 +45,8 @@ export function applyGencost(m: GencostMatrix | undefined, generators: Generator
       coefficients: v.slice(o + 4, o + 4 + want),
     };
     const reactive = r >= ng;
-    const problems = costProblems(cost, `mpc.${field} row ${r + 1}${reactive ? ` (reactive power of generator row ${r - ng + 1})` : ''}`, reactive ? 'MVAr' : 'MW');
+    const where = `mpc.${field} row ${r + 1}${reactive ? ` (reactive power of generator row ${r - ng + 1})` : ''}`;
+    const problems = costProblems(cost, where, reactive ? 'MVAr' : 'MW');
     if (problems.length > 0) fail(line, `a valid ${field === 'gencost' ? 'generator' : 'DC line'} cost in mpc.${field}`, problems.join('; '));
     if (reactive) generators[r - ng]!.reactive_cost = cost;
     else generators[r]!.cost = cost;

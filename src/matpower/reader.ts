@@ -201,7 +201,9 @@ export function parseMatpower(text: string, fileName?: string): NetworkModel {
   // their OPF costs (MATPOWER's mpc.dclinecost: gencost rows, one per mpc.dcline row, cost of PF)
   const dcCostM = sc.matrices.get('dclinecost');
   if (dcCostM) {
-    if (dcCostM.rowStart.length !== dcLines.length) fail(dcCostM.line, `${dcLines.length} rows in mpc.dclinecost (one per mpc.dcline row)`, `${dcCostM.rowStart.length} rows`);
+    if (dcCostM.rowStart.length !== dcLines.length) {
+      fail(dcCostM.line, `${dcLines.length} rows in mpc.dclinecost (one per mpc.dcline row)`, `${dcCostM.rowStart.length} rows`);
+    }
     const holders = dcLines.map(() => ({ cost: null }) as unknown as Generator);
     applyGencost(dcCostM, holders, fail, undefined, 'dclinecost');
     holders.forEach((h, k) => {

@@ -251,7 +251,10 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
       mu_qmin: dc ? 0 : out[oGen + 4 * ng + g]!, mu_qmax: dc ? 0 : out[oGen + 5 * ng + g]! };
   };
   const vById = new Map(buses.map((b) => [b.id, b.v]));
-  const dcLines = net.dc_lines && net.dc_lines.length > 0 ? dcLineResults(net, p.dcLineOrder, terminal, dc ? undefined : (id) => vById.get(id) ?? 0) : undefined;
+  const dcLines =
+    net.dc_lines && net.dc_lines.length > 0
+      ? dcLineResults(net, p.dcLineOrder, terminal, dc ? undefined : (id) => vById.get(id) ?? 0)
+      : undefined;
   const branches = net.branches.map((b, index) => ({ index, from: b.from, to: b.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0, mu_sf: 0, mu_st: 0 }));
   const muAngle = new Float64Array(net.branches.length * 2);
   for (let l = 0; l < nl; l++) {
@@ -274,7 +277,10 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
       + (feasible ? '' : ` with the limits still violated (feasibility ${convergence.feasibility.toExponential(2)}): the problem is probably infeasible`);
     if (!feasible) binding = bindingLimits(net, buses, generators, branches, muAngle);
   }
-  return { status, objective: out[OUT.F]!, ...base, buses, generators, branches, ...(dcLines ? { dc_lines: dcLines } : {}), ...(message ? { message } : {}), ...(binding ? { binding } : {}) };
+  return {
+    status, objective: out[OUT.F]!, ...base, buses, generators, branches,
+    ...(dcLines ? { dc_lines: dcLines } : {}), ...(message ? { message } : {}), ...(binding ? { binding } : {}),
+  };
 }
 
 /** The limits with the largest multipliers at MIPS's last iterate: at an infeasible end those are the

@@ -27,7 +27,23 @@ function securityRequest(s: NonNullable<RunOpfArgs['security']>): SecurityReques
   };
 }
 
-interface StoredOpf { start?: OpfStart; earlier_runs?: OpfResult['earlier_runs']; security?: SecurityOutcome; task_id: string; status: string; method: OpfMethod; solver?: string; objective: number; iterations: number; buses: OpfBus[]; generators: OpfGenerator[]; branches: OpfBranch[]; dc_lines?: OpfResult['dc_lines']; lost_load_mw?: number; lost_generation_mw?: number }
+interface StoredOpf {
+  start?: OpfStart;
+  earlier_runs?: OpfResult['earlier_runs'];
+  security?: SecurityOutcome;
+  task_id: string;
+  status: string;
+  method: OpfMethod;
+  solver?: string;
+  objective: number;
+  iterations: number;
+  buses: OpfBus[];
+  generators: OpfGenerator[];
+  branches: OpfBranch[];
+  dc_lines?: OpfResult['dc_lines'];
+  lost_load_mw?: number;
+  lost_generation_mw?: number;
+}
 
 export const opfResolvers = {
   Mutation: {

@@ -71,7 +71,14 @@ export const powerFlowResolvers = {
       }
     }),
     cancelTask: mutation({ permission: 'compute', resourceType: 'task', resourceId: (a: { taskId: string }) => a.taskId }, async (caller, a: { taskId: string }, ctx) => {
-      await ctx.s.tasks.cancel(caller, a.taskId);
+      const t = await ctx.s.tasks.cancel(caller, a.taskId);
+      // finished between the read and the cancel: nothing was cancelled, as for a task found finished
+      if (t.status !== 'cancelled') {
+        throw new AppError('CONFLICT', `task ${a.taskId} is already ${t.status}; only queued or running tasks can be cancelled`, {
+          task_id: a.taskId,
+          status: t.status,
+        });
+      }
       return true;
     }),
   },
