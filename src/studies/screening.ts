@@ -103,7 +103,7 @@ function branchOutages(plan: StudyPlan, start: number, end: number): number[] {
 
 /** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution. */
 const estimatePlans = new WeakMap<StudyPlan, StudyPlan>();
-function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
+export function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
   const hit = estimatePlans.get(plan);
   if (hit) return hit;
   const p: StudyPlan = {
