@@ -126,10 +126,12 @@ for (const c of SCREEN_CASES) {
 const UPDATE_CASES: [string, number][] = QUICK ? [['case300', 1]] :
   [['case300', 1], ['pglib_opf_case588_sdet', 1], ['case1354pegase', 4], ['case_ACTIVSg2000', 16]];
 for (const [c, every] of UPDATE_CASES) {
-  test(`${c}: the estimate on the intact factors equals the refactorised estimate (every ${every === 1 ? '' : `${every}th `}outage)`, async (t) => {
+  const which = every === 1 ? 'every outage' : `every ${every}th outage`;
+  test(`${c}: the estimate on the intact factors equals the refactorised estimate (${which})`, async (t) => {
     const net = load(c);
     const outages = net.branches.map((_, l) => l).filter((l) => l % every === 0).map((l) => ({ branches: [l] }));
-    const plan = planStudy(net, { kind: 'contingency', contingencies: outages, islanding: 'skip', monitor: { branches: 'all', buses: 'all' } });
+    const monitor = { branches: 'all', buses: 'all' } as const;
+    const plan = planStudy(net, { kind: 'contingency', contingencies: outages, islanding: 'skip', monitor });
     const estimate: StudyPlan = { ...estimatePlanOf(plan, 0), monitor: plan.monitor };
     const updated = await solveStudyChunk(pool, net, estimate, 0, plan.caseCount);
     const refactorised = await solveStudyChunk(pool, net, { ...estimate, estimateRefactor: true }, 0, plan.caseCount);
@@ -148,7 +150,9 @@ for (const [c, every] of UPDATE_CASES) {
         if (Number.isNaN(b)) assert.ok(Number.isNaN(a));
         else close(a, b, Math.max(1, Math.abs(b)), `branch value ${j - k * nBr}`);
       }
-      for (let j = k * nBus; j < (k + 1) * nBus; j++) close(updated.monitoredBuses[j]!, refactorised.monitoredBuses[j]!, 1, `bus value ${j - k * nBus}`);
+      for (let j = k * nBus; j < (k + 1) * nBus; j++) {
+        close(updated.monitoredBuses[j]!, refactorised.monitoredBuses[j]!, 1, `bus value ${j - k * nBus}`);
+      }
     }
     assert.ok(compared > 0.5 * plan.caseCount, `${c}: ${compared} of ${plan.caseCount} outages estimated`);
     t.diagnostic(`${c}: ${compared} outages compared, largest difference ${worst.toExponential(1)} (relative, or p.u.)`);
