@@ -5,7 +5,8 @@
 //
 //  - ac_linear (default): one fast-decoupled iteration (MATPOWER's XB: a P-θ then a Q-V half-step on B' and B''
 //    without the outaged branches) from the AC base solution, run by the study loop itself on every outage of the
-//    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts), its flows from the full AC equations. The P step moves the
+//    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts; B' and B'' factorised once, each outage's solves corrected by
+//    Sherman–Morrison–Woodbury, assembly/study/compensation.ts), its flows from the full AC equations. The P step moves the
 //    outaged flow as the LODF would; the Q step sees what the larger flows cost in reactive losses and how far
 //    voltages sag, which is what an LODF on active flows misses (docs/studies.md "Screening"). A case is solved
 //    when some rated branch's estimate comes within a margin of its trigger: the loading limit for a branch within
