@@ -317,8 +317,13 @@ export class StudyWorkspace {
 
     // ---- the base case (record 0): start point of the packed network
     this.setScenario(-1, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff);
+    // an estimate starts from the AC base state: its base case is solved with Newton-Raphson as the AC study's is
+    // (fast-decoupled need not converge there: case_ACTIVSg10k does not in 100 iterations)
+    const fdCases = this.fd;
+    if (this.estimateIt > 0) this.fd = false;
     const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
       monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
+    this.fd = fdCases;
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
     if (!baseOk) this.estimateIt = 0;

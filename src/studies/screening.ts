@@ -27,9 +27,8 @@ import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './ty
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
 
-/** ac_linear: fast-decoupled iterations of the estimate, and the most its base solve may take. */
+/** ac_linear: fast-decoupled iterations of the estimate. */
 export const ESTIMATE_ITERATIONS = 1;
-const ESTIMATE_BASE_ITERATIONS = 100;
 /** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
 export const ESTIMATE_CHANGE_MARGIN = 15;
 export const ESTIMATE_POINTS_MARGIN = 1;
@@ -109,8 +108,9 @@ export function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
   if (hit) return hit;
   const p: StudyPlan = {
     ...plan,
-    // the base case is solved in full first (XB takes more iterations than Newton: at least ESTIMATE_BASE_ITERATIONS)
-    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false, maxIterations: Math.max(plan.options.maxIterations, ESTIMATE_BASE_ITERATIONS) },
+    // the outages' iterations are fast-decoupled; the base case is solved with Newton-Raphson as the AC study's
+    // (assembly/study/loop.ts), so the estimate starts from the AC base state
+    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false },
     monitor: { branches: [], buses: [] },
     // every branch whose estimate could come within its margin is listed as a "violation" of this limit
     loadingLimitPercent: listFrom,
