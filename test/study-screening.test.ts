@@ -160,6 +160,15 @@ for (const [c, every] of UPDATE_CASES) {
   });
 }
 
+test('a network without rated branches screens nothing (case13659pegase has none): every row is the AC study\'s', async () => {
+  const rated = load('case30');
+  const net: NetworkModel = { ...rated, branches: rated.branches.map((b) => ({ ...b, rate_a: 0 })) };
+  const req: StudyRequest = { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip' };
+  const full = await rows(net, planStudy(net, req));
+  assert.deepEqual(await rows(net, planStudy(net, { ...req, screening: {} })), full);
+  assert.ok((await rows(rated, planStudy(rated, { ...req, screening: {} }))).some((r) => r.status === 'screened'), 'rated case30 screens some');
+});
+
 test('dc keeps the wave-3 rule; threshold 0 solves every case; scenarios refuse screening; generator outages are solved', async () => {
   const net = load('case30');
   const dc = await rows(net, planStudy(net, { kind: 'contingency', contingencies: 'n-1', screening: { method: 'dc', threshold_percent: 90 } }), 7);

@@ -128,6 +128,8 @@ async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: Stu
   const out = new Map<number, ScreenedCase>();
   const candidates = branchOutages(plan, start, end);
   if (candidates.length === 0) return out;
+  // no rated branch (case13659pegase): no estimate can clear a case, so none is made (rated as assembly/branchModel.ts)
+  if (!network.branches.some((b) => b.status === 'closed' && b.rate_a > 0 && b.rate_a < 1e10)) return out;
   const base = await baseSolution(pool, network, plan, signal);
   if (base.status !== 'converged') return out;
   const limit = plan.loadingLimitPercent;
