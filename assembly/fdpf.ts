@@ -12,6 +12,7 @@ import { DecoupledSystem } from './decoupledSystem';
 import { injections, mismatchFD, polarToRect, wrapAll } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';
+import { RankTwoUpdate } from './sparse/woodbury';
 import { progress } from './progress';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
 
@@ -55,10 +56,10 @@ export function fdpf(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff
   return fdIterate(topo, factorB(topo, input, busOff, brOff, baseMVA, hash), tol, maxIt, result);
 }
 
-/** B' and B'' of a study case: the base network without the branches marked in `out`, refactorised
- *  on the base pattern. The factors then belong to the case: a later power flow rebuilds its own. */
+/** B' and B'' of a study case: the base network without the branches marked in `out` (null: the intact network),
+ *  refactorised on the base pattern. The factors then belong to the case: a later power flow rebuilds its own. */
 export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64,
-  out: StaticArray<u8>): bool {
+  out: StaticArray<u8> | null): bool {
   const sys = topo.decoupled();
   sys.bpOk = false;
   sys.bppOk = false;
@@ -76,8 +77,10 @@ export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: 
 }
 
 /** The fast-decoupled iterations from topo.vm / va on factors prepared by the caller (factored:
- *  false when B' or B'' was singular). */
-export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, result: SolveResult): i32 {
+ *  false when B' or B'' was singular); bpUpdate / bppUpdate (optional): the factors are another matrix's,
+ *  each solve corrected by that update (a study's branch outage on the intact factors, study/compensation.ts). */
+export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, result: SolveResult,
+  bpUpdate: RankTwoUpdate | null = null, bppUpdate: RankTwoUpdate | null = null): i32 {
   const nb = topo.nb;
   const sys = topo.decoupled();
   wrapAll(topo);
@@ -109,7 +112,10 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
   while (status == STATUS_MAXIT && it < maxIt) {
     it++;
     // ---- P half-iteration: update Va
-    if (topo.nR > 0) sys.luBp.solve(P);
+    if (topo.nR > 0) {
+      sys.luBp.solve(P);
+      if (bpUpdate !== null) bpUpdate.apply(P);
+    }
     for (let i = 0; i < nb; i++) {
       const r = geti(rIdx, i);
       if (r >= 0) {
@@ -126,7 +132,10 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
     norm = mismatchMax(sys);
     if (sys.normP < tol && sys.normQ < tol) { progress(it, norm); status = STATUS_CONVERGED; break; }
     // ---- Q half-iteration: update Vm
-    if (topo.nQ > 0) sys.luBpp.solve(Q);
+    if (topo.nQ > 0) {
+      sys.luBpp.solve(Q);
+      if (bppUpdate !== null) bppUpdate.apply(Q);
+    }
     for (let i = 0; i < nb; i++) {
       const q = geti(qIdx, i);
       if (q >= 0) { // angles unchanged: reuse their cos / sin

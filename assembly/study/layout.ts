@@ -31,6 +31,9 @@ export const SIN_WARM_PREVIOUS: i32 = 10; // 1: a scenario starts from the one b
 // > 0: an estimate (the ac_linear screen, src/studies/screening.ts): each outage case runs this many iterations
 // from the base solution and reports its metrics converged or not (the base case itself is solved in full)
 export const SIN_ESTIMATE_IT: i32 = 11;
+// 1: an estimate's branch outage refactorises B' and B'' instead of updating the intact factors (./compensation.ts):
+// the reference the update is tested against
+export const SIN_ESTIMATE_REFACTOR: i32 = 12;
 export const SIN_HEADER: i32 = 16;
 
 export const CASE_FIELDS: i32 = 4;

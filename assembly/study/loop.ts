@@ -28,12 +28,13 @@ import { caseMetrics, monitored, FlowModel } from './metrics';
 import { StudyResults } from './results';
 import { dcCase } from './dc';
 import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
+import { BranchOutageCompensation } from './compensation';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, METHOD_DC, METHOD_FDXB } from '../layout';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
-  SIN_ESTIMATE_IT,
+  SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR,
 } from './layout';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
 
@@ -82,6 +83,11 @@ export class StudyWorkspace {
   private warmPrevious: bool = false;
   /** > 0: outage cases are estimates of this many iterations (SIN_ESTIMATE_IT) */
   private estimateIt: i32 = 0;
+  // an estimate's single-branch outage is solved on the intact B' / B'' factors, compensated (./compensation.ts);
+  // estimateRefactor: refactorised instead (SIN_ESTIMATE_REFACTOR, the test's reference)
+  private compensation: BranchOutageCompensation = new BranchOutageCompensation();
+  private estimateRefactor: bool = false;
+  private caseBranch: i32 = -1;                                 // the one branch out of the case being solved, else -1
   private previousOk: bool = false;
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
@@ -193,11 +199,21 @@ export class StudyWorkspace {
     if (this.dc) return dcCase(topo, input, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.brOut, this.genOut, this.pd, this.pg);
     this.schedule(topo, input, genOff, ng, baseMVA);
     if (this.fd) {
+      const l = this.estimateIt > 0 && !this.estimateRefactor && !this.qlim ? this.caseBranch : -1;
+      const onIntact = intact || l >= 0;
       let factored = true;
-      if (!(this.fdTopo === topo && this.fdIntact && intact)) {
+      if (!(this.fdTopo === topo && this.fdIntact && onIntact)) {
+        factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, onIntact ? null : this.brOut);
+        this.fdTopo = factored ? topo : null;
+        this.fdIntact = onIntact;
+      }
+      if (l >= 0) {
+        const c = this.compensation;
+        if (factored && c.prepare(topo, input, this.dcBrOff, l)) return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp);
+        // singular without the branch to working precision: the refactorised path decides
         factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
         this.fdTopo = factored ? topo : null;
-        this.fdIntact = intact;
+        this.fdIntact = false;
       }
       return fdIterate(topo, factored, tol, maxIt, this.solveResult);
     }
@@ -277,6 +293,7 @@ export class StudyWorkspace {
     this.warmPrevious = <i32>s[SIN_WARM_PREVIOUS] != 0 && !this.dc; // DC has no start point
     this.previousOk = false;
     this.estimateIt = <i32>s[SIN_ESTIMATE_IT];
+    this.estimateRefactor = <i32>s[SIN_ESTIMATE_REFACTOR] != 0;
     this.fdTopo = null; // the cached topology's B factors may hold another parameter set
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
@@ -300,8 +317,13 @@ export class StudyWorkspace {
 
     // ---- the base case (record 0): start point of the packed network
     this.setScenario(-1, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff);
+    // an estimate starts from the AC base state: its base case is solved with Newton-Raphson as the AC study's is
+    // (fast-decoupled need not converge there: case_ACTIVSg10k does not in 100 iterations)
+    const fdCases = this.fd;
+    if (this.estimateIt > 0) this.fd = false;
     const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
       monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
+    this.fd = fdCases;
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
     if (!baseOk) this.estimateIt = 0;
@@ -475,7 +497,9 @@ export class StudyWorkspace {
         }
       }
       const estimate = this.estimateIt > 0;
+      this.caseBranch = nBr == 1 && nGen == 0 && pinnedTopo === null ? <i32>unchecked(s[outOff]) : -1;
       code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, estimate ? this.estimateIt : maxIt, outOff, nBr);
+      this.caseBranch = -1;
       const solved = this.caseTopo!;
       // an estimate reports the state its iterations reached
       const judged = code == STATUS_CONVERGED || (estimate && code == STATUS_MAXIT);

@@ -1,5 +1,8 @@
 // The study ABI seen from JavaScript: layouts of assembly/study/layout.ts (test/abi.test.ts checks the two).
-export const SIN = { NCASES: 0, LIMIT: 1, NMONBR: 2, NMONBUS: 3, NSCEN: 4, NOUT: 5, NCORR: 6, NSGEN: 7, QLIM: 8, ISOLATE: 9, WARM_PREVIOUS: 10, ESTIMATE_IT: 11, HEADER: 16 } as const;
+export const SIN = {
+  NCASES: 0, LIMIT: 1, NMONBR: 2, NMONBUS: 3, NSCEN: 4, NOUT: 5, NCORR: 6, NSGEN: 7, QLIM: 8, ISOLATE: 9, WARM_PREVIOUS: 10,
+  ESTIMATE_IT: 11, ESTIMATE_REFACTOR: 12, HEADER: 16,
+} as const;
 export const CASE_FIELDS = 4;
 export const SCEN_FIELDS = 5;
 export const REC = {

@@ -5,7 +5,8 @@
 //
 //  - ac_linear (default): one fast-decoupled iteration (MATPOWER's XB: a P-θ then a Q-V half-step on B' and B''
 //    without the outaged branches) from the AC base solution, run by the study loop itself on every outage of the
-//    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts), its flows from the full AC equations. The P step moves the
+//    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts; B' and B'' factorised once, each outage's solves corrected by
+//    Sherman–Morrison–Woodbury, assembly/study/compensation.ts), its flows from the full AC equations. The P step moves the
 //    outaged flow as the LODF would; the Q step sees what the larger flows cost in reactive losses and how far
 //    voltages sag, which is what an LODF on active flows misses (docs/studies.md "Screening"). A case is solved
 //    when some rated branch's estimate comes within a margin of its trigger: the loading limit for a branch within
@@ -26,9 +27,8 @@ import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './ty
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
 
-/** ac_linear: fast-decoupled iterations of the estimate, and the most its base solve may take. */
+/** ac_linear: fast-decoupled iterations of the estimate. */
 export const ESTIMATE_ITERATIONS = 1;
-const ESTIMATE_BASE_ITERATIONS = 100;
 /** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
 export const ESTIMATE_CHANGE_MARGIN = 15;
 export const ESTIMATE_POINTS_MARGIN = 1;
@@ -103,13 +103,14 @@ function branchOutages(plan: StudyPlan, start: number, end: number): number[] {
 
 /** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution. */
 const estimatePlans = new WeakMap<StudyPlan, StudyPlan>();
-function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
+export function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
   const hit = estimatePlans.get(plan);
   if (hit) return hit;
   const p: StudyPlan = {
     ...plan,
-    // the base case is solved in full first (XB takes more iterations than Newton: at least ESTIMATE_BASE_ITERATIONS)
-    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false, maxIterations: Math.max(plan.options.maxIterations, ESTIMATE_BASE_ITERATIONS) },
+    // the outages' iterations are fast-decoupled; the base case is solved with Newton-Raphson as the AC study's
+    // (assembly/study/loop.ts), so the estimate starts from the AC base state
+    options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false },
     monitor: { branches: [], buses: [] },
     // every branch whose estimate could come within its margin is listed as a "violation" of this limit
     loadingLimitPercent: listFrom,
@@ -127,6 +128,8 @@ async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: Stu
   const out = new Map<number, ScreenedCase>();
   const candidates = branchOutages(plan, start, end);
   if (candidates.length === 0) return out;
+  // no rated branch (case13659pegase): no estimate can clear a case, so none is made (rated as assembly/branchModel.ts)
+  if (!network.branches.some((b) => b.status === 'closed' && b.rate_a > 0 && b.rate_a < 1e10)) return out;
   const base = await baseSolution(pool, network, plan, signal);
   if (base.status !== 'converged') return out;
   const limit = plan.loadingLimitPercent;

@@ -126,6 +126,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
   buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
   buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
+  buf[SIN.ESTIMATE_REFACTOR] = plan.estimateRefactor ? 1 : 0;
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
   buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
   let o = SIN.HEADER;

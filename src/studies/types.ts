@@ -133,6 +133,8 @@ export interface StudyPlan {
   /** the screen's estimate (./screening.ts, never a request's): outage cases run this many iterations and report
    *  the state reached, converged or not */
   estimateIterations?: number;
+  /** the estimate refactorises B' / B'' per outage instead of updating the intact factors: the update's test reference */
+  estimateRefactor?: boolean;
 }
 
 export type { StudyCaseStatus, StudyViolationKind, StudyViolationType };
