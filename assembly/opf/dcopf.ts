@@ -13,9 +13,13 @@
 import { QP } from './qp';
 import { Mips, MipsOptions } from './mips';
 import {
-  ACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, addPgRows, pgRowEntries, interiorStart, fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
+  ACTIVE_COST, costSizes, countAngleRows, addAngleRows, addCostRows, addPgRows, pgRowEntries, interiorStart,
+  fixReferenceAngles, writeSolveHeader, writeAngleMultipliers, bad,
 } from './opfRows';
-import { OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT, OPF_IN_NPGROWS, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0 } from './layout';
+import {
+  OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_BASEMVA, OPF_IN_HEADER, OPF_BUS_FIELDS, OPF_BR_FIELDS, OPF_OUT_HEADER, OPF_IN_NXROWS, OPF_IN_XROWS_AT,
+  OPF_IN_NPGROWS, OPF_IN_START, OPF_START_CASE, OPF_BUS_VA0, OPF_GEN_PG0,
+} from './layout';
 import { isRated } from '../branchModel';
 import { BdcBranches } from '../makeBdc';
 import { OPF_BR_RATE_A, OPF_BR_RATIO, OPF_BR_SHIFT, OPF_BR_T, OPF_BR_X, OPF_BUS_GS, OPF_BUS_PD, OPF_GEN_PMAX, OPF_GEN_PMIN, OPF_OUT_BR_FIELDS, OPF_OUT_BR_MU_SF, OPF_OUT_BR_MU_ST, OPF_OUT_BR_PT, OPF_OUT_BUS_FIELDS, OPF_OUT_BUS_LAM_P, OPF_OUT_BUS_VA, OPF_OUT_GEN_FIELDS, OPF_OUT_GEN_MU_PMAX, OPF_OUT_GEN_MU_PMIN } from './layout';
