@@ -5,10 +5,10 @@ import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
-import { assertCallerText } from '../lib/callerText.js';
 import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
-import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
-import { islandSummaries, validateTopology, type ValidationIssue } from './networkValidation.js';
+import type { NetworkInput, NetworkModel } from './networkModel.js';
+import { checkModel, type CheckedModel } from './networkCheck.js';
+import { islandSummaries, validateTopology } from './networkValidation.js';
 import { opfFieldIssues } from '../opf/costs.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
 import { checkNetworkQuota } from '../security/quotas.js';
@@ -59,24 +59,6 @@ export function summary(r: NetworkRow): NetworkSummary {
   };
 }
 
-function firstIssueError(issues: ValidationIssue[]): AppError {
-  const first = issues[0];
-  const more = issues.length > 1 ? ` (and ${issues.length - 1} more problem${issues.length > 2 ? 's' : ''}; POST /validate lists them all)` : '';
-  return new AppError(first.code, first.message + more, { field: first.field, ...first.details, errors: issues.slice(0, 50) });
-}
-
-function checkModel(input: NetworkInput): NetworkModel {
-  // names and text of every door (a MATPOWER file's too): no control characters (src/lib/callerText.ts)
-  assertCallerText(input);
-  const model = withDefaults(input);
-  // OPF fields too (costs MATPOWER could not use, angmin > angmax): refused when stored, not at the first OPF.
-  // A split network is stored as it is (open breakers are part of a real model): only a
-  // calculation refuses its islands, and by default only (CONTRACT "Islands").
-  const issues = [...validateTopology(model), ...opfFieldIssues(model)].filter((i) => i.code !== 'ISLANDED_BUS');
-  if (issues.length > 0) throw firstIssueError(issues);
-  return model;
-}
-
 async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
   await checkNetworkQuota(s, q, caller.tenantId);
   const id = newId('net');
@@ -92,8 +74,12 @@ async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: N
 }
 
 export async function createNetwork(s: Services, caller: Caller, input: NetworkInput & { status?: 'draft' | 'ready' }): Promise<NetworkSummary> {
-  const model = checkModel(input);
-  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, input.status ?? 'ready'));
+  return storeNetwork(s, caller, checkModel(input), input.status ?? 'ready');
+}
+
+/** Stores a model that passed checkModel (an import checks it on its reader thread). */
+export async function storeNetwork(s: Services, caller: Caller, model: CheckedModel, status: 'draft' | 'ready' = 'ready'): Promise<NetworkSummary> {
+  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, status));
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
   return net;

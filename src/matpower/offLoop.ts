@@ -5,6 +5,8 @@
 // checks nor exhaust the process.
 import type { NetworkModel } from '../domain/networkModel.js';
 import { readOffThread } from '../lib/offThreadRead.js';
+import { AppError } from '../lib/errors.js';
+import { checkImported, type AppErrorFields, type CheckedModel } from '../domain/networkCheck.js';
 import { MatpowerParseError, parseMatpower } from './reader.js';
 
 /** case300 is ~120 KB; cases from here on are read off the loop. */
@@ -18,28 +20,46 @@ export const OFF_LOOP_TIME_BUDGET_MS = 30_000;
 export const readsOffLoop: number[] = [];
 
 type WorkerReply =
-  | { model: NetworkModel; threadId: number }
+  | { model: NetworkModel; threadId: number; checked: boolean }
+  | { invalid: AppErrorFields }
   | { error: { file: string; line: number; expected: string; found?: string } }
   | { failure: string };
 
+interface ReadOptions {
+  minChars?: number;
+  timeBudgetMs?: number;
+}
+
 /** Reads a MATPOWER case; throws MatpowerParseError, or 422 VALIDATION_FAILED past the time or memory budget. */
-export async function parseMatpowerOffLoop(
-  text: string,
-  file: string,
-  opts: { minChars?: number; timeBudgetMs?: number } = {},
-): Promise<NetworkModel> {
+export async function parseMatpowerOffLoop(text: string, file: string, opts: ReadOptions = {}): Promise<NetworkModel> {
   if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return parseMatpower(text, file);
+  return (await readOnThread(text, file, opts)).model;
+}
+
+/**
+ * Reads a MATPOWER case and checks it for storing, named `name` (default: its function name):
+ * a large case is read and checked on its reader thread. Throws as parseMatpowerOffLoop does, and
+ * the storing checks' AppError.
+ */
+export async function importMatpowerOffLoop(text: string, file: string, name?: string, opts: ReadOptions = {}): Promise<CheckedModel> {
+  if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return checkImported(parseMatpower(text, file), name);
+  const { model, checked } = await readOnThread(text, file, opts, { name });
+  return checked ? (model as CheckedModel) : checkImported(model, name);
+}
+
+async function readOnThread(text: string, file: string, opts: ReadOptions, check?: { name?: string }) {
   const reply = await readOffThread<WorkerReply>(
     'matpower',
-    { text, file },
+    { text, file, check },
     'the MATPOWER case',
     opts.timeBudgetMs ?? OFF_LOOP_TIME_BUDGET_MS,
   );
   if ('model' in reply) {
     readsOffLoop.push(reply.threadId);
     if (readsOffLoop.length > 16) readsOffLoop.shift();
-    return reply.model;
+    return reply;
   }
+  if ('invalid' in reply) throw new AppError(reply.invalid.code, reply.invalid.message, reply.invalid.details);
   if ('error' in reply) throw new MatpowerParseError(reply.error.file, reply.error.line, reply.error.expected, reply.error.found);
   throw new Error(`MATPOWER reader thread failed: ${reply.failure}`);
 }

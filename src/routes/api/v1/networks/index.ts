@@ -34,10 +34,10 @@ import { StudyIn, StudySubmitted, studyValidator } from '../../../../schemas/stu
 import type { NetworkInput } from '../../../../domain/networkModel.js';
 import { AppError } from '../../../../lib/errors.js';
 import { MatpowerParseError } from '../../../../matpower/reader.js';
-import { parseMatpowerOffLoop } from '../../../../matpower/offLoop.js';
+import { importMatpowerOffLoop } from '../../../../matpower/offLoop.js';
 import { writeMatpower } from '../../../../matpower/writer.js';
 import { detectPsseFormat, type PsseFormat } from '../../../../psse/reader.js';
-import { parsePsseOffLoop } from '../../../../psse/offLoop.js';
+import { importPsseOffLoop } from '../../../../psse/offLoop.js';
 import { writePsse } from '../../../../psse/writer.js';
 import { PsseParseError } from '../../../../psse/scanner.js';
 import { getNetworkLayout } from '../../../../layout/networkLayout.js';
@@ -96,9 +96,9 @@ function importFormat(text: string, fileName: string): 'matpower' | PsseFormat {
   return /^\s*(@!|[0-9,])/.test(head) ? 'psse' : 'matpower';
 }
 
-async function importPsse(text: string, format: PsseFormat, fileName: string) {
+async function importPsse(text: string, format: PsseFormat, fileName: string, name?: string) {
   try {
-    return await parsePsseOffLoop(text, { format, fileName: fileName || undefined });
+    return await importPsseOffLoop(text, { format, fileName: fileName || undefined }, name);
   } catch (e) {
     if (!(e instanceof PsseParseError)) throw e;
     throw new AppError('INVALID_FORMAT', `the ${format === 'rawx' ? 'RAWX' : 'PSS/E RAW'} file is not well formed: ${e.message}`, {
@@ -209,23 +209,21 @@ export default async function networkRoutes(fastify: FastifyInstance) {
         `send the case file itself, not JSON: this endpoint takes ${IMPORT_MEDIA_TYPES}`);
       const format = req.query.format ?? importFormat(text, fileName);
       if (format !== 'matpower') {
-        const imported = await importPsse(text, format, fileName);
-        if (req.query.name) imported.model.name = req.query.name;
-        const created = await networks.createNetwork(s, req.caller, imported.model);
+        // read, named and checked on the reader thread when large (src/domain/networkCheck.ts)
+        const imported = await importPsse(text, format, fileName, req.query.name);
+        const created = await networks.storeNetwork(s, req.caller, imported.model);
         return reply.ok({ ...created, format, revision: imported.revision, warnings: imported.warnings }, undefined, 201);
       }
       let model;
       try {
-        model = await parseMatpowerOffLoop(text, 'body');
+        model = await importMatpowerOffLoop(text, 'body', req.query.name);
       } catch (e) {
         if (!(e instanceof MatpowerParseError)) throw e;
         const form = String(req.headers['content-type'] ?? '').startsWith('application/x-www-form-urlencoded');
         throw new AppError('VALIDATION_FAILED', form && !text.includes('\n') ? `${e.message}. ${FORM_ADVICE}` : e.message, { line: e.line,
           expected: e.expected });
       }
-      if (req.query.name) model.name = req.query.name;
-      if (model.name.length > 64) model.name = model.name.slice(0, 64);
-      return reply.ok(await networks.createNetwork(s, req.caller, model), undefined, 201);
+      return reply.ok(await networks.storeNetwork(s, req.caller, model), undefined, 201);
     });
   });
 
