@@ -47,6 +47,8 @@ for (const mode of ['embedded', 'distributed'] as const) {
       }
       page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
       page.on('pageerror', (e) => { console.error(`page error: ${e.message}`); });
+      page.on('requestfailed', (r) => { console.error(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText}`); });
+      page.on('response', (r) => { if (r.status() >= 500) console.error(`answer ${r.status()}: ${r.request().method()} ${r.url()}`); });
       const r = await fetch(`${base}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: PASSWORD }) });
       const token = ((await r.json()) as { data: { token: string } }).data.token;
       auth = { authorization: `Bearer ${token}` };
@@ -143,7 +145,15 @@ for (const mode of ['embedded', 'distributed'] as const) {
       const made = await fetch(`${base}/api/v1/networks`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const id = ((await made.json()) as { data: { id: string } }).data.id;
       await open(`#/network/${id}`);
-      await page.waitForSelector('#drawing[data-nodes="3"][data-layout="coordinates"]');
+      // 60 s: once in a CI run (distributed, loaded machine) the drawing had not appeared after 30 s; what the page
+      // showed then is printed, so a next failure says where it stood
+      await page.waitForSelector('#drawing[data-nodes="3"][data-layout="coordinates"]', { timeout: 60_000 }).catch(async (e: Error) => {
+        const seen = await page.evaluate(() => {
+          const d = document.getElementById('drawing');
+          return JSON.stringify({ drawing: d ? { ...d.dataset } : null, text: (document.body.textContent ?? '').slice(0, 800) });
+        });
+        throw new Error(`${e.message}\nthe page: ${seen}`);
+      });
       const at = await page.evaluate(() => {
         const d = document.getElementById('drawing').gridopsDrawing;
         return ['1', '2', '3'].map((n) => d.sigma.graphToViewport(d.graph.getNodeAttributes(n)));
