@@ -165,7 +165,9 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
     const lines = [
       `${network.name}: ${plan.caseCount} contingencies (${cmd.request.contingencies}), ${pool.threads} thread${pool.threads === 1 ? '' : 's'}, ${ms} ms`,
       `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ${base.violations.length} violation(s)`,
-      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded${counts.screened ? `, ${counts.screened} screened` : ''}; ${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
+      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded`
+        + `${counts.screened ? `, ${counts.screened} screened` : ''}; `
+        + `${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
     ];
     if (worst.length > 0) {
       lines.push('Highest loadings:');

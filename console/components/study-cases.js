@@ -21,7 +21,10 @@ const COLUMNS = [
       ` / ${(r.violations?.length ?? 0) - (r.new_violations ?? 0)}`}</span>`,
   },
   { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
-  { key: 'max_new_loading_percent', label: 'worst new overload %', value: (r) => r.max_new_loading_percent ?? -1, render: (r) => fmt(r.max_new_loading_percent, 1) },
+  {
+    key: 'max_new_loading_percent', label: 'worst new overload %',
+    value: (r) => r.max_new_loading_percent ?? -1, render: (r) => fmt(r.max_new_loading_percent, 1),
+  },
 ];
 
 /** A row's group: 'new' (a new or worsened violation), 'pre-existing' (only the base case's own), 'clean'. */

@@ -30,7 +30,10 @@ export function Networks() {
       const base = file.name.replace(/\.(rawx|raw|m)$/i, '');
       const r = await api('POST', `/api/v1/networks/import?format=${format}&name=${encodeURIComponent(base)}`, await file.text(), { text: true });
       // what a PSS/E file held that the model cannot: shown, not hidden
-      if (r.data.warnings?.length) alert(`Imported with ${r.data.warnings.length} warning(s):\n${r.data.warnings.map((w) => `${w.code} (${w.count}): ${w.message}`).join('\n')}`);
+      if (r.data.warnings?.length) {
+        const lines = r.data.warnings.map((w) => `${w.code} (${w.count}): ${w.message}`).join('\n');
+        alert(`Imported with ${r.data.warnings.length} warning(s):\n${lines}`);
+      }
       setError(null);
       location.hash = `#/network/${r.data.id}`;
     } catch (e) { setError(e); } finally { setBusy(false); }
@@ -45,7 +48,8 @@ export function Networks() {
         <option value="">any</option><option>ready</option><option>draft</option><option>archived</option></select></label>
     </div>
     ${may('write') ? html`<div class=${`drop ${over ? 'over' : ''}`} onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)} onDrop=${drop}>
-      Drop a MATPOWER case (.m) or PSS/E file (.raw, .rawx) here to import it, or <label>choose one <input id="import-file" type="file" accept=".m,.raw,.rawx,text/plain" onChange=${(e) => e.target.files[0] && importFile(e.target.files[0])} /></label>
+      Drop a MATPOWER case (.m) or PSS/E file (.raw, .rawx) here to import it, or <label>choose one <input id="import-file" type="file"
+        accept=".m,.raw,.rawx,text/plain" onChange=${(e) => e.target.files[0] && importFile(e.target.files[0])} /></label>
       ${busy ? html`<progress aria-label="importing"></progress>` : null}
     </div>` : null}
     <${ErrorBox} error=${error} />

@@ -188,7 +188,10 @@ export function getNetwork(s: Services, caller: Caller, id: string): Promise<Net
 async function queryNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
   const row = await findRow(s.db, caller, id);
   const model = await loadVersion(s.db, id, row.version);
-  return { ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads, ...(model.dc_lines ? { dc_lines: model.dc_lines } : {}) };
+  return {
+    ...summary(row), buses: model.buses, branches: model.branches, generators: model.generators, loads: model.loads,
+    ...(model.dc_lines ? { dc_lines: model.dc_lines } : {}),
+  };
 }
 
 /** The current model and version (for power flow, export, agents' commands). */

@@ -184,7 +184,12 @@ function caseFilter(studyId: string, q: CaseQuery): { where: string; params: unk
       else if (n === 'new') ors.push('c.new_violations > 0'); // a new or worsened violation (CONTRACT)
       else if (n === 'none') ors.push('c.violation_mask = 0');
       else if (n in VIOLATION_BITS) mask |= VIOLATION_BITS[n as keyof typeof VIOLATION_BITS];
-      else throw new AppError('INVALID_FIELD', `violation "${n}" is not a violation type; use ${Object.keys(VIOLATION_BITS).join(', ')}, any, none or new (comma-separated for several)`, { field: 'violation', allowed: [...Object.keys(VIOLATION_BITS), 'any', 'none', 'new'] });
+      else {
+        const allowed = [...Object.keys(VIOLATION_BITS), 'any', 'none', 'new'];
+        const message = `violation "${n}" is not a violation type; use ${Object.keys(VIOLATION_BITS).join(', ')}, any, none or new `
+          + '(comma-separated for several)';
+        throw new AppError('INVALID_FIELD', message, { field: 'violation', allowed });
+      }
     }
     if (mask) ors.push(`c.violation_mask & ${mask} <> 0`);
     if (ors.length) where.push(`(${ors.join(' OR ')})`);

@@ -5,7 +5,8 @@
 import { STUDY_CASE_STATUSES, type StudyCaseStatus } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
 import {
-  CASE_CODE, VIOLATION_CODE, VIOLATION_KIND_CODE, caseReason, violationKindName, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow, type StudyChunk, type StudyViolation, type StudyViolationType,
+  CASE_CODE, VIOLATION_CODE, VIOLATION_KIND_CODE, caseReason, violationKindName, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow,
+  type StudyChunk, type StudyViolation, type StudyViolationType,
 } from '../studies/index.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
@@ -113,7 +114,8 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
          islanded, m_at, new_violations, max_new_loading)
      ON CONFLICT (study_id, case_index) DO NOTHING`,
     [studyId, cols.k, cols.scenario, cols.contingency, cols.code, cols.status, cols.iterations, cols.maxLoading, cols.maxLoadingBranch,
-      cols.minV, cols.minVBus, cols.maxV, cols.maxVBus, cols.mask, cols.count, cols.violations, cols.islanded, monitored.subarray(0, mAt), monitoredLen, cols.monitoredAt,
+      cols.minV, cols.minVBus, cols.maxV, cols.maxVBus, cols.mask, cols.count, cols.violations, cols.islanded,
+      monitored.subarray(0, mAt), monitoredLen, cols.monitoredAt,
       cols.newViolations, cols.maxNewLoading]);
   return res.rowCount;
 }

@@ -12,7 +12,10 @@ export interface ErrorHelp {
 export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   INVALID_REQUEST: { cause: 'The request cannot be read: malformed JSON, an empty JSON body, a required field missing, an unknown field.', fix: 'Correct the body or query as the message says (it names the field); the OpenAPI document at /api/v1/openapi.json lists every field.' },
   INVALID_FIELD: { cause: 'A value has the wrong type or format, or is not one of the allowed values (an enum, a sort field, a time zone, a cursor).', fix: 'Use one of the values the message lists (details.allowed when there is a list).' },
-  INVALID_FORMAT: { cause: 'An imported file (PSS/E RAW or RAWX) is not well formed: details.line and details.record say where, details.expected what was wanted there.', fix: 'Correct the file at that line (or ask its author for a clean export); revisions 29 to 35 and RAWX are read.' },
+  INVALID_FORMAT: {
+    cause: 'An imported file (PSS/E RAW or RAWX) is not well formed: details.line and details.record say where, details.expected what was wanted there.',
+    fix: 'Correct the file at that line (or ask its author for a clean export); revisions 29 to 35 and RAWX are read.',
+  },
   UNAUTHORIZED: { cause: 'No credentials, or a token or API key that is not valid (bad signature, revoked, unknown).', fix: 'Log in with POST /api/v1/auth/token and send Authorization: Bearer <token>, or a valid X-API-Key.' },
   TOKEN_EXPIRED: { cause: 'The access token is past its expiry (default validity 3600 s).', fix: 'Get a new one with POST /api/v1/auth/refresh {refresh_token} (each refresh token works once) or log in again.' },
   CERT_INVALID: { cause: 'The client certificate is not signed by the configured CA, or it is not in the deployment\'s certificate map (TLS_CLIENT_MAP; details.reason CERT_NOT_MAPPED).', fix: 'Use a certificate issued by the deployment\'s CA and ask its operator to map its CN or fingerprint to a tenant and role (docs/security.md).' },

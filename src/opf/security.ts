@@ -136,7 +136,8 @@ export function securityPlan(network: NetworkModel, req: SecurityRequest): Secur
   const over = (what: string, value: number, limit: number) => {
     throw new AppError(
       'PARAM_OUT_OF_RANGE',
-      `security: ${what} (${value}), more than ${limit}: list fewer contingencies, or fewer branches per contingency (the ones that matter instead of n-1-branches on a large network), and split the rest over several OPFs`,
+      `security: ${what} (${value}), more than ${limit}: list fewer contingencies, or fewer branches per contingency `
+        + '(the ones that matter instead of n-1-branches on a large network), and split the rest over several OPFs',
       { field: 'security.contingencies', value, limit, contingencies: outages.length, duplicates },
     );
   };

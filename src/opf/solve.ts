@@ -94,7 +94,9 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   const left = () => Math.max(1, Math.round(timeoutMs - (performance.now() - t0)));
   if (start === 'powerflow') {
     const pf = await pool.solve(network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
-    if (pf.status === 'cancelled' || pf.status === 'timeout') return emptyResult(pf.status, opfCallOptions(call), { message: `the power flow for the start point ended ${pf.status}`, start });
+    if (pf.status === 'cancelled' || pf.status === 'timeout') {
+      return emptyResult(pf.status, opfCallOptions(call), { message: `the power flow for the start point ended ${pf.status}`, start });
+    }
     if (pf.status !== 'converged') {
       const r = await solveOnce(pool, network, { ...call, start: 'default', timeoutMs: left() });
       return { ...r, start: 'default', message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}` };

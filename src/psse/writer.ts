@@ -46,7 +46,8 @@ export function writePsse(m: NetworkModel): string {
   // buses: I, 'NAME', BASKV, IDE, AREA, ZONE, OWNER, VM, VA, NVHI, NVLO, EVHI, EVLO
   for (const b of m.buses) {
     out.push(
-      `${b.id}, ${q(b.name)}, ${n(b.base_kv)}, ${IDE[b.type]}, ${n(b.area)}, ${n(b.zone)}, 1, ${n(b.v)}, ${n(b.theta * DEG)}, ${n(b.vmax)}, ${n(b.vmin)}, ${n(b.vmax)}, ${n(b.vmin)}`,
+      `${b.id}, ${q(b.name)}, ${n(b.base_kv)}, ${IDE[b.type]}, ${n(b.area)}, ${n(b.zone)}, 1, ${n(b.v)}, ${n(b.theta * DEG)}, `
+        + `${n(b.vmax)}, ${n(b.vmin)}, ${n(b.vmax)}, ${n(b.vmin)}`,
     );
   }
   out.push('0 / END OF BUS DATA, BEGIN LOAD DATA');
@@ -78,7 +79,8 @@ export function writePsse(m: NetworkModel): string {
     const id = (genIds.get(g.bus) ?? 0) + 1;
     genIds.set(g.bus, id);
     out.push(
-      `${g.bus}, '${id}', ${n(g.mw)}, ${n(g.mvar)}, ${n(g.qmax ?? 9999)}, ${n(g.qmin ?? -9999)}, ${n(g.vg)}, 0, ${n(m.base_mva)}, 0, 1, 0, 0, 1, ${g.in_service ? 1 : 0}, 100, ${n(g.pmax ?? 9999)}, ${n(g.pmin ?? -9999)}, 1, 1`,
+      `${g.bus}, '${id}', ${n(g.mw)}, ${n(g.mvar)}, ${n(g.qmax ?? 9999)}, ${n(g.qmin ?? -9999)}, ${n(g.vg)}, 0, ${n(m.base_mva)}, 0, 1, 0, 0, 1, `
+        + `${g.in_service ? 1 : 0}, 100, ${n(g.pmax ?? 9999)}, ${n(g.pmin ?? -9999)}, 1, 1`,
     );
   }
   out.push('0 / END OF GENERATOR DATA, BEGIN BRANCH DATA');
@@ -90,7 +92,8 @@ export function writePsse(m: NetworkModel): string {
   const lineCkt = circuits(lines.map((br) => [br.from, br.to]));
   lines.forEach((br, k) => {
     out.push(
-      `${br.from}, ${br.to}, '${lineCkt[k]}', ${n(br.r)}, ${n(br.x)}, ${n(br.b)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 0, 0, ${st(br.status)}, 1, 0, 1, 1`,
+      `${br.from}, ${br.to}, '${lineCkt[k]}', ${n(br.r)}, ${n(br.x)}, ${n(br.b)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, `
+        + `0, 0, 0, 0, ${st(br.status)}, 1, 0, 1, 1`,
     );
   });
   out.push('0 / END OF BRANCH DATA, BEGIN TRANSFORMER DATA');
@@ -100,7 +103,8 @@ export function writePsse(m: NetworkModel): string {
     out.push(`${br.from}, ${br.to}, 0, '${xfCkt[k]}', 1, 1, 1, 0, 0, 2, '            ', ${st(br.status)}, 1, 1`);
     out.push(`${n(br.r)}, ${n(br.x)}, ${n(m.base_mva)}`);
     out.push(
-      `${n(br.ratio === 0 ? 1 : br.ratio)}, 0, ${n(br.shift * DEG)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, 0, 0, 1.1, 0.9, 1.1, 0.9, 33, 0, 0, 0`,
+      `${n(br.ratio === 0 ? 1 : br.ratio)}, 0, ${n(br.shift * DEG)}, ${n(br.rate_a)}, ${n(br.rate_b ?? 0)}, ${n(br.rate_c ?? 0)}, `
+        + '0, 0, 1.1, 0.9, 1.1, 0.9, 33, 0, 0, 0',
     );
     out.push('1, 0');
   });

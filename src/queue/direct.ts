@@ -172,9 +172,11 @@ export class DirectRuns {
     }));
     const { rows } = await s.db.query<EventRow & { task_seqs: Record<string, string> }>(
       `WITH t AS (
-         INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, result, error, attempts, created_at, started_at, completed_at, result_values,
+         INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, result, error, attempts, created_at, started_at,
+                            completed_at, result_values,
                            result_bytes)
-         SELECT x.id, x.tenant_id, x.network_id, x.network_version, 'powerflow', x.status, x.options, x.result, x.error, 1, x.created_at, x.created_at, x.completed_at,
+         SELECT x.id, x.tenant_id, x.network_id, x.network_version, 'powerflow', x.status, x.options, x.result, x.error, 1, x.created_at, x.created_at,
+                x.completed_at,
                 CASE WHEN x.values_len > 0 THEN substring($2::bytea FROM x.values_at + 1 FOR x.values_len) END,
                 coalesce(octet_length(x.result::text), 0) + x.values_len -- the tenant's stored results (resultStorage.ts)
          FROM json_to_recordset($1::json) AS x(id text, tenant_id text, network_id text, network_version int, status text, options jsonb, result jsonb,

@@ -183,7 +183,9 @@ export function packFinishes(items: Finish[]) {
   const values: Buffer[] = [];
   let at = 0;
   const rowsIn = items.map((f) => {
-    const row = { id: f.task.id, status: f.status, result: f.result as unknown, error: f.failure, completed_at: f.completedAt.toISOString(), values_at: 0, values_len: 0 };
+    const row = {
+      id: f.task.id, status: f.status, result: f.result as unknown, error: f.failure, completed_at: f.completedAt.toISOString(), values_at: 0, values_len: 0,
+    };
     const r = f.result;
     if (r && r.buses.length + r.branches.length + r.generators.length > 0) {
       const { buses, branches, generators, ...header } = r;

@@ -107,7 +107,8 @@ export function sensitivityPlan(
   if (entries > maxEntries) {
     throw new AppError(
       'PARAM_OUT_OF_RANGE',
-      `${rows.length} × ${columns.length} = ${entries} entries, more than ${maxEntries} in one answer${door}: select rows with "branches" (or columns); a larger matrix is asked for in parts`,
+      `${rows.length} × ${columns.length} = ${entries} entries, more than ${maxEntries} in one answer${door}: `
+        + 'select rows with "branches" (or columns); a larger matrix is asked for in parts',
       { entries, limit: maxEntries },
     );
   }
@@ -128,7 +129,9 @@ export function sensitivityPlan(
           : `${inService} rows × ${nb} buses`;
     throw new AppError(
       'PARAM_OUT_OF_RANGE',
-      `computing this matrix takes ${how} = ${computed} values, more than ${maxComputed}${door}: select fewer ${req.kind === 'lodf' ? 'outages' : 'rows or buses'}, ask in parts${limits.maxComputed === undefined || limits.maxComputed < MAX_ASYNC_COMPUTED ? ', or send "async": true' : ''}`,
+      `computing this matrix takes ${how} = ${computed} values, more than ${maxComputed}${door}: `
+        + `select fewer ${req.kind === 'lodf' ? 'outages' : 'rows or buses'}, ask in parts`
+        + `${limits.maxComputed === undefined || limits.maxComputed < MAX_ASYNC_COMPUTED ? ', or send "async": true' : ''}`,
       { computed, limit: maxComputed },
     );
   }

@@ -27,7 +27,8 @@ interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Null
 interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput>; reactiveCost?: Nullish<GqlCostInput> }
 interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
 type N = Nullish<number>;
-interface GqlDcLineInput { from: number; to: number; inService?: Nullish<boolean>; pFrom: number; pTo?: N; qFrom?: N; qTo?: N; vFrom?: N; vTo?: N; pmin?: N; pmax?: N;
+interface GqlDcLineInput { from: number; to: number; inService?: Nullish<boolean>; pFrom: number; pTo?: N; qFrom?: N; qTo?: N; vFrom?: N; vTo?: N;
+  pmin?: N; pmax?: N;
   qminFrom?: N; qmaxFrom?: N; qminTo?: N; qmaxTo?: N; loss0?: N; loss1?: N; cost?: Nullish<GqlCostInput> }
 /** GraphQL NetworkInput / NetworkUpdateInput (every field optional in the update). */
 export interface GqlNetworkInput {
@@ -136,9 +137,11 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
     })),
     loads: i.loads == null ? undefined : i.loads.map((l) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
     dc_lines: i.dcLines == null ? undefined : i.dcLines.map((d) => defined({
-      from: d.from, to: d.to, in_service: d.inService ?? undefined, p_from: d.pFrom, p_to: d.pTo ?? undefined, q_from: d.qFrom ?? undefined, q_to: d.qTo ?? undefined,
+      from: d.from, to: d.to, in_service: d.inService ?? undefined, p_from: d.pFrom, p_to: d.pTo ?? undefined,
+      q_from: d.qFrom ?? undefined, q_to: d.qTo ?? undefined,
       v_from: d.vFrom ?? undefined, v_to: d.vTo ?? undefined, pmin: d.pmin ?? undefined, pmax: d.pmax ?? undefined, qmin_from: d.qminFrom ?? undefined,
-      qmax_from: d.qmaxFrom ?? undefined, qmin_to: d.qminTo ?? undefined, qmax_to: d.qmaxTo ?? undefined, loss0: d.loss0 ?? undefined, loss1: d.loss1 ?? undefined,
+      qmax_from: d.qmaxFrom ?? undefined, qmin_to: d.qminTo ?? undefined, qmax_to: d.qmaxTo ?? undefined,
+      loss0: d.loss0 ?? undefined, loss1: d.loss1 ?? undefined,
       cost: costIn(d.cost),
     })),
     tags: i.tags ?? undefined,

@@ -19,8 +19,11 @@ interface RunStudyArgs extends IdArgs {
   scenarios?: Opt<unknown>;
   monitor?: Opt<unknown>;
   loadingLimitPercent?: Opt<number>;
-  options?: Opt<{ method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>; islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number>;
-    screeningMethod?: Opt<GqlEnum<StudyScreeningMethod>>; flowIncreasePercent?: Opt<number>; voltageIncreasePu?: Opt<number>; warmStart?: Opt<GqlEnum<StudyWarmStart>> }>;
+  options?: Opt<{
+    method?: Opt<GqlEnum<PowerFlowMethod>>; tolerance?: Opt<number>; maxIterations?: Opt<number>; enforceQLimits?: Opt<boolean>;
+    islanding?: Opt<GqlEnum<StudyIslanding>>; screeningThresholdPercent?: Opt<number>; screeningMethod?: Opt<GqlEnum<StudyScreeningMethod>>;
+    flowIncreasePercent?: Opt<number>; voltageIncreasePu?: Opt<number>; warmStart?: Opt<GqlEnum<StudyWarmStart>>;
+  }>;
 }
 
 interface CasesArgs extends PageArgs {
@@ -151,7 +154,10 @@ export const studyResolvers = {
     cases: async (st: { id: string }, a: CasesArgs, ctx: GqlContext) => {
       const caller = allow(ctx, 'read');
       const list = (v: string[] | null | undefined) => (v?.length ? v.map((x) => x.toLowerCase()).join(',') : undefined);
-      const { items, meta } = await listStudyCases(ctx.s, caller, st.id, { status: list(a.status), violation: a.newViolations ? [list(a.violation), 'new'].filter(Boolean).join(',') : list(a.violation), sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20 });
+      const violation = a.newViolations ? [list(a.violation), 'new'].filter(Boolean).join(',') : list(a.violation);
+      const { items, meta } = await listStudyCases(ctx.s, caller, st.id, {
+        status: list(a.status), violation, sort: a.sort ?? undefined, page: a.page ?? 1, page_size: a.pageSize ?? 20,
+      });
       return connection(items.map(toCase), meta);
     },
   },
