@@ -108,7 +108,12 @@ async function main() {
       } catch (e) {
         reply = { id: m.id, error: errorFields(e) };
       }
-      port.postMessage(reply);
+      try {
+        port.postMessage(reply);
+      } catch (e) {
+        // a value the structured clone refuses: the request fails, the chain (every later request) goes on
+        port.postMessage({ id: m.id, error: errorFields(e) } satisfies PgliteReply);
+      }
     });
   });
   port.postMessage({ id: 0 } satisfies PgliteReply);
