@@ -11,7 +11,8 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest } from '../src/studies/index.js';
-import { estimatePlanOf } from '../src/studies/screening.js';
+import { acLinearEstimate, estimatePlanOf } from '../src/studies/screening.js';
+import { baseSolution } from '../src/studies/baseCase.js';
 import { CASE_CODE } from '../src/studies/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { json, MODES, QUICK, startTestApp, type TestApp } from './helpers/app.js';
@@ -157,6 +158,44 @@ for (const [c, every] of UPDATE_CASES) {
     assert.ok(compared > 0.5 * plan.caseCount, `${c}: ${compared} of ${plan.caseCount} outages estimated`);
     t.diagnostic(`${c}: ${compared} outages compared, largest difference ${worst.toExponential(1)} (relative, or p.u.)`);
     assert.ok(worst > 0, 'two different computations (an update that fell back to refactorising everywhere would be equal bit for bit)');
+  });
+}
+
+// An estimate whose first iteration comes within the margin of a trigger iterates on (assembly/study/loop.ts sharpen()):
+// its state is that many fast-decoupled iterations of the outage from the base state, on the same factors and update.
+const SHARPEN_CASES = QUICK ? ['case30'] : ['case30', 'pglib_opf_case588_sdet', 'case1354pegase'];
+for (const c of SHARPEN_CASES) {
+  test(`${c}: an estimate near its trigger iterates on; its state is that many decoupled iterations, its last step contracted`, async (t) => {
+    const net = load(c);
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+    const { estimatePlan } = acLinearEstimate(net, plan, await baseSolution(pool, net, plan));
+    const est = await solveStudyChunk(pool, net, estimatePlan, 0, plan.caseCount);
+    assert.ok(est.estimateStep, 'the estimate reports its last step');
+    const sharpened = new Map<number, number[]>(); // iterations -> cases
+    let noContraction = 0;
+    for (let k = 0; k < plan.caseCount; k++) {
+      const step = est.estimateStep[k]!;
+      if (step === Infinity) noContraction++;
+      if (!(step >= 0 && step < Infinity)) continue;
+      if (!sharpened.has(est.iterations[k]!)) sharpened.set(est.iterations[k]!, []);
+      sharpened.get(est.iterations[k]!)!.push(k);
+    }
+    const count = [...sharpened.values()].reduce((a, l) => a + l.length, 0);
+    assert.ok(count > 0 && [...sharpened.keys()].some((its) => its >= 2), `${c}: some estimates iterate on`);
+    let worst = 0;
+    for (const [its, cases] of sharpened) {
+      // the same outages estimated with that many iterations from the start, B' / B'' refactorised
+      const sub = planStudy(net, { kind: 'contingency', contingencies: cases.map((k) => ({ branches: plan.contingencies[k]!.branches })), islanding: 'skip' });
+      const plain = await solveStudyChunk(pool, net, { ...estimatePlanOf(sub, 0), estimateIterations: its, estimateRefactor: true }, 0, sub.caseCount);
+      cases.forEach((k, j) => {
+        assert.equal(plain.iterations[j], its, `${c} branch ${plan.contingencies[k]!.branches[0]}`);
+        const a = est.maxLoading[k]!, b = plain.maxLoading[j]!;
+        worst = Math.max(worst, Math.abs(a - b) / Math.max(1, b));
+        assert.ok(Math.abs(a - b) <= 1e-7 * Math.max(1, b), `${c} branch ${plan.contingencies[k]!.branches[0]} after ${its} iterations: ${a} vs ${b}`);
+      });
+    }
+    t.diagnostic(`${c}: ${count} estimates iterated on (${[...sharpened].map(([i, l]) => `${l.length} × ${i}`).join(', ')}), `
+      + `${noContraction} did not contract; largest difference ${worst.toExponential(1)}`);
   });
 }
 

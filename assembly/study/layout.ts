@@ -13,6 +13,8 @@
 //   scen[SCEN_FIELDS * nScen]       load scale, correction start, count, generator start, count
 //   corr[3 * nCorr]                 bus, dP, dQ   (bus Pd = scale * Pd0 + dP, the same for Q)
 //   sgen[2 * nSgen]                 generator, Pg (MW)
+//   trigger[nl]                     only when SIN_ESTIMATE_SHARPEN > 0: per branch (internal order), the estimated
+//                                   loading % at which an outage would make it a new or worsened overload
 // Records (f64[]): REC_FIELDS per case, the base case first (record 0), then the cases.
 // Violations (f64[]): VIOL_FIELDS each, in record order; islands (f64[]): cut-off internal buses.
 // Monitored (f64[]): per case monBr × 5 (pf, qf, pt, qt, loading %) then monBus × 2 (vm, va).
@@ -34,6 +36,12 @@ export const SIN_ESTIMATE_IT: i32 = 11;
 // 1: an estimate's branch outage refactorises B' and B'' instead of updating the intact factors (./compensation.ts):
 // the reference the update is tested against
 export const SIN_ESTIMATE_REFACTOR: i32 = 12;
+// > 1: an estimate whose first iteration comes within the screen's margin of some branch's trigger
+// (loading + SIN_ESTIMATE_CHANGE × |loading − base loading| + SIN_ESTIMATE_POINTS ≥ trigger) iterates on, up to
+// this many iterations in all, until its loading step contracts (REC_EST_STEP); the trigger section follows sgen
+export const SIN_ESTIMATE_SHARPEN: i32 = 13;
+export const SIN_ESTIMATE_CHANGE: i32 = 14;
+export const SIN_ESTIMATE_POINTS: i32 = 15;
 export const SIN_HEADER: i32 = 16;
 
 export const CASE_FIELDS: i32 = 4;
@@ -51,7 +59,10 @@ export const REC_NVIOL: i32 = 8;
 export const REC_NISL: i32 = 9;
 export const REC_ISL_LOAD: i32 = 10;
 export const REC_ISL_GEN: i32 = 11;
-export const REC_FIELDS: i32 = 12;
+// an estimate that iterated on (SIN_ESTIMATE_SHARPEN): the largest change of a rated branch's loading (points) in
+// its last iteration, which was at most half the one before; Infinity: it did not contract; -1: not iterated on
+export const REC_EST_STEP: i32 = 12;
+export const REC_FIELDS: i32 = 13;
 
 export const VIOL_FIELDS: i32 = 4;   // type, element (internal), value, limit
 export const VIOL_OVERLOAD: i32 = 0;

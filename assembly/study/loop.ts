@@ -24,7 +24,7 @@ import { SolveResult } from '../solveResult';
 import { factorBWithout, fdIterate } from '../fdpf';
 import { progress } from '../progress';
 import { components, cutOff } from '../islands';
-import { caseMetrics, monitored, FlowModel } from './metrics';
+import { caseMetrics, monitored, branchLoadings, FlowModel } from './metrics';
 import { StudyResults } from './results';
 import { dcCase } from './dc';
 import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
@@ -34,7 +34,7 @@ import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
-  SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR,
+  SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR, SIN_ESTIMATE_SHARPEN, SIN_ESTIMATE_CHANGE, SIN_ESTIMATE_POINTS, SIN_NSGEN, REC_EST_STEP,
 } from './layout';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
 
@@ -88,6 +88,15 @@ export class StudyWorkspace {
   private compensation: BranchOutageCompensation = new BranchOutageCompensation();
   private estimateRefactor: bool = false;
   private caseBranch: i32 = -1;                                 // the one branch out of the case being solved, else -1
+  private caseCompensated: bool = false;                        // the last fdIterate ran on the compensated intact factors
+  // an estimate iterates on when its first iteration comes near a trigger (SIN_ESTIMATE_SHARPEN, sharpen())
+  private sharpenIt: i32 = 0;
+  private sharpenChange: f64 = 0.0;
+  private sharpenPoints: f64 = 0.0;
+  private triggerOff: i32 = 0;
+  private baseLoad: StaticArray<f64> = new StaticArray<f64>(0);  // loading % of the base state, NaN unrated
+  private prevLoad: StaticArray<f64> = new StaticArray<f64>(0);  // of the iterate before the current one
+  private curLoad: StaticArray<f64> = new StaticArray<f64>(0);
   private previousOk: bool = false;
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
@@ -112,6 +121,7 @@ export class StudyWorkspace {
     this.refVa = new StaticArray<f64>(nb);
     this.gensAt = new StaticArray<i32>(nb);
     this.types = new StaticArray<i32>(nb);
+    this.baseLoad = new StaticArray<f64>(nl); this.prevLoad = new StaticArray<f64>(nl); this.curLoad = new StaticArray<f64>(nl);
     this.typed = new Array<Topology>();
     this.scratchFor = topo;
   }
@@ -199,6 +209,7 @@ export class StudyWorkspace {
     if (this.dc) return dcCase(topo, input, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.brOut, this.genOut, this.pd, this.pg);
     this.schedule(topo, input, genOff, ng, baseMVA);
     if (this.fd) {
+      this.caseCompensated = false;
       const l = this.estimateIt > 0 && !this.estimateRefactor && !this.qlim ? this.caseBranch : -1;
       const onIntact = intact || l >= 0;
       let factored = true;
@@ -209,7 +220,8 @@ export class StudyWorkspace {
       }
       if (l >= 0) {
         const c = this.compensation;
-        if (factored && c.prepare(topo, input, this.dcBrOff, l)) return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp);
+        this.caseCompensated = factored && c.prepare(topo, input, this.dcBrOff, l);
+        if (this.caseCompensated) return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp);
         // singular without the branch to working precision: the refactorised path decides
         factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
         this.fdTopo = factored ? topo : null;
@@ -267,6 +279,65 @@ export class StudyWorkspace {
     return code;
   }
 
+  /** After an estimate's first iteration (loadings into prevLoad): does some rated branch come within the screen's
+   *  first margin of its trigger (src/studies/screening.ts), i.e. would one iteration alone keep the case? */
+  nearTrigger(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64): bool {
+    branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.prevLoad);
+    const nl = topo.nl, k = this.sharpenChange, pts = this.sharpenPoints;
+    for (let l = 0; l < nl; l++) {
+      const ld = unchecked(this.prevLoad[l]);
+      if (ld != ld) continue;
+      if (!(ld + k * Math.abs(ld - unchecked(this.baseLoad[l])) + pts < unchecked(s[this.triggerOff + l]))) return true;
+    }
+    return false;
+  }
+
+  /** Iterates an estimate on (one decoupled iteration at a time, on the same factors and update) until its loading
+   *  step contracts: the largest change of a rated branch's loading in an iteration at most half the one before,
+   *  so that (the iteration converging at least that fast) what is left to move is at most the last step. The
+   *  step goes to REC_EST_STEP (Infinity: no contraction within SIN_ESTIMATE_SHARPEN iterations); prevLoad ends
+   *  as the iterate before the state reached. Returns the iteration's status. */
+  sharpen(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, tol: f64, r: i32): i32 {
+    let last = maxChange(this.prevLoad, this.baseLoad), code = STATUS_MAXIT;
+    const c = this.compensation;
+    for (let it = 1; it < this.sharpenIt; it++) {
+      code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp) : fdIterate(topo, true, tol, 1, this.solveResult);
+      this.caseIterations += this.solveResult.iterations;
+      if (code != STATUS_CONVERGED && code != STATUS_MAXIT) return code;
+      branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.curLoad);
+      const step = maxChange(this.curLoad, this.prevLoad);
+      const swap = this.prevLoad; this.prevLoad = this.curLoad; this.curLoad = swap;
+      // the iterate before the state reached is the other buffer now
+      // contracted: done when the step no longer decides, i.e. the case is kept even with nothing left to move, or
+      // dropped with what is left bounded by the step; else iterate on while iterations remain
+      if ((step <= 0.5 * last && this.settled(s, step)) || code == STATUS_CONVERGED || (step <= 0.5 * last && it == this.sharpenIt - 1)) {
+        const held = this.prevLoad; this.prevLoad = this.curLoad; this.curLoad = held;
+        unchecked(this.results.records[r + REC_EST_STEP] = step);
+        return code;
+      }
+      last = step;
+    }
+    const held = this.prevLoad; this.prevLoad = this.curLoad; this.curLoad = held;
+    unchecked(this.results.records[r + REC_EST_STEP] = Infinity);
+    return code;
+  }
+
+  /** With the loadings of the state reached in prevLoad and of the iterate before in curLoad: whether the last
+   *  step no longer changes the screen's verdict (src/studies/screening.ts): some branch comes within the margin
+   *  of its trigger without it, or none does with it. */
+  settled(s: StaticArray<f64>, step: f64): bool {
+    const nl = this.prevLoad.length, k = this.sharpenChange, pts = this.sharpenPoints;
+    let anyWith = false;
+    for (let l = 0; l < nl; l++) {
+      const ld = unchecked(this.prevLoad[l]);
+      if (ld != ld) continue;
+      const near = ld + k * Math.abs(ld - unchecked(this.curLoad[l])) + pts, trig = unchecked(s[this.triggerOff + l]);
+      if (!(near < trig)) return true;
+      if (!(near + step < trig)) anyWith = true;
+    }
+    return !anyWith;
+  }
+
   /** The generators' voltage set points on the voltage-controlled buses (MATPOWER's V0(gbus) = Vg, the
    *  last in-service generator listed): a case under Q limits starts with the model's bus this.types, so a bus
    *  its start point (a solution) had turned pq is held at its set point again. */
@@ -294,6 +365,9 @@ export class StudyWorkspace {
     this.previousOk = false;
     this.estimateIt = <i32>s[SIN_ESTIMATE_IT];
     this.estimateRefactor = <i32>s[SIN_ESTIMATE_REFACTOR] != 0;
+    this.sharpenIt = this.estimateIt > 0 && this.fd && !this.qlim ? <i32>s[SIN_ESTIMATE_SHARPEN] : 0;
+    this.sharpenChange = s[SIN_ESTIMATE_CHANGE];
+    this.sharpenPoints = s[SIN_ESTIMATE_POINTS];
     this.fdTopo = null; // the cached topology's B factors may hold another parameter set
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
@@ -304,6 +378,7 @@ export class StudyWorkspace {
     const vgOff = vmaxOff + nb, monBrOff = vgOff + ng, monBusOff = monBrOff + nMonBr;
     const caseOff = monBusOff + nMonBus, outOff = caseOff + CASE_FIELDS * nCases;
     const scenOff = outOff + nOut, corrOff = scenOff + SCEN_FIELDS * nScen, sgenOff = corrOff + 3 * nCorr;
+    this.triggerOff = sgenOff + 2 * <i32>s[SIN_NSGEN];
     const monSize = 5 * nMonBr + 2 * nMonBus;
 
     this.results.begin(nCases, monSize);
@@ -331,6 +406,7 @@ export class StudyWorkspace {
       unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);
       unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);
     }
+    if (this.estimateIt > 0 && this.sharpenIt > 1) branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.baseLoad);
 
     let slot = -2;          // scenario slot whose injections are set
     let scenSolved = -2;    // scenario slot whose intact solution is in this.scenVm / this.scenVa
@@ -511,9 +587,22 @@ export class StudyWorkspace {
           unchecked(solved.vr[i] = 0.0); unchecked(solved.vi[i] = 0.0);
         }
       }
+      let sharpened = false, loadings: StaticArray<f64> | null = null;
+      const screen = judged && estimate && this.sharpenIt > 1 && pinnedTopo === null;
+      if (screen) loadings = this.prevLoad; // nearTrigger's: the first iterate's
+      if (screen && this.nearTrigger(solved, s, rateOff, baseMVA)) {
+        code = this.sharpen(solved, s, rateOff, baseMVA, tol, r);
+        loadings = this.curLoad; // sharpen's: the state reached (sharpen swaps the two buffers)
+        sharpened = code == STATUS_CONVERGED || code == STATUS_MAXIT;
+        if (!sharpened) unchecked(this.results.records[r + REC_EST_STEP] = Infinity);
+      }
+      const judgedNow = judged && (code == STATUS_CONVERGED || code == STATUS_MAXIT);
       unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
-      if (judged) caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r);
-      monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, judged, this.results.monitorValues, mo);
+      if (judgedNow) {
+        caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r,
+          sharpened ? this.prevLoad : null, this.sharpenChange, loadings);
+      }
+      monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, judgedNow, this.results.monitorValues, mo);
       this.restoreYbus(solved, this.caseSaved);
       if (pinnedTopo !== null) {
         for (let i = 0; i < nb; i++) unchecked(pinnedTopo.pinned[i] = 0);
@@ -532,4 +621,14 @@ export class StudyWorkspace {
     }
     return code;
   }
+}
+
+/** The largest |a[l] − b[l]| over the branches rated in both (NaN entries skipped). */
+function maxChange(a: StaticArray<f64>, b: StaticArray<f64>): f64 {
+  let m = 0.0;
+  for (let l = 0; l < a.length; l++) {
+    const d = Math.abs(unchecked(a[l]) - unchecked(b[l]));
+    if (d > m) m = d; // NaN compares false
+  }
+  return m;
 }

@@ -38,9 +38,25 @@ function loadingOf(flow: StaticArray<f64>, rate: f64, baseMVA: f64): f64 {
   return Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
 }
 
-/** Fills the extremes / loading fields of the record at rec[r ..] and appends the violations. */
+/** Loading (%) of every rated branch not out into out[l]; NaN for the others. */
+export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64,
+  out: StaticArray<f64>): void {
+  const nl = topo.nl;
+  for (let l = 0; l < nl; l++) {
+    const rate = unchecked(s[rateOff + l]);
+    if (rate <= 0.0 || unchecked(brOut[l]) != 0) { unchecked(out[l] = NaN); continue; }
+    flows.of(topo, l);
+    unchecked(out[l] = loadingOf(flows.flow, rate, baseMVA));
+  }
+}
+
+/** Fills the extremes / loading fields of the record at rec[r ..] and appends the violations. With `previous`
+ *  (an estimate that iterated on, ./loop.ts): a branch is listed when its loading plus `change` times its last
+ *  step passes the limit, with the loading of the iterate before as the violation's limit field. `loadings`: the
+ *  state's branch loadings already computed (branchLoadings), not computed again. */
 export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
-  limit: f64, baseMVA: f64, res: StudyResults, r: i32): void {
+  limit: f64, baseMVA: f64, res: StudyResults, r: i32, previous: StaticArray<f64> | null = null, change: f64 = 0.0,
+  loadings: StaticArray<f64> | null = null): void {
   const rec = res.records;
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
   // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
@@ -54,12 +70,19 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
     const rate = getf(sp, rateOff + l);
     if (rate <= 0.0 || load<u8>(out + <usize>l) != 0) continue;
     if (anyPinned && (load<u8>(pinned + <usize>geti(fb, l)) != 0 || load<u8>(pinned + <usize>geti(tb, l)) != 0)) continue;
-    flows.of(topo, l);
-    const sf = getf(flow, 0) * getf(flow, 0) + getf(flow, 1) * getf(flow, 1);
-    const st = getf(flow, 2) * getf(flow, 2) + getf(flow, 3) * getf(flow, 3);
-    const ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
+    let ld: f64;
+    if (loadings !== null) ld = unchecked(loadings[l]);
+    else {
+      flows.of(topo, l);
+      const sf = getf(flow, 0) * getf(flow, 0) + getf(flow, 1) * getf(flow, 1);
+      const st = getf(flow, 2) * getf(flow, 2) + getf(flow, 3) * getf(flow, 3);
+      ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
+    }
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
-    if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);
+    if (previous !== null) {
+      const before = unchecked(previous[l]);
+      if (ld + change * Math.abs(ld - before) > limit || before != before) res.pushViolation(VIOL_OVERLOAD, l, ld, before);
+    } else if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);
   }
   let minV = Infinity, maxV = -Infinity, minB = -1, maxB = -1;
   const vmp = ptr(vm);

@@ -2,7 +2,7 @@
 // layouts in ./layout.ts): one record per case (REC_FIELDS each, record 0 the base case), the cut-off
 // buses of islanded cases, the monitored values (5 per monitored branch, 2 per bus, per case) and the
 // violations (VIOL_FIELDS each). Buffers grow between cases, never inside a solve.
-import { REC_FIELDS, REC_MINV, REC_MAXV, REC_MAXLOAD, REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, VIOL_FIELDS } from './layout';
+import { REC_FIELDS, REC_MINV, REC_MAXV, REC_MAXLOAD, REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, REC_EST_STEP, VIOL_FIELDS } from './layout';
 
 export class StudyResults {
   records: StaticArray<f64> = new StaticArray<f64>(0);
@@ -32,6 +32,7 @@ export class StudyResults {
     unchecked(rec[r + REC_MINV_BUS] = -1.0);
     unchecked(rec[r + REC_MAXV_BUS] = -1.0);
     unchecked(rec[r + REC_MAXLOAD_BR] = -1.0);
+    unchecked(rec[r + REC_EST_STEP] = -1.0);
   }
 
   /** Room for n island entries in all. */

@@ -29,6 +29,9 @@ import { baseSolution } from './baseCase.js';
 
 /** ac_linear: fast-decoupled iterations of the estimate. */
 export const ESTIMATE_ITERATIONS = 1;
+/** ac_linear: an estimate that one iteration leaves within its margin iterates on, up to this many iterations in all,
+ *  until its loading step contracts (assembly/study/loop.ts sharpen()). */
+export const ESTIMATE_SHARPEN_ITERATIONS = 6;
 /** ac_linear margin at threshold 0 (scaled by 1 − threshold / 100): times the estimated change, plus loading points. */
 export const ESTIMATE_CHANGE_MARGIN = 15;
 export const ESTIMATE_POINTS_MARGIN = 1;
@@ -103,7 +106,7 @@ function branchOutages(plan: StudyPlan, start: number, end: number): number[] {
 
 /** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution. */
 const estimatePlans = new WeakMap<StudyPlan, StudyPlan>();
-export function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
+export function estimatePlanOf(plan: StudyPlan, listFrom: number, sharpen?: StudyPlan['estimateSharpen']): StudyPlan {
   const hit = estimatePlans.get(plan);
   if (hit) return hit;
   const p: StudyPlan = {
@@ -118,9 +121,26 @@ export function estimatePlanOf(plan: StudyPlan, listFrom: number): StudyPlan {
     screening: null,
     warmStart: 'default',
     estimateIterations: ESTIMATE_ITERATIONS,
+    ...(sharpen ? { estimateSharpen: sharpen } : {}),
   };
   estimatePlans.set(plan, p);
   return p;
+}
+
+/** The ac_linear estimate of a plan from its AC base solution: the estimate's plan (one iteration, iterating on
+ *  near a trigger), each branch's base loading and trigger, and the margins. */
+export function acLinearEstimate(network: NetworkModel, plan: StudyPlan, base: SolveOutcome) {
+  const limit = plan.loadingLimitPercent;
+  const scale = 1 - plan.screening!.thresholdPercent / 100;
+  const baseLoading = new Float64Array(network.branches.length);
+  for (const b of base.branches) baseLoading[b.index] = b.loading;
+  // the loading at which each branch would count as a new or worsened overload
+  const trigger = baseLoading.map((l) => (l > limit ? l * (1 + plan.violationFilter.flowIncreasePercent / 100) : limit));
+  // The lowest estimate that can come within its margin (a branch unloaded in the base case): list from there.
+  const listFrom = Math.max(0, ((limit - scale * ESTIMATE_POINTS_MARGIN) / (1 + scale * ESTIMATE_CHANGE_MARGIN)) * 0.999);
+  const change = scale * ESTIMATE_CHANGE_MARGIN, points = scale * ESTIMATE_POINTS_MARGIN;
+  const estimatePlan = estimatePlanOf(plan, listFrom, { iterations: ESTIMATE_SHARPEN_ITERATIONS, change, points, trigger });
+  return { estimatePlan, baseLoading, trigger, listFrom, change, points };
 }
 
 async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
@@ -132,27 +152,28 @@ async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: Stu
   if (!network.branches.some((b) => b.status === 'closed' && b.rate_a > 0 && b.rate_a < 1e10)) return out;
   const base = await baseSolution(pool, network, plan, signal);
   if (base.status !== 'converged') return out;
-  const limit = plan.loadingLimitPercent;
-  const scale = 1 - plan.screening!.thresholdPercent / 100;
-  const baseLoading = new Float64Array(network.branches.length);
-  for (const b of base.branches) baseLoading[b.index] = b.loading;
-  // the loading at which each branch would count as a new or worsened overload
-  const trigger = baseLoading.map((l) => (l > limit ? l * (1 + plan.violationFilter.flowIncreasePercent / 100) : limit));
-  // The lowest estimate that can come within its margin (a branch unloaded in the base case): list from there.
-  const listFrom = Math.max(0, ((limit - scale * ESTIMATE_POINTS_MARGIN) / (1 + scale * ESTIMATE_CHANGE_MARGIN)) * 0.999);
-  const est = await estimate(estimatePlanOf(plan, listFrom));
+  const { estimatePlan, baseLoading, trigger, listFrom, change, points } = acLinearEstimate(network, plan, base);
+  const est = await estimate(estimatePlan);
   if (est.cancelled) return out;
+  const minTrigger = trigger.reduce((m, t, pos) => (network.branches[pos]!.rate_a > 0 ? Math.min(m, t) : m), Infinity);
   for (const k of candidates) {
     const i = k - start;
     const code = est.code[i]!;
     // an outage that splits the network or whose estimate failed is solved
     if (code !== CASE_CODE.CONVERGED && code !== CASE_CODE.MAX_ITERATIONS) continue;
     if (Number.isNaN(est.maxLoading[i]!)) continue; // no estimate (or no rated branch): solved
+    // An estimate that iterated on (its first iteration came within the margin): its last step bounds what is left
+    // to move, each later step being at most half the one before (checked: Infinity when it did not contract), and
+    // the margin applies to its last step instead of its first. The other estimates: one iteration, margin on the
+    // change from the base state.
+    const step = est.estimateStep?.[i] ?? -1;
+    if (!(step < Infinity) || (step >= 0 && listFrom + step + points >= minTrigger)) continue;
     let solve = false;
     for (let v = est.violationStart[i]!; v < est.violationStart[i + 1]! && !solve; v++) {
       if (est.violationType[v] !== VIOLATION_CODE.branch_overload) continue;
       const pos = est.violationElement[v]!, loading = est.violationValue[v]!;
-      const margin = scale * (ESTIMATE_CHANGE_MARGIN * Math.abs(loading - baseLoading[pos]!) + ESTIMATE_POINTS_MARGIN);
+      const from = step >= 0 ? est.violationLimit[v]! : baseLoading[pos]!;
+      const margin = Math.max(step, 0) + change * Math.abs(loading - from) + points;
       if (!(loading < trigger[pos]! - margin)) solve = true; // NaN solves too
     }
     if (!solve) out.set(k, { maxLoading: est.maxLoading[i]!, maxLoadingBranch: est.maxLoadingBranch[i]! });

@@ -114,7 +114,9 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
     scen[e + 4] = sgen.length / 2 - scen[e + 3]!;
   }
   const fixed = sn.fixed;
-  const buf = new Float64Array(SIN.HEADER + fixed.length + cases.length + outages.length + scen.length + corr.length + sgen.length);
+  // the estimate's per-branch triggers in internal order (layout: after sgen)
+  const trigger = plan.estimateSharpen ? Float64Array.from(packed.branchOrder, (pos) => plan.estimateSharpen!.trigger[pos]!) : new Float64Array(0);
+  const buf = new Float64Array(SIN.HEADER + fixed.length + cases.length + outages.length + scen.length + corr.length + sgen.length + trigger.length);
   buf[SIN.NCASES] = n;
   buf[SIN.LIMIT] = plan.loadingLimitPercent;
   buf[SIN.NMONBR] = plan.monitor.branches.length;
@@ -127,10 +129,16 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
   buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
   buf[SIN.ESTIMATE_REFACTOR] = plan.estimateRefactor ? 1 : 0;
+  const sharpen = plan.estimateSharpen;
+  if (sharpen) {
+    buf[SIN.ESTIMATE_SHARPEN] = sharpen.iterations;
+    buf[SIN.ESTIMATE_CHANGE] = sharpen.change;
+    buf[SIN.ESTIMATE_POINTS] = sharpen.points;
+  }
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
   buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
   let o = SIN.HEADER;
-  for (const part of [fixed, cases, outages, scen, corr, sgen]) {
+  for (const part of [fixed, cases, outages, scen, corr, sgen, trigger]) {
     buf.set(part, o);
     o += part.length;
   }
@@ -182,7 +190,7 @@ function splitMonitored(plan: StudyPlan, chunk: StudyChunk, monitor: Float64Arra
  * columns for cases [start, start + count).
  */
 function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, start: number, first: number,
-  violationsBefore: number, count: number): StudyChunk {
+  violationsBefore: number, count: number, estimate = false): StudyChunk {
   const { packed } = sn;
   const busId = (i: number) => (i < 0 ? -1 : network.buses[packed.busOrder[i]!]!.id);
   const branchPos = (l: number) => (l < 0 ? -1 : packed.branchOrder[l]!);
@@ -199,6 +207,8 @@ function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, s
     monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0),
     solveMs: r.solveMs,
   };
+  const estimateStep = estimate ? new Float64Array(count) : undefined;
+  if (estimateStep) chunk.estimateStep = estimateStep;
   let nViol = 0, nIsl = 0, islandsBefore = 0;
   for (let j = 0; j < first; j++) islandsBefore += rec[REC.FIELDS * j + REC.NISL]!;
   for (let i = 0; i < count; i++) {
@@ -213,6 +223,7 @@ function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, s
     chunk.maxLoadingBranch[i] = branchPos(rec[o + REC.MAXLOAD_BR]!);
     chunk.islandLoadMw[i] = rec[o + REC.ISL_LOAD]!;
     chunk.islandGenerationMw[i] = rec[o + REC.ISL_GEN]!;
+    if (estimateStep) estimateStep[i] = rec[o + REC.EST_STEP]!;
     nViol += rec[o + REC.NVIOL]!;
     nIsl += rec[o + REC.NISL]!;
     chunk.violationStart[i + 1] = nViol;
@@ -280,7 +291,7 @@ async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPl
   const baseViolations = r.records.length > 0 ? r.records[REC.NVIOL]! : 0;
   const chunk = r.records.length === 0
     ? decode(network, sn, { ...r, records: new Float64Array(REC.FIELDS) }, start, 1, 0, 0)
-    : decode(network, sn, r, start, 1, baseViolations, done);
+    : decode(network, sn, r, start, 1, baseViolations, done, plan.estimateSharpen !== undefined);
   chunk.cancelled = done < end - start;
   splitMonitored(plan, chunk, r.monitor, 1, done);
   // Outages that split the network: solved on what stays energized unless islanding is skip (./islanded.ts).

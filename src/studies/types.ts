@@ -135,6 +135,9 @@ export interface StudyPlan {
   estimateIterations?: number;
   /** the estimate refactorises B' / B'' per outage instead of updating the intact factors: the update's test reference */
   estimateRefactor?: boolean;
+  /** the estimate iterates on where its first iteration comes within `change` × |change| + `points` of a branch's
+   *  trigger (loading %, per branch position), up to `iterations` in all, until its loading step contracts */
+  estimateSharpen?: { iterations: number; change: number; points: number; trigger: Float64Array };
 }
 
 export type { StudyCaseStatus, StudyViolationKind, StudyViolationType };
@@ -250,6 +253,8 @@ export interface StudyChunk {
    *  p_to, q_to, loading) and plan.monitor.buses.length × 2 (v, theta); NaN when not converged. */
   monitoredBranches: Float64Array;
   monitoredBuses: Float64Array;
+  /** estimates only (./screening.ts): per case the last loading step of an estimate that iterated on (REC.EST_STEP) */
+  estimateStep?: Float64Array;
   /** ms inside the worker for the chunk (base solve included) */
   solveMs: number;
 }
