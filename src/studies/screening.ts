@@ -3,7 +3,7 @@
 // worsened overload, the others are `screened` with the estimate as their max loading. Outages that split the
 // network and generator outages are always solved.
 //
-//  - ac_linear (default): one fast-decoupled iteration (MATPOWER's XB: a P-θ then a Q-V half-step on B' and B''
+//  - ac_linear (default): a fast-decoupled iteration (MATPOWER's XB: a P-θ then a Q-V half-step on B' and B''
 //    without the outaged branches) from the AC base solution, run by the study loop itself on every outage of the
 //    chunk (SIN_ESTIMATE_IT, assembly/study/loop.ts; B' and B'' factorised once, each outage's solves corrected by
 //    Sherman–Morrison–Woodbury, assembly/study/compensation.ts), its flows from the full AC equations. The P step moves the
@@ -13,6 +13,9 @@
 //    it in the base case, base × (1 + flow_increase_percent / 100) for one already overloaded (so a branch
 //    overloaded before any outage does not keep every case). The margin, in loading points, is
 //    (1 − threshold / 100) × (ESTIMATE_CHANGE_MARGIN × |estimate − base| + ESTIMATE_POINTS_MARGIN).
+//    An outage that one iteration brings within that margin iterates on (sharpen() in assembly/study/loop.ts) until
+//    its loading step contracts by half; it is then judged on its last iterate, the margin taken on the last step
+//    (estimate − the iterate before) plus that step, which bounds what a contracting iteration has left to move.
 //  - dc: the wave-3 rule, for comparison: DC base flows plus the outage's LODF column (one flow-shift solve per
 //    outage on the DC power flow's factorised Bbus, assembly/sensitivity.ts); solved when any DC loading reaches
 //    the threshold.
@@ -104,7 +107,8 @@ function branchOutages(plan: StudyPlan, start: number, end: number): number[] {
   return out;
 }
 
-/** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution. */
+/** The estimate's plan of a study: the same cases, one fast-decoupled iteration each from the base solution (more
+ *  where `sharpen` says). */
 const estimatePlans = new WeakMap<StudyPlan, StudyPlan>();
 export function estimatePlanOf(plan: StudyPlan, listFrom: number, sharpen?: StudyPlan['estimateSharpen']): StudyPlan {
   const hit = estimatePlans.get(plan);
