@@ -3,7 +3,7 @@
 // with the branch's pi-model admittances in topo.brY (ybus.ts) and V in topo.vr / vi.
 import { Topology } from './topology';
 import { dcB } from './dcpf';
-import { BR_RATIO, BR_SHIFT, BR_X } from './layout';
+import { BR_RATIO, BR_SHIFT, BR_X } from './abi';
 import { geti, getf, ptr, setf } from './sparse/raw';
 
 /** Pf, Qf, Pt, Qt of branch l (p.u.) into flow[0..3]. */

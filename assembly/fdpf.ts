@@ -14,7 +14,7 @@ import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';
 import { RankTwoUpdate } from './sparse/woodbury';
 import { progress } from './progress';
-import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './abi';
 
 
 /** B' and B'' numeric factors for this parameter set (reused when unchanged). */

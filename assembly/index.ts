@@ -1,6 +1,6 @@
 // gridops power-flow core (build/powerflow.wasm). Numbers in, numbers out.
 //
-// JavaScript protocol (see layout.ts for the buffer layouts):
+// JavaScript protocol (see abi.ts for the buffer layouts):
 //   ptr = inputPtr(len)           reserve the f64 input buffer, write it at ptr
 //   status = solve()              solve; also writes the output buffer
 //   outputPtr() / outputLength()  where to read the f64 output
@@ -8,7 +8,7 @@
 //   cacheSize() / clearCache()
 //   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows, PTDF
 //                                 columns or outage flow shifts of the DC model (sensitivity.ts), in chunks
-//   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/layout.ts) on the
+//   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/abi.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
 //                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
 // and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
@@ -35,8 +35,8 @@ import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
   OUT_HEADER, METHOD_NR, METHOD_FDXB, METHOD_DC, STATUS_BAD_INPUT, STATUS_CANCELLED, STATUS_SINGULAR,
-} from './layout';
-import { BR_R, BR_T, BUS_GS, BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_BUS_VA, OUT_GEN_FIELDS } from './layout';
+} from './abi';
+import { BR_R, BR_T, BUS_GS, BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_BUS_VA, OUT_GEN_FIELDS } from './abi';
 
 /** At most this many topologies, and at most this many buses in all of them
  *  (the LU factors of a 10,000-bus network take tens of MB; wasm memory never shrinks). */
@@ -112,7 +112,7 @@ function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f6
   return topo;
 }
 
-// ---- studies (study/loop.ts; buffer layouts in study/layout.ts)
+// ---- studies (study/loop.ts; buffer layouts in study/abi.ts)
 let studyIn = new StaticArray<f64>(0);
 const study = new StudyWorkspace();
 export function studyInputPtr(len: i32): usize {

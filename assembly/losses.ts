@@ -2,7 +2,7 @@
 //   loss = baseMVA * |Vf / tau - Vt|^2 / (r - j x),  tau = tap e^{j shift}
 // i.e. I^2 R (real) and I^2 X (imaginary) of the series impedance only.
 import { Topology } from './topology';
-import { BR_R, BR_RATIO, BR_SHIFT, BR_X } from './layout';
+import { BR_R, BR_RATIO, BR_SHIFT, BR_X } from './abi';
 
 /** Total series losses, MW and MVAr. */
 export class Losses {

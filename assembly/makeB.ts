@@ -6,7 +6,7 @@
 // Ybus -> reduced slot maps of the topology.
 import { Topology } from './topology';
 import { branchAdmittance } from './branchModel';
-import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS } from './layout';
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS } from './abi';
 
 const tmp = new StaticArray<f64>(8);
 

@@ -13,7 +13,7 @@ import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from '
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
-import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './layout';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './abi';
 
 /** Solves from topo.vm / topo.va (start point) and leaves the solution there; iterations and the last
  *  mismatch in `result`. */

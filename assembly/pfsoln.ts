@@ -5,7 +5,7 @@
 import { Topology } from './topology';
 import { branchFlow } from './branchFlow';
 import { generatorOutputs } from './generatorOutputs';
-import { BUS_PD, BUS_QD, GEN_PG, GEN_QG, GEN_QMAX, GEN_QMIN, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './layout';
+import { BUS_PD, BUS_QD, GEN_PG, GEN_QG, GEN_QMAX, GEN_QMIN, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './abi';
 
 const flow = new StaticArray<f64>(4);
 

@@ -10,7 +10,7 @@
 // and kept with the topology: never the dense inverse.
 import { Topology } from './topology';
 import { dcB } from './dcpf';
-import { BR_X, BR_RATIO } from './layout';
+import { BR_X, BR_RATIO } from './abi';
 
 /** The rows or columns asked (PTDF rows, outage flow shifts) and the solve's scratch; one per wasm instance. */
 export class DcSensitivities {

@@ -5,7 +5,7 @@
 //   Ybus = Cf' Yf + Ct' Yt + diag((Gs + j Bs) / baseMVA)
 // Only in-service branches reach the wasm (the JS side drops the others).
 import { Topology } from './topology';
-import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './layout';
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X, BUS_BS, BUS_GS } from './abi';
 import { branchAdmittance } from './branchModel';
 
 /** Fills topo.yRe / yIm (Ybus values) and topo.brY (per-branch Yff, Yft, Ytf, Ytt). */

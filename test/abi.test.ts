@@ -1,15 +1,18 @@
-// Issue #22 item 1: the wasm buffer layouts are defined in assembly/ (layout.ts,
-// study/layout.ts, opf/layout.ts) and mirrored by hand in src/powerflow/abi.ts,
-// src/studies/abi.ts and src/opf/abi.ts. This test reads every `export const X: i32 = N`
-// of the assembly layout files and fails on any difference with the TypeScript side,
-// and on any assembly constant that has no TypeScript counterpart named here.
+// The wasm buffer layouts are defined in assembly/ (abi.ts, study/abi.ts, opf/abi.ts, se/abi.ts); the
+// TypeScript side (src/*/abi.generated.ts) is generated from them at build:wasm by scripts/gen-abi.js and
+// re-exported, with what only JavaScript writes, by src/powerflow/abi.ts, src/studies/abi.ts, src/opf/abi.ts and
+// src/stateEstimation/abi.ts. This test fails when a generated file is stale, reads every `export const X: i32 = N`
+// of the assembly ABI files and fails on any difference with the TypeScript side and on any assembly constant that
+// has no TypeScript counterpart named here.
 import { it } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import * as pf from '../src/powerflow/abi.js';
 import * as st from '../src/studies/abi.js';
 import * as opf from '../src/opf/abi.js';
+import * as studyTypes from '../src/studies/types.js';
 
 function assemblyConstants(file: string): Map<string, number> {
   const text = readFileSync(join(process.cwd(), 'assembly', file), 'utf8');
@@ -39,8 +42,8 @@ function compare(file: string, resolvers: Resolver[], skip: string[] = []): void
   assert.deepEqual(diffs, [], `assembly/${file} and its TypeScript mirror differ`);
 }
 
-it('power-flow ABI: assembly/layout.ts = src/powerflow/abi.ts', () => {
-  compare('layout.ts', [
+it('power-flow ABI: assembly/abi.ts = src/powerflow/abi.ts', () => {
+  compare('abi.ts', [
     exact({
       ABI_VERSION: pf.ABI_VERSION, BUS_FIELDS: pf.BUS_FIELDS, BR_FIELDS: pf.BR_FIELDS, GEN_FIELDS: pf.GEN_FIELDS,
       METHOD_NR: pf.METHOD_CODE.newton_raphson, METHOD_FDXB: pf.METHOD_CODE.fast_decoupled, METHOD_DC: pf.METHOD_CODE.dc,
@@ -57,18 +60,23 @@ it('power-flow ABI: assembly/layout.ts = src/powerflow/abi.ts', () => {
   assert.equal(o.shift + nl, o.gen);
 });
 
-it('study ABI: assembly/study/layout.ts = src/studies/abi.ts', () => {
-  compare('study/layout.ts', [
+it('study ABI: assembly/study/abi.ts = src/studies/abi.ts', () => {
+  compare('study/abi.ts', [
+    exact({
+      // the codes the JavaScript side decodes a chunk with (src/studies/types.ts)
+      VIOL_OVERLOAD: studyTypes.VIOLATION_CODE.branch_overload, VIOL_LOW_V: studyTypes.VIOLATION_CODE.low_voltage,
+      VIOL_HIGH_V: studyTypes.VIOLATION_CODE.high_voltage, CODE_ISLANDED: studyTypes.CASE_CODE.ISLANDED,
+      CODE_SLACK_LOST: studyTypes.CASE_CODE.SLACK_LOST, CODE_QLIM_INFEASIBLE: studyTypes.CASE_CODE.QLIM_INFEASIBLE,
+    }),
     exact({ CASE_FIELDS: st.CASE_FIELDS, SCEN_FIELDS: st.SCEN_FIELDS, VIOL_FIELDS: st.VIOL_FIELDS }),
-    prefixed('SIN_', st.SIN), prefixed('REC_', st.REC),
-  ], [
-    // read by the core only; the JavaScript side decodes them through src/studies (codes, violation types)
-    'VIOL_OVERLOAD', 'VIOL_LOW_V', 'VIOL_HIGH_V', 'CODE_ISLANDED', 'CODE_SLACK_LOST', 'CODE_QLIM_INFEASIBLE',
+    prefixed('SIN_', st.SIN), prefixed('REC_', st.REC), prefixed('CASE_', st.CASE), prefixed('SCEN_', st.SCEN),
+    prefixed('CORR_', st.CORR), prefixed('SGEN_', st.SGEN), prefixed('VIOL_', st.VIOL), prefixed('MON_BR_', st.MON_BR),
+    prefixed('MON_BUS_', st.MON_BUS),
   ]);
 });
 
-it('OPF ABI: assembly/opf/layout.ts = src/opf/abi.ts', () => {
-  compare('opf/layout.ts', [
+it('OPF ABI: assembly/opf/abi.ts = src/opf/abi.ts', () => {
+  compare('opf/abi.ts', [
     exact({
       OPF_ABI_VERSION: opf.OPF_ABI_VERSION,
       OPF_BUS_FIELDS: opf.BUS_FIELDS, OPF_BR_FIELDS: opf.BR_FIELDS, OPF_GEN_FIELDS: opf.GEN_FIELDS,
@@ -79,29 +87,63 @@ it('OPF ABI: assembly/opf/layout.ts = src/opf/abi.ts', () => {
     }),
     prefixed('OPF_IN_', opf.IN), prefixed('OPF_OUT_BUS_', opf.OUT_BUS), prefixed('OPF_OUT_BR_', opf.OUT_BR),
     prefixed('OPF_OUT_GEN_', opf.OUT_GEN), prefixed('OPF_OUT_', opf.OUT),
-    prefixed('OPF_BUS_', opf.BUS), prefixed('OPF_BR_', opf.BR), prefixed('OPF_GEN_', opf.GEN), prefixed('OPF_START_', opf.START_CODE),
+    prefixed('OPF_BUS_', opf.BUS), prefixed('OPF_BR_', opf.BR), prefixed('OPF_GEN_', opf.GEN), prefixed('OPF_START_', opf.START_CODE), prefixed('OPF_LP_', opf.LP),
   ]);
 });
 
-// Columns are read through the named constants of the layout files, never as a raw
-// `busOff + 5 * nb` (that is Gs).
-const NOT_YET_NAMED: string[] = [];
+it('the generated TypeScript ABI is up to date with assembly/ (scripts/gen-abi.js --check)', () => {
+  const run = spawnSync(process.execPath, [join(process.cwd(), 'scripts', 'gen-abi.js'), '--check'], { encoding: 'utf8' });
+  assert.equal(run.status, 0, run.stderr);
+});
 
-it('assembly/ reads buffer columns through named constants, not raw offsets', () => {
+it('scripts/gen-abi.js groups by the longest prefix and refuses an ABI file without constants', async () => {
+  // @ts-expect-error: a plain JavaScript module without types
+  const gen = await import('../../scripts/gen-abi.js');
+  const text = 'export const OUT_HEADER: i32 = 16;  // slots\nexport const OUT_BUS_VM: i32 = 0;\nexport const OUT_BUS_FIELDS: i32 = 1;\n';
+  const out: string = gen.generate({ from: 'assembly/x.ts', to: 'src/x/abi.generated.ts', groups: ['OUT_', 'OUT_BUS_'] }, text);
+  assert.match(out, /export const OUT_HEADER = 16; \/\/ slots/);
+  assert.match(out, /export const OUT = \{\n {2}HEADER: OUT_HEADER,\n\} as const;/);
+  assert.match(out, /export const OUT_BUS = \{\n {2}VM: OUT_BUS_VM,\n {2}FIELDS: OUT_BUS_FIELDS,\n\} as const;/);
+  assert.throws(() => gen.generate({ from: 'assembly/y.ts', to: 'y.ts', groups: [] }, '// nothing'), /no `export const/);
+});
+
+// Columns are read through the named constants of the ABI files, never as a raw `busOff + 5 * nb` (that is Gs),
+// a raw `oBus + 2` or a literal index of an ABI buffer (`input[4]`); and no module outside the ABI files defines a
+// layout constant of its own (`const LP_HEADER: i32 = 8` was defined twice, here and in src/opf/lp.ts).
+const RAW_COLUMN = [
   // a column c > 0 of a table section (busOff + 5 * nb), or column 1 written as `busOff + nb`
-  const raw = /\b(\w*Off|oBus|oBr|oGen|bus|br|gen) \+ \d+ \* n[blg]\b|\b(busOff|brOff|genOff|oBus|oBr|oGen|bus|br|gen) \+ n[blg]\b/;
+  /\b(\w*Off|oBus|oBr|oGen|bus|br|gen) \+ \d+ \* n[blg]\b|\b(busOff|brOff|genOff|oBus|oBr|oGen|bus|br|gen) \+ n[blg]\b/,
+  // a sub-record column by number: `[caseOff + 2]`, `[oBus + 1]`
+  /\[(\w*Off|oBus|oBr|oGen|oMeas) \+ \d+\]/,
+  // a header slot of an ABI buffer by number
+  /(?<![.\w])(input|inp|opfInput|studyIn|sensIn|seInput|output|opfOutput|seOutput|records|monitor|violations)\[\d+\]/,
+];
+// (a module-level count, limit or status code of a file's own is fine: MAX_CACHED, MIPS_CONVERGED)
+const MODULE_LAYOUT_CONSTANT = /^(export )?const [A-Z][A-Z0-9_]*(HEADER|FIELDS|_OFF|_AT)(: i32)? = \d+;/;
+
+function rawOffsets(root: string, fileFilter: (rel: string) => boolean, constants: boolean): string[] {
   const found: string[] = [];
   const walk = (dir: string, rel: string) => {
     for (const name of readdirSync(dir)) {
       const p = join(dir, name), r = rel ? `${rel}/${name}` : name;
       if (statSync(p).isDirectory()) walk(p, r);
-      else if (name.endsWith('.ts') && !/(^|\/)layout\.ts$/.test(r) && !NOT_YET_NAMED.includes(r)) {
+      else if (name.endsWith('.ts') && !/(^|\/)abi(\.generated)?\.ts$/.test(r) && fileFilter(r)) {
         readFileSync(p, 'utf8').split('\n').forEach((line, i) => {
-          if (raw.test(line)) found.push(`assembly/${r}:${i + 1}: ${line.trim()}`);
+          if (RAW_COLUMN.some((re) => re.test(line)) || (constants && MODULE_LAYOUT_CONSTANT.test(line))) {
+            found.push(`${root}/${r}:${i + 1}: ${line.trim()}`);
+          }
         });
       }
     }
   };
-  walk(join(process.cwd(), 'assembly'), '');
-  assert.deepEqual(found, []);
+  walk(join(process.cwd(), root), '');
+  return found;
+}
+
+it('assembly/ reads buffer columns through named constants, not raw offsets', () => {
+  assert.deepEqual(rawOffsets('assembly', () => true, true), []);
+});
+
+it('the TypeScript side unpacks the core buffers through the named columns too', () => {
+  assert.deepEqual([...rawOffsets('src', () => true, false), ...rawOffsets('workers', () => true, false)], []);
 });

@@ -111,9 +111,9 @@ for (const file of files) {
   }
 }
 
-test('assembly/se/layout.ts and src/stateEstimation/abi.ts name the same columns', async () => {
+test('assembly/se/abi.ts and src/stateEstimation/abi.ts name the same columns', async () => {
   const abi = await import('../src/stateEstimation/abi.js');
-  const text = readFileSync(join(ROOT, 'assembly', 'se', 'layout.ts'), 'utf8');
+  const text = readFileSync(join(ROOT, 'assembly', 'se', 'abi.ts'), 'utf8');
   const tables: Record<string, Record<string, number>> = {
     SE_IN_: abi.IN,
     SE_BUS_: abi.BUS,

@@ -1,4 +1,4 @@
-// OPF entry points of build/powerflow.wasm (layout: ./layout.ts):
+// OPF entry points of build/powerflow.wasm (layout: ./abi.ts):
 //   ptr = opfInputPtr(len)   reserve the f64 input buffer, write it at ptr
 //   status = opfSolve()      solve; writes the output buffer
 //   opfOutputPtr() / opfOutputLength()
@@ -13,7 +13,8 @@ import {
   OPF_ABI_VERSION, OPF_IN_VERSION, OPF_IN_METHOD, OPF_IN_NB, OPF_IN_NL, OPF_IN_NG, OPF_IN_FEASTOL, OPF_IN_GRADTOL,
   OPF_IN_COMPTOL, OPF_IN_COSTTOL, OPF_IN_MAXIT, OPF_OUT_HEADER, OPF_OUT_STATUS, OPF_BAD_INPUT, OPF_METHOD_DC,
   OPF_OUT_BUS_FIELDS, OPF_OUT_BR_FIELDS, OPF_OUT_GEN_FIELDS, OPF_OUT_ITER, OPF_OUT_F, OPF_IN_NXROWS,
-} from './layout';
+  OPF_LP_NX, OPF_LP_NA, OPF_LP_NNZ, OPF_LP_CONSTANT, OPF_LP_HEADER,
+} from './abi';
 
 let opfInput = new StaticArray<f64>(0);
 let opfOutput = new StaticArray<f64>(0);
@@ -58,7 +59,6 @@ export function opfSolve(): i32 {
 let lpModel: DcModel | null = null;
 let lpData = new StaticArray<f64>(0);
 let lpSolution = new StaticArray<f64>(0);
-const LP_HEADER: i32 = 8;
 
 export function opfLpBuild(): i32 {
   const inp = opfInput;
@@ -69,12 +69,13 @@ export function opfLpBuild(): i32 {
   if (model === null) return -1;
   const qp = model.qp, nx = qp.nx, nA = qp.nA, nnz = unchecked(qp.Ap[nA]);
   if (!qp.isLinear()) return 0;
-  const len = LP_HEADER + 3 * nx + 2 * nA + nA + 1 + 2 * nnz;
+  const len = OPF_LP_HEADER + 3 * nx + 2 * nA + nA + 1 + 2 * nnz;
   if (lpData.length < len) lpData = new StaticArray<f64>(len);
   const d = lpData;
-  unchecked(d[0] = <f64>nx); unchecked(d[1] = <f64>nA); unchecked(d[2] = <f64>nnz); unchecked(d[3] = model.constant);
-  for (let k = 4; k < LP_HEADER; k++) unchecked(d[k] = 0.0);
-  let o = LP_HEADER;
+  for (let k = 0; k < OPF_LP_HEADER; k++) unchecked(d[k] = 0.0);
+  unchecked(d[OPF_LP_NX] = <f64>nx); unchecked(d[OPF_LP_NA] = <f64>nA); unchecked(d[OPF_LP_NNZ] = <f64>nnz);
+  unchecked(d[OPF_LP_CONSTANT] = model.constant);
+  let o = OPF_LP_HEADER;
   for (let j = 0; j < nx; j++) unchecked(d[o++] = qp.c[j]);
   for (let j = 0; j < nx; j++) unchecked(d[o++] = qp.xmin[j]);
   for (let j = 0; j < nx; j++) unchecked(d[o++] = qp.xmax[j]);

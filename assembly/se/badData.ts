@@ -5,7 +5,7 @@
 import { Estimator } from './estimator';
 import { gaussNewton } from './gaussNewton';
 import { normalizedResiduals, RESIDUALS_DONE, RESIDUALS_STOPPED } from './normalizedResiduals';
-import { SE_STATUS_CANCELLED, SE_STATUS_CONVERGED, SE_STATUS_DIVERGED } from './layout';
+import { SE_STATUS_CANCELLED, SE_STATUS_CONVERGED, SE_STATUS_DIVERGED } from './abi';
 
 const TIE: f64 = 1e-6;
 

@@ -1,4 +1,4 @@
-// State-estimation entry points of build/powerflow.wasm (layout: ./layout.ts):
+// State-estimation entry points of build/powerflow.wasm (layout: ./abi.ts):
 //   ptr = seInputPtr(len)   reserve the f64 input buffer, write it at ptr
 //   status = seSolve()      estimate (with bad-data removal as the input asks); writes the output buffer
 //   seOutputPtr() / seOutputLength()
@@ -15,7 +15,7 @@ import {
   SE_OUT_MEAS_FIELDS, SE_OUT_MEAS_NORMALIZED, SE_OUT_MEAS_OMEGA_RATIO, SE_OUT_MEAS_REMOVED_NR, SE_OUT_MEAS_REMOVED_PASS,
   SE_OUT_MEAS_RESIDUAL, SE_OUT_NORM_F, SE_OUT_PASSES, SE_OUT_RANK_DEFICIT, SE_OUT_STATUS, SE_OUT_TOTAL_ITER, SE_STATUS_BAD_INPUT,
   SE_STATUS_UNOBSERVABLE,
-} from './layout';
+} from './abi';
 
 let seInput = new StaticArray<f64>(0);
 let seOutput = new StaticArray<f64>(0);

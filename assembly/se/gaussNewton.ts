@@ -10,7 +10,7 @@ import { markBuses, unobservableStates } from './observability';
  *  change nothing. doSE's rule alone decides every reference case. */
 const STEP_FLOOR: f64 = 1e-11;
 
-import { SE_STATUS_CANCELLED, SE_STATUS_CONVERGED, SE_STATUS_DIVERGED, SE_STATUS_UNOBSERVABLE } from './layout';
+import { SE_STATUS_CANCELLED, SE_STATUS_CONVERGED, SE_STATUS_DIVERGED, SE_STATUS_UNOBSERVABLE } from './abi';
 
 /** One estimate from the flat start; `before` iterations of earlier passes number the progress reports. */
 export function gaussNewton(e: Estimator, maxIt: i32, tol: f64, before: i32): i32 {

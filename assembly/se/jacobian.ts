@@ -7,7 +7,7 @@ import { SeMeasurements } from './measurements';
 import { StateFunctions } from './measurementFunctions';
 import {
   SE_KIND_P_FROM, SE_KIND_P_GEN, SE_KIND_P_INJ, SE_KIND_P_TO, SE_KIND_Q_FROM, SE_KIND_Q_TO, SE_KIND_V_ANGLE, SE_KIND_V_MAG,
-} from './layout';
+} from './abi';
 
 export class MeasurementJacobian {
   m: i32; n: i32;

@@ -7,7 +7,7 @@ import { SeMeasurements } from './measurements';
 import {
   SE_KIND_P_FROM, SE_KIND_P_GEN, SE_KIND_P_INJ, SE_KIND_P_TO, SE_KIND_Q_FROM, SE_KIND_Q_GEN, SE_KIND_Q_INJ, SE_KIND_Q_TO,
   SE_KIND_V_ANGLE, SE_KIND_V_MAG,
-} from './layout';
+} from './abi';
 
 export class StateFunctions {
   pinj: StaticArray<f64> = new StaticArray<f64>(0); qinj: StaticArray<f64> = new StaticArray<f64>(0);

@@ -1,6 +1,6 @@
 // The measurement set of one estimate: kind, element, value and sigma as packed (p.u., radians), the weight
 // 1/σ² (0 once bad-data removal has taken a measurement out) and what the removal recorded.
-import { SE_MEAS_ELEMENT, SE_MEAS_FIELDS, SE_MEAS_KIND, SE_MEAS_SIGMA, SE_MEAS_VALUE } from './layout';
+import { SE_MEAS_ELEMENT, SE_MEAS_FIELDS, SE_MEAS_KIND, SE_MEAS_SIGMA, SE_MEAS_VALUE } from './abi';
 
 export class SeMeasurements {
   m: i32;

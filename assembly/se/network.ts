@@ -5,7 +5,7 @@ import { branchAdmittance } from '../branchModel';
 import {
   SE_BR_B, SE_BR_F, SE_BR_FIELDS, SE_BR_R, SE_BR_RATIO, SE_BR_SHIFT, SE_BR_T, SE_BR_X, SE_BUS_BS, SE_BUS_FIELDS, SE_BUS_GS,
   SE_BUS_PD, SE_BUS_QD, SE_BUS_VM0, SE_GEN_BUS, SE_GEN_FIELDS, SE_IN_BASEMVA, SE_IN_HEADER, SE_IN_NB, SE_IN_NG, SE_IN_NL, SE_IN_REF,
-} from './layout';
+} from './abi';
 
 export class SeNetwork {
   nb: i32; nl: i32; ng: i32; ref: i32; baseMVA: f64;

@@ -7,7 +7,7 @@
 import { Topology } from '../topology';
 import { RankTwoUpdate } from '../sparse/woodbury';
 import { branchAdmittance } from '../branchModel';
-import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X } from '../layout';
+import { BR_B, BR_R, BR_RATIO, BR_SHIFT, BR_X } from '../abi';
 
 export class BranchOutageCompensation {
   /** B' (non-reference buses) and B'' (pq buses) of the outage from the intact factors */

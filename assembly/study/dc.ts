@@ -6,8 +6,8 @@
 // Flows for the metrics: branchFlow.ts dcBranchFlow.
 import { Topology } from '../topology';
 import { makeBdc, solveAngles } from '../dcpf';
-import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from '../layout';
-import { BUS_GS } from '../layout';
+import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR } from '../abi';
+import { BUS_GS } from '../abi';
 
 /** Solves the DC case into topo.va (ref angles taken from topo.va) and topo.vm (= 1). */
 export function dcCase(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64,

@@ -29,14 +29,16 @@ import { StudyResults } from './results';
 import { dcCase } from './dc';
 import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
 import { BranchOutageCompensation } from './compensation';
-import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, METHOD_DC, METHOD_FDXB } from '../layout';
+import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, METHOD_DC, METHOD_FDXB } from '../abi';
 import {
   SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
   REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
   REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
   SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR, SIN_ESTIMATE_SHARPEN, SIN_ESTIMATE_CHANGE, SIN_ESTIMATE_POINTS, SIN_NSGEN, REC_EST_STEP,
-} from './layout';
-import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../layout';
+  CASE_SCEN, CASE_OUT_START, CASE_NBR, CASE_NGEN, SCEN_SCALE, SCEN_CORR_START, SCEN_NCORR, SCEN_SGEN_START, SCEN_NSGEN,
+  CORR_BUS, CORR_DP, CORR_DQ, CORR_FIELDS, SGEN_GEN, SGEN_PG, SGEN_FIELDS, MON_BR_FIELDS, MON_BUS_FIELDS,
+} from './abi';
+import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../abi';
 
 /** One study's state between its cases: the scratch sized for the base topology, the method and its
  *  options, the case being solved, and the results (./results.ts). One instance per wasm instance
@@ -377,9 +379,9 @@ export class StudyWorkspace {
     const rateOff = SIN_HEADER, vminOff = rateOff + nl, vmaxOff = vminOff + nb;
     const vgOff = vmaxOff + nb, monBrOff = vgOff + ng, monBusOff = monBrOff + nMonBr;
     const caseOff = monBusOff + nMonBus, outOff = caseOff + CASE_FIELDS * nCases;
-    const scenOff = outOff + nOut, corrOff = scenOff + SCEN_FIELDS * nScen, sgenOff = corrOff + 3 * nCorr;
-    this.triggerOff = sgenOff + 2 * <i32>s[SIN_NSGEN];
-    const monSize = 5 * nMonBr + 2 * nMonBus;
+    const scenOff = outOff + nOut, corrOff = scenOff + SCEN_FIELDS * nScen, sgenOff = corrOff + CORR_FIELDS * nCorr;
+    this.triggerOff = sgenOff + SGEN_FIELDS * <i32>s[SIN_NSGEN];
+    const monSize = MON_BR_FIELDS * nMonBr + MON_BUS_FIELDS * nMonBus;
 
     this.results.begin(nCases, monSize);
 
@@ -413,8 +415,8 @@ export class StudyWorkspace {
     for (let c = 0; c < nCases; c++) {
       const r = REC_FIELDS * (c + 1);
       const d = caseOff + CASE_FIELDS * c;
-      const sc = <i32>unchecked(s[d]), o0 = <i32>unchecked(s[d + 1]);
-      const nBr = <i32>unchecked(s[d + 2]), nGen = <i32>unchecked(s[d + 3]);
+      const sc = <i32>unchecked(s[d + CASE_SCEN]), o0 = <i32>unchecked(s[d + CASE_OUT_START]);
+      const nBr = <i32>unchecked(s[d + CASE_NBR]), nGen = <i32>unchecked(s[d + CASE_NGEN]);
       if (sc != slot) { this.setScenario(sc, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff); slot = sc; }
       this.results.clearRecord(r);
       const mo = monSize * (c + 1);
@@ -457,7 +459,7 @@ export class StudyWorkspace {
     scenOff: i32, corrOff: i32, sgenOff: i32): void {
     const nb = this.pd.length;
     let scale = 1.0;
-    if (sc >= 0) scale = unchecked(s[scenOff + SCEN_FIELDS * sc]);
+    if (sc >= 0) scale = unchecked(s[scenOff + SCEN_FIELDS * sc + SCEN_SCALE]);
     for (let i = 0; i < nb; i++) {
       unchecked(this.pd[i] = scale * input[pdOff + i]);
       unchecked(this.qd[i] = scale * input[qdOff + i]);
@@ -465,14 +467,18 @@ export class StudyWorkspace {
     for (let g = 0; g < ng; g++) { unchecked(this.pg[g] = input[genOff + GEN_PG * ng + g]); unchecked(this.qg[g] = input[genOff + GEN_QG * ng + g]); }
     if (sc < 0) return;
     const e = scenOff + SCEN_FIELDS * sc;
-    const c0 = <i32>unchecked(s[e + 1]), cn = <i32>unchecked(s[e + 2]);
+    const c0 = <i32>unchecked(s[e + SCEN_CORR_START]), cn = <i32>unchecked(s[e + SCEN_NCORR]);
     for (let k = c0; k < c0 + cn; k++) {
-      const b = <i32>unchecked(s[corrOff + 3 * k]);
-      unchecked(this.pd[b] += s[corrOff + 3 * k + 1]);
-      unchecked(this.qd[b] += s[corrOff + 3 * k + 2]);
+      const q = corrOff + CORR_FIELDS * k;
+      const b = <i32>unchecked(s[q + CORR_BUS]);
+      unchecked(this.pd[b] += s[q + CORR_DP]);
+      unchecked(this.qd[b] += s[q + CORR_DQ]);
     }
-    const g0 = <i32>unchecked(s[e + 3]), gn = <i32>unchecked(s[e + 4]);
-    for (let k = g0; k < g0 + gn; k++) unchecked(this.pg[<i32>s[sgenOff + 2 * k]] = s[sgenOff + 2 * k + 1]);
+    const g0 = <i32>unchecked(s[e + SCEN_SGEN_START]), gn = <i32>unchecked(s[e + SCEN_NSGEN]);
+    for (let k = g0; k < g0 + gn; k++) {
+      const q = sgenOff + SGEN_FIELDS * k;
+      unchecked(this.pg[<i32>s[q + SGEN_GEN]] = s[q + SGEN_PG]);
+    }
   }
 
   /** Solves the intact network from the packed start point; r < 0: no record. Returns converged. */

@@ -10,8 +10,8 @@ import { Topology } from '../topology';
 import { branchFlow, dcBranchFlow } from '../branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
-  VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V,
-} from './layout';
+  VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V, MON_BR_FIELDS, MON_BR_LOADING, MON_BUS_FIELDS, MON_BUS_VM, MON_BUS_VA,
+} from './abi';
 import { StudyResults } from './results';
 import { geti, getf, ptr } from '../sparse/raw';
 
@@ -109,21 +109,22 @@ export function monitored(topo: Topology, flows: FlowModel, brOut: StaticArray<u
   monBusOff: i32, nMonBus: i32, baseMVA: f64, converged: bool, mon: StaticArray<f64>, o: i32): void {
   for (let q = 0; q < nMonBr; q++) {
     const l = <i32>unchecked(s[monBrOff + q]);
-    const p = o + 5 * q;
-    if (!converged) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = NaN); continue; }
-    if (l < 0 || unchecked(brOut[l]) != 0) { for (let k = 0; k < 5; k++) unchecked(mon[p + k] = 0.0); continue; }
+    const p = o + MON_BR_FIELDS * q;
+    if (!converged) { for (let k = 0; k < MON_BR_FIELDS; k++) unchecked(mon[p + k] = NaN); continue; }
+    if (l < 0 || unchecked(brOut[l]) != 0) { for (let k = 0; k < MON_BR_FIELDS; k++) unchecked(mon[p + k] = 0.0); continue; }
     flows.of(topo, l);
     const flow = flows.flow;
+    // MON_BR_PF .. MON_BR_QT are the flow model's pf, qf, pt, qt
     for (let k = 0; k < 4; k++) unchecked(mon[p + k] = flow[k] * baseMVA);
     const rate = unchecked(s[rateOff + l]);
-    unchecked(mon[p + 4] = rate > 0.0 ? loadingOf(flow, rate, baseMVA) : 0.0);
+    unchecked(mon[p + MON_BR_LOADING] = rate > 0.0 ? loadingOf(flow, rate, baseMVA) : 0.0);
   }
-  const b0 = o + 5 * nMonBr;
+  const b0 = o + MON_BR_FIELDS * nMonBr;
   for (let q = 0; q < nMonBus; q++) {
     const i = <i32>unchecked(s[monBusOff + q]);
-    const p = b0 + 2 * q;
-    if (!converged || i < 0) { unchecked(mon[p] = NaN); unchecked(mon[p + 1] = NaN); continue; }
-    unchecked(mon[p] = topo.vm[i]);
-    unchecked(mon[p + 1] = topo.va[i]);
+    const p = b0 + MON_BUS_FIELDS * q;
+    if (!converged || i < 0) { unchecked(mon[p + MON_BUS_VM] = NaN); unchecked(mon[p + MON_BUS_VA] = NaN); continue; }
+    unchecked(mon[p + MON_BUS_VM] = topo.vm[i]);
+    unchecked(mon[p + MON_BUS_VA] = topo.va[i]);
   }
 }

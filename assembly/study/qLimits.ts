@@ -9,7 +9,7 @@
 // from the last solution and sums the iterations.
 import { Topology, PQ, PV, REF } from '../topology';
 import { generatorOutputs } from '../generatorOutputs';
-import { BUS_ISLAND, GEN_QMAX, GEN_QMIN } from '../layout';
+import { BUS_ISLAND, GEN_QMAX, GEN_QMIN } from '../abi';
 
 /** MATPOWER mpopt.opf.violation, the Q limit tolerance in MVAr. */
 const Q_VIOLATION: f64 = 5e-6;

@@ -1,8 +1,9 @@
 // What a study chunk hands back, in one object (index.ts passes its buffers to JavaScript by pointer;
-// layouts in ./layout.ts): one record per case (REC_FIELDS each, record 0 the base case), the cut-off
+// layouts in ./abi.ts): one record per case (REC_FIELDS each, record 0 the base case), the cut-off
 // buses of islanded cases, the monitored values (5 per monitored branch, 2 per bus, per case) and the
 // violations (VIOL_FIELDS each). Buffers grow between cases, never inside a solve.
-import { REC_FIELDS, REC_MINV, REC_MAXV, REC_MAXLOAD, REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, REC_EST_STEP, VIOL_FIELDS } from './layout';
+import { REC_FIELDS, REC_MINV, REC_MAXV, REC_MAXLOAD, REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, REC_EST_STEP, VIOL_FIELDS,
+  VIOL_TYPE, VIOL_ELEMENT, VIOL_VALUE, VIOL_LIMIT } from './abi';
 
 export class StudyResults {
   records: StaticArray<f64> = new StaticArray<f64>(0);
@@ -51,10 +52,10 @@ export class StudyResults {
       this.violations = grown;
     }
     const v = this.violations;
-    unchecked(v[o] = <f64>type);
-    unchecked(v[o + 1] = <f64>element);
-    unchecked(v[o + 2] = value);
-    unchecked(v[o + 3] = limit);
+    unchecked(v[o + VIOL_TYPE] = <f64>type);
+    unchecked(v[o + VIOL_ELEMENT] = <f64>element);
+    unchecked(v[o + VIOL_VALUE] = value);
+    unchecked(v[o + VIOL_LIMIT] = limit);
     this.violationCount++;
   }
 }

@@ -21,6 +21,7 @@ import {
 } from './studyCases.js';
 import type { Static } from '@sinclair/typebox';
 import type { CaseQuery as CaseQuerySchema } from '../schemas/studies.js';
+import { monitoredPerRecord } from '../studies/abi.js';
 
 function requirePermission(caller: Caller, p: 'read' | 'compute', what: string): void {
   if (!caller.permissions.has(p)) {
@@ -113,7 +114,7 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
       { field, cases: plan.caseCount, limit, quota: 'study_cases' });
   }
   // its case rows, as they will be stored (violations aside): refused at once over the tenant's storage quota
-  const perCase = CASE_ROW_BYTES + 8 * (5 * plan.monitor.branches.length + 2 * plan.monitor.buses.length);
+  const perCase = CASE_ROW_BYTES + 8 * monitoredPerRecord(plan.monitor.branches.length, plan.monitor.buses.length);
   await checkStorageQuota(s, caller.tenantId, plan.caseCount * perCase, `this study of ${plan.caseCount} cases`);
   const size = chunkSize(plan.caseCount, s.config.studyChunkCases);
   const chunkCount = Math.ceil(plan.caseCount / size);

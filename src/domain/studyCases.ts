@@ -8,6 +8,7 @@ import {
   CASE_CODE, VIOLATION_CODE, VIOLATION_KIND_CODE, caseReason, violationKindName, type StudyRequest, type StudyCaseMetrics, type StudyCaseRow,
   type StudyChunk, type StudyViolation, type StudyViolationType,
 } from '../studies/index.js';
+import { MON_BR, MON_BUS } from '../studies/abi.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
 /** study_cases.status: the public case status as a small number (filters use its index). */
@@ -175,11 +176,15 @@ export function caseRow(r: StoredCase, monitor: StudyShape['monitor']): StudyCas
   if (r.islanded) ordered.islanded = r.islanded;
   if (r.monitored && r.monitored.length > 0) {
     const buf = Buffer.from(r.monitored.buffer, r.monitored.byteOffset, r.monitored.byteLength);
-    const f = (j: number) => buf.readDoubleLE(8 * j);
-    const nb = monitor.branches.length;
+    // stored as the core wrote them (src/studies/abi.ts MON_BR, MON_BUS)
+    const b0 = MON_BR.FIELDS * monitor.branches.length;
+    const br = (q: number, c: number) => buf.readDoubleLE(8 * (MON_BR.FIELDS * q + c));
+    const bus = (q: number, c: number) => buf.readDoubleLE(8 * (b0 + MON_BUS.FIELDS * q + c));
     ordered.monitored = {
-      branches: monitor.branches.map((index, q) => ({ index, p_from: f(5 * q), q_from: f(5 * q + 1), p_to: f(5 * q + 2), q_to: f(5 * q + 3), loading: f(5 * q + 4) })),
-      buses: monitor.buses.map((busId, q) => ({ id: busId, v: f(5 * nb + 2 * q), theta: f(5 * nb + 2 * q + 1) })),
+      branches: monitor.branches.map((index, q) => ({
+        index, p_from: br(q, MON_BR.PF), q_from: br(q, MON_BR.QF), p_to: br(q, MON_BR.PT), q_to: br(q, MON_BR.QT), loading: br(q, MON_BR.LOADING),
+      })),
+      buses: monitor.buses.map((busId, q) => ({ id: busId, v: bus(q, MON_BUS.VM), theta: bus(q, MON_BUS.VA) })),
     };
   }
   const reason = caseReason(code);

@@ -47,7 +47,7 @@ interface CoreExports {
   seGainStats(k: number): number;
 }
 
-/** Raw result of runStudy (layouts: assembly/study/layout.ts). */
+/** Raw result of runStudy (layouts: assembly/study/abi.ts). */
 export interface StudyRun {
   done: number;
   records: Float64Array;

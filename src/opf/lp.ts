@@ -13,9 +13,8 @@ import * as highsPackage from 'highs';
 import type { Highs } from 'highs';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
 import { performance } from 'node:perf_hooks';
-import { OUT, STATUS } from './abi.js';
+import { LP, OUT, STATUS } from './abi.js';
 
-const LP_HEADER = 8;
 let highs: Promise<Highs> | undefined;
 // highs ships CommonJS types beside its ES module: under NodeNext the loader is the ES module's default
 // export, which the types see one level down.
@@ -44,8 +43,8 @@ export async function solveOpfLp(engine: PowerFlowEngine, input: Float64Array, t
   const d = engine.buildOpfLp(input);
   if (!d) return undefined;
   const h = await (highs ??= loadHighs());
-  const nx = d[0]!, nA = d[1]!, nnz = d[2]!, constant = d[3]!;
-  let o = LP_HEADER;
+  const nx = d[LP.NX]!, nA = d[LP.NA]!, nnz = d[LP.NNZ]!, constant = d[LP.CONSTANT]!;
+  let o = LP.HEADER;
   const take = (n: number) => { const v = d.subarray(o, o + n); o += n; return v; };
   const c = take(nx), xmin = take(nx), xmax = take(nx), l = take(nA), u = take(nA);
   const Ap = take(nA + 1), Aj = take(nnz), Ax = take(nnz);

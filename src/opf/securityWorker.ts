@@ -274,7 +274,7 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     active.push(c);
   }
 
-  // the rows' encoding (assembly/opf/layout.ts): lo, hi, n, then n pairs (internal bus, coefficient), p.u.
+  // the rows' encoding (assembly/opf/abi.ts): lo, hi, n, then n pairs (internal bus, coefficient), p.u.
   const base = opf[IN.BASEMVA]!;
   const sus = new Float64Array(nl),
     shiftTerm = new Float64Array(nl);

@@ -22,7 +22,7 @@ import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
 import { PowerFlowInputError, type SolveOutcome } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
-import { IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
+import { IN, OUT, OUT_BR, OUT_BR_FIELDS, OUT_BUS, OUT_BUS_FIELDS, OUT_GEN, OUT_GEN_FIELDS, SOLVER_CODE, STATUS } from './abi.js';
 import { packOpf, type PackedOpf } from './pack.js';
 import { dcLineResults } from './dcLines.js';
 import { PROGRESS_FIELDS } from './worker.js';
@@ -32,7 +32,7 @@ export interface OpfCall extends Partial<OpfOptions> {
   signal?: AbortSignal;
   onProgress?: (p: OpfProgress) => void;
   /** DC only: extra linear rows on the internal bus angles (./security.ts), encoded as the core reads
-   *  them (assembly/opf/layout.ts: lo, hi, n, then n pairs of internal bus and coefficient, p.u.) */
+   *  them (assembly/opf/abi.ts: lo, hi, n, then n pairs of internal bus and coefficient, p.u.) */
   extraRows?: { count: number; values: Float64Array };
   /** receives the extra rows' multipliers (currency/MWh, upper minus lower side) of a solved problem */
   onRowMultipliers?: (mu: Float64Array) => void;
@@ -234,23 +234,27 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
   const oBus = OUT.HEADER, oBr = oBus + OUT_BUS_FIELDS * nb, oGen = oBr + OUT_BR_FIELDS * nl;
   const dc = o.method === 'dc';
   const buses = net.buses.map((b) => ({ id: b.id, v: dc ? 1 : b.v, theta: b.theta, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0 }));
+  // column c of a section of n rows starts at section + c * n (assembly/opf/abi.ts)
+  const bus = (c: number, i: number) => out[oBus + c * nb + i]!;
   for (let i = 0; i < nb; i++) {
     const r = buses[p.busOrder[i]!]!;
-    r.v = out[oBus + i]!; r.theta = out[oBus + nb + i]!; r.lmp_p = out[oBus + 2 * nb + i]!; r.lmp_q = dc ? 0 : out[oBus + 3 * nb + i]!;
-    r.mu_vmin = out[oBus + 4 * nb + i]!; r.mu_vmax = out[oBus + 5 * nb + i]!;
+    r.v = bus(OUT_BUS.VM, i); r.theta = bus(OUT_BUS.VA, i); r.lmp_p = bus(OUT_BUS.LAM_P, i); r.lmp_q = dc ? 0 : bus(OUT_BUS.LAM_Q, i);
+    r.mu_vmin = bus(OUT_BUS.MU_VMIN, i); r.mu_vmax = bus(OUT_BUS.MU_VMAX, i);
   }
+  const gen = (c: number, g: number) => out[oGen + c * ng + g]!;
   const generators = net.generators.map((g, index) => ({ index, bus: g.bus, p_mw: 0, q_mvar: 0, mu_pmin: 0, mu_pmax: 0, mu_qmin: 0, mu_qmax: 0 }));
   for (let g = 0; g < p.genOrder.length; g++) {
     const r = generators[p.genOrder[g]!]!;
-    r.p_mw = out[oGen + g]!; r.q_mvar = dc ? 0 : out[oGen + ng + g]!; r.mu_pmin = out[oGen + 2 * ng + g]!; r.mu_pmax = out[oGen + 3 * ng + g]!;
-    r.mu_qmin = out[oGen + 4 * ng + g]!; r.mu_qmax = out[oGen + 5 * ng + g]!;
+    r.p_mw = gen(OUT_GEN.PG, g); r.q_mvar = dc ? 0 : gen(OUT_GEN.QG, g);
+    r.mu_pmin = gen(OUT_GEN.MU_PMIN, g); r.mu_pmax = gen(OUT_GEN.MU_PMAX, g);
+    r.mu_qmin = gen(OUT_GEN.MU_QMIN, g); r.mu_qmax = gen(OUT_GEN.MU_QMAX, g);
   }
   // the DC lines' terminal pairs follow the network's generators (./dcLines.ts)
   const n = p.dcLineOrder.length, ng0 = p.genOrder.length;
   const terminal = (k: number, end: 'from' | 'to') => {
     const g = ng0 + k + (end === 'to' ? n : 0);
-    return { p: out[oGen + g]!, q: dc ? 0 : out[oGen + ng + g]!, mu_pmin: out[oGen + 2 * ng + g]!, mu_pmax: out[oGen + 3 * ng + g]!,
-      mu_qmin: dc ? 0 : out[oGen + 4 * ng + g]!, mu_qmax: dc ? 0 : out[oGen + 5 * ng + g]! };
+    return { p: gen(OUT_GEN.PG, g), q: dc ? 0 : gen(OUT_GEN.QG, g), mu_pmin: gen(OUT_GEN.MU_PMIN, g), mu_pmax: gen(OUT_GEN.MU_PMAX, g),
+      mu_qmin: dc ? 0 : gen(OUT_GEN.MU_QMIN, g), mu_qmax: dc ? 0 : gen(OUT_GEN.MU_QMAX, g) };
   };
   const vById = new Map(buses.map((b) => [b.id, b.v]));
   const dcLines =
@@ -259,12 +263,13 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
       : undefined;
   const branches = net.branches.map((b, index) => ({ index, from: b.from, to: b.to, p_from: 0, q_from: 0, p_to: 0, q_to: 0, loading: 0, mu_sf: 0, mu_st: 0 }));
   const muAngle = new Float64Array(net.branches.length * 2);
+  const br = (c: number, l: number) => out[oBr + c * nl + l]!;
   for (let l = 0; l < nl; l++) {
     const k = p.branchOrder[l]!;
     const r = branches[k]!;
-    r.p_from = out[oBr + l]!; r.q_from = dc ? 0 : out[oBr + nl + l]!; r.p_to = out[oBr + 2 * nl + l]!; r.q_to = dc ? 0 : out[oBr + 3 * nl + l]!;
-    r.mu_sf = out[oBr + 4 * nl + l]!; r.mu_st = out[oBr + 5 * nl + l]!;
-    muAngle[2 * k] = out[oBr + 6 * nl + l]!; muAngle[2 * k + 1] = out[oBr + 7 * nl + l]!;
+    r.p_from = br(OUT_BR.PF, l); r.q_from = dc ? 0 : br(OUT_BR.QF, l); r.p_to = br(OUT_BR.PT, l); r.q_to = dc ? 0 : br(OUT_BR.QT, l);
+    r.mu_sf = br(OUT_BR.MU_SF, l); r.mu_st = br(OUT_BR.MU_ST, l);
+    muAngle[2 * k] = br(OUT_BR.MU_ANGMIN, l); muAngle[2 * k + 1] = br(OUT_BR.MU_ANGMAX, l);
     const rate = net.branches[k]!.rate_a;
     if (rate > 0) r.loading = 100 * Math.max(Math.hypot(r.p_from, r.q_from), Math.hypot(r.p_to, r.q_to)) / rate;
   }

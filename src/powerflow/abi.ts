@@ -1,57 +1,37 @@
-// The wasm ABI seen from JavaScript: buffer layouts of assembly/layout.ts, which is
-// the one source of the columns; test/abi.test.ts fails on any difference.
+// The wasm ABI seen from JavaScript: the buffer layouts of assembly/abi.ts, the one source of the columns, as
+// generated into ./abi.generated.ts at build:wasm (scripts/gen-abi.js), plus the slots only JavaScript writes.
 
-export const ABI_VERSION = 1;
+import * as core from './abi.generated.js';
 
-export const IN = {
-  VERSION: 0,
-  METHOD: 1,
-  TOL: 2,
-  MAXIT: 3,
-  NB: 4,
-  NL: 5,
-  NG: 6,
-  BASEMVA: 7,
-  HEADER: 16,
-} as const;
+export const ABI_VERSION = core.ABI_VERSION;
+export const IN = core.IN;
 
-export const BUS_FIELDS = 8;   // type, vm0, va0, pd, qd, gs, bs, island
-export const BR_FIELDS = 7;    // f, t, r, x, b, ratio, shift
-export const GEN_FIELDS = 5;   // bus, pg, qg, qmin, qmax
+export const BUS_FIELDS = core.BUS_FIELDS; // type, vm0, va0, pd, qd, gs, bs, island
+export const BR_FIELDS = core.BR_FIELDS; // f, t, r, x, b, ratio, shift
+export const GEN_FIELDS = core.GEN_FIELDS; // bus, pg, qg, qmin, qmax
 
-/** Columns of the input sections (assembly/layout.ts BUS_*, BR_*, GEN_*). */
-export const BUS = { TYPE: 0, VM0: 1, VA0: 2, PD: 3, QD: 4, GS: 5, BS: 6, ISLAND: 7 } as const;
-export const BR = { F: 0, T: 1, R: 2, X: 3, B: 4, RATIO: 5, SHIFT: 6 } as const;
-export const GEN = { BUS: 0, PG: 1, QG: 2, QMIN: 3, QMAX: 4 } as const;
-/** Columns of the output sections (assembly/layout.ts OUT_BUS_*, OUT_BR_*, OUT_GEN_*). */
-export const OUT_BUS = { VM: 0, VA: 1, PINJ: 2, QINJ: 3, FIELDS: 4 } as const;
-export const OUT_BR = { PF: 0, QF: 1, PT: 2, QT: 3, FIELDS: 4 } as const;
-export const OUT_GEN = { PG: 0, QG: 1, FIELDS: 2 } as const;
+/** Columns of the input sections (assembly/abi.ts BUS_*, BR_*, GEN_*). */
+export const BUS = core.BUS;
+export const BR = core.BR;
+export const GEN = core.GEN;
+/** Columns of the output sections (assembly/abi.ts OUT_BUS_*, OUT_BR_*, OUT_GEN_*). */
+export const OUT_BUS = core.OUT_BUS;
+export const OUT_BR = core.OUT_BR;
+export const OUT_GEN = core.OUT_GEN;
 
 export const OUT = {
-  STATUS: 0,
-  ITER: 1,
-  MISMATCH: 2,
-  ANALYSES: 3,
-  LOSS_P: 4,
-  LOSS_Q: 5,
-  // written by the worker, not the wasm:
-  SOLVE_MS: 6,        // wall time of the wasm solve(s) in the worker
-  QLIM_RUNS: 7,       // number of wasm solves (reactive-limit re-runs + 1)
-  THREAD: 8,          // worker thread id
-  HEADER: 16,
+  ...core.OUT,
+  // written by the worker, not the wasm (slots OUT_LOSS_Q + 1 .. OUT_HEADER - 1 are free for JavaScript):
+  SOLVE_MS: 6, // wall time of the wasm solve(s) in the worker
+  QLIM_RUNS: 7, // number of wasm solves (reactive-limit re-runs + 1)
+  THREAD: 8, // worker thread id
 } as const;
 
-export const METHOD_CODE = { newton_raphson: 0, fast_decoupled: 1, dc: 2 } as const;
+export const METHOD_CODE = { newton_raphson: core.METHOD_NR, fast_decoupled: core.METHOD_FDXB, dc: core.METHOD_DC } as const;
 
 export const STATUS = {
-  CONVERGED: 0,
-  MAXIT: 1,
-  NAN: 2,
-  SINGULAR: 3,
-  CANCELLED: 4,
-  BAD_INPUT: 5,
-  QLIM_INFEASIBLE: 6,   // set by the reactive-limit loop (JS)
+  ...core.STATUS,
+  QLIM_INFEASIBLE: 6, // set by the reactive-limit loop (JS)
 } as const;
 
 export const TYPE_PQ = 1;

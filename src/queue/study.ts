@@ -23,6 +23,7 @@ import { modelWeight } from '../cache/modelStore.js';
 import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
 import { estimatedModel, estimateForStudy } from '../stateEstimation/studyBase.js';
 import { claimChunk, completeChunk, completeStudy, pendingChunks, setStudyBase, studyByTask } from '../db/stores/studies.js';
+import { monitoredPerRecord } from '../studies/abi.js';
 
 /** A study's model and plan, derived from its network version in Services.models: the same for every
  *  chunk of the study (network version + request are immutable), so computed once per process. */
@@ -153,7 +154,7 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
     }
     const complete = !result.cancelled && result.end === st.case_end;
     // the tenant's storage quota, checked before the rows are stored (other tasks store meanwhile)
-    const perCase = CASE_ROW_BYTES + 8 * (5 * st.monitor.branches.length + 2 * st.monitor.buses.length);
+    const perCase = CASE_ROW_BYTES + 8 * monitoredPerRecord(st.monitor.branches.length, st.monitor.buses.length);
     try {
       const what = `cases ${result.start} to ${result.end - 1} of study ${studyId}`;
       await checkStorageQuota(s, st.tenant_id, (result.end - result.start) * perCase, what);

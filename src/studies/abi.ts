@@ -1,15 +1,27 @@
-// The study ABI seen from JavaScript: layouts of assembly/study/layout.ts (test/abi.test.ts checks the two).
-export const SIN = {
-  NCASES: 0, LIMIT: 1, NMONBR: 2, NMONBUS: 3, NSCEN: 4, NOUT: 5, NCORR: 6, NSGEN: 7, QLIM: 8, ISOLATE: 9, WARM_PREVIOUS: 10,
-  ESTIMATE_IT: 11, ESTIMATE_REFACTOR: 12, ESTIMATE_SHARPEN: 13, ESTIMATE_CHANGE: 14, ESTIMATE_POINTS: 15, HEADER: 16,
-} as const;
-export const CASE_FIELDS = 4;
-export const SCEN_FIELDS = 5;
-export const REC = {
-  CODE: 0, ITER: 1, MINV: 2, MINV_BUS: 3, MAXV: 4, MAXV_BUS: 5, MAXLOAD: 6, MAXLOAD_BR: 7,
-  NVIOL: 8, NISL: 9, ISL_LOAD: 10, ISL_GEN: 11, EST_STEP: 12, FIELDS: 13,
-} as const;
-export const VIOL_FIELDS = 4;
+// The study ABI seen from JavaScript: the buffers of assembly/study/abi.ts, generated into ./abi.generated.ts at
+// build:wasm (scripts/gen-abi.js).
+import * as core from './abi.generated.js';
+
+export const SIN = core.SIN;
+export const CASE_FIELDS = core.CASE_FIELDS;
+export const SCEN_FIELDS = core.SCEN_FIELDS;
+export const REC = core.REC;
+export const VIOL_FIELDS = core.VIOL_FIELDS;
+/** Columns of a case row, a scenario row, a load correction and a generator set point of the study buffer. */
+export const CASE = core.CASE;
+export const SCEN = core.SCEN;
+export const CORR = core.CORR;
+export const SGEN = core.SGEN;
+/** Columns of a violation, and its types (VIOL.OVERLOAD, VIOL.LOW_V, VIOL.HIGH_V). */
+export const VIOL = core.VIOL;
+/** Monitored values of a record: MON_BR.FIELDS per monitored branch, then MON_BUS.FIELDS per monitored bus. */
+export const MON_BR = core.MON_BR;
+export const MON_BUS = core.MON_BUS;
+
+/** Monitored values per record for a plan's monitored branches and buses. */
+export function monitoredPerRecord(branches: number, buses: number): number {
+  return MON_BR.FIELDS * branches + MON_BUS.FIELDS * buses;
+}
 
 /** What a worker returns for one study chunk (all transferred). */
 export interface StudyWorkerResult {

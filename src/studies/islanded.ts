@@ -17,6 +17,7 @@ import { studyCaseAt } from './plan.js';
 import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
 import { CaseLists, type ViolationTuple } from './caseLists.js';
 import { baseSolution, studySolveOptions } from './baseCase.js';
+import { MON_BR, MON_BUS } from './abi.js';
 
 
 /** The model of a contingency case: its branches open, its generators out, voltages from the base solution. */
@@ -96,7 +97,7 @@ function rebuilt(plan: StudyPlan, chunk: StudyChunk, replaced: Map<number, CaseV
     maxV: chunk.maxV.slice(), maxVBus: chunk.maxVBus.slice(), maxLoading: chunk.maxLoading.slice(), maxLoadingBranch: chunk.maxLoadingBranch.slice(),
     violationStart: new Uint32Array(n + 1), islandStart: new Uint32Array(n + 1), islandLoadMw: chunk.islandLoadMw.slice(), islandGenerationMw: chunk.islandGenerationMw.slice(),
     monitoredBranches: chunk.monitoredBranches.slice(), monitoredBuses: chunk.monitoredBuses.slice() };
-  const nMb = 5 * plan.monitor.branches.length, nMu = 2 * plan.monitor.buses.length;
+  const nMb = MON_BR.FIELDS * plan.monitor.branches.length, nMu = MON_BUS.FIELDS * plan.monitor.buses.length;
   for (let i = 0; i < n; i++) {
     const r = replaced.get(i);
     if (r) {

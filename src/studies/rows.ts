@@ -5,6 +5,7 @@ import {
   type StudyViolationType,
 } from './types.js';
 import { violationKindName } from './violations.js';
+import { MON_BR, MON_BUS } from './abi.js';
 
 const VIOLATION_TYPES: StudyViolationType[] = ['branch_overload', 'low_voltage', 'high_voltage'];
 
@@ -62,14 +63,14 @@ export function caseMetricsAt(plan: StudyPlan, chunk: StudyChunk, i: number): St
   }
   const nMb = plan.monitor.branches.length, nMbus = plan.monitor.buses.length;
   if (code === CASE_CODE.CONVERGED && nMb + nMbus > 0) {
-    const b0 = i * nMb * 5, u0 = i * nMbus * 2;
+    const b0 = i * nMb * MON_BR.FIELDS, u0 = i * nMbus * MON_BUS.FIELDS;
     const mb = chunk.monitoredBranches, mu = chunk.monitoredBuses;
+    const br = (q: number, c: number) => mb[b0 + MON_BR.FIELDS * q + c]!, bus = (q: number, c: number) => mu[u0 + MON_BUS.FIELDS * q + c]!;
     m.monitored = {
       branches: plan.monitor.branches.map((index, q) => ({
-        index, p_from: mb[b0 + 5 * q]!, q_from: mb[b0 + 5 * q + 1]!, p_to: mb[b0 + 5 * q + 2]!,
-        q_to: mb[b0 + 5 * q + 3]!, loading: mb[b0 + 5 * q + 4]!,
+        index, p_from: br(q, MON_BR.PF), q_from: br(q, MON_BR.QF), p_to: br(q, MON_BR.PT), q_to: br(q, MON_BR.QT), loading: br(q, MON_BR.LOADING),
       })),
-      buses: plan.monitor.buses.map((id, q) => ({ id, v: mu[u0 + 2 * q]!, theta: mu[u0 + 2 * q + 1]! })),
+      buses: plan.monitor.buses.map((id, q) => ({ id, v: bus(q, MON_BUS.VM), theta: bus(q, MON_BUS.VA) })),
     };
   }
   const reason = caseReason(code);

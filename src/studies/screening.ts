@@ -29,6 +29,7 @@ import { studyCaseAt } from './plan.js';
 import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
+import { MON_BR, MON_BUS } from './abi.js';
 
 /** ac_linear: fast-decoupled iterations of the estimate. */
 export const ESTIMATE_ITERATIONS = 1;
@@ -247,8 +248,8 @@ export function mergeScreened(
   screened: Map<number, ScreenedCase>,
 ): StudyChunk {
   const n = end - start;
-  const nMb = 5 * plan.monitor.branches.length,
-    nMu = 2 * plan.monitor.buses.length;
+  const nMb = MON_BR.FIELDS * plan.monitor.branches.length,
+    nMu = MON_BUS.FIELDS * plan.monitor.buses.length;
   const out: StudyChunk = {
     start,
     end,

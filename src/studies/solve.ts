@@ -2,7 +2,7 @@
 //   solveStudyBase(pool, network, plan, hooks)                 -> StudyBaseSummary
 //   solveStudyChunk(pool, network, plan, start, end, hooks)    -> StudyChunk
 // Here: the network packed once per (model, plan) like a power flow (pack.ts), the
-// chunk's cases encoded as one Float64Array (layout: assembly/study/layout.ts), one
+// chunk's cases encoded as one Float64Array (layout: assembly/study/abi.ts), one
 // Piscina task per chunk (typed arrays transferred both ways), and the worker's raw
 // records decoded into the StudyChunk columns with bus ids and branch positions.
 import type { NetworkModel } from '../domain/networkModel.js';
@@ -11,7 +11,10 @@ import { packNetwork, type PackedNetwork } from '../powerflow/pack.js';
 import { expandDcLines } from '../powerflow/dcline.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
-import { CASE_FIELDS, REC, SCEN_FIELDS, SIN, VIOL_FIELDS, type StudyWorkerResult } from './abi.js';
+import {
+  CASE, CASE_FIELDS, CORR, MON_BR, MON_BUS, monitoredPerRecord, REC, SCEN, SCEN_FIELDS, SGEN, SIN, VIOL, VIOL_FIELDS,
+  type StudyWorkerResult,
+} from './abi.js';
 import { caseMetricsAt } from './rows.js';
 import { solveIslandedCases } from './islanded.js';
 import { mergeScreened, screenCases } from './screening.js';
@@ -83,14 +86,14 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
       slot = slots.get(scenario) ?? -1;
       if (slot < 0) slots.set(scenario, slot = slots.size);
     }
-    cases[c] = slot;
-    cases[c + 1] = outages.length;
+    cases[c + CASE.SCEN] = slot;
+    cases[c + CASE.OUT_START] = outages.length;
     if (contingency !== null) {
       const ct = plan.contingencies[contingency]!;
       for (const b of ct.branches) outages.push(sn.branchSlot[b]!);
       for (const g of ct.generators) outages.push(sn.genSlot[g]!);
-      cases[c + 2] = ct.branches.length;
-      cases[c + 3] = ct.generators.length;
+      cases[c + CASE.NBR] = ct.branches.length;
+      cases[c + CASE.NGEN] = ct.generators.length;
     }
   }
   // scenario slots: load scale, load corrections (bus, dP, dQ) and generator set points
@@ -100,18 +103,19 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   for (const [s, slot] of slots) {
     const scale = sc!.loadScale ? sc!.loadScale[s]! : 1;
     const e = SCEN_FIELDS * slot;
-    scen[e] = scale;
-    scen[e + 1] = corr.length / 3;
+    scen[e + SCEN.SCALE] = scale;
+    scen[e + SCEN.CORR_START] = corr.length / CORR.FIELDS;
     for (const ld of sc!.loads) {
       const load = network.loads[ld.index]!;
       const bus = packed.busIndex[sn.busPos.get(load.bus)!]!;
       const q = ld.q ? ld.q[s]! : scale * (load.mvar ?? 0);
+      // CORR.BUS, CORR.DP, CORR.DQ
       corr.push(bus, ld.p[s]! - scale * load.mw, q - scale * (load.mvar ?? 0));
     }
-    scen[e + 2] = corr.length / 3 - scen[e + 1]!;
-    scen[e + 3] = sgen.length / 2;
-    for (const g of sc!.generators) sgen.push(sn.genSlot[g.index]!, g.p[s]!);
-    scen[e + 4] = sgen.length / 2 - scen[e + 3]!;
+    scen[e + SCEN.NCORR] = corr.length / CORR.FIELDS - scen[e + SCEN.CORR_START]!;
+    scen[e + SCEN.SGEN_START] = sgen.length / SGEN.FIELDS;
+    for (const g of sc!.generators) sgen.push(sn.genSlot[g.index]!, g.p[s]!); // SGEN.GEN, SGEN.PG
+    scen[e + SCEN.NSGEN] = sgen.length / SGEN.FIELDS - scen[e + SCEN.SGEN_START]!;
   }
   const fixed = sn.fixed;
   // the estimate's per-branch triggers in internal order (layout: after sgen)
@@ -123,8 +127,8 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
   buf[SIN.NMONBUS] = plan.monitor.buses.length;
   buf[SIN.NSCEN] = slots.size;
   buf[SIN.NOUT] = outages.length;
-  buf[SIN.NCORR] = corr.length / 3;
-  buf[SIN.NSGEN] = sgen.length / 2;
+  buf[SIN.NCORR] = corr.length / CORR.FIELDS;
+  buf[SIN.NSGEN] = sgen.length / SGEN.FIELDS;
   buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
   buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
   buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
@@ -146,7 +150,7 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
 }
 
 function monitorPerCase(plan: StudyPlan): number {
-  return 5 * plan.monitor.branches.length + 2 * plan.monitor.buses.length;
+  return monitoredPerRecord(plan.monitor.branches.length, plan.monitor.buses.length);
 }
 
 async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
@@ -175,7 +179,7 @@ function baseSummary(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, r
 function splitMonitored(plan: StudyPlan, chunk: StudyChunk, monitor: Float64Array, first: number, count: number): void {
   const per = monitorPerCase(plan);
   if (per === 0 || count === 0) return;
-  const nb = 5 * plan.monitor.branches.length, nu = 2 * plan.monitor.buses.length;
+  const nb = MON_BR.FIELDS * plan.monitor.branches.length, nu = MON_BUS.FIELDS * plan.monitor.buses.length;
   chunk.monitoredBranches = new Float64Array(count * nb);
   chunk.monitoredBuses = new Float64Array(count * nu);
   for (let i = 0; i < count; i++) {
@@ -235,11 +239,12 @@ function decode(network: NetworkModel, sn: StudyNetwork, r: StudyWorkerResult, s
   chunk.violationLimit = new Float64Array(nViol);
   for (let v = 0; v < nViol; v++) {
     const o = VIOL_FIELDS * (violationsBefore + v);
-    const type = r.violations[o]!;
+    const type = r.violations[o + VIOL.TYPE]!;
     chunk.violationType[v] = type;
-    chunk.violationElement[v] = type === 0 ? branchPos(r.violations[o + 1]!) : busId(r.violations[o + 1]!);
-    chunk.violationValue[v] = r.violations[o + 2]!;
-    chunk.violationLimit[v] = r.violations[o + 3]!;
+    const element = r.violations[o + VIOL.ELEMENT]!;
+    chunk.violationElement[v] = type === VIOL.OVERLOAD ? branchPos(element) : busId(element);
+    chunk.violationValue[v] = r.violations[o + VIOL.VALUE]!;
+    chunk.violationLimit[v] = r.violations[o + VIOL.LIMIT]!;
   }
   chunk.islandBuses = Int32Array.from(r.islands.subarray(islandsBefore, islandsBefore + nIsl), busId);
   return chunk;

@@ -31,6 +31,8 @@ import {
   type StudyViolationKind, type StudyViolationType, type StudyWarmStart,
 } from '../schemas/vocabulary.js';
 import { Type, type Static } from '@sinclair/typebox';
+import { STATUS } from '../powerflow/abi.generated.js';
+import { CODE, VIOL } from './abi.generated.js';
 
 const Index = Type.Integer({ minimum: 0, description: '0-based position in the network list' });
 const Column = Type.Array(Type.Number(), { description: 'one value per scenario (length = count)' });
@@ -199,20 +201,20 @@ export interface StudyBaseSummary extends StudyCaseMetrics {
 
 /** Codes of StudyChunk.code (one per case). */
 export const CASE_CODE = {
-  CONVERGED: 0,
-  MAX_ITERATIONS: 1,
-  NOT_FINITE: 2,
-  SINGULAR: 3,
-  CANCELLED: 4,
-  ISLANDED: 10,
-  SLACK_LOST: 11,
-  QLIM_INFEASIBLE: 12,
+  CONVERGED: STATUS.CONVERGED,
+  MAX_ITERATIONS: STATUS.MAXIT,
+  NOT_FINITE: STATUS.NAN,
+  SINGULAR: STATUS.SINGULAR,
+  CANCELLED: STATUS.CANCELLED,
+  ISLANDED: CODE.ISLANDED,
+  SLACK_LOST: CODE.SLACK_LOST,
+  QLIM_INFEASIBLE: CODE.QLIM_INFEASIBLE,
   /** not solved in AC: the DC screen kept its loading below the threshold (src/studies/screening.ts) */
   SCREENED: 20,
 } as const;
 
 /** Codes of StudyChunk.violationType. */
-export const VIOLATION_CODE = { branch_overload: 0, low_voltage: 1, high_voltage: 2 } as const;
+export const VIOLATION_CODE = { branch_overload: VIOL.OVERLOAD, low_voltage: VIOL.LOW_V, high_voltage: VIOL.HIGH_V } as const;
 /** Codes of StudyChunk.violationKind (the order of STUDY_VIOLATION_KINDS). */
 export const VIOLATION_KIND_CODE = { new: 0, worsened: 1, pre_existing: 2 } as const;
 

@@ -1,6 +1,6 @@
 // The study ABI: layout of the f64 study buffer and of the result buffers
 // (mirrored in src/studies/abi.ts, checked by test/abi.test.ts). The network itself is
-// the ordinary power-flow input buffer (layout.ts), written first.
+// the ordinary power-flow input buffer (../abi.ts), written first.
 //
 // Study input (f64[]): header[SIN_HEADER]
 //   rateA[nl]                       MVA per in-service branch (internal order), 0 = no rating
@@ -8,16 +8,16 @@
 //   vg[ng]                          voltage set point per in-service generator (internal order)
 //   monBranch[nMonBr]               internal branch index, -1 = not in the solve
 //   monBus[nMonBus]                 internal bus index, -1 = isolated
-//   cases[CASE_FIELDS * nCases]     scenario slot (-1 none), outage start, branch count, generator count
+//   cases[CASE_FIELDS * nCases]     CASE_*: scenario slot (-1 none), outage start, branch count, generator count
 //   outages[nOut]                   internal branch indexes, then internal generator indexes, per case
-//   scen[SCEN_FIELDS * nScen]       load scale, correction start, count, generator start, count
-//   corr[3 * nCorr]                 bus, dP, dQ   (bus Pd = scale * Pd0 + dP, the same for Q)
-//   sgen[2 * nSgen]                 generator, Pg (MW)
+//   scen[SCEN_FIELDS * nScen]       SCEN_*: load scale, correction start, count, generator start, count
+//   corr[CORR_FIELDS * nCorr]       bus, dP, dQ   (bus Pd = scale * Pd0 + dP, the same for Q)
+//   sgen[SGEN_FIELDS * nSgen]       generator, Pg (MW)
 //   trigger[nl]                     only when SIN_ESTIMATE_SHARPEN > 0: per branch (internal order), the estimated
 //                                   loading % at which an outage would make it a new or worsened overload
 // Records (f64[]): REC_FIELDS per case, the base case first (record 0), then the cases.
 // Violations (f64[]): VIOL_FIELDS each, in record order; islands (f64[]): cut-off internal buses.
-// Monitored (f64[]): per case monBr × 5 (pf, qf, pt, qt, loading %) then monBus × 2 (vm, va).
+// Monitored (f64[]): per case monBr × MON_BR_FIELDS (pf, qf, pt, qt, loading %) then monBus × MON_BUS_FIELDS (vm, va).
 
 export const SIN_NCASES: i32 = 0;
 export const SIN_LIMIT: i32 = 1;     // loading limit, %
@@ -44,8 +44,27 @@ export const SIN_ESTIMATE_CHANGE: i32 = 14;
 export const SIN_ESTIMATE_POINTS: i32 = 15;
 export const SIN_HEADER: i32 = 16;
 
+// A case row: scenario slot (-1 none), first outage in outages[], branch count, generator count.
+export const CASE_SCEN: i32 = 0;
+export const CASE_OUT_START: i32 = 1;
+export const CASE_NBR: i32 = 2;
+export const CASE_NGEN: i32 = 3;
 export const CASE_FIELDS: i32 = 4;
+// A scenario row: load scale, its corrections (first, count) in corr[], its generator set points (first, count) in sgen[].
+export const SCEN_SCALE: i32 = 0;
+export const SCEN_CORR_START: i32 = 1;
+export const SCEN_NCORR: i32 = 2;
+export const SCEN_SGEN_START: i32 = 3;
+export const SCEN_NSGEN: i32 = 4;
 export const SCEN_FIELDS: i32 = 5;
+// A load correction: bus, dP, dQ (MW, MVAr); a generator set point: generator, Pg (MW).
+export const CORR_BUS: i32 = 0;
+export const CORR_DP: i32 = 1;
+export const CORR_DQ: i32 = 2;
+export const CORR_FIELDS: i32 = 3;
+export const SGEN_GEN: i32 = 0;
+export const SGEN_PG: i32 = 1;
+export const SGEN_FIELDS: i32 = 2;
 
 export const REC_CODE: i32 = 0;
 export const REC_ITER: i32 = 1;
@@ -64,10 +83,27 @@ export const REC_ISL_GEN: i32 = 11;
 export const REC_EST_STEP: i32 = 12;
 export const REC_FIELDS: i32 = 13;
 
-export const VIOL_FIELDS: i32 = 4;   // type, element (internal), value, limit
+// A violation: type (VIOL_OVERLOAD, ...), element (internal index), value, limit.
+export const VIOL_TYPE: i32 = 0;
+export const VIOL_ELEMENT: i32 = 1;
+export const VIOL_VALUE: i32 = 2;
+export const VIOL_LIMIT: i32 = 3;
+export const VIOL_FIELDS: i32 = 4;
 export const VIOL_OVERLOAD: i32 = 0;
 export const VIOL_LOW_V: i32 = 1;
 export const VIOL_HIGH_V: i32 = 2;
+
+// Monitored values of a record: MON_BR_FIELDS per monitored branch (MW, MVAr, % of rate A), then MON_BUS_FIELDS
+// per monitored bus (p.u., radians).
+export const MON_BR_PF: i32 = 0;
+export const MON_BR_QF: i32 = 1;
+export const MON_BR_PT: i32 = 2;
+export const MON_BR_QT: i32 = 3;
+export const MON_BR_LOADING: i32 = 4;
+export const MON_BR_FIELDS: i32 = 5;
+export const MON_BUS_VM: i32 = 0;
+export const MON_BUS_VA: i32 = 1;
+export const MON_BUS_FIELDS: i32 = 2;
 
 // case codes (beyond the solver's STATUS_*: 0 converged, 1 max it, 2 NaN, 3 singular, 4 cancelled)
 export const CODE_ISLANDED: i32 = 10;

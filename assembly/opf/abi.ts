@@ -137,3 +137,11 @@ export const COST_PWL: i32 = 1;
 export const COST_POLY: i32 = 2;
 
 export const OPF_BAD_INPUT: i32 = 5;
+
+// The LP of a DC-OPF with linear costs (opfLpBuild in ./entry.ts, read by src/opf/lp.ts for HiGHS): the header, then
+// c, xmin, xmax (nx each), the rows' l, u (nA each), A in compressed rows (nA + 1 row starts, nnz columns, nnz values).
+export const OPF_LP_NX: i32 = 0;
+export const OPF_LP_NA: i32 = 1;
+export const OPF_LP_NNZ: i32 = 2;
+export const OPF_LP_CONSTANT: i32 = 3;  // the cost's constant term
+export const OPF_LP_HEADER: i32 = 8;
