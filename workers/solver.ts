@@ -19,7 +19,8 @@
 // Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
 // Named export `study` (pool.runStudy): one study chunk in the core's loop
 // (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
-// An OPF task ({kind: 'opf', input, stop}) is run by src/opf/worker.ts on the same engine.
+// Named export `opf` (pool.runOpf): one OPF, run by src/opf/worker.ts on the same engine.
+// Every kind shares the job protocol of src/engine/jobControl.ts (stop, started, progress slots).
 // Result: the ABI output buffer (Float64Array, transferred), header slots
 // SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
 // QLIM_RUNS and THREAD filled in here, followed by the progress trailer:
@@ -41,6 +42,7 @@ import { runScopfTask, type ScopfTask } from '../src/opf/securityWorker.js';
 import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
 import { OUT as SE_OUT } from '../src/stateEstimation/abi.js';
+import { JOB, jobStarting } from '../src/engine/jobControl.js';
 
 
 export interface SolverTask {
@@ -82,7 +84,7 @@ engine.onProgress = (iteration: number, mismatch: number): number => {
   progress[2 * pairs + 1] = mismatch;
   pairs++;
   if (live && performance.now() - startedAt >= LIVE_AFTER_MS) postLive();
-  return stop ? Atomics.load(stop, 0) : 0;
+  return stop ? Atomics.load(stop, JOB.STOP) : 0;
 };
 
 
@@ -95,9 +97,8 @@ function withProgress(out: Float64Array): Float64Array {
   return full;
 }
 
-export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
-  if ('kind' in anyTask) return runOpfTask(engine, anyTask).then((out) => move(out)).finally(afterTask);
-  const task: SolverTask = anyTask;
+/** One power flow (Piscina's default export: pool.solve). */
+export default function solveTask(task: SolverTask): unknown {
   stop = task.stop;
   live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   offset = 0;
@@ -105,12 +106,11 @@ export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
   sentLive = 0;
   startedAt = performance.now();
   try {
-    if (stop && Atomics.load(stop, 0) !== 0) {
+    if (stop && jobStarting(stop)) {
       const out = new Float64Array(OUT.HEADER);
       out[OUT.STATUS] = STATUS.CANCELLED;
       return move(withProgress(out));
     }
-    if (stop) Atomics.store(stop, 1, 1);
     const out = task.qlim
       ? solveWithQLimits(task.input, (inp) => engine.solve(inp), (its) => { offset = its; })
       : engine.solve(task.input);
@@ -125,11 +125,16 @@ export default function solveTask(anyTask: SolverTask | OpfTask): unknown {
   }
 }
 
+/** One OPF (pool.runOpf; src/opf/worker.ts). */
+export function opf(task: OpfTask): unknown {
+  return runOpfTask(engine, task).then((out) => move(out)).finally(afterTask);
+}
+
 export interface StudyTask {
   input: Float64Array;
   study: Float64Array;
   monitorPerCase: number;
-  /** [0] non-zero = stop, [1] set to 1 when the task starts, [2] cases done so far */
+  /** the job's flags (src/engine/jobControl.ts); JOB.PROGRESS: cases done so far */
   stop: Int32Array;
 }
 
@@ -137,14 +142,14 @@ export interface StudyTask {
 export function study(task: StudyTask): unknown {
   const t0 = performance.now();
   const flags = task.stop;
-  Atomics.store(flags, 1, 1);
+  const stoppedBefore = jobStarting(flags);
   const hook = engine.onProgress;
   engine.onProgress = (iteration: number, value: number): number => {
-    if (iteration === -1) Atomics.store(flags, 2, value);
-    return Atomics.load(flags, 0);
+    if (iteration === -1) Atomics.store(flags, JOB.PROGRESS, value);
+    return Atomics.load(flags, JOB.STOP);
   };
   try {
-    if (Atomics.load(flags, 0) !== 0) {
+    if (stoppedBefore) {
       const empty = new Float64Array(0);
       return { done: 0, records: empty, violations: empty, islands: empty, monitor: empty, solveMs: 0 } satisfies StudyWorkerResult;
     }
@@ -190,7 +195,7 @@ export function layout(task: LayoutInput): unknown {
 
 export interface StateEstimationTask {
   input: Float64Array;
-  /** [0] non-zero = stop, [1] set to 1 when the task starts, [2] the last Gauss–Newton iteration reported */
+  /** the job's flags (src/engine/jobControl.ts); JOB.PROGRESS: the last Gauss–Newton iteration reported */
   stop: Int32Array;
 }
 
@@ -198,11 +203,11 @@ export interface StateEstimationTask {
 export function stateEstimation(task: StateEstimationTask): unknown {
   const t0 = performance.now();
   const flags = task.stop;
-  Atomics.store(flags, 1, 1);
+  jobStarting(flags); // stopped before: the core's first progress call stops it
   const hook = engine.onProgress;
   engine.onProgress = (iteration: number): number => {
-    if (iteration >= 0) Atomics.store(flags, 2, iteration); // −1: the residual analysis looking at the stop flag
-    return Atomics.load(flags, 0);
+    if (iteration >= 0) Atomics.store(flags, JOB.PROGRESS, iteration); // −1: the residual analysis looking at the stop flag
+    return Atomics.load(flags, JOB.STOP);
   };
   try {
     const out = engine.solveStateEstimation(task.input);

@@ -9,11 +9,9 @@
 // - bad input rejects with PowerFlowInputError (before any worker is involved);
 // - options.timeoutMs exceeded -> resolves with status 'timeout';
 // - hooks.signal aborted -> resolves with status 'cancelled';
-//   both set a shared stop flag that the running solve reads between iterations
-//   (Atomics.load in the wasm progress hook), so it ends at its next iteration.
-//   A task still queued is withdrawn from the queue (Piscina abort); a running
-//   one that does not stop within STOP_GRACE_MS is aborted through Piscina,
-//   which terminates (and replaces) its thread;
+//   both stop the job as every kind is stopped (./jobControl.ts: a shared stop flag
+//   the running solve reads between iterations; a job still queued is withdrawn,
+//   a running one that does not stop within STOP_GRACE_MS has its thread ended);
 // - hooks.onProgress gets one report per iteration, all of them before the
 //   promise resolves; a timed-out / cancelled outcome then carries the last
 //   reported iteration and mismatch (else 0 and NaN) and no bus / branch results.
@@ -41,6 +39,7 @@ import type { LayoutInput } from '../layout/stressLayout.js';
 import type { ScopfTask, ScopfWorkerResult } from '../opf/securityWorker.js';
 import { asCoreFailure } from './coreFailure.js';
 import { LONG_WORK_INPUT_FLOATS, ThreadLanes } from './threadLanes.js';
+import { JobControl, runStoppable } from './jobControl.js';
 
 export interface SolverPool {
   solve(network: NetworkModel, options?: Partial<SolveOptions>, hooks?: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void }): Promise<SolveOutcome>;
@@ -91,8 +90,6 @@ export function solveDiagnostics(outcome: SolveOutcome): SolveDiagnostics | unde
   return diagnostics.get(outcome);
 }
 
-/** How long a stopped solve may take to reach its next iteration before its thread is terminated. */
-export const STOP_GRACE_MS = 2000;
 
 function defaultThreads(): number {
   const w = Number(process.env.WORKERS);
@@ -191,91 +188,47 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     const { signal, onProgress } = hooks;
     if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });
 
-    // [0] stop flag (1 cancel, 2 timeout), [1] set by the worker when the task starts
-    const stop = new Int32Array(new SharedArrayBuffer(8));
-    const ac = new AbortController();
+    const job = new JobControl();
     const key = onProgress ? nextKey++ : -1;
-
-    return new Promise<SolveOutcome>((resolve, reject) => {
-      let settled = false;
-      let timer: NodeJS.Timeout | undefined;
-      let grace: NodeJS.Timeout | undefined;
-      let lastIteration = 0, lastMismatch = NaN; // known when progress is reported
-      let reported = 0; // pairs of this solve passed to onProgress (live, then the rest from the trailer)
-
-      // Pairs [from, from + n) of the solve's progress; those already reported are skipped.
-      const report = (from: number, pairs: Float64Array) => {
-        for (let i = Math.max(reported - from, 0); 2 * i < pairs.length && !settled; i++) {
-          lastIteration = pairs[2 * i]!;
-          lastMismatch = pairs[2 * i + 1]!;
-          reported = from + i + 1;
-          onProgress?.({ iteration: lastIteration, maxIterations: o.maxIterations, mismatch: lastMismatch });
-        }
-      };
-      const cleanup = () => {
-        if (timer) clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        if (key >= 0) liveHandlers.delete(key);
-      };
-      const settle = (fn: () => void) => {
-        if (settled) return;
-        settled = true;
-        cleanup();
-        fn();
-      };
-      const deliver = (full: Float64Array) => {
-        const { pairs, outputLength } = progressTrailer(full);
-        report(0, pairs); // every iteration reaches onProgress before the result
-        if (settled) return; // onProgress cancelled it
-        const out = full.subarray(0, outputLength);
-        settle(() => {
-          if (out[OUT.STATUS] === STATUS.BAD_INPUT) {
-            reject(new PowerFlowInputError('the solver rejected the packed network', 'VALIDATION_FAILED'));
-            return;
-          }
-          try {
-            const outcome = unpackOutcome(network, packed, out, o);
-            diagnostics.set(outcome, {
-              solveMs: out[OUT.SOLVE_MS]!, endToEndMs: performance.now() - t0, analyses: out[OUT.ANALYSES]!,
-              thread: out[OUT.THREAD]!, runs: out[OUT.QLIM_RUNS]!,
-            });
-            resolve(outcome);
-          } catch (e) { reject(e as Error); }
-        });
-      };
-      const interrupt = (status: 'cancelled' | 'timeout') => {
-        if (settled) return;
-        Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
-        const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
-        settle(() => resolve(emptyOutcome(status, o, {
-          message, duration_ms: performance.now() - t0, iterations: lastIteration, mismatch: lastMismatch,
-        })));
-        if (Atomics.load(stop, 1) === 0) ac.abort(); // still queued: withdraw it
-        else {
-          grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); // stuck inside one step: end the thread
-          grace.unref();
-        }
-      };
-      const onAbort = () => interrupt('cancelled');
-
-      timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
-      if (key >= 0) liveHandlers.set(key, report);
-
-      const task: WorkerTask = { input: packed.input, qlim: o.enforceQLimits && o.method !== 'dc', stop };
-      if (key >= 0) task.live = { channel: liveName, key };
-      lanes.run(isLong(packed.input), ac.signal, () => piscina.run(task, { transferList: [packed.input.buffer as ArrayBuffer], signal: ac.signal })).then(
-        (out) => {
-          if (grace) clearTimeout(grace);
-          if (settled) return;
-          deliver(out);
-        },
-        (err: unknown) => {
-          if (grace) clearTimeout(grace);
-          settle(() => { try { asCoreFailure('power flow')(err); } catch (e) { reject(e as Error); } });
-        },
-      );
+    let lastIteration = 0, lastMismatch = NaN; // known when progress is reported
+    let reported = 0; // pairs of this solve passed to onProgress (live, then the rest from the trailer)
+    // Pairs [from, from + n) of the solve's progress; those already reported are skipped, none after a stop.
+    const report = (from: number, pairs: Float64Array) => {
+      for (let i = Math.max(reported - from, 0); 2 * i < pairs.length && !job.stopped && !signal?.aborted; i++) {
+        lastIteration = pairs[2 * i]!;
+        lastMismatch = pairs[2 * i + 1]!;
+        reported = from + i + 1;
+        onProgress?.({ iteration: lastIteration, maxIterations: o.maxIterations, mismatch: lastMismatch });
+      }
+    };
+    const stopped = (status: 'cancelled' | 'timeout') => emptyOutcome(status, o, {
+      message: status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled',
+      duration_ms: performance.now() - t0, iterations: lastIteration, mismatch: lastMismatch,
     });
+    if (key >= 0) liveHandlers.set(key, report);
+    const task: WorkerTask = { input: packed.input, qlim: o.enforceQLimits && o.method !== 'dc', stop: job.flags };
+    if (key >= 0) task.live = { channel: liveName, key };
+    let ran;
+    try {
+      ran = await runStoppable({ timeoutMs: o.timeoutMs, signal }, (j) =>
+        lanes.run(isLong(packed.input), j.threadSignal, () =>
+          piscina.run(task, { transferList: [packed.input.buffer as ArrayBuffer], signal: j.threadSignal })),
+      job).catch(asCoreFailure('power flow'));
+    } finally {
+      if (key >= 0) liveHandlers.delete(key);
+    }
+    if (ran.stopped) return stopped(ran.stopped);
+    const { pairs, outputLength } = progressTrailer(ran.value);
+    report(0, pairs); // every iteration reaches onProgress before the result
+    if (signal?.aborted) return stopped('cancelled'); // onProgress cancelled it
+    const out = ran.value.subarray(0, outputLength);
+    if (out[OUT.STATUS] === STATUS.BAD_INPUT) throw new PowerFlowInputError('the solver rejected the packed network', 'VALIDATION_FAILED');
+    const outcome = unpackOutcome(network, packed, out, o);
+    diagnostics.set(outcome, {
+      solveMs: out[OUT.SOLVE_MS]!, endToEndMs: performance.now() - t0, analyses: out[OUT.ANALYSES]!,
+      thread: out[OUT.THREAD]!, runs: out[OUT.QLIM_RUNS]!,
+    });
+    return outcome;
   }
 
   async function runStudy(
@@ -288,34 +241,28 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     });
     const { signal, onCasesDone } = hooks;
     if (signal?.aborted) return empty();
-    // [0] stop, [1] started, [2] cases done
-    const flags = new Int32Array(new SharedArrayBuffer(12));
-    const ac = new AbortController();
+    // a stopped chunk answers with the cases it finished: the stop does not settle it (JobControl, no timeout here)
+    const job = new JobControl();
     let reported = 0;
     const poll = onCasesDone ? setInterval(() => {
-      const d = Atomics.load(flags, 2);
+      const d = job.progress; // cases done
       if (d > reported) { reported = d; onCasesDone(d); }
     }, STUDY_PROGRESS_MS) : undefined;
     poll?.unref();
-    let grace: NodeJS.Timeout | undefined;
-    const onAbort = () => {
-      Atomics.store(flags, 0, 1);
-      if (Atomics.load(flags, 1) === 0) ac.abort(); // still queued: withdraw it
-      else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
-    };
+    const onAbort = () => job.stop('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await (piscina as unknown as Piscina<unknown, unknown>).run({ input, study, monitorPerCase, stop: flags }, {
-        name: 'study', transferList: [input.buffer as ArrayBuffer, study.buffer as ArrayBuffer], signal: ac.signal,
+      const r = await (piscina as unknown as Piscina<unknown, unknown>).run({ input, study, monitorPerCase, stop: job.flags }, {
+        name: 'study', transferList: [input.buffer as ArrayBuffer, study.buffer as ArrayBuffer], signal: job.threadSignal,
       }) as unknown as StudyWorkerResult;
       if (onCasesDone && r.done > reported) onCasesDone(r.done);
       return r;
     } catch (e) {
-      if (ac.signal.aborted) return empty(); // withdrawn or its thread ended: nothing finished is lost but this chunk
+      if (job.threadSignal.aborted) return empty(); // withdrawn or its thread ended: nothing finished is lost but this chunk
       return asCoreFailure('study chunk')(e);
     } finally {
       if (poll) clearInterval(poll);
-      if (grace) clearTimeout(grace);
+      job.ended();
       signal?.removeEventListener('abort', onAbort);
     }
   }
@@ -363,7 +310,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (onLive) liveHandlers.set(key, onLive);
       const live = onLive ? { channel: liveName, key } : undefined;
       return lanes
-        .run(isLong(input), signal, () => piscina.run({ kind: 'opf', input, stop, live }, { transferList: [input.buffer as ArrayBuffer], signal }))
+        .run(isLong(input), signal, () => piscina.run({ kind: 'opf', input, stop, live }, { name: 'opf', transferList: [input.buffer as ArrayBuffer], signal }))
         .catch(asCoreFailure('OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },

@@ -15,7 +15,8 @@ import { performance } from 'node:perf_hooks';
 import type { Static } from '@sinclair/typebox';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { OpfBindingContingencyOut, OpfSecurityOut } from '../schemas/opfResult.js';
-import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
+import type { SolverPool } from '../engine/pool.js';
+import { JOB, JobControl, runStoppable, STOP_CODE } from '../engine/jobControl.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError } from '../powerflow/types.js';
 import { packNetwork } from '../powerflow/pack.js';
 import { AppError } from '../lib/errors.js';
@@ -226,7 +227,7 @@ export async function solveSecurityConstrainedDcOpf(
     outageBranches.push(...internal);
     outageStart[c + 1] = outageBranches.length;
   });
-  const stop = new Int32Array(new SharedArrayBuffer(8));
+  const job = new JobControl();
   const task: ScopfTask = {
     kind: 'scopf',
     opf: packed.input,
@@ -237,7 +238,7 @@ export async function solveSecurityConstrainedDcOpf(
     outageStart,
     outageBranches: Int32Array.from(outageBranches),
     bridge,
-    stop,
+    stop: job.flags,
     timeLimitMs: o.timeoutMs,
   };
 
@@ -257,7 +258,8 @@ export async function solveSecurityConstrainedDcOpf(
       });
     }
   };
-  const ran = await stoppable(o.timeoutMs, call.signal, stop, (abort) => pool.runScopf(task, abort, call.onProgress ? report : undefined));
+  const ran = await runStoppable({ timeoutMs: o.timeoutMs, signal: call.signal }, (j) =>
+    pool.runScopf(task, j.threadSignal, call.onProgress ? report : undefined), job);
   if (ran.stopped) {
     const message = ran.stopped === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
     return { ...emptyResult(ran.stopped, o, { message, duration_ms: performance.now() - started }), security: outcome() };
@@ -273,7 +275,7 @@ export async function solveSecurityConstrainedDcOpf(
   const outLen = full.length - 1 - PROGRESS_FIELDS * n;
   report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
   if (w.end === 'stopped' || outLen <= 0) {
-    const status = Atomics.load(stop, 0) === 1 ? 'cancelled' : 'timeout';
+    const status = Atomics.load(job.flags, JOB.STOP) === STOP_CODE.CANCEL ? 'cancelled' : 'timeout';
     return {
       ...emptyResult(status, o, {
         message: status === 'timeout' ? `exceeded timeout_ms after ${rounds} rounds` : 'cancelled',
@@ -315,53 +317,3 @@ export async function solveSecurityConstrainedDcOpf(
   return { ...result, security: outcome() };
 }
 
-/** Runs a solver-thread call under timeout_ms and the caller's signal through the stop flag ([0]: 1 cancel,
- *  2 timeout; [1] set by the thread when it starts), as every solve does (src/engine/pool.ts): answered at once
- *  when stopped; a call still queued is withdrawn, a running one that does not stop within STOP_GRACE_MS has
- *  its thread ended. */
-async function stoppable<T>(
-  timeoutMs: number,
-  signal: AbortSignal | undefined,
-  stop: Int32Array,
-  run: (abort: AbortSignal) => Promise<T>,
-): Promise<{ stopped: false; value: T } | { stopped: 'timeout' | 'cancelled' }> {
-  const ac = new AbortController();
-  let grace: NodeJS.Timeout | undefined;
-  return new Promise((resolve, reject) => {
-    let settled = false;
-    const interrupt = (status: 'timeout' | 'cancelled') => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
-      resolve({ stopped: status });
-      if (Atomics.load(stop, 1) === 0) ac.abort();
-      else {
-        grace = setTimeout(() => ac.abort(), STOP_GRACE_MS);
-        grace.unref();
-      }
-    };
-    const onAbort = () => interrupt('cancelled');
-    const timer = setTimeout(() => interrupt('timeout'), timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    run(ac.signal).then(
-      (value) => {
-        if (grace) clearTimeout(grace);
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        resolve({ stopped: false, value });
-      },
-      (err: unknown) => {
-        if (grace) clearTimeout(grace);
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
-        reject(err as Error);
-      },
-    );
-  });
-}

@@ -15,6 +15,7 @@
 // rounds, between chunks and between outages of a scan; timeLimitMs is checked here too.
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
+import { JOB, jobStarting } from '../engine/jobControl.js';
 import { connectedComponents } from '../lib/graph.js';
 import { BR, BUS_FIELDS, IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, STATUS } from './abi.js';
 import { PROGRESS_FIELDS, runOpfTask } from './worker.js';
@@ -117,7 +118,7 @@ function inverse(lu: Float64Array, perm: Int32Array, n: number): Float64Array {
 export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Promise<ScopfWorkerResult> {
   const started = performance.now();
   const { opf, stop, limit, outageStart, outageBranches } = task;
-  const stopped = () => Atomics.load(stop, 0) !== 0 || performance.now() - started > task.timeLimitMs;
+  const stopped = () => Atomics.load(stop, JOB.STOP) !== 0 || performance.now() - started > task.timeLimitMs;
   const nb = opf[IN.NB]!,
     nl = opf[IN.NL]!;
   const brOff = IN.HEADER + BUS_FIELDS * nb;
@@ -134,8 +135,7 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     coefStart: Int32Array.of(0),
     coefs: new Float64Array(0),
   });
-  if (stopped()) return empty('stopped');
-  Atomics.store(stop, 1, 1);
+  if (jobStarting(stop) || stopped()) return empty('stopped');
   const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   const oBr = OUT.HEADER + OUT_BUS_FIELDS * nb;
   let progress: number[] = [];

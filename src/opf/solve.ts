@@ -18,7 +18,8 @@
 // (src/opf/worker.ts), solved by the wasm MIPS (assembly/opf/), and unpacked here.
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
-import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
+import type { SolverPool } from '../engine/pool.js';
+import { JobControl, runStoppable } from '../engine/jobControl.js';
 import { PowerFlowInputError, type SolveOutcome } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
@@ -147,61 +148,35 @@ async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall)
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', o, { message: 'cancelled before it started' });
   const started = performance.now();
-  const stop = new Int32Array(new SharedArrayBuffer(8));
-  const ac = new AbortController();
-  return new Promise<OpfResult>((resolve, reject) => {
-    let settled = false;
-    let grace: NodeJS.Timeout | undefined;
-    let last: OpfProgress | undefined;
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const interrupt = (status: 'timeout' | 'cancelled') => {
-      if (settled) return;
-      Atomics.store(stop, 0, status === 'timeout' ? 2 : 1);
-      const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
-      settle(() => resolve(emptyResult(status, o, { message, iterations: last?.iteration ?? 0, duration_ms: performance.now() - started })));
-      if (Atomics.load(stop, 1) === 0) ac.abort();
-      else { grace = setTimeout(() => ac.abort(), STOP_GRACE_MS); grace.unref(); }
-    };
-    const onAbort = () => interrupt('cancelled');
-    const timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    let reported = 0; // rows passed to onProgress (live ones, then the rest from the trailer)
-    const report = (from: number, rows: Float64Array) => {
-      for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && !settled; i++) {
-        const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
-        last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
-        reported = from + i + 1;
-        onProgress?.(last);
-      }
-    };
-    pool.runOpf(packed.input, stop, ac.signal, onProgress ? report : undefined).then((full) => {
-      if (grace) clearTimeout(grace);
-      if (settled) return;
-      const n = full[full.length - 1]!;
-      const outLen = full.length - 1 - PROGRESS_FIELDS * n;
-      report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
-      if (settled) return; // onProgress cancelled it
-      settle(() => {
-        try {
-          const r = unpackOpf(network, packed, full.subarray(0, outLen), o);
-          if (call.extraRows && call.onRowMultipliers && r.buses.length > 0) {
-            const at = OUT.HEADER + OUT_BUS_FIELDS * packed.nb + OUT_BR_FIELDS * packed.nl + OUT_GEN_FIELDS * packed.ng;
-            call.onRowMultipliers(full.slice(at, at + call.extraRows.count));
-          }
-          resolve(r);
-        } catch (e) { reject(e as Error); }
-      });
-    }, (err: unknown) => {
-      if (grace) clearTimeout(grace);
-      settle(() => reject(err as Error));
-    });
+  const job = new JobControl();
+  let last: OpfProgress | undefined;
+  let reported = 0; // rows passed to onProgress (live ones, then the rest from the trailer); none after a stop
+  const report = (from: number, rows: Float64Array) => {
+    for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && !job.stopped && !signal?.aborted; i++) {
+      const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
+      last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
+      reported = from + i + 1;
+      onProgress?.(last);
+    }
+  };
+  const stopped = (status: 'timeout' | 'cancelled') => emptyResult(status, o, {
+    message: status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled',
+    iterations: last?.iteration ?? 0, duration_ms: performance.now() - started,
   });
+  const ran = await runStoppable({ timeoutMs: o.timeoutMs, signal }, (j) =>
+    pool.runOpf(packed.input, j.flags, j.threadSignal, onProgress ? report : undefined), job);
+  if (ran.stopped) return stopped(ran.stopped);
+  const full = ran.value;
+  const n = full[full.length - 1]!;
+  const outLen = full.length - 1 - PROGRESS_FIELDS * n;
+  report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
+  if (signal?.aborted) return stopped('cancelled'); // onProgress cancelled it
+  const r = unpackOpf(network, packed, full.subarray(0, outLen), o);
+  if (call.extraRows && call.onRowMultipliers && r.buses.length > 0) {
+    const at = OUT.HEADER + OUT_BUS_FIELDS * packed.nb + OUT_BR_FIELDS * packed.nl + OUT_GEN_FIELDS * packed.ng;
+    call.onRowMultipliers(full.slice(at, at + call.extraRows.count));
+  }
+  return r;
 }
 
 /** Limits no dispatch can meet: in-service capacity below demand (shunt conductance included: at

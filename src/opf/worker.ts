@@ -10,6 +10,7 @@ import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
 import { LIVE_AFTER_MS, liveChannel } from '../engine/liveChannel.js';
+import { JOB, jobStarting } from '../engine/jobControl.js';
 import { IN, METHOD_CODE, OUT, SOLVER_CODE, STATUS } from './abi.js';
 import { solveOpfLp } from './lp.js';
 
@@ -23,12 +24,11 @@ export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promis
   const stop = task.stop;
   let n = 0;
   const started = performance.now();
-  if (stop && Atomics.load(stop, 0) !== 0) {
+  if (stop && jobStarting(stop)) {
     const out = new Float64Array(OUT.HEADER + 1);
     out[OUT.STATUS] = STATUS.CANCELLED;
     return out;
   }
-  if (stop) Atomics.store(stop, 1, 1);
   const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   let sent = 0;
   engine.onOpfProgress = (it, feas, grad, comp, obj) => {
@@ -43,7 +43,7 @@ export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promis
       live.channel.postMessage({ key: live.key, from: sent, progress: progress.slice(PROGRESS_FIELDS * sent, PROGRESS_FIELDS * n) });
       sent = n;
     }
-    return stop ? Atomics.load(stop, 0) : 0;
+    return stop ? Atomics.load(stop, JOB.STOP) : 0;
   };
   try {
     const input = task.input; // solveOpf copies it into the core: it stays as sent, for the LP path

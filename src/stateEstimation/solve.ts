@@ -14,7 +14,8 @@
 // (workers/solver.ts stateEstimation), estimated by the wasm core (assembly/se/), and unpacked here.
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
-import { STOP_GRACE_MS, type SolverPool } from '../engine/pool.js';
+import type { SolverPool } from '../engine/pool.js';
+import { JobControl, runStoppable } from '../engine/jobControl.js';
 import { IN, OUT, OUT_BUS, OUT_MEAS, STATUS } from './abi.js';
 import { chiSquare99 } from './chiSquare.js';
 import { branchAdmittance, kindScale, packEstimate, type PackedEstimate } from './pack.js';
@@ -81,61 +82,28 @@ export async function solveStateEstimation(
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', 'cancelled before it started');
   const started = performance.now();
-  const stop = new Int32Array(new SharedArrayBuffer(12));
-  const ac = new AbortController();
-  return new Promise<StateEstimationResult>((resolve, reject) => {
-    let settled = false,
-      reported = 0;
-    let grace: NodeJS.Timeout | undefined;
-    const poll = onProgress ? setInterval(() => report(), PROGRESS_MS) : undefined;
-    const report = () => {
-      const it = Atomics.load(stop, 2);
-      if (it > reported) {
-        reported = it;
-        onProgress?.(it);
-      }
-    };
-    const settle = (fn: () => void) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      if (poll) clearInterval(poll);
-      signal?.removeEventListener('abort', onAbort);
-      fn();
-    };
-    const interrupt = (status: 'timeout' | 'cancelled') => {
-      if (settled) return;
-      Atomics.store(stop, 0, 1);
-      const message = status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
-      settle(() => resolve(emptyResult(status, message, { duration_ms: performance.now() - started })));
-      if (Atomics.load(stop, 1) === 0) ac.abort();
-      else {
-        grace = setTimeout(() => ac.abort(), STOP_GRACE_MS);
-        grace.unref();
-      }
-    };
-    const onAbort = () => interrupt('cancelled');
-    const timer = setTimeout(() => interrupt('timeout'), o.timeoutMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-    pool.runStateEstimation(packed.input, stop, ac.signal).then(
-      (out) => {
-        if (grace) clearTimeout(grace);
-        if (settled) return;
-        report();
-        settle(() => {
-          try {
-            resolve(unpackEstimate(network, measurements, packed, out));
-          } catch (e) {
-            reject(e as Error);
-          }
-        });
-      },
-      (err: unknown) => {
-        if (grace) clearTimeout(grace);
-        settle(() => reject(err as Error));
-      },
-    );
-  });
+  const job = new JobControl();
+  let reported = 0;
+  const report = () => {
+    const it = job.progress; // the last Gauss–Newton iteration
+    if (it > reported && !job.stopped) {
+      reported = it;
+      onProgress?.(it);
+    }
+  };
+  const poll = onProgress ? setInterval(report, PROGRESS_MS) : undefined;
+  let ran;
+  try {
+    ran = await runStoppable({ timeoutMs: o.timeoutMs, signal }, (j) => pool.runStateEstimation(packed.input, j.flags, j.threadSignal), job);
+  } finally {
+    if (poll) clearInterval(poll);
+  }
+  if (ran.stopped) {
+    const message = ran.stopped === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
+    return emptyResult(ran.stopped, message, { duration_ms: performance.now() - started });
+  }
+  report();
+  return unpackEstimate(network, measurements, packed, ran.value);
 }
 
 const STATUS_NAME: Record<number, StateEstimationStatus> = {
