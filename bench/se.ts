@@ -25,6 +25,7 @@ import { solveStateEstimation } from '../src/stateEstimation/solve.js';
 import type { Measurement } from '../src/stateEstimation/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { rng } from '../src/lib/rng.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -40,7 +41,7 @@ function normal(u: () => number): number {
 /** The full set of the issue: from-end P/Q of every in-service branch, P/Q of every in-service generator, Vm of every bus. */
 export function fullMeasurementSet(
   net: NetworkModel,
-  pf: Awaited<ReturnType<ReturnType<typeof createSolverPool>['solve']>>,
+  pf: Awaited<ReturnType<typeof solvePowerFlow>>,
   seed = 42,
 ): Measurement[] {
   const u = rng(seed);
@@ -96,7 +97,7 @@ async function main(): Promise<void> {
   try {
     for (const name of cases) {
       const net = parseMatpower(readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), `${name}.m`);
-      const pf = await pool.solve(net, { method: 'newton_raphson', tolerance: 1e-10 });
+      const pf = await solvePowerFlow(pool, net, { method: 'newton_raphson', tolerance: 1e-10 });
       if (pf.status !== 'converged') throw new Error(`${name}: the power flow for the measurements ended ${pf.status}`);
       const ms = fullMeasurementSet(net, pf);
       const time = async (threshold: number | null, residuals = true, timed = runs) => {

@@ -11,7 +11,7 @@
 // worker ms: median time inside the warm worker around the wasm solve (Ybus,
 //            iterations with Jacobian builds and sparse LU, pfsoln, losses);
 //            no packing, no transfer. This is `median_ms` in the JSON.
-// pool ms:   median end to end through pool.solve (packing the network,
+// pool ms:   median end to end through solvePowerFlow (packing the network,
 //            transfer to the worker and back, unpacking into result objects).
 // MATPOWER:  runpf ms (`time_ms_median` of the reference JSON: Octave tic/toc
 //            around runpf with the legacy core) and the solver-call-only time.
@@ -21,8 +21,9 @@ import { join } from 'node:path';
 import { cpus, availableParallelism, loadavg } from 'node:os';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics } from '../src/engine/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import type { PowerFlowMethod, SolveOptions } from '../src/powerflow/types.js';
+import { solveDiagnostics, solvePowerFlow } from '../src/powerflow/solve.js';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -66,11 +67,11 @@ async function main(): Promise<void> {
         const ref = JSON.parse(readFileSync(join(REFERENCE_DIR, `${c}.${m.key}.json`), 'utf8')) as {
           iterations: number; time_ms_median: number; timing?: { solver_call_only_ms_median?: number | null };
         };
-        for (let w = 0; w < 3; w++) await pool.solve(net, m.options); // warm-up: JIT, topology cache, LU analysis
+        for (let w = 0; w < 3; w++) await solvePowerFlow(pool, net, m.options); // warm-up: JIT, topology cache, LU analysis
         const inWorker: number[] = [], endToEnd: number[] = [];
         let iterations = 0, status = '';
         for (let r = 0; r < runs; r++) {
-          const res = await pool.solve(net, m.options);
+          const res = await solvePowerFlow(pool, net, m.options);
           const d = solveDiagnostics(res);
           if (d) { inWorker.push(d.solveMs); endToEnd.push(d.endToEndMs); }
           iterations = res.iterations;
@@ -114,7 +115,7 @@ worker thread (3 warm-up solves, then 21 runs below 1,000 buses, 11 above; media
 - **worker ms**: inside the worker, around the WebAssembly solve: Ybus (cached while the parameters are
   unchanged), the iterations with Jacobian builds and sparse LU (symbolic analysis cached per topology), the
   pfsoln post-processing and losses. No packing, no transfer. This is \`median_ms\` of \`-- --json\`.
-- **pool ms**: \`pool.solve()\` end to end: packing the network into one Float64Array, transfer to the
+- **pool ms**: \`solvePowerFlow(pool, )\` end to end: packing the network into one Float64Array, transfer to the
   worker and back, unpacking into result objects.
 - **MATPOWER runpf ms**: \`time_ms_median\` of the reference JSON (Octave 7.3, MATPOWER 8.1 legacy core,
   \`runpf\` incl. ext2int, Ybus, solve, pfsoln; a 2-vCPU machine of this kind); **loop ms**: the solver call

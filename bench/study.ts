@@ -19,10 +19,11 @@ import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics } from '../src/engine/pool.js';
+import { createSolverPool } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyRequest } from '../src/studies/index.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { writeReadmeSection } from './readme.js';
+import { solveDiagnostics, solvePowerFlow } from '../src/powerflow/solve.js';
 
 const args = process.argv.slice(2);
 const asJson = args.includes('--json');
@@ -104,7 +105,7 @@ async function calibration(): Promise<number> {
   const pool = createSolverPool({ threads: 1 });
   try {
     const ms: number[] = [];
-    for (let i = 0; i < 7; i++) ms.push(solveDiagnostics(await pool.solve(net, { maxIterations: 10 }))!.solveMs);
+    for (let i = 0; i < 7; i++) ms.push(solveDiagnostics(await solvePowerFlow(pool, net, { maxIterations: 10 }))!.solveMs);
     return ms.sort((a, b) => a - b)[3]!;
   } finally {
     await pool.close();

@@ -21,6 +21,7 @@ import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
 import { SENSITIVITY_USAGE, parseSensitivityArgs, runSensitivityCommand } from './sensitivities/cli.js';
 import { OPF_USAGE, opfResultObject, opfSummary, parseOpfArgs, type OpfCommand } from './opf/cli.js';
 import { SE_USAGE, parseSeArgs, readMeasurements, seSummary, type SeCommand } from './stateEstimation/cli.js';
+import { solvePowerFlow } from './powerflow/solve.js';
 
 export const USAGE = `Usage:
   gridops solve CASE.m [options]   solve a MATPOWER case file (use - to read standard input)
@@ -244,7 +245,7 @@ async function withSolverThread<T>(run: (pool: SolverPool, signal: AbortSignal) 
 
 export async function runSolve(cmd: SolveCommand): Promise<number> {
   const network = readCase(cmd.file);
-  const outcome: SolveOutcome = await withSolverThread((pool, signal) => pool.solve(network, cmd.options, { signal }));
+  const outcome: SolveOutcome = await withSolverThread((pool, signal) => solvePowerFlow(pool, network, cmd.options, { signal }));
   if (cmd.json) await write(process.stdout, `${JSON.stringify(resultObject(outcome))}\n`);
   else await write(process.stdout, summary(network, outcome));
   if (outcome.status === 'converged') return EXIT.ok;

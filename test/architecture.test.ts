@@ -23,6 +23,22 @@ it(`no module in src/ or workers/ is over ${MAX_LINES} lines`, () => {
   assert.deepEqual(long, []);
 });
 
+// #40 item 1: the engine (src/engine/, workers/) runs jobs on numbers; each calculation packs and unpacks its own
+// buffers beside its domain (src/powerflow/solve.ts, src/opf/solve.ts, ...). The engine may name their types, never
+// call them: a runtime import from a calculation folder there (its ABI aside) is a layer turned upside down.
+it('src/engine/ calls no calculation module (type-only imports aside)', () => {
+  const found: string[] = [];
+  const dir = join(process.cwd(), 'src', 'engine');
+  for (const name of readdirSync(dir)) {
+    if (!name.endsWith('.ts')) continue;
+    const text = readFileSync(join(dir, name), 'utf8');
+    for (const m of text.matchAll(/^import (?!type )[^;]*? from '\.\.\/(powerflow|studies|opf|sensitivities|stateEstimation|queue|domain)\/([\w.]+)';/gm)) {
+      if (!m[2]!.startsWith('abi.')) found.push(`src/engine/${name}: ${m[0]}`); // the ABI is the engine's contract
+    }
+  }
+  assert.deepEqual(found, []);
+});
+
 // #40 item 3: what a process holds lives in Services (bootstrap.ts builds and closes it), above all the network
 // models (Services.models). A module-level `new Map()` / `new Set()` that starts empty is state; each one left is
 // listed here with why it is not a service. (Tables built from constants, and WeakMaps keyed by the object they

@@ -9,6 +9,7 @@ import { ROOT } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { computeSensitivities } from '../src/sensitivities/compute.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const pool = createSolverPool({ threads: 1 });
 after(() => pool.close());
@@ -25,8 +26,8 @@ test('a DC line is its injections: 1 MW more on line 2 (7 → 9) moves DC flows 
   const ptdf = await computeSensitivities(pool, net, { kind: 'ptdf' });
   const col = (id: number) => ptdf.columns.indexOf(id);
   const more = { ...net, dc_lines: net.dc_lines!.map((d, k) => (k === 1 ? { ...d, p_from: d.p_from + 1 } : d)) };
-  const a = await pool.solve(net, { method: 'dc' }),
-    b = await pool.solve(more, { method: 'dc' });
+  const a = await solvePowerFlow(pool, net, { method: 'dc' }),
+    b = await solvePowerFlow(pool, more, { method: 'dc' });
   ptdf.rows.forEach((l, r) => {
     const expected = ptdf.values[r]![col(9)]! - ptdf.values[r]![col(7)]!;
     const moved = b.branches[l]!.p_from - a.branches[l]!.p_from;

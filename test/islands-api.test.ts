@@ -16,6 +16,7 @@ import { parseSolveArgs, resultObject } from '../src/cli.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { powerFlowConditions } from '../src/domain/alarmRules.js';
 import { solveOpf } from '../src/opf/solve.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 /** case118 with branch 6 (cuts off generator buses 9-10, 450 MW) and branch 183 (bus 117, 20 MW of load) open. */
 function splitCase118(): string {
@@ -197,7 +198,7 @@ describe('islands on the command line', () => {
     assert.throws(() => parseSolveArgs(['x.m', '--islanding', 'maybe']), /--islanding must be one of refuse, isolate, new_reference/);
     const pool = createSolverPool({ threads: 1 });
     try {
-      const out = resultObject(await pool.solve(parseMatpower(splitCase118(), 'split.m'), { ...cmd.options, islanding: 'isolate' }));
+      const out = resultObject(await solvePowerFlow(pool, parseMatpower(splitCase118(), 'split.m'), { ...cmd.options, islanding: 'isolate' }));
       assert.equal(out.lost_generation_mw, 450);
       assert.equal((out.islands as unknown[]).length, 3);
     } finally {

@@ -11,6 +11,7 @@ import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import type { IslandingRule, SolveOutcome } from '../src/powerflow/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 interface Island { buses: number[]; reference_bus: number | null; energized: boolean; load_mw: number; generation_mw: number }
 interface Row {
@@ -64,7 +65,7 @@ for (const c of ['case30', 'case118']) {
     const { variants } = JSON.parse(readFileSync(join(DIR, `${c}.variants.json`), 'utf8')) as { variants: Row[] };
     assert.ok(variants.length > 0);
     for (const v of variants) {
-      const res = await pool.solve(opened(net, v.opened_branches!), { ...NR, islanding: v.rule });
+      const res = await solvePowerFlow(pool, opened(net, v.opened_branches!), { ...NR, islanding: v.rule });
       compare(`${c} open ${v.opened_branches} ${v.rule}`, res, v);
       assert.ok(Math.abs(res.iterations - v.iterations) <= 1, `iterations ${res.iterations} vs MATPOWER's ${v.iterations}`);
     }
@@ -72,18 +73,18 @@ for (const c of ['case30', 'case118']) {
 
   test(`${c}: every splitting branch outage, warm from the base solution, equals MATPOWER`, async () => {
     const net = load(c);
-    const base = await pool.solve(net, NR);
+    const base = await solvePowerFlow(pool, net, NR);
     assert.equal(base.status, 'converged');
     const warm: NetworkModel = { ...net, buses: net.buses.map((b, k) => ({ ...b, v: base.buses[k]!.v, theta: base.buses[k]!.theta })) };
     const { rows } = JSON.parse(readFileSync(join(DIR, `${c}.n1.json`), 'utf8')) as { rows: Row[] };
     assert.ok(rows.length > 0);
-    for (const r of rows) compare(`${c} outage ${r.branch_index} ${r.rule}`, await pool.solve(opened(warm, [r.branch_index!]), { ...NR, islanding: r.rule }), r);
+    for (const r of rows) compare(`${c} outage ${r.branch_index} ${r.rule}`, await solvePowerFlow(pool, opened(warm, [r.branch_index!]), { ...NR, islanding: r.rule }), r);
   });
 }
 
 test('refuse (the default) still answers ISLANDED_BUS for a split network; an unknown rule is refused', async () => {
   const net = opened(load('case118'), [183]); // cuts off bus 117 (20 MW of load, no generator)
-  await assert.rejects(pool.solve(net, NR), (e: { code?: string }) => e.code === 'ISLANDED_BUS');
-  await assert.rejects(pool.solve(net, { ...NR, islanding: 'refuse' }), (e: { code?: string }) => e.code === 'ISLANDED_BUS');
-  await assert.rejects(pool.solve(net, { ...NR, islanding: 'nope' as IslandingRule }), (e: { code?: string }) => e.code === 'VALIDATION_FAILED');
+  await assert.rejects(solvePowerFlow(pool, net, NR), (e: { code?: string }) => e.code === 'ISLANDED_BUS');
+  await assert.rejects(solvePowerFlow(pool, net, { ...NR, islanding: 'refuse' }), (e: { code?: string }) => e.code === 'ISLANDED_BUS');
+  await assert.rejects(solvePowerFlow(pool, net, { ...NR, islanding: 'nope' as IslandingRule }), (e: { code?: string }) => e.code === 'VALIDATION_FAILED');
 });

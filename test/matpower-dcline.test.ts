@@ -10,6 +10,7 @@ import { ROOT } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { writeMatpower } from '../src/matpower/writer.js';
 import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const DIR = join(ROOT, 'test', 'reference', 'psse');
 const text = readFileSync(join(DIR, 't_case9_dcline.m'), 'utf8');
@@ -38,7 +39,7 @@ test('mpc.dcline is read (no longer skipped) and written back unchanged', () => 
 
 test('the power flow of a case with DC lines equals MATPOWER runpf (buses, branches, generators, DC lines)', async () => {
   const m = parseMatpower(text, 't_case9_dcline.m');
-  const res = await pool.solve(m, { method: 'newton_raphson', tolerance: 1e-8, maxIterations: 10 });
+  const res = await solvePowerFlow(pool, m, { method: 'newton_raphson', tolerance: 1e-8, maxIterations: 10 });
   assert.equal(res.status, 'converged', res.message);
   res.buses.forEach((b, k) => {
     const [id, , vm, va] = ref.pf.bus[k]!;

@@ -17,6 +17,7 @@ import { fromTerminalCost } from '../src/opf/dcLines.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { OpfResult } from '../src/opf/types.js';
 import { near } from './helpers/opfReference.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const DIR = join(ROOT, 'test', 'reference', 'dcline-opf');
 const pool = createSolverPool({ threads: 1 });
@@ -198,7 +199,7 @@ test('the security-constrained DC-OPF dispatches DC lines too: every post-contin
   for (let k = 0; k < net.branches.length; k++) {
     if (r.security.excluded.includes(k)) continue;
     const changed = { ...dispatched, branches: dispatched.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) };
-    const pf = await pool.solve(changed, {
+    const pf = await solvePowerFlow(pool, changed, {
       method: 'dc',
       tolerance: 1e-8,
       maxIterations: 10,

@@ -15,6 +15,7 @@ import { IN, OUT, OUT_BUS, OUT_MEAS, STATUS } from '../src/stateEstimation/abi.j
 import type { Measurement } from '../src/stateEstimation/types.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { rng } from '../src/lib/rng.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const pool = createSolverPool({ threads: 1 });
 after(() => pool.close());
@@ -24,7 +25,7 @@ const load = (name: string): NetworkModel => parseMatpower(readFileSync(join(CAS
 /** Every closed branch's from-end P and Q, every bus's Vm and every in-service generator bus's P and Q, as read by
  *  meters of sigma 1 MW / MVAr and 0.004 p.u. (seeded Gaussian noise); `gross` measurements get a 25-sigma error. */
 async function measurementSet(net: NetworkModel, gross: number[]): Promise<Measurement[]> {
-  const pf = await pool.solve(net, { method: 'newton_raphson', tolerance: 1e-10 });
+  const pf = await solvePowerFlow(pool, net, { method: 'newton_raphson', tolerance: 1e-10 });
   assert.equal(pf.status, 'converged');
   const u = rng(7);
   const normal = () => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
@@ -120,7 +121,7 @@ test('case14 with bus 8 seen only through its one branch: critical measurements 
   // bus 8 hangs on branch 7–8 alone; without its own Vm, that branch's P and Q are its only two measurements for its
   // two states: both critical, so the test of Ω/σ² against CRITICAL is exercised on both sides
   const net = load('case14');
-  const pf = await pool.solve(net, { method: 'newton_raphson', tolerance: 1e-10 });
+  const pf = await solvePowerFlow(pool, net, { method: 'newton_raphson', tolerance: 1e-10 });
   const ms: Measurement[] = [
     ...net.branches.map((_, l) => ({ kind: 'p_from' as const, element: l, value: pf.branches[l]!.p_from + 0.1, sigma: 1 })),
     ...net.branches.map((_, l) => ({ kind: 'q_from' as const, element: l, value: pf.branches[l]!.q_from - 0.1, sigma: 1 })),

@@ -8,13 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
-import { createSolverPool, solveDiagnostics, type SolverPool } from '../src/engine/pool.js';
+import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { AppError } from '../src/lib/errors.js';
 import {
   planStudy, solveStudyBase, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest,
 } from '../src/studies/index.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { SolveOutcome } from '../src/powerflow/types.js';
+import { solveDiagnostics, solvePowerFlow } from '../src/powerflow/solve.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 
@@ -75,7 +76,7 @@ test('a scenario sweep equals separate power flows of the changed models (load s
       l.mw = k === 7 ? load7[s]! : l.mw * scale[s]!;
     });
     changed.generators[1]!.mw = gen1[s]!;
-    const pf = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 20 });
+    const pf = await solvePowerFlow(pool, changed, { tolerance: 1e-8, maxIterations: 20 });
     assert.equal(got[s]!.scenario, s);
     sameAsPowerFlow(`scenario ${s}`, got[s]!, pf, net);
   }
@@ -100,10 +101,10 @@ test('scenarios × contingencies: scenario-major order, ids, each outage warm-st
   // started from the scaled model's own solution
   const changed: NetworkModel = structuredClone(net);
   changed.loads.forEach((l) => { l.mw *= 1.1; l.mvar *= 1.1; });
-  const intact = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 50 });
+  const intact = await solvePowerFlow(pool, changed, { tolerance: 1e-8, maxIterations: 50 });
   changed.buses.forEach((b, k) => { b.v = intact.buses[k]!.v; b.theta = intact.buses[k]!.theta; });
   changed.branches[0]!.status = 'open';
-  const pf = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 50 });
+  const pf = await solvePowerFlow(pool, changed, { tolerance: 1e-8, maxIterations: 50 });
   near(got[3]!.monitored!.buses[0]!.v, pf.buses[29]!.v, 1e-9, 'v of bus 30');
   near(got[3]!.min_v!, Math.min(...pf.buses.map((b) => b.v)), 1e-9, 'min v');
   assert.equal(got[3]!.iterations, pf.iterations);
@@ -112,7 +113,7 @@ test('scenarios × contingencies: scenario-major order, ids, each outage warm-st
   assert.deepEqual(got[4]!.islanded, { buses: [11], load_mw: 0, generation_mw: 0 });
   changed.branches[0]!.status = 'closed';
   changed.branches[12]!.status = 'open';
-  const split = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 50, islanding: 'isolate' });
+  const split = await solvePowerFlow(pool, changed, { tolerance: 1e-8, maxIterations: 50, islanding: 'isolate' });
   assert.equal(got[4]!.iterations, split.iterations);
   near(got[4]!.monitored!.buses[0]!.v, split.buses[29]!.v, 1e-9, 'v of bus 30 (split)');
   near(got[4]!.min_v!, Math.min(...split.buses.filter((b) => b.energized !== false).map((b) => b.v)), 1e-9, 'min v of the energized buses');
@@ -205,12 +206,12 @@ test('branch outages reuse the cached pattern and symbolic analysis, and leave t
   const one = createSolverPool({ threads: 1 });
   try {
     const net = load('case118');
-    const before = await one.solve(net, { maxIterations: 10 });
+    const before = await solvePowerFlow(one, net, { maxIterations: 10 });
     const analysesBefore = solveDiagnostics(before)!.analyses;
     const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', max_iterations: 10, islanding: 'skip' });
     const chunk = await solveStudyChunk(one, net, plan, 0, plan.caseCount);
     assert.equal(chunk.end, plan.caseCount);
-    const after = await one.solve(net, { maxIterations: 10 });
+    const after = await solvePowerFlow(one, net, { maxIterations: 10 });
     assert.equal(solveDiagnostics(after)!.analyses, analysesBefore, '186 outages, no new symbolic analysis');
     // bit for bit: the study restored the shared topology's Ybus values
     assert.deepEqual(after.buses, before.buses);
@@ -228,7 +229,7 @@ test('a generator outage equals a power flow of the model without it, warm from 
   const last = net.generators.length - 1;
   const plan = planStudy(net, { kind: 'contingency', contingencies: [{ generators: [last] }, { generators: [1, last] }], monitor: { buses: 'all' } });
   const [keeps, loses] = await rows(net, plan);
-  const base = await pool.solve(net, { maxIterations: 50 });
+  const base = await solvePowerFlow(pool, net, { maxIterations: 50 });
   const summary = await solveStudyBase(pool, net, plan);
   assert.equal(summary.monitored!.buses.length, 30, 'the base summary carries the monitored values');
   for (const b of summary.monitored!.buses) near(b.v, base.buses.find((x) => x.id === b.id)!.v, 1e-9, `base v of bus ${b.id}`);
@@ -236,7 +237,7 @@ test('a generator outage equals a power flow of the model without it, warm from 
     const changed: NetworkModel = structuredClone(net);
     for (const g of out) changed.generators[g]!.in_service = false;
     changed.buses.forEach((b, k) => { b.v = base.buses[k]!.v; b.theta = base.buses[k]!.theta; });
-    const pf = await pool.solve(changed, { maxIterations: 50 });
+    const pf = await solvePowerFlow(pool, changed, { maxIterations: 50 });
     assert.equal(row.status, 'converged');
     assert.equal(row.iterations, pf.iterations, `${row.case_id} iterations`);
     for (const b of row.monitored!.buses) near(b.v, pf.buses.find((x) => x.id === b.id)!.v, 1e-9, `${row.case_id} v of bus ${b.id}`);
@@ -271,9 +272,9 @@ test('DC studies: every outage equals a DC power flow of the model without it', 
   const net = load('case30');
   const plan = planStudy(net, { kind: 'contingency', method: 'dc', contingencies: 'n-1', monitor: { branches: 'all' }, islanding: 'skip' });
   const one = createSolverPool({ threads: 1 });
-  const before = await one.solve(net, { method: 'dc' });
+  const before = await solvePowerFlow(one, net, { method: 'dc' });
   await solveStudyChunk(one, net, plan, 0, plan.caseCount);
-  const after = await one.solve(net, { method: 'dc' });
+  const after = await solvePowerFlow(one, net, { method: 'dc' });
   await one.close();
   assert.deepEqual(after.branches, before.branches, 'a DC power flow after a DC study (same cached topology) is unchanged');
   const got = await rows(net, plan, 20);
@@ -283,7 +284,7 @@ test('DC studies: every outage equals a DC power flow of the model without it', 
     const changed: NetworkModel = structuredClone(net);
     for (const b of row.contingency!.branches) changed.branches[b]!.status = 'open';
     for (const g of row.contingency!.generators) changed.generators[g]!.in_service = false;
-    const pf = await pool.solve(changed, { method: 'dc' });
+    const pf = await solvePowerFlow(pool, changed, { method: 'dc' });
     assert.equal(row.iterations, 1);
     assert.equal(row.min_v, 1);
     const loadings = pf.branches.filter((_, k) => net.branches[k]!.rate_a > 0).map((b) => b.loading);
@@ -298,7 +299,7 @@ test('DC studies: every outage equals a DC power flow of the model without it', 
   for (const [s, scale] of [0.9, 1.2].entries()) {
     const changed: NetworkModel = structuredClone(net);
     changed.loads.forEach((l) => { l.mw *= scale; l.mvar *= scale; });
-    const pf = await pool.solve(changed, { method: 'dc' });
+    const pf = await solvePowerFlow(pool, changed, { method: 'dc' });
     for (const b of scen[s]!.monitored!.branches) near(b.p_from, pf.branches[b.index]!.p_from, 1e-9, `scenario ${s} p_from of branch ${b.index}`);
   }
 });
@@ -308,12 +309,12 @@ test('fast-decoupled studies: every outage and scenario equals a fast-decoupled 
   const FD = { method: 'fast_decoupled' as const, maxIterations: 50 };
   const plan = planStudy(net, { kind: 'contingency', method: 'fast_decoupled', contingencies: 'n-1', monitor: { buses: [3, 8, 30], branches: [0, 5, 20] }, islanding: 'skip' });
   const one = createSolverPool({ threads: 1 });
-  const before = await one.solve(net, FD);
+  const before = await solvePowerFlow(one, net, FD);
   await solveStudyChunk(one, net, plan, 0, plan.caseCount);
-  const after = await one.solve(net, FD);
+  const after = await solvePowerFlow(one, net, FD);
   await one.close();
   assert.deepEqual(after.buses, before.buses, 'a fast-decoupled power flow after the study (same cached topology) is unchanged');
-  const base = await pool.solve(net, FD);
+  const base = await solvePowerFlow(pool, net, FD);
   const got = await rows(net, plan, 9);
   const converged = got.filter((r) => r.status === 'converged');
   assert.ok(converged.length >= 40, `${converged.length} converged`);
@@ -322,14 +323,14 @@ test('fast-decoupled studies: every outage and scenario equals a fast-decoupled 
     for (const b of row.contingency!.branches) changed.branches[b]!.status = 'open';
     for (const g of row.contingency!.generators) changed.generators[g]!.in_service = false;
     changed.buses.forEach((b, k) => { b.v = base.buses[k]!.v; b.theta = base.buses[k]!.theta; });
-    sameAsPowerFlow(row.case_id, row, await pool.solve(changed, FD), changed);
+    sameAsPowerFlow(row.case_id, row, await solvePowerFlow(pool, changed, FD), changed);
   }
   const sweep = planStudy(net, { kind: 'scenarios', method: 'fast_decoupled', scenarios: { count: 2, load_scale: [0.9, 1.2] }, monitor: { buses: 'all' } });
   const scen = await rows(net, sweep);
   for (const [s, scale] of [0.9, 1.2].entries()) {
     const changed: NetworkModel = structuredClone(net);
     changed.loads.forEach((l) => { l.mw *= scale; l.mvar *= scale; });
-    sameAsPowerFlow(`scenario ${s}`, scen[s]!, await pool.solve(changed, FD), changed);
+    sameAsPowerFlow(`scenario ${s}`, scen[s]!, await solvePowerFlow(pool, changed, FD), changed);
   }
 });
 
@@ -338,7 +339,7 @@ test('studies under generator Q limits: every case equals a power flow with enfo
     const net = load(c);
     const opts = { method, enforceQLimits: true, maxIterations: 50 };
     const plan = planStudy(net, { kind: 'contingency', method, enforce_q_limits: true, contingencies: 'n-1', monitor: { buses: 'all' }, islanding: 'skip' });
-    const base = await pool.solve(net, opts);
+    const base = await solvePowerFlow(pool, net, opts);
     assert.equal(base.status, 'converged');
     assert.ok(solveDiagnostics(base)!.runs > 1, `${c}: the base case hits Q limits`);
     const summary = await solveStudyBase(pool, net, plan);
@@ -352,7 +353,7 @@ test('studies under generator Q limits: every case equals a power flow with enfo
       for (const b of row.contingency!.branches) changed.branches[b]!.status = 'open';
       for (const g of row.contingency!.generators) changed.generators[g]!.in_service = false;
       changed.buses.forEach((b, k) => { b.v = base.buses[k]!.v; b.theta = base.buses[k]!.theta; });
-      const pf = await pool.solve(changed, opts);
+      const pf = await solvePowerFlow(pool, changed, opts);
       if (solveDiagnostics(pf)!.runs > 1) limited++;
       if (pf.status !== 'converged') { assert.notEqual(row.status, 'converged', `${c} ${row.case_id}`); continue; }
       sameAsPowerFlow(`${c} ${method} ${row.case_id}`, row, pf, changed);
@@ -381,7 +382,7 @@ test('warm_start previous: each scenario equals the power flow of its model star
       const prev = new Map(warm[s - 1]!.monitored!.buses.map((b) => [b.id, b]));
       changed.buses.forEach((b) => { b.v = prev.get(b.id)!.v; b.theta = prev.get(b.id)!.theta; });
     }
-    const pf = await pool.solve(changed, { tolerance: 1e-8, maxIterations: 20 });
+    const pf = await solvePowerFlow(pool, changed, { tolerance: 1e-8, maxIterations: 20 });
     sameAsPowerFlow(`warm scenario ${s}`, warm[s]!, pf, net);
     // the same operating point as the default start (both converged to 1e-8)
     warm[s]!.monitored!.buses.forEach((b, k) => near(b.v, cold[s]!.monitored!.buses[k]!.v, 1e-7, `scenario ${s} bus ${b.id} v`));

@@ -16,6 +16,7 @@ import { contingencyModel } from '../src/studies/islanded.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { PowerFlowMethod } from '../src/powerflow/types.js';
 import { rng } from '../src/lib/rng.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 let pool: SolverPool;
@@ -46,7 +47,7 @@ for (const method of ['newton_raphson', 'fast_decoupled', 'dc'] as PowerFlowMeth
       const split = skipped.filter((r) => r.status === 'islanded' || r.reason === 'slack_lost');
       assert.ok(split.length >= 9, `case118 has splitting outages (${split.length})`);
       assert.equal(all.filter((r) => r.status === 'islanded').length, 0, 'no case left unsolved');
-      const base = await pool.solve(net, { method, tolerance: 1e-8, maxIterations: opts.max_iterations });
+      const base = await solvePowerFlow(pool, net, { method, tolerance: 1e-8, maxIterations: opts.max_iterations });
       for (const s of split) {
         const row = all.find((r) => r.case_id === s.case_id)!;
         const k = plan.contingencies.findIndex((c) => c.id === s.case_id || `${c.branches.length ? 'branch' : 'generator'}:${c.branches[0] ?? c.generators[0]}` === s.case_id);
@@ -56,7 +57,7 @@ for (const method of ['newton_raphson', 'fast_decoupled', 'dc'] as PowerFlowMeth
           continue;
         }
         const model = contingencyModel(net, plan, k, base);
-        const pf = await pool.solve(model, { method, tolerance: 1e-8, maxIterations: opts.max_iterations, islanding });
+        const pf = await solvePowerFlow(pool, model, { method, tolerance: 1e-8, maxIterations: opts.max_iterations, islanding });
         assert.equal(row.status, pf.status === 'converged' ? 'converged' : 'diverged', s.case_id);
         assert.equal(row.iterations, pf.iterations, `${s.case_id} iterations`);
         if (pf.status !== 'converged') continue;
@@ -92,13 +93,13 @@ test('case118 N-1 isolate: the MW lost equal MATPOWER\'s (shared/reference/islan
 test('random splits of case300 (isolate): lost load = the de-energized loads; the slack picks up the difference within losses', async () => {
   const net = load('case300');
   const r = rng(300);
-  const base = await pool.solve(net, { method: 'newton_raphson' });
+  const base = await solvePowerFlow(pool, net, { method: 'newton_raphson' });
   assert.equal(base.status, 'converged');
   let splits = 0;
   for (let trial = 0; trial < 40 && splits < 8; trial++) {
     const open = new Set(Array.from({ length: 3 }, () => Math.floor(r() * net.branches.length)));
     const model = { ...net, branches: net.branches.map((b, k) => (open.has(k) ? { ...b, status: 'open' as const } : b)) };
-    const pf = await pool.solve(model, { method: 'newton_raphson', islanding: 'isolate' });
+    const pf = await solvePowerFlow(pool, model, { method: 'newton_raphson', islanding: 'isolate' });
     if (!pf.islands || pf.islands.every((i) => i.energized)) continue;
     splits++;
     if (pf.status !== 'converged') continue;

@@ -18,6 +18,7 @@ import type { NetworkModel } from '../src/domain/networkModel.js';
 import { json, MODES, QUICK, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { assertSameRows, engineRows, studyClient } from './helpers/studies.js';
+import { solvePowerFlow } from '../src/powerflow/solve.js';
 
 const PGLIB = join(import.meta.dirname, '..', '..', 'test', 'reference', 'pglib');
 const load = (c: string): NetworkModel => {
@@ -43,7 +44,7 @@ test('case30 N-1: each violation\'s base value and kind equal power flows of the
   const filter = { flow_increase_percent: 10, voltage_increase_pu: 0.01 };
   const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1', violation_filter: filter });
   const got = await rows(net, plan, 7);
-  const base = await pool.solve(net, {});
+  const base = await solvePowerFlow(pool, net, {});
   const kinds = new Set<string>();
   let checked = 0;
   for (const r of got.filter((x) => x.status === 'converged' && x.violations.length > 0)) {
@@ -54,7 +55,7 @@ test('case30 N-1: each violation\'s base value and kind equal power flows of the
       branches: net.branches.map((b, l) => (c.branches.includes(l) ? { ...b, status: 'open' as const } : b)),
       generators: net.generators.map((g, i) => (c.generators.includes(i) ? { ...g, in_service: false } : g)),
     };
-    const o = await pool.solve(model, { islanding: 'isolate' });
+    const o = await solvePowerFlow(pool, model, { islanding: 'isolate' });
     assert.equal(o.status, 'converged');
     let newCount = 0, maxNew: number | null = null;
     for (const v of r.violations) {
@@ -217,7 +218,7 @@ test('dc keeps the wave-3 rule; threshold 0 solves every case; scenarios refuse 
   for (const r of screened.slice(0, 5)) {
     // the estimate is the DC power flow of the network without the branch
     const k = r.contingency!.branches[0]!;
-    const o = await pool.solve({ ...net, branches: net.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) }, { method: 'dc' });
+    const o = await solvePowerFlow(pool, { ...net, branches: net.branches.map((b, l) => (l === k ? { ...b, status: 'open' as const } : b)) }, { method: 'dc' });
     const worst = Math.max(...o.branches.map((f, l) => (l !== k && net.branches[l]!.rate_a > 0 ? Math.abs(f.p_from) / net.branches[l]!.rate_a * 100 : 0)));
     assert.ok(Math.abs(r.max_loading_percent! - worst) < 1e-6 && worst < 90, `${r.case_id}: ${r.max_loading_percent} vs ${worst}`);
   }

@@ -97,7 +97,7 @@ function withProgress(out: Float64Array): Float64Array {
   return full;
 }
 
-/** One power flow (Piscina's default export: pool.solve). */
+/** One power flow (Piscina's default export: pool.runPowerFlow). */
 export default function solveTask(task: SolverTask): unknown {
   stop = task.stop;
   live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;

@@ -28,6 +28,7 @@ import { packOpf, type PackedOpf } from './pack.js';
 import { dcLineResults } from './dcLines.js';
 import { PROGRESS_FIELDS } from './worker.js';
 import { DEFAULT_OPF_OPTIONS, type BindingLimit, type OpfOptions, type OpfProgress, type OpfResult, type OpfStatus } from './types.js';
+import { solvePowerFlow } from '../powerflow/solve.js';
 
 export interface OpfCall extends Partial<OpfOptions> {
   signal?: AbortSignal;
@@ -94,7 +95,7 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   const timeoutMs = call.timeoutMs ?? DEFAULT_OPF_OPTIONS.timeoutMs;
   const left = () => Math.max(1, Math.round(timeoutMs - (performance.now() - t0)));
   if (start === 'powerflow') {
-    const pf = await pool.solve(network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
+    const pf = await solvePowerFlow(pool, network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
     if (pf.status === 'cancelled' || pf.status === 'timeout') {
       return emptyResult(pf.status, opfCallOptions(call), { message: `the power flow for the start point ended ${pf.status}`, start });
     }

@@ -6,6 +6,7 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import type { TaskRow } from '../domain/tasks.js';
 import { PowerFlowInputError, type SolveOptions, type SolveOutcome } from '../powerflow/types.js';
 import { cachedModel, rideOutOutage, type Finish, type TaskResultView } from './execute.js';
+import { solvePowerFlow as solveOnPool } from '../powerflow/solve.js';
 
 const PROGRESS_WRITE_MS = 200;
 
@@ -29,7 +30,7 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
   let failure: { code: string; message: string; details?: Record<string, unknown> } | undefined;
   try {
     model = await cachedModel(s, task.network_id, task.network_version);
-    outcome = await s.solver!.solve(model, opts, {
+    outcome = await solveOnPool(s.solver!, model, opts, {
       signal,
       onProgress: (p) => {
         const progress = { task_id: task.id, tenant_id: task.tenant_id, network_id: task.network_id, iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, timestamp: new Date().toISOString() };

@@ -1,4 +1,4 @@
-// The AC base case of a plan as a power flow (pool.solve with the study's options), once per (network, plan)
+// The AC base case of a plan as a power flow (solvePowerFlow with the study's options), once per (network, plan)
 // in a process: the warm start of the splitting outages solved as power flows (./islanded.ts), the values
 // a case's violations are judged against (./violations.ts) and the state the ac_linear screen estimates
 // from (./screening.ts).
@@ -6,6 +6,7 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
 import type { SolveOutcome } from '../powerflow/types.js';
 import type { StudyPlan } from './types.js';
+import { solvePowerFlow } from '../powerflow/solve.js';
 
 const bases = new WeakMap<StudyPlan, { network: NetworkModel; base: Promise<SolveOutcome> }>();
 
@@ -20,7 +21,7 @@ export function studySolveOptions(plan: StudyPlan) {
 export function baseSolution(pool: SolverPool, network: NetworkModel, plan: StudyPlan, signal?: AbortSignal): Promise<SolveOutcome> {
   const hit = bases.get(plan);
   if (hit && hit.network === network) return hit.base;
-  const base = pool.solve(network, studySolveOptions(plan), { signal });
+  const base = solvePowerFlow(pool, network, studySolveOptions(plan), { signal });
   bases.set(plan, { network, base });
   base.catch(() => bases.delete(plan));
   return base;

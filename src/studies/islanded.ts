@@ -18,6 +18,7 @@ import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './ty
 import { CaseLists, type ViolationTuple } from './caseLists.js';
 import { baseSolution, studySolveOptions } from './baseCase.js';
 import { MON_BR, MON_BUS } from './abi.js';
+import { solvePowerFlow } from '../powerflow/solve.js';
 
 
 /** The model of a contingency case: its branches open, its generators out, voltages from the base solution. */
@@ -146,7 +147,7 @@ export async function solveIslandedCases(pool: SolverPool, network: NetworkModel
     if (signal?.aborted) return;
     const model = contingencyModel(network, plan, contingency, base);
     try {
-      const o = await pool.solve(model, { ...studySolveOptions(plan), islanding: rule }, { signal });
+      const o = await solvePowerFlow(pool, model, { ...studySolveOptions(plan), islanding: rule }, { signal });
       if (o.status === 'cancelled') return;
       replaced.set(i, caseValues(model, plan, o));
     } catch (e) {

@@ -30,6 +30,7 @@ import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './ty
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
 import { MON_BR, MON_BUS } from './abi.js';
+import { solvePowerFlow } from '../powerflow/solve.js';
 
 /** ac_linear: fast-decoupled iterations of the estimate. */
 export const ESTIMATE_ITERATIONS = 1;
@@ -60,7 +61,7 @@ function dcScreenOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, si
     packed.branchOrder.forEach((pos, l) => {
       slot[pos] = l;
     });
-    const base = await pool.solve(network, { method: 'dc' }, { signal });
+    const base = await solvePowerFlow(pool, network, { method: 'dc' }, { signal });
     return { base, input: packed.input, slot, order: packed.branchOrder, bridges: new Set(networkBridges(network)) };
   })();
   dcScreens.set(plan, { network, screen });

@@ -15,6 +15,7 @@ import { planStudy } from './plan.js';
 import { studyChunkRows } from './rows.js';
 import { solveStudyBase, solveStudyChunk } from './solve.js';
 import type { MonitoredBranch, StudyRequest } from './types.js';
+import { solvePowerFlow } from '../powerflow/solve.js';
 
 /** How much worse an element already outside its limit before the change may get (percentage points of
  *  loading, p.u. of voltage) before the change is refused: a change must not be blocked by an existing
@@ -236,7 +237,7 @@ function flowsOf(m: { buses: { id: number; v: number; theta: number }[]; branche
 /** The changed model's own power flow (for a change the study engine cannot express). */
 async function powerFlowCase(pool: SolverPool, before: NetworkModel, after: NetworkModel, opts: WhatIfOptions, signal: AbortSignal, timeoutMs: number):
   Promise<{ base: Flows | null | undefined; changed: CaseAnswer }> {
-  const solve = (m: NetworkModel) => pool.solve(m, { ...WHAT_IF_SOLVE, timeoutMs }, { signal });
+  const solve = (m: NetworkModel) => solvePowerFlow(pool, m, { ...WHAT_IF_SOLVE, timeoutMs }, { signal });
   const cachedBase = opts.baseMemo?.get();
   const basePromise = cachedBase !== undefined ? Promise.resolve(cachedBase)
     : solve(before).then((o) => (o.status === 'converged' ? o : null), () => null);
