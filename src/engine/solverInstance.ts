@@ -4,48 +4,16 @@
 import { WASM_PATH } from '../paths.js';
 import { OUT } from '../powerflow/abi.js';
 import { compileWasm, instantiateWasm } from './wasm.js';
+import type { instantiate as instantiateCore } from '../../build/powerflow.js';
 
 /** Values one sensitivity call may compute (assembly/index.ts MAX_SENSITIVITY_VALUES). */
 export const SENSITIVITY_CHUNK_VALUES = 1 << 22;
 /** A solver thread's instance whose memory grew past this is replaced after its task (workers/solver.ts). */
 export const MAX_INSTANCE_BYTES = 256 << 20;
 
-interface CoreExports {
-  memory: { buffer: ArrayBuffer };
-  inputPtr(len: number): number;
-  outputPtr(): number;
-  outputLength(): number;
-  analysisCount(): number;
-  cacheSize(): number;
-  clearCache(): void;
-  abiVersion(): number;
-  solve(): number;
-  studyInputPtr(len: number): number;
-  studySolve(): number;
-  studyRecordsPtr(): number;
-  studyViolationsPtr(): number;
-  studyViolationCount(): number;
-  studyIslandsPtr(): number;
-  studyIslandCount(): number;
-  studyMonitorPtr(): number;
-  sensitivityInputPtr(len: number): number;
-  sensitivitySolve(kind: number, count: number): number;
-  sensitivityOutputPtr(): number;
-  opfInputPtr(len: number): number;
-  opfOutputPtr(): number;
-  opfOutputLength(): number;
-  opfSolve(): number;
-  opfLpBuild(): number;
-  opfLpDataPtr(): number;
-  opfLpSolutionPtr(): number;
-  opfLpFinish(status: number, iterations: number, objective: number): number;
-  opfKeptAnalysisHits(): number;
-  seInputPtr(len: number): number;
-  seOutputPtr(): number;
-  seOutputLength(): number;
-  seSolve(): number;
-  seGainStats(k: number): number;
-}
+// The core's exports as asc declares them at build:wasm (build/powerflow.d.ts, `bindings: raw`): a renamed or
+// removed export of assembly/index.ts fails the TypeScript build here, not at run time.
+type CoreExports = Awaited<ReturnType<typeof instantiateCore>>;
 
 /** Raw result of runStudy (layouts: assembly/study/abi.ts). */
 export interface StudyRun {
