@@ -22,21 +22,28 @@ export async function* inSlices(pieces: Iterable<string> | AsyncIterable<string>
   if (slice) yield slice;
 }
 
+/** Array elements converted by one JSON.stringify call: per element the calls cost 2.9 times one call of the
+ *  whole array (215 vs 75 ms for a case13659pegase result), 256 at a time the same as one (~45 kB, a few ms). */
+const ELEMENTS_PER_PIECE = 256;
+
 /**
- * JSON.stringify(value)'s text in pieces: plain objects are walked key by key and each element of an array is
- * one piece (converted by `element` first), so a body of 40,000 bus and branch records is never one 80 ms call.
- * Byte-identical to JSON.stringify for data without toJSON (Dates are converted by `element`), the same keys
- * skipped (undefined, functions) and the same nulls in arrays.
+ * JSON.stringify(value)'s text in pieces: plain objects are walked key by key and arrays are written 256 elements a
+ * piece, so a body of 40,000 bus and branch records is never one 80 ms call. Byte-identical to JSON.stringify (the
+ * same keys skipped, the same nulls in arrays, Dates by toJSON); `leaf` converts the values that are neither plain
+ * objects nor arrays, array elements are written as they are.
  */
-export function* jsonPieces(value: unknown, element: (v: unknown) => unknown = (v) => v): Generator<string> {
+export function* jsonPieces(value: unknown, leaf: (v: unknown) => unknown = (v) => v): Generator<string> {
   if (Array.isArray(value)) {
     yield '[';
-    for (let i = 0; i < value.length; i++) yield (i > 0 ? ',' : '') + (JSON.stringify(element(value[i])) ?? 'null');
+    for (let i = 0; i < value.length; i += ELEMENTS_PER_PIECE) {
+      const text = JSON.stringify(value.slice(i, i + ELEMENTS_PER_PIECE));
+      yield (i > 0 ? ',' : '') + text.slice(1, -1);
+    }
     yield ']';
     return;
   }
   if (value === null || typeof value !== 'object' || typeof (value as { toJSON?: unknown }).toJSON === 'function') {
-    yield JSON.stringify(element(value));
+    yield JSON.stringify(leaf(value)) ?? 'null';
     return;
   }
   let first = true;
@@ -45,7 +52,7 @@ export function* jsonPieces(value: unknown, element: (v: unknown) => unknown = (
     if (v === undefined || typeof v === 'function' || typeof v === 'symbol') continue;
     yield (first ? '' : ',') + JSON.stringify(k) + ':';
     first = false;
-    yield* jsonPieces(v, element);
+    yield* jsonPieces(v, leaf);
   }
   yield '}';
 }

@@ -16,16 +16,18 @@ export function answerElements(result: Record<string, unknown>): number {
   return n('buses') + n('branches') + n('generators');
 }
 
-/** reply.ok(result)'s envelope, byte for byte, as text pieces written in slices. */
-export function slicedEnvelope(data: Record<string, unknown>, requestId: string, tz?: string): AsyncGenerator<string> {
+/** reply.ok(result)'s envelope, byte for byte (UTC dates), as text pieces written in slices. */
+export function slicedEnvelope(data: Record<string, unknown>, requestId: string): AsyncGenerator<string> {
   const envelope = { data, request_id: requestId, timestamp: new Date().toISOString() };
-  return inSlices(jsonPieces(envelope, (v) => renderDates(v, tz)));
+  // The records are numbers; renderDates of a leaf is what reply.ok does to a Date outside them.
+  return inSlices(jsonPieces(envelope, (v) => renderDates(v)));
 }
 
 /** Sends a power-flow result: sliced when large, else as reply.ok does. */
 export function sendPowerFlowResult(reply: FastifyReply, result: Record<string, unknown>): FastifyReply {
   const req = reply.request;
-  // A deprecated endpoint's meta is added to a string body (versioning.ts): that answer stays one string.
-  if (answerElements(result) <= SLICED_ANSWER_ELEMENTS || req.deprecation) return reply.ok(result);
-  return reply.type('application/json; charset=utf-8').send(Readable.from(slicedEnvelope(result, req.id, req.displayTz)));
+  // A deprecated endpoint's meta is added to a string body (versioning.ts), and ?tz= renders dates in a zone
+  // (envelope.ts): those answers stay one string.
+  if (answerElements(result) <= SLICED_ANSWER_ELEMENTS || req.deprecation || req.displayTz) return reply.ok(result);
+  return reply.type('application/json; charset=utf-8').send(Readable.from(slicedEnvelope(result, req.id)));
 }
