@@ -17,7 +17,7 @@ import { SolverCoreError } from '../engine/coreFailure.js';
 import { readSensitivityRows } from '../db/stores/sensitivityRows.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
 import { checkStorageQuota } from './resultStorage.js';
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { inSlices } from '../lib/slices.js';
 
 type Stored = { network_id: string; network_version: number };
 
@@ -68,26 +68,6 @@ export function sensitivityAnswer(r: Stored & { matrix: SensitivityMatrix }): Se
 function rowValues(m: SensitivityMatrix, r: number, buf: Float64Array): (number | null)[] {
   m.fillRow(r, buf);
   return Array.from(buf, (x) => (Number.isNaN(x) ? null : x));
-}
-
-/** About this many characters of text are converted between two turns of the event loop. */
-const SLICE_CHARS = 64 * 1024;
-
-/**
- * Text pieces joined into slices of about SLICE_CHARS, with a turn of the event loop (setImmediate) after each.
- * Readable.from of a synchronous generator is pulled through process.nextTick while the socket accepts the data,
- * so a fast client let 2 × 10 M numbers be converted without /health being read (the heavy drill, issue 35).
- */
-export async function* inSlices(pieces: Iterable<string> | AsyncIterable<string>): AsyncGenerator<string> {
-  let slice = '';
-  for await (const p of pieces) {
-    slice += p;
-    if (slice.length < SLICE_CHARS) continue;
-    yield slice;
-    slice = '';
-    await nextTurn();
-  }
-  if (slice) yield slice;
 }
 
 /** What a matrix answer says before its values: the version, the kind, the row and column names, the bridges. */

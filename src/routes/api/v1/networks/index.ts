@@ -11,6 +11,7 @@ import {
 } from '../../../../schemas/networks.js';
 import * as networks from '../../../../domain/networks.js';
 import { runPowerFlow } from '../../../../domain/powerflow.js';
+import { sendPowerFlowResult } from '../../../../powerflow/answer.js';
 import { runOpf } from '../../../../domain/opf.js';
 import { OpfIn } from '../../../../schemas/opf.js';
 import { PowerFlowResultOut, TaskSubmittedOut } from '../../../../schemas/powerflowResult.js';
@@ -288,7 +289,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     if (answer.kind === 'queued') {
       return reply.ok(submitted(answer.task), undefined, 202);
     }
-    return reply.ok(answer.result);
+    return sendPowerFlowResult(reply, answer.result);
   });
 
   app.post('/:id/opf', {

@@ -1,0 +1,111 @@
+// Issue 35: a large synchronous power-flow answer (case9241pegase: 26,735 bus, branch and generator records, ~4 MB of
+// JSON) is written in slices with turns of the event loop between them, so /health requests sent once its body has
+// started are answered before it ends; the body is the bytes JSON.stringify writes, its values MATPOWER's; a small
+// answer (case118) keeps the one-string path (a Content-Length, no chunks). Both modes, over HTTP.
+import { describe, it, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { Worker } from 'node:worker_threads';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
+import { adminHeaders } from './helpers/auth.js';
+import { restClient, type Headers } from './helpers/rest.js';
+import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
+import { jsonPieces } from '../src/lib/slices.js';
+import { SLICED_ANSWER_ELEMENTS } from '../src/powerflow/answer.js';
+
+/** A client thread: POSTs the power flow; at its body's first piece sends three GET /health; posts the order of the ends. */
+const CLIENT = `
+const { request } = require('node:http');
+const { parentPort, workerData: w } = require('node:worker_threads');
+const events = [];
+const health = () => new Promise((resolve, reject) => {
+  request(w.url + '/api/v1/health', (res) => {
+    res.resume();
+    res.on('end', () => { events.push('health'); resolve(res.statusCode); });
+  }).on('error', reject).end();
+});
+const req = request(w.url + '/api/v1/networks/' + w.net + '/powerflow',
+  { method: 'POST', headers: { ...w.headers, 'content-type': 'application/json' } }, (res) => {
+    const chunks = [];
+    const asked = [];
+    res.on('data', (c) => {
+      if (chunks.length === 0) for (let i = 0; i < 3; i++) asked.push(health());
+      chunks.push(c);
+    });
+    res.on('end', async () => {
+      events.push('answer-end');
+      const healths = await Promise.all(asked);
+      parentPort.postMessage({ events, healths, status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
+    });
+  });
+req.end(w.body);
+`;
+
+describe('jsonPieces', () => {
+  it('joins to the text JSON.stringify writes (skipped keys, nulls, dates, nesting)', () => {
+    const when = new Date('2026-11-28T02:00:00.000Z');
+    const value = {
+      a: 1, skip: undefined, f: () => 1, nan: NaN, neg: -0, s: 'quote " and \u2028', when,
+      list: [{ x: 1, y: undefined }, undefined, null, [1, [2]], NaN, 'é'], nested: { deeper: { list: [when] } }, empty: [], obj: {},
+    };
+    assert.equal([...jsonPieces(value)].join(''), JSON.stringify(value));
+    assert.equal([...jsonPieces([1, 'two'])].join(''), '[1,"two"]');
+    assert.equal([...jsonPieces(null)].join(''), 'null');
+  });
+});
+
+for (const mode of MODES) {
+  describe(`large power-flow answers written in slices (${mode})`, () => {
+    let app: TestApp;
+    let h: Headers;
+    const net: Record<string, string> = {};
+    const { call } = restClient(() => ({ app, h }));
+    before(async () => {
+      app = await startTestApp(mode, { listen: true });
+      h = await adminHeaders(app);
+      for (const name of ['case118', 'case9241pegase']) {
+        const text = readFileSync(join(CASES_DIR, `${name}.m`), 'utf8');
+        const r = await call('POST', '/api/v1/networks/import?format=matpower', text, { 'content-type': 'text/plain' });
+        net[name] = json(r).data.id;
+      }
+    });
+    after(async () => { await app?.close(); });
+
+    it('/health sent after the answer started is answered before it ends; the body is JSON.stringify\'s, the values MATPOWER\'s', async () => {
+      // The client on its own thread, as the drill's: it reads the body while the server's thread works, so the socket
+      // never pushes back and only the server's turns of the event loop let /health in (an in-process client cannot).
+      const workerData = { url: app.url, net: net.case9241pegase, headers: h, body: JSON.stringify({ method: 'dc' }) };
+      const worker = new Worker(CLIENT, { eval: true, workerData });
+      const [out] = (await once(worker, 'message')) as [{ events: string[]; healths: number[]; status: number; headers: Record<string, string>; body: string }];
+      await worker.terminate();
+      assert.equal(out.status, 200, out.body.slice(0, 500));
+      assert.deepEqual(out.healths, [200, 200, 200]);
+      assert.deepEqual(out.events, ['health', 'health', 'health', 'answer-end'], 'every /health answered before the answer ended');
+      assert.equal(out.headers['content-length'], undefined, 'written in pieces');
+      assert.match(out.headers['content-type']!, /^application\/json/);
+
+      const body = JSON.parse(out.body);
+      assert.deepEqual(Object.keys(body), ['data', 'request_id', 'timestamp']);
+      // JSON.stringify of the parsed body gives the same bytes: the text is what one JSON.stringify writes
+      assert.equal(JSON.stringify(body), out.body);
+      const d = body.data;
+      assert.ok(d.buses.length + d.branches.length + d.generators.length > SLICED_ANSWER_ELEMENTS);
+      // MATPOWER's DC angles and flows
+      const ref = JSON.parse(readFileSync(join(REFERENCE_DIR, 'case9241pegase.dc.json'), 'utf8')) as {
+        bus: { va: number }[]; branch: { pf: number }[];
+      };
+      for (const k of [0, 1000, 9240]) assert.ok(Math.abs(d.buses[k].theta - ref.bus[k]!.va) <= 1e-9, `bus ${k} angle`);
+      for (const k of [0, 8000, 16048]) assert.ok(Math.abs(d.branches[k].p_from - ref.branch[k]!.pf) <= 1e-3, `branch ${k} flow`);
+    });
+
+    it('a small answer (case118) is one string, as before', async () => {
+      const r = await call('POST', `/api/v1/networks/${net.case118}/powerflow`, {});
+      assert.equal(r.statusCode, 200, r.body);
+      assert.equal(r.headers['content-length'], String(Buffer.byteLength(r.body)));
+      assert.equal(JSON.stringify(JSON.parse(r.body)), r.body);
+      assert.equal(json(r).data.buses.length, 118);
+    });
+  });
+}
