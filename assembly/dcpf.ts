@@ -9,7 +9,10 @@ import { Topology, REF } from './topology';
 import { progress } from './progress';
 import { STATUS_CONVERGED, STATUS_NAN, STATUS_SINGULAR, STATUS_CANCELLED } from './abi';
 import { dcSusceptance } from './branchModel';
-import { BR_F, BR_T, BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT, OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG } from './abi';
+import {
+  BR_F, BR_T, BR_RATIO, BR_SHIFT, BR_X, BUS_GS, BUS_PD, GEN_PG, GEN_QG, OUT_BR_PT, OUT_BR_QF, OUT_BR_QT,
+  OUT_BUS_PINJ, OUT_BUS_QINJ, OUT_GEN_QG,
+} from './abi';
 
 /** Bbus(pv,pq; pv,pq) values in topo.dc().val, from makeBdc's branch part (./makeBdc.ts, kept in
  *  topo.dc().branches for the angles and flows); branches with out[l] != 0 left out (studies). */

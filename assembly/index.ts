@@ -36,7 +36,10 @@ import {
   BUS_FIELDS, BR_FIELDS, GEN_FIELDS, OUT_STATUS, OUT_ITER, OUT_MISMATCH, OUT_ANALYSES, OUT_LOSS_P, OUT_LOSS_Q,
   OUT_HEADER, METHOD_NR, METHOD_FDXB, METHOD_DC, STATUS_BAD_INPUT, STATUS_CANCELLED, STATUS_SINGULAR,
 } from './abi';
-import { BR_R, BR_T, BUS_GS, BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_BUS_VA, OUT_GEN_FIELDS } from './abi';
+import {
+  BR_R, BR_T, BUS_GS, BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, OUT_BR_FIELDS, OUT_BUS_FIELDS,
+  OUT_BUS_VA, OUT_GEN_FIELDS,
+} from './abi';
 
 /** At most this many topologies, and at most this many buses in all of them
  *  (the LU factors of a 10,000-bus network take tens of MB; wasm memory never shrinks). */

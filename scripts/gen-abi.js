@@ -18,7 +18,11 @@ export const ABIS = [
     to: 'src/powerflow/abi.generated.ts',
     groups: ['IN_', 'OUT_BUS_', 'OUT_BR_', 'OUT_GEN_', 'OUT_', 'STATUS_', 'BUS_', 'BR_', 'GEN_', 'METHOD_'],
   },
-  { from: 'assembly/study/abi.ts', to: 'src/studies/abi.generated.ts', groups: ['SIN_', 'REC_', 'CASE_', 'SCEN_', 'CORR_', 'SGEN_', 'VIOL_', 'MON_BR_', 'MON_BUS_', 'CODE_'] },
+  {
+    from: 'assembly/study/abi.ts',
+    to: 'src/studies/abi.generated.ts',
+    groups: ['SIN_', 'REC_', 'CASE_', 'SCEN_', 'CORR_', 'SGEN_', 'VIOL_', 'MON_BR_', 'MON_BUS_', 'CODE_'],
+  },
   {
     from: 'assembly/opf/abi.ts',
     to: 'src/opf/abi.generated.ts',

@@ -87,7 +87,8 @@ it('OPF ABI: assembly/opf/abi.ts = src/opf/abi.ts', () => {
     }),
     prefixed('OPF_IN_', opf.IN), prefixed('OPF_OUT_BUS_', opf.OUT_BUS), prefixed('OPF_OUT_BR_', opf.OUT_BR),
     prefixed('OPF_OUT_GEN_', opf.OUT_GEN), prefixed('OPF_OUT_', opf.OUT),
-    prefixed('OPF_BUS_', opf.BUS), prefixed('OPF_BR_', opf.BR), prefixed('OPF_GEN_', opf.GEN), prefixed('OPF_START_', opf.START_CODE), prefixed('OPF_LP_', opf.LP),
+    prefixed('OPF_BUS_', opf.BUS), prefixed('OPF_BR_', opf.BR), prefixed('OPF_GEN_', opf.GEN), prefixed('OPF_START_', opf.START_CODE),
+    prefixed('OPF_LP_', opf.LP),
   ]);
 });
 

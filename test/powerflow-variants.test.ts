@@ -139,10 +139,12 @@ test('other rejected inputs: no slack at all, unknown bus, duplicate bus, zero i
   const noSlack = load('case9');
   noSlack.buses[0]!.type = 'pq';
   for (const b of noSlack.buses) if (b.type === 'pv') b.type = 'pq';
-  await assert.rejects(solvePowerFlow(pool, noSlack, NR), (e: unknown) => e instanceof PowerFlowInputError && e.code === 'TOPOLOGY_INVALID' && /no slack/.test(e.message));
+  await assert.rejects(solvePowerFlow(pool, noSlack, NR),
+    (e: unknown) => e instanceof PowerFlowInputError && e.code === 'TOPOLOGY_INVALID' && /no slack/.test(e.message));
   const unknown = load('case9');
   unknown.branches[3]!.to = 999;
-  await assert.rejects(solvePowerFlow(pool, unknown, NR), (e: unknown) => e instanceof PowerFlowInputError && e.code === 'BUS_NOT_FOUND' && /bus 999/.test(e.message));
+  await assert.rejects(solvePowerFlow(pool, unknown, NR),
+    (e: unknown) => e instanceof PowerFlowInputError && e.code === 'BUS_NOT_FOUND' && /bus 999/.test(e.message));
   const unknownGen = load('case9');
   unknownGen.generators[0]!.bus = 998;
   await assert.rejects(solvePowerFlow(pool, unknownGen, NR), (e: unknown) => e instanceof PowerFlowInputError && e.code === 'BUS_NOT_FOUND');
@@ -360,7 +362,8 @@ test('progress: a long solve reports its iterations live, each once and in order
   const { net, options } = endless();
   const reports: { iteration: number; at: number }[] = [];
   const started = performance.now();
-  const res = await solvePowerFlow(pool, net, { ...options, timeoutMs: 1500 }, { onProgress: (p) => reports.push({ iteration: p.iteration, at: performance.now() - started }) });
+  const onProgress = (p: { iteration: number }) => reports.push({ iteration: p.iteration, at: performance.now() - started });
+  const res = await solvePowerFlow(pool, net, { ...options, timeoutMs: 1500 }, { onProgress });
   const ended = performance.now() - started;
   assert.equal(res.status, 'timeout');
   assert.ok(reports.length >= 3, `${reports.length} reports`);

@@ -96,7 +96,8 @@ test('post-contingency flows of the dispatch equal DC power flows of the changed
   for (const c of list) {
     if (r.security.excluded.includes(c.id ?? c.branches[0]!)) continue;
     const changed = { ...dispatched, branches: dispatched.branches.map((b, l) => (c.branches.includes(l) ? { ...b, status: 'open' as const } : b)) };
-    const pf = await solvePowerFlow(pool, changed, { method: 'dc', tolerance: 1e-8, maxIterations: 10, flatStart: false, enforceQLimits: false, timeoutMs: 30_000 });
+    const dcOptions = { method: 'dc' as const, tolerance: 1e-8, maxIterations: 10, flatStart: false, enforceQLimits: false, timeoutMs: 30_000 };
+    const pf = await solvePowerFlow(pool, changed, dcOptions);
     for (const b of pf.branches) {
       if (c.branches.includes(b.index) || !(net.branches[b.index]!.rate_a > 0)) continue;
       assert.ok(Math.abs(b.p_from) <= net.branches[b.index]!.rate_a + 1e-2, `${c.id ?? c.branches[0]}: branch ${b.index} carries ${b.p_from} MW of ${net.branches[b.index]!.rate_a}`);

@@ -95,7 +95,8 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   const timeoutMs = call.timeoutMs ?? DEFAULT_OPF_OPTIONS.timeoutMs;
   const left = () => Math.max(1, Math.round(timeoutMs - (performance.now() - t0)));
   if (start === 'powerflow') {
-    const pf = await solvePowerFlow(pool, network, { method: call.method === 'dc' ? 'dc' : 'newton_raphson', timeoutMs, flatStart: false }, { signal: call.signal });
+    const pfOptions = { method: call.method === 'dc' ? ('dc' as const) : ('newton_raphson' as const), timeoutMs, flatStart: false };
+    const pf = await solvePowerFlow(pool, network, pfOptions, { signal: call.signal });
     if (pf.status === 'cancelled' || pf.status === 'timeout') {
       return emptyResult(pf.status, opfCallOptions(call), { message: `the power flow for the start point ended ${pf.status}`, start });
     }
