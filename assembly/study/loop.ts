@@ -7,7 +7,8 @@
 //    those of the base topology, never rebuilt;
 //  - connectivity first: union-find over the remaining branches; more components
 //    than the base case = islanded, reported (cut-off buses, their load and
-//    generation), not solved;
+//    generation), not solved; a single-branch outage searches only when the branch
+//    is a bridge (found once per topology, islands.ts findBridges);
 //  - a generator outage moves the scheduled injections; a pv bus left without
 //    generators is solved as pq (a different Jacobian pattern: such type sets get
 //    their own topology, analysed once and kept for the study); a reference bus
@@ -17,13 +18,14 @@
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
 import { Topology, PV, REF } from '../topology';
-import { polarToRect } from '../mismatch';
+import { polarToRect, wrapAll, injections, mismatchFD } from '../mismatch';
+import { branchFlow } from '../branchFlow';
 import { makeYbus } from '../ybus';
 import { newtonpf } from '../newtonpf';
 import { SolveResult } from '../solveResult';
 import { factorBWithout, fdIterate } from '../fdpf';
 import { progress } from '../progress';
-import { components, cutOff } from '../islands';
+import { components, cutOff, findBridges } from '../islands';
 import { caseMetrics, monitored, branchLoadings, FlowModel } from './metrics';
 import { StudyResults } from './results';
 import { dcCase } from './dc';
@@ -51,6 +53,7 @@ export class StudyWorkspace {
   // per-study scratch, sized when the base topology changes
   private scratchFor: Topology | null = null;
   private brOut: StaticArray<u8> = new StaticArray<u8>(0);
+  private bridge: StaticArray<u8> = new StaticArray<u8>(0);     // 1: the branch's outage alone splits the network (findBridges)
   private genOut: StaticArray<u8> = new StaticArray<u8>(0);
   private parent: StaticArray<i32> = new StaticArray<i32>(0);
   private mark: StaticArray<u8> = new StaticArray<u8>(0);
@@ -100,6 +103,10 @@ export class StudyWorkspace {
   private prevLoad: StaticArray<f64> = new StaticArray<f64>(0);  // of the iterate before the current one
   private curLoad: StaticArray<f64> = new StaticArray<f64>(0);
   private previousOk: bool = false;
+  // the intact network's base state with its trigonometry and injections (V, cos / sin, S = V conj(Ybus V)): an
+  // estimate's single-branch outage starts from them with the branch's own flows taken out (startFromBase)
+  private baseStart: StaticArray<f64> = new StaticArray<f64>(0);
+  private caseFromBase: bool = false;                           // the outage case starts from the base state
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
   private caseTopo: Topology | null = null;
@@ -112,6 +119,8 @@ export class StudyWorkspace {
     if (this.scratchFor === topo && this.genOut.length == ng) return;
     const nb = topo.nb, nl = topo.nl;
     this.brOut = new StaticArray<u8>(nl);
+    this.bridge = new StaticArray<u8>(nl);
+    findBridges(nb, nl, topo.f, topo.t, this.bridge);
     this.genOut = new StaticArray<u8>(ng);
     this.parent = new StaticArray<i32>(nb);
     this.mark = new StaticArray<u8>(nb);
@@ -123,6 +132,7 @@ export class StudyWorkspace {
     this.refVa = new StaticArray<f64>(nb);
     this.gensAt = new StaticArray<i32>(nb);
     this.types = new StaticArray<i32>(nb);
+    this.baseStart = new StaticArray<f64>(8 * nb);
     this.baseLoad = new StaticArray<f64>(nl); this.prevLoad = new StaticArray<f64>(nl); this.curLoad = new StaticArray<f64>(nl);
     this.typed = new Array<Topology>();
     this.scratchFor = topo;
@@ -223,7 +233,11 @@ export class StudyWorkspace {
       if (l >= 0) {
         const c = this.compensation;
         this.caseCompensated = factored && c.prepare(topo, input, this.dcBrOff, l);
-        if (this.caseCompensated) return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp);
+        if (this.caseCompensated) {
+          const resume = this.caseFromBase && topo === this.scratchFor;
+          if (resume) this.startFromBase(topo, l);
+          return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp, resume);
+        }
         // singular without the branch to working precision: the refactorised path decides
         factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
         this.fdTopo = factored ? topo : null;
@@ -233,6 +247,43 @@ export class StudyWorkspace {
     }
     topo.newton().resetPivoting(); // every case from the analysed state: rows independent of history and chunking
     return newtonpf(topo, tol, maxIt, this.solveResult);
+  }
+
+  /** After the base solve: the base state (wrapped), its cos / sin and injections on the intact Ybus into baseStart,
+   *  by the same operations as fdIterate's start, so that an outage's start differs from one evaluated in full by
+   *  its branch's removal alone (round-off). */
+  keepBaseStart(topo: Topology): void {
+    const nb = topo.nb;
+    for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = this.baseVm[i]); unchecked(topo.va[i] = this.baseVa[i]); }
+    wrapAll(topo);
+    for (let i = 0; i < nb; i++) {
+      NativeMath.sincos(unchecked(topo.va[i]));
+      const cs = NativeMath.sincos_cos, sn = NativeMath.sincos_sin, m = unchecked(topo.vm[i]);
+      unchecked(topo.cosVa[i] = cs); unchecked(topo.sinVa[i] = sn);
+      unchecked(topo.vr[i] = m * cs); unchecked(topo.vi[i] = m * sn);
+    }
+    injections(topo);
+    const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi, topo.cosVa, topo.sinVa, topo.sr, topo.si];
+    for (let k = 0; k < 8; k++) {
+      memory.copy(changetype<usize>(this.baseStart) + (<usize>(k * nb) << 3), changetype<usize>(parts[k]), <usize>nb << 3);
+    }
+  }
+
+  /** An estimate's start for the outage of branch l (already out of the Ybus): the base state of keepBaseStart
+   *  with the branch's flows taken out of its end buses' injections, and its mismatch (fdIterate's resume). The
+   *  injections' other terms are those of the base state: a full evaluation (O(nnz)) would give them again. */
+  startFromBase(topo: Topology, l: i32): void {
+    const nb = topo.nb;
+    const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi, topo.cosVa, topo.sinVa, topo.sr, topo.si];
+    for (let k = 0; k < 8; k++) {
+      memory.copy(changetype<usize>(parts[k]), changetype<usize>(this.baseStart) + (<usize>(k * nb) << 3), <usize>nb << 3);
+    }
+    const flow = this.flows.flow;
+    branchFlow(topo, l, flow); // the stamps are still in topo.brY: S_f = V_f conj(I_f) of the branch alone
+    const a = unchecked(topo.f[l]), b = unchecked(topo.t[l]);
+    unchecked(topo.sr[a] -= flow[0]); unchecked(topo.si[a] -= flow[1]);
+    unchecked(topo.sr[b] -= flow[2]); unchecked(topo.si[b] -= flow[3]);
+    mismatchFD(topo, topo.decoupled());
   }
 
   /** solveCase on topo (this.types in `this.types`, the outage's branches already removed from its Ybus: this.caseSaved
@@ -303,7 +354,9 @@ export class StudyWorkspace {
     let last = maxChange(this.prevLoad, this.baseLoad), code = STATUS_MAXIT;
     const c = this.compensation;
     for (let it = 1; it < this.sharpenIt; it++) {
-      code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp) : fdIterate(topo, true, tol, 1, this.solveResult);
+      // from the state and mismatch the last iteration left (resume): no evaluation of them again
+      code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp, true)
+        : fdIterate(topo, true, tol, 1, this.solveResult, null, null, true);
       this.caseIterations += this.solveResult.iterations;
       if (code != STATUS_CONVERGED && code != STATUS_MAXIT) return code;
       branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.curLoad);
@@ -409,6 +462,7 @@ export class StudyWorkspace {
       unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);
     }
     if (this.estimateIt > 0 && this.sharpenIt > 1) branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.baseLoad);
+    if (this.estimateIt > 0 && this.fd) this.keepBaseStart(topo);
 
     let slot = -2;          // scenario slot whose injections are set
     let scenSolved = -2;    // scenario slot whose intact solution is in this.scenVm / this.scenVa
@@ -534,7 +588,8 @@ export class StudyWorkspace {
     }
 
     // connectivity
-    if (code == STATUS_CONVERGED && nBr > 0) {
+    // (a single branch that is no bridge leaves every bus connected: no search)
+    if (code == STATUS_CONVERGED && nBr > 0 && !(nBr == 1 && unchecked(this.bridge[<i32>s[outOff]]) == 0)) {
       const n = components(nb, nl, base.f, base.t, this.brOut, this.parent);
       if (n > baseComponents) {
         code = CODE_ISLANDED;
@@ -579,9 +634,11 @@ export class StudyWorkspace {
         }
       }
       const estimate = this.estimateIt > 0;
+      this.caseFromBase = !fromScenario && !this.qlim;
       this.caseBranch = nBr == 1 && nGen == 0 && pinnedTopo === null ? <i32>unchecked(s[outOff]) : -1;
       code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, estimate ? this.estimateIt : maxIt, outOff, nBr);
       this.caseBranch = -1;
+      this.caseFromBase = false;
       const solved = this.caseTopo!;
       // an estimate reports the state its iterations reached
       const judged = code == STATUS_CONVERGED || (estimate && code == STATUS_MAXIT);
