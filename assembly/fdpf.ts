@@ -80,9 +80,11 @@ export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: 
  *  false when B' or B'' was singular); bpUpdate / bppUpdate (optional): the factors are another matrix's,
  *  each solve corrected by that update (a study's branch outage on the intact factors, study/compensation.ts).
  *  resume: topo.vr / vi / cosVa / sinVa and the system's mismatch (rhsP, rhsQ, norms) already hold the start
- *  state's, as a previous fdIterate leaves them or as a study's estimate sets them up: not evaluated again. */
+ *  state's, as a previous fdIterate leaves them or as a study's estimate sets them up: not evaluated again.
+ *  evaluateLast false: the mismatch after the last Q half-step of maxIt is not evaluated (a study's estimate, judged
+ *  by its flows: the caller evaluates it only to iterate on); such a run ends STATUS_MAXIT, or STATUS_NAN. */
 export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, result: SolveResult,
-  bpUpdate: RankTwoUpdate | null = null, bppUpdate: RankTwoUpdate | null = null, resume: bool = false): i32 {
+  bpUpdate: RankTwoUpdate | null = null, bppUpdate: RankTwoUpdate | null = null, resume: bool = false, evaluateLast: bool = true): i32 {
   const nb = topo.nb;
   const sys = topo.decoupled();
   result.iterations = 0;
@@ -150,6 +152,12 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
         setf(vm, i, m);
         setf(vr, i, m * getf(cs, i)); setf(vi, i, m * getf(sn, i));
       }
+    }
+    if (!evaluateLast && it == maxIt) {
+      let sum = 0.0;
+      for (let i = 0; i < nb; i++) sum += getf(vm, i) + getf(va, i);
+      if (!isFinite(sum)) status = STATUS_NAN;
+      break;
     }
     injections(topo);
     mismatchFD(topo, sys);

@@ -112,6 +112,7 @@ export class StudyWorkspace {
   // for the next branch-only outage on it), else null
   private scheduledFor: Topology | null = null;
   private branchesOnly: bool = false;                           // the case being solved outages branches only, no Q limits
+  private mismatchPending: bool = false;                        // the estimate's fdIterate skipped its final mismatch
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
   private caseTopo: Topology | null = null;
@@ -229,6 +230,7 @@ export class StudyWorkspace {
     this.scheduledFor = this.branchesOnly ? topo : null;
     if (this.fd) {
       this.caseCompensated = false;
+      this.mismatchPending = false;
       const l = this.estimateIt > 0 && !this.estimateRefactor && !this.qlim ? this.caseBranch : -1;
       const onIntact = intact || l >= 0;
       let factored = true;
@@ -243,7 +245,9 @@ export class StudyWorkspace {
         if (this.caseCompensated) {
           const resume = this.caseFromBase && topo === this.scratchFor;
           if (resume) this.startFromBase(topo, l);
-          return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp, resume);
+          // the mismatch after the last half-step only matters to iterate on (sharpen() evaluates it then)
+          this.mismatchPending = this.sharpenIt > 1;
+          return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp, resume, !this.mismatchPending);
         }
         // singular without the branch to working precision: the refactorised path decides
         factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
@@ -360,6 +364,7 @@ export class StudyWorkspace {
   sharpen(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, tol: f64, r: i32): i32 {
     let last = maxChange(this.prevLoad, this.baseLoad), code = STATUS_MAXIT;
     const c = this.compensation;
+    if (this.mismatchPending) { injections(topo); mismatchFD(topo, topo.decoupled()); }
     for (let it = 1; it < this.sharpenIt; it++) {
       // from the state and mismatch the last iteration left (resume): no evaluation of them again
       code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp, true)
