@@ -98,8 +98,10 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
       ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
     }
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
-    if (screen !== null && !screen.couldKeep(l, ld)) continue;
-    if (previous !== null) {
+    if (screen !== null) {
+      // by the margin alone: a branch whose loading fell far below the limit can come within it by its change
+      if (screen.couldKeep(l, ld)) res.pushViolation(VIOL_OVERLOAD, l, ld, previous !== null ? unchecked(previous[l]) : limit);
+    } else if (previous !== null) {
       const before = unchecked(previous[l]);
       if (ld + change * Math.abs(ld - before) > limit || before != before) res.pushViolation(VIOL_OVERLOAD, l, ld, before);
     } else if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);
