@@ -48,7 +48,8 @@ async function main(): Promise<void> {
   process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${loadavg()[0]!.toFixed(1)}; `
     + `screen ${method} at ${threshold} %${every > 1 ? `, the outages of every ${every}th branch` : ''}\n\n`);
   process.stdout.write('| case (N-1 of every branch, islanding skip) | cases | split (always solved) | screened | lost '
-    + '| screened with a new voltage violation | screenable at most | wall ms unscreened | wall ms screened | ratio | CPU ms unscreened | CPU ms screened | CPU ratio |\n');
+    + '| screened with a new voltage violation | screenable at most | wall ms unscreened | wall ms screened | ratio '
+    + '| CPU ms unscreened | CPU ms screened | CPU ratio |\n');
   process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   try {
     for (const c of cases) {

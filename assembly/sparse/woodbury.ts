@@ -1,9 +1,10 @@
 // Sherman–Morrison–Woodbury for a change of a factorised matrix A confined to two indices a, b (rows and columns):
 //   (A + E S Eᵀ)⁻¹ r = y − W (I + S Z)⁻¹ S Eᵀ y,   y = A⁻¹ r,  W = A⁻¹ E,  Z = Eᵀ W,
 // E the unit columns e_a, e_b and S the 2 × 2 change (1 × 1 when only one index is in the system). prepare() takes
-// one solve with A's factors per index (the columns of W; one in all when S is a multiple of (e_a − e_b)(e_a − e_b)ᵀ); apply() turns a solve with A's factors into a solve with
-// the changed matrix in O(n), so the changed matrix is never factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A):
-// when it vanishes the changed matrix is singular and prepare() says so instead.
+// one solve with A's factors per index (the columns of W; one in all when S is s (e_a − e_b)(e_a − e_b)ᵀ); apply()
+// turns a solve with A's factors into a solve with the changed matrix in O(n), so the changed matrix is never
+// factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A): when it vanishes the changed matrix is singular and prepare()
+// says so instead.
 import { SparseLU } from './lu';
 
 /** |det(I + S Z)| below this: the changed matrix is singular to working precision (the caller refactorises it). */
