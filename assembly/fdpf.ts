@@ -9,7 +9,7 @@
 import { Topology } from './topology';
 import { SolveResult } from './solveResult';
 import { DecoupledSystem } from './decoupledSystem';
-import { injections, mismatchFD, polarToRect, wrapAll } from './mismatch';
+import { injections, mismatchFD, polarToRect, wrapAll, wrapBus } from './mismatch';
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { makeBp, makeBpp } from './makeB';
 import { RankTwoUpdate } from './sparse/woodbury';
@@ -78,15 +78,19 @@ export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: 
 
 /** The fast-decoupled iterations from topo.vm / va on factors prepared by the caller (factored:
  *  false when B' or B'' was singular); bpUpdate / bppUpdate (optional): the factors are another matrix's,
- *  each solve corrected by that update (a study's branch outage on the intact factors, study/compensation.ts). */
+ *  each solve corrected by that update (a study's branch outage on the intact factors, study/compensation.ts).
+ *  resume: topo.vr / vi / cosVa / sinVa and the system's mismatch (rhsP, rhsQ, norms) already hold the start
+ *  state's, as a previous fdIterate leaves them or as a study's estimate sets them up: not evaluated again.
+ *  evaluateLast false: the mismatch after the last Q half-step of maxIt is not evaluated (a study's estimate, judged
+ *  by its flows: the caller evaluates it only to iterate on); such a run ends STATUS_MAXIT, or STATUS_NAN. */
 export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, result: SolveResult,
-  bpUpdate: RankTwoUpdate | null = null, bppUpdate: RankTwoUpdate | null = null): i32 {
+  bpUpdate: RankTwoUpdate | null = null, bppUpdate: RankTwoUpdate | null = null, resume: bool = false, evaluateLast: bool = true): i32 {
   const nb = topo.nb;
   const sys = topo.decoupled();
-  wrapAll(topo);
-  polarToRect(topo);
   result.iterations = 0;
   if (!factored) {
+    wrapAll(topo);
+    polarToRect(topo);
     injections(topo);
     mismatchFD(topo, sys);
     result.mismatch = mismatchMax(sys);
@@ -97,13 +101,18 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
   const vm = ptr(topo.vm), va = ptr(topo.va), vr = ptr(topo.vr), vi = ptr(topo.vi);
   const pp = ptr(P), qp = ptr(Q);
   const cs = ptr(topo.cosVa), sn = ptr(topo.sinVa);
-  for (let i = 0; i < nb; i++) {
-    NativeMath.sincos(getf(va, i));
-    setf(cs, i, NativeMath.sincos_cos);
-    setf(sn, i, NativeMath.sincos_sin);
+  if (!resume) {
+    wrapAll(topo);
+    // V = vm e^{j va} and the angles' cos / sin in one pass (one sincos per bus)
+    for (let i = 0; i < nb; i++) {
+      NativeMath.sincos(getf(va, i));
+      const c = NativeMath.sincos_cos, s = NativeMath.sincos_sin, m = getf(vm, i);
+      setf(cs, i, c); setf(sn, i, s);
+      setf(vr, i, m * c); setf(vi, i, m * s);
+    }
+    injections(topo);
+    mismatchFD(topo, sys);
   }
-  injections(topo);
-  mismatchFD(topo, sys);
   let norm = mismatchMax(sys);
   let status = STATUS_MAXIT;
   if (sys.normP < tol && sys.normQ < tol) status = STATUS_CONVERGED;
@@ -144,6 +153,12 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
         setf(vr, i, m * getf(cs, i)); setf(vi, i, m * getf(sn, i));
       }
     }
+    if (!evaluateLast && it == maxIt) {
+      let sum = 0.0;
+      for (let i = 0; i < nb; i++) sum += getf(vm, i) + getf(va, i);
+      if (!isFinite(sum)) status = STATUS_NAN;
+      break;
+    }
     injections(topo);
     mismatchFD(topo, sys);
     norm = mismatchMax(sys);
@@ -152,8 +167,15 @@ export function fdIterate(topo: Topology, factored: bool, tol: f64, maxIt: i32, 
     if (!isFinite(norm)) { status = STATUS_NAN; break; }
     if (stop != 0) { status = STATUS_CANCELLED; break; }
   }
-  // the solution is V = Vm e^{j Va}: report abs / angle
-  wrapAll(topo);
+  // the solution is V = Vm e^{j Va}: report abs / angle; a bus re-wrapped gets its cos / sin again, so that the
+  // state stays one a resumed call can go on from
+  for (let i = 0; i < nb; i++) {
+    const m = getf(vm, i), a = getf(va, i);
+    if (m >= 0.0 && a <= Math.PI && a >= -Math.PI) continue;
+    wrapBus(vm, va, i);
+    NativeMath.sincos(getf(va, i));
+    setf(cs, i, NativeMath.sincos_cos); setf(sn, i, NativeMath.sincos_sin);
+  }
   result.iterations = it;
   result.mismatch = norm;
   return status;

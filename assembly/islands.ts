@@ -45,3 +45,50 @@ export function cutOff(nb: i32, type: StaticArray<i32>, parent: StaticArray<i32>
   for (let i = 0; i < nb; i++) unchecked(mark[i] = <u8>unchecked(parent[i]));
   return n;
 }
+
+/** Branches whose outage alone splits their component (bridges of the multigraph of nb buses and branches f/t):
+ *  bridge[l] = 1, else 0. Tarjan's low-link, iteratively (no recursion depth on long radial feeders); a parallel
+ *  branch is never a bridge since the walk skips only the branch it arrived by, not every branch to the parent.
+ *  A study finds them once per topology: a single-branch outage that is not a bridge needs no connectivity search. */
+export function findBridges(nb: i32, nl: i32, f: StaticArray<i32>, t: StaticArray<i32>, bridge: StaticArray<u8>): void {
+  // adjacency (CSR) of both ends; entry e of bus i: the branch l = adj[e] >> 1, the other end by its low bit
+  const start = new StaticArray<i32>(nb + 1), adj = new StaticArray<i32>(2 * nl);
+  for (let l = 0; l < nl; l++) { unchecked(start[f[l] + 1]++); unchecked(start[t[l] + 1]++); unchecked(bridge[l] = 0); }
+  for (let i = 0; i < nb; i++) unchecked(start[i + 1] += start[i]);
+  const fill = new StaticArray<i32>(nb);
+  for (let i = 0; i < nb; i++) unchecked(fill[i] = start[i]);
+  for (let l = 0; l < nl; l++) { unchecked(adj[fill[f[l]]++] = l << 1); unchecked(adj[fill[t[l]]++] = (l << 1) | 1); }
+  const disc = new StaticArray<i32>(nb), low = new StaticArray<i32>(nb);
+  const stack = new StaticArray<i32>(nb), via = new StaticArray<i32>(nb); // via: the branch a bus was reached by
+  for (let i = 0; i < nb; i++) unchecked(disc[i] = -1);
+  let time = 0;
+  for (let r = 0; r < nb; r++) {
+    if (unchecked(disc[r]) >= 0) continue;
+    let top = 0;
+    unchecked(stack[0] = r); unchecked(via[r] = -1);
+    unchecked(disc[r] = time); unchecked(low[r] = time); time++;
+    unchecked(fill[r] = start[r]); // next adjacency entry to walk
+    while (top >= 0) {
+      const u = unchecked(stack[top]);
+      const e = unchecked(fill[u]);
+      if (e < unchecked(start[u + 1])) {
+        unchecked(fill[u] = e + 1);
+        const a = unchecked(adj[e]), l = a >> 1;
+        if (l == unchecked(via[u])) continue;
+        const w = (a & 1) != 0 ? unchecked(f[l]) : unchecked(t[l]);
+        if (unchecked(disc[w]) < 0) {
+          unchecked(disc[w] = time); unchecked(low[w] = time); time++;
+          unchecked(via[w] = l); unchecked(fill[w] = start[w]);
+          unchecked(stack[++top] = w);
+        } else if (unchecked(disc[w]) < unchecked(low[u])) unchecked(low[u] = disc[w]);
+      } else {
+        top--;
+        const l = unchecked(via[u]);
+        if (l < 0) continue;
+        const p = unchecked(f[l]) == u ? unchecked(t[l]) : unchecked(f[l]);
+        if (unchecked(low[u]) < unchecked(low[p])) unchecked(low[p] = low[u]);
+        if (unchecked(low[u]) > unchecked(disc[p])) unchecked(bridge[l] = 1);
+      }
+    }
+  }
+}

@@ -3,7 +3,8 @@
 // threads, islanding skip in both (so the rows compare the AC work only). Printed per case: cases screened, cases
 // lost (screened although the full study finds a new or worsened overload there), screened cases with a new or
 // worsened voltage violation (reported, not promised), the most a screen could take out without a loss (the cases
-// that neither split the network nor carry a new or worsened overload in the full study), and the wall times.
+// that neither split the network nor carry a new or worsened overload in the full study), the wall times and the
+// process CPU time (both solver threads; steadier than wall time on a shared machine).
 // `npm run bench:screening [-- --case X[,Y]] [-- --method dc] [-- --threshold 90] [-- --every K]`; X names a file of
 // shared/cases or test/reference/pglib; --every K studies the outages of every Kth in-service branch only (a sample,
 // for networks whose full N-1 is too long to run twice).
@@ -35,19 +36,21 @@ async function main(): Promise<void> {
     const all = planStudy(net, req);
     const sample = all.contingencies.filter((_, k) => k % every === 0);
     const plan = every > 1 && all.contingencies.length > 1 ? { ...all, contingencies: sample, caseCount: sample.length } : all;
-    const t0 = performance.now();
+    const t0 = performance.now(), cpu0 = process.cpuUsage();
     const size = 256, jobs: Promise<StudyCaseRow[]>[] = [];
     for (let s = 0; s < plan.caseCount; s += size) {
       jobs.push(solveStudyChunk(pool, net, plan, s, Math.min(s + size, plan.caseCount)).then((ch) => studyChunkRows(plan, ch)));
     }
     const rows = (await Promise.all(jobs)).flat();
-    return { rows, ms: performance.now() - t0 };
+    const cpu = process.cpuUsage(cpu0); // the whole process: both solver threads and the main thread
+    return { rows, ms: performance.now() - t0, cpuMs: (cpu.user + cpu.system) / 1000 };
   };
   process.stdout.write(`${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node ${process.version}, load ${loadavg()[0]!.toFixed(1)}; `
     + `screen ${method} at ${threshold} %${every > 1 ? `, the outages of every ${every}th branch` : ''}\n\n`);
   process.stdout.write('| case (N-1 of every branch, islanding skip) | cases | split (always solved) | screened | lost '
-    + '| screened with a new voltage violation | screenable at most | wall ms unscreened | wall ms screened | ratio |\n');
-  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+    + '| screened with a new voltage violation | screenable at most | wall ms unscreened | wall ms screened | ratio '
+    + '| CPU ms unscreened | CPU ms screened | CPU ratio |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   try {
     for (const c of cases) {
       const net = load(c);
@@ -63,7 +66,8 @@ async function main(): Promise<void> {
       const screenable = full.rows.filter((r) => r.status !== 'islanded' && !isNew(r, true)).length;
       const pct = (k: number) => `${k} (${((100 * k) / n).toFixed(1)} %)`;
       process.stdout.write(`| ${c} | ${n} | ${split} | ${pct(nScreened)} | ${lost} | ${voltage} | ${pct(screenable)} | `
-        + `${Math.round(full.ms)} | ${Math.round(screened.ms)} | ${(screened.ms / full.ms).toFixed(2)} |\n`);
+        + `${Math.round(full.ms)} | ${Math.round(screened.ms)} | ${(screened.ms / full.ms).toFixed(2)} | `
+        + `${Math.round(full.cpuMs)} | ${Math.round(screened.cpuMs)} | ${(screened.cpuMs / full.cpuMs).toFixed(2)} |\n`);
     }
   } finally {
     await pool.close();

@@ -121,3 +121,45 @@ test('random splits of case300 (isolate): lost load = the de-energized loads; th
   }
   assert.ok(splits >= 3, `random splits found: ${splits}`);
 });
+
+/** Connected components of the buses over the closed branches not in `out` (a union-find of its own, independent of the core's). */
+function componentCount(net: NetworkModel, out: Set<number>): number {
+  const at = new Map(net.buses.map((b, k) => [b.id, k]));
+  const parent = net.buses.map((_, k) => k);
+  const root = (i: number): number => (parent[i] === i ? i : (parent[i] = root(parent[i]!)));
+  let n = net.buses.length;
+  net.branches.forEach((b, l) => {
+    if (b.status !== 'closed' || out.has(l)) return;
+    const a = root(at.get(b.from)!), c = root(at.get(b.to)!);
+    if (a !== c) { parent[a] = c; n--; }
+  });
+  return n;
+}
+
+// The core searches connectivity only for outages of a bridge (assembly/islands.ts findBridges, once per topology) and for
+// outages of several branches: every single-branch outage and random and crafted pairs (the two branches of a bus with
+// exactly two, parallel branches and meshes alike) must split exactly when a search of the changed graph says so.
+for (const [c, method] of [['case118', 'newton_raphson'], ['case300', 'newton_raphson'], ['case2383wp', 'dc'], ['case_ACTIVSg2000', 'dc']] as const) {
+  test(`${c}: an outage is islanded exactly when the changed network has more components (bridges, random and crafted pairs)`, async () => {
+    const net = load(c);
+    const r = rng(2383);
+    const closed = net.branches.flatMap((b, l) => (b.status === 'closed' ? [l] : []));
+    const ends = new Map<number, number[]>();
+    for (const l of closed) for (const bus of [net.branches[l]!.from, net.branches[l]!.to]) ends.set(bus, [...(ends.get(bus) ?? []), l]);
+    const pairs = [...ends.values()].filter((ls) => ls.length === 2).slice(0, 60).map((ls) => ls);
+    for (let k = 0; k < 60; k++) pairs.push([closed[Math.floor(r() * closed.length)]!, closed[Math.floor(r() * closed.length)]!]);
+    const contingencies = [...closed.map((l) => ({ branches: [l] })), ...pairs.map((p) => ({ branches: [...new Set(p)] }))];
+    const plan = planStudy(net, { kind: 'contingency', method, contingencies, islanding: 'skip' });
+    const got = await rows(net, plan);
+    const base = componentCount(net, new Set());
+    let split = 0, splitPairs = 0;
+    got.forEach((row, k) => {
+      const out = new Set(contingencies[k]!.branches);
+      const splits = componentCount(net, out) > base;
+      assert.equal(row.status === 'islanded', splits, `${c} outage of ${[...out].join(', ')}: islanded ${row.status === 'islanded'}, splits ${splits}`);
+      if (splits) assert.ok(row.islanded!.buses.length > 0, `${c} ${[...out].join(', ')} names the cut-off buses`);
+      if (splits) { split++; if (out.size > 1) splitPairs++; }
+    });
+    assert.ok(split > 0 && splitPairs > 0, `${c}: splitting single outages and pairs are among the cases (${split}, ${splitPairs})`);
+  });
+}

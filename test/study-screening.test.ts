@@ -13,7 +13,8 @@ import { createSolverPool, type SolverPool } from '../src/engine/pool.js';
 import { planStudy, solveStudyChunk, studyChunkRows, type StudyCaseRow, type StudyPlan, type StudyRequest } from '../src/studies/index.js';
 import { acLinearEstimate, estimatePlanOf } from '../src/studies/screening.js';
 import { baseSolution } from '../src/studies/baseCase.js';
-import { CASE_CODE } from '../src/studies/types.js';
+import { CASE_CODE, VIOLATION_CODE } from '../src/studies/types.js';
+import { MON_BR } from '../src/studies/abi.js';
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import { json, MODES, QUICK, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
@@ -301,5 +302,44 @@ for (const mode of MODES) {
       assert.equal(gs.counts.by_status.screened, st.counts.by_status.screened);
       assert.deepEqual(gs.request.screening, { method: 'ac_linear' });
     });
+  });
+}
+
+// The core lists, of an estimate, only the branches that could keep its case (assembly/study/metrics.ts ScreenListing):
+// every rated branch whose estimated loading comes within the screen's margin of its trigger must be among them, or
+// the screen would drop a case it should solve. The loadings of every branch come from monitoring all of them.
+for (const c of QUICK ? ['case30'] : ['case30', 'pglib_opf_case588_sdet', 'case1354pegase']) {
+  test(`${c}: an estimate lists every branch that comes within its margin of the trigger`, async (t) => {
+    const net = load(c);
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+    const { estimatePlan, baseLoading, trigger, change, points } = acLinearEstimate(net, plan, await baseSolution(pool, net, plan));
+    const all = net.branches.map((_, pos) => pos);
+    const monitoredPlan: StudyPlan = { ...estimatePlan, monitor: { branches: all, buses: [] } };
+    let checked = 0, listedAtMost = 0;
+    for (let s = 0; s < plan.caseCount; s += 128) {
+      const est = await solveStudyChunk(pool, net, monitoredPlan, s, Math.min(s + 128, plan.caseCount));
+      for (let i = 0; i < est.end - est.start; i++) {
+        if (est.code[i] !== CASE_CODE.CONVERGED && est.code[i] !== CASE_CODE.MAX_ITERATIONS) continue;
+        const step = est.estimateStep![i]!;
+        if (!(step < Infinity)) continue; // solved whatever is listed
+        const listed = new Set<number>();
+        for (let v = est.violationStart[i]!; v < est.violationStart[i + 1]!; v++) {
+          if (est.violationType[v] === VIOLATION_CODE.branch_overload) listed.add(est.violationElement[v]!);
+        }
+        listedAtMost = Math.max(listedAtMost, listed.size);
+        for (const pos of all) {
+          if (!(net.branches[pos]!.rate_a > 0) || net.branches[pos]!.status !== 'closed') continue;
+          const loading = est.monitoredBranches[(i * all.length + pos) * MON_BR.FIELDS + MON_BR.LOADING]!;
+          if (loading === 0 && plan.contingencies[s + i]!.branches.includes(pos)) continue; // the outaged branch
+          // the margin without the change term for an estimate that iterated on (its "from" is the iterate before)
+          const margin = step >= 0 ? step + points : change * Math.abs(loading - baseLoading[pos]!) + points;
+          if (loading < trigger[pos]! - margin) continue;
+          checked++;
+          assert.ok(listed.has(pos), `${c} case ${s + i}: branch ${pos} at ${loading} % (trigger ${trigger[pos]}, margin ${margin}) is listed`);
+        }
+      }
+    }
+    assert.ok(checked > 0, `${c}: some branches come within their margin (${checked})`);
+    t.diagnostic(`${c}: ${checked} branch estimates within their margin, all listed; at most ${listedAtMost} listed for a case`);
   });
 }

@@ -1,16 +1,17 @@
 // Sherman–Morrison–Woodbury for a change of a factorised matrix A confined to two indices a, b (rows and columns):
 //   (A + E S Eᵀ)⁻¹ r = y − W (I + S Z)⁻¹ S Eᵀ y,   y = A⁻¹ r,  W = A⁻¹ E,  Z = Eᵀ W,
 // E the unit columns e_a, e_b and S the 2 × 2 change (1 × 1 when only one index is in the system). prepare() takes
-// one solve with A's factors per index (the columns of W); apply() turns a solve with A's factors into a solve with
-// the changed matrix in O(n), so the changed matrix is never factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A):
-// when it vanishes the changed matrix is singular and prepare() says so instead.
+// one solve with A's factors per index (the columns of W; one in all when S is s (e_a − e_b)(e_a − e_b)ᵀ); apply()
+// turns a solve with A's factors into a solve with the changed matrix in O(n), so the changed matrix is never
+// factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A): when it vanishes the changed matrix is singular and prepare()
+// says so instead.
 import { SparseLU } from './lu';
 
 /** |det(I + S Z)| below this: the changed matrix is singular to working precision (the caller refactorises it). */
 const SINGULAR_RATIO: f64 = 1e-9;
 
 export class RankTwoUpdate {
-  /** indices in the system the change touches: 0, 1 (a) or 2 (a, b) */
+  /** indices in the system the change touches: 0, 1 (a) or 2 (a, b); 3: a and b with S of rank 1 (saa (e_a − e_b)(e_a − e_b)ᵀ) */
   k: i32 = 0;
   private a: i32 = -1;
   private b: i32 = -1;
@@ -32,6 +33,18 @@ export class RankTwoUpdate {
     this.a = a; this.b = b;
     this.k = a < 0 ? 0 : b < 0 ? 1 : 2;
     if (this.k == 0) return true;
+    if (b >= 0 && nearly(sbb, saa) && nearly(sab, -saa) && nearly(sba, -saa)) {
+      // S = saa (e_a − e_b)(e_a − e_b)ᵀ (B' of a branch without phase shift): Sherman–Morrison, one solve instead of two,
+      // w = A⁻¹ (e_a − e_b) and det ratio 1 + saa (w_a − w_b)
+      for (let i = 0; i < n; i++) unchecked(this.wa[i] = 0.0);
+      unchecked(this.wa[a] = 1.0); unchecked(this.wa[b] = -1.0);
+      lu.solve(this.wa);
+      const m = 1.0 + saa * (unchecked(this.wa[a]) - unchecked(this.wa[b]));
+      if (!(Math.abs(m) > SINGULAR_RATIO)) return false;
+      this.g00 = saa / m;
+      this.k = 3;
+      return true;
+    }
     unitSolve(lu, this.wa, n, a);
     if (this.k == 1) {
       const m = 1.0 + saa * unchecked(this.wa[a]);
@@ -58,8 +71,8 @@ export class RankTwoUpdate {
     const k = this.k;
     if (k == 0) return;
     const n = x.length, wa = this.wa;
-    if (k == 1) {
-      const u = this.g00 * unchecked(x[this.a]);
+    if (k == 1 || k == 3) {
+      const u = this.g00 * (k == 1 ? unchecked(x[this.a]) : unchecked(x[this.a]) - unchecked(x[this.b]));
       for (let i = 0; i < n; i++) unchecked(x[i] -= u * wa[i]);
       return;
     }
@@ -75,4 +88,11 @@ function unitSolve(lu: SparseLU, w: StaticArray<f64>, n: i32, j: i32): void {
   for (let i = 0; i < n; i++) unchecked(w[i] = 0.0);
   unchecked(w[j] = 1.0);
   lu.solve(w);
+}
+
+/** x and y equal to round-off (a branch's stamps, computed apart). */
+// @ts-ignore: decorator
+@inline
+function nearly(x: f64, y: f64): bool {
+  return Math.abs(x - y) <= 1e-14 * Math.abs(y);
 }

@@ -7,7 +7,8 @@
 //    those of the base topology, never rebuilt;
 //  - connectivity first: union-find over the remaining branches; more components
 //    than the base case = islanded, reported (cut-off buses, their load and
-//    generation), not solved;
+//    generation), not solved; a single-branch outage searches only when the branch
+//    is a bridge (found once per topology, islands.ts findBridges);
 //  - a generator outage moves the scheduled injections; a pv bus left without
 //    generators is solved as pq (a different Jacobian pattern: such type sets get
 //    their own topology, analysed once and kept for the study); a reference bus
@@ -17,14 +18,15 @@
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
 import { Topology, PV, REF } from '../topology';
-import { polarToRect } from '../mismatch';
+import { polarToRect, wrapAll, injections, mismatchFD } from '../mismatch';
+import { branchFlow } from '../branchFlow';
 import { makeYbus } from '../ybus';
 import { newtonpf } from '../newtonpf';
 import { SolveResult } from '../solveResult';
 import { factorBWithout, fdIterate } from '../fdpf';
 import { progress } from '../progress';
-import { components, cutOff } from '../islands';
-import { caseMetrics, monitored, branchLoadings, FlowModel } from './metrics';
+import { components, cutOff, findBridges } from '../islands';
+import { caseMetrics, monitored, branchLoadings, FlowModel, ScreenListing } from './metrics';
 import { StudyResults } from './results';
 import { dcCase } from './dc';
 import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
@@ -47,10 +49,12 @@ export class StudyWorkspace {
   readonly results: StudyResults = new StudyResults();
   private qLimits: QLimitLoop = new QLimitLoop();
   private flows: FlowModel = new FlowModel();
+  private listing: ScreenListing = new ScreenListing();
 
   // per-study scratch, sized when the base topology changes
   private scratchFor: Topology | null = null;
   private brOut: StaticArray<u8> = new StaticArray<u8>(0);
+  private bridge: StaticArray<u8> = new StaticArray<u8>(0);     // 1: the branch's outage alone splits the network (findBridges)
   private genOut: StaticArray<u8> = new StaticArray<u8>(0);
   private parent: StaticArray<i32> = new StaticArray<i32>(0);
   private mark: StaticArray<u8> = new StaticArray<u8>(0);
@@ -100,6 +104,15 @@ export class StudyWorkspace {
   private prevLoad: StaticArray<f64> = new StaticArray<f64>(0);  // of the iterate before the current one
   private curLoad: StaticArray<f64> = new StaticArray<f64>(0);
   private previousOk: bool = false;
+  // the intact network's base state with its trigonometry and injections (V, cos / sin, S = V conj(Ybus V)): an
+  // estimate's single-branch outage starts from them with the branch's own flows taken out (startFromBase)
+  private baseStart: StaticArray<f64> = new StaticArray<f64>(0);
+  private caseFromBase: bool = false;                           // the outage case starts from the base state
+  // the topology whose pSch / qSch hold the current scenario's injections with every generator in (schedule() skipped
+  // for the next branch-only outage on it), else null
+  private scheduledFor: Topology | null = null;
+  private branchesOnly: bool = false;                           // the case being solved outages branches only, no Q limits
+  private mismatchPending: bool = false;                        // the estimate's fdIterate skipped its final mismatch
   // the outcome of solveLimited: the topology the case ended on (its bus types), its Ybus entries
   // edited for the outage, and the iterations of all its runs
   private caseTopo: Topology | null = null;
@@ -112,6 +125,8 @@ export class StudyWorkspace {
     if (this.scratchFor === topo && this.genOut.length == ng) return;
     const nb = topo.nb, nl = topo.nl;
     this.brOut = new StaticArray<u8>(nl);
+    this.bridge = new StaticArray<u8>(nl);
+    findBridges(nb, nl, topo.f, topo.t, this.bridge);
     this.genOut = new StaticArray<u8>(ng);
     this.parent = new StaticArray<i32>(nb);
     this.mark = new StaticArray<u8>(nb);
@@ -123,6 +138,7 @@ export class StudyWorkspace {
     this.refVa = new StaticArray<f64>(nb);
     this.gensAt = new StaticArray<i32>(nb);
     this.types = new StaticArray<i32>(nb);
+    this.baseStart = new StaticArray<f64>(8 * nb);
     this.baseLoad = new StaticArray<f64>(nl); this.prevLoad = new StaticArray<f64>(nl); this.curLoad = new StaticArray<f64>(nl);
     this.typed = new Array<Topology>();
     this.scratchFor = topo;
@@ -209,9 +225,12 @@ export class StudyWorkspace {
   /** Newton-Raphson or fast-decoupled from topo.vm / va, or the DC equations, on the current case's injections. */
   solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, intact: bool): i32 {
     if (this.dc) return dcCase(topo, input, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.brOut, this.genOut, this.pd, this.pg);
-    this.schedule(topo, input, genOff, ng, baseMVA);
+    // a branch outage's injections are those of the last one on this topology and scenario: O(nb + ng) saved per case
+    if (!(this.branchesOnly && this.scheduledFor === topo)) this.schedule(topo, input, genOff, ng, baseMVA);
+    this.scheduledFor = this.branchesOnly ? topo : null;
     if (this.fd) {
       this.caseCompensated = false;
+      this.mismatchPending = false;
       const l = this.estimateIt > 0 && !this.estimateRefactor && !this.qlim ? this.caseBranch : -1;
       const onIntact = intact || l >= 0;
       let factored = true;
@@ -223,7 +242,13 @@ export class StudyWorkspace {
       if (l >= 0) {
         const c = this.compensation;
         this.caseCompensated = factored && c.prepare(topo, input, this.dcBrOff, l);
-        if (this.caseCompensated) return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp);
+        if (this.caseCompensated) {
+          const resume = this.caseFromBase && topo === this.scratchFor;
+          if (resume) this.startFromBase(topo, l);
+          // the mismatch after the last half-step only matters to iterate on (sharpen() evaluates it then)
+          this.mismatchPending = this.sharpenIt > 1;
+          return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp, resume, !this.mismatchPending);
+        }
         // singular without the branch to working precision: the refactorised path decides
         factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
         this.fdTopo = factored ? topo : null;
@@ -233,6 +258,43 @@ export class StudyWorkspace {
     }
     topo.newton().resetPivoting(); // every case from the analysed state: rows independent of history and chunking
     return newtonpf(topo, tol, maxIt, this.solveResult);
+  }
+
+  /** After the base solve: the base state (wrapped), its cos / sin and injections on the intact Ybus into baseStart,
+   *  by the same operations as fdIterate's start, so that an outage's start differs from one evaluated in full by
+   *  its branch's removal alone (round-off). */
+  keepBaseStart(topo: Topology): void {
+    const nb = topo.nb;
+    for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = this.baseVm[i]); unchecked(topo.va[i] = this.baseVa[i]); }
+    wrapAll(topo);
+    for (let i = 0; i < nb; i++) {
+      NativeMath.sincos(unchecked(topo.va[i]));
+      const cs = NativeMath.sincos_cos, sn = NativeMath.sincos_sin, m = unchecked(topo.vm[i]);
+      unchecked(topo.cosVa[i] = cs); unchecked(topo.sinVa[i] = sn);
+      unchecked(topo.vr[i] = m * cs); unchecked(topo.vi[i] = m * sn);
+    }
+    injections(topo);
+    const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi, topo.cosVa, topo.sinVa, topo.sr, topo.si];
+    for (let k = 0; k < 8; k++) {
+      memory.copy(changetype<usize>(this.baseStart) + (<usize>(k * nb) << 3), changetype<usize>(parts[k]), <usize>nb << 3);
+    }
+  }
+
+  /** An estimate's start for the outage of branch l (already out of the Ybus): the base state of keepBaseStart
+   *  with the branch's flows taken out of its end buses' injections, and its mismatch (fdIterate's resume). The
+   *  injections' other terms are those of the base state: a full evaluation (O(nnz)) would give them again. */
+  startFromBase(topo: Topology, l: i32): void {
+    const nb = topo.nb;
+    const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi, topo.cosVa, topo.sinVa, topo.sr, topo.si];
+    for (let k = 0; k < 8; k++) {
+      memory.copy(changetype<usize>(parts[k]), changetype<usize>(this.baseStart) + (<usize>(k * nb) << 3), <usize>nb << 3);
+    }
+    const flow = this.flows.flow;
+    branchFlow(topo, l, flow); // the stamps are still in topo.brY: S_f = V_f conj(I_f) of the branch alone
+    const a = unchecked(topo.f[l]), b = unchecked(topo.t[l]);
+    unchecked(topo.sr[a] -= flow[0]); unchecked(topo.si[a] -= flow[1]);
+    unchecked(topo.sr[b] -= flow[2]); unchecked(topo.si[b] -= flow[3]);
+    mismatchFD(topo, topo.decoupled());
   }
 
   /** solveCase on topo (this.types in `this.types`, the outage's branches already removed from its Ybus: this.caseSaved
@@ -302,8 +364,11 @@ export class StudyWorkspace {
   sharpen(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, tol: f64, r: i32): i32 {
     let last = maxChange(this.prevLoad, this.baseLoad), code = STATUS_MAXIT;
     const c = this.compensation;
+    if (this.mismatchPending) { injections(topo); mismatchFD(topo, topo.decoupled()); }
     for (let it = 1; it < this.sharpenIt; it++) {
-      code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp) : fdIterate(topo, true, tol, 1, this.solveResult);
+      // from the state and mismatch the last iteration left (resume): no evaluation of them again
+      code = this.caseCompensated ? fdIterate(topo, true, tol, 1, this.solveResult, c.bp, c.bpp, true)
+        : fdIterate(topo, true, tol, 1, this.solveResult, null, null, true);
       this.caseIterations += this.solveResult.iterations;
       if (code != STATUS_CONVERGED && code != STATUS_MAXIT) return code;
       branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.curLoad);
@@ -371,6 +436,8 @@ export class StudyWorkspace {
     this.sharpenChange = s[SIN_ESTIMATE_CHANGE];
     this.sharpenPoints = s[SIN_ESTIMATE_POINTS];
     this.fdTopo = null; // the cached topology's B factors may hold another parameter set
+    this.scheduledFor = null;
+    this.branchesOnly = false;
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
     const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
@@ -409,6 +476,7 @@ export class StudyWorkspace {
       unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);
     }
     if (this.estimateIt > 0 && this.sharpenIt > 1) branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.baseLoad);
+    if (this.estimateIt > 0 && this.fd) this.keepBaseStart(topo);
 
     let slot = -2;          // scenario slot whose injections are set
     let scenSolved = -2;    // scenario slot whose intact solution is in this.scenVm / this.scenVa
@@ -457,6 +525,7 @@ export class StudyWorkspace {
   /** Loads and generation of scenario slot sc (-1: the packed network's). */
   setScenario(sc: i32, input: StaticArray<f64>, s: StaticArray<f64>, pdOff: i32, qdOff: i32, genOff: i32, ng: i32,
     scenOff: i32, corrOff: i32, sgenOff: i32): void {
+    this.scheduledFor = null;
     const nb = this.pd.length;
     let scale = 1.0;
     if (sc >= 0) scale = unchecked(s[scenOff + SCEN_FIELDS * sc + SCEN_SCALE]);
@@ -534,7 +603,8 @@ export class StudyWorkspace {
     }
 
     // connectivity
-    if (code == STATUS_CONVERGED && nBr > 0) {
+    // (a single branch that is no bridge leaves every bus connected: no search)
+    if (code == STATUS_CONVERGED && nBr > 0 && !(nBr == 1 && unchecked(this.bridge[<i32>s[outOff]]) == 0)) {
       const n = components(nb, nl, base.f, base.t, this.brOut, this.parent);
       if (n > baseComponents) {
         code = CODE_ISLANDED;
@@ -579,9 +649,13 @@ export class StudyWorkspace {
         }
       }
       const estimate = this.estimateIt > 0;
+      this.caseFromBase = !fromScenario && !this.qlim;
+      this.branchesOnly = nGen == 0 && !this.qlim;
       this.caseBranch = nBr == 1 && nGen == 0 && pinnedTopo === null ? <i32>unchecked(s[outOff]) : -1;
       code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, estimate ? this.estimateIt : maxIt, outOff, nBr);
       this.caseBranch = -1;
+      this.caseFromBase = false;
+      this.branchesOnly = false;
       const solved = this.caseTopo!;
       // an estimate reports the state its iterations reached
       const judged = code == STATUS_CONVERGED || (estimate && code == STATUS_MAXIT);
@@ -605,8 +679,16 @@ export class StudyWorkspace {
       const judgedNow = judged && (code == STATUS_CONVERGED || code == STATUS_MAXIT);
       unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
       if (judgedNow) {
+        let listing: ScreenListing | null = null;
+        if (screen) {
+          // list only the branches that could keep the case: fewer records for the screen to read
+          listing = this.listing;
+          listing.s = s; listing.triggerOff = this.triggerOff; listing.change = this.sharpenChange;
+          listing.from = sharpened ? this.prevLoad : this.baseLoad;
+          listing.extra = this.sharpenPoints + (sharpened ? unchecked(this.results.records[r + REC_EST_STEP]) : 0.0);
+        }
         caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r,
-          sharpened ? this.prevLoad : null, this.sharpenChange, loadings);
+          sharpened ? this.prevLoad : null, this.sharpenChange, loadings, listing);
       }
       monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, judgedNow, this.results.monitorValues, mo);
       this.restoreYbus(solved, this.caseSaved);

@@ -29,6 +29,23 @@ export class FlowModel {
   }
 }
 
+/** An estimate's listing (./loop.ts, src/studies/screening.ts): a branch is listed only when its estimate could keep the
+ *  case, i.e. comes within its margin of its trigger, with 0.01 loading points to spare for the round-off between this
+ *  base state and the one the screen judges against; the screen decides on the listed ones. */
+export class ScreenListing {
+  s: StaticArray<f64> = new StaticArray<f64>(0);
+  triggerOff: i32 = 0;
+  from: StaticArray<f64> = new StaticArray<f64>(0);  // loadings the margin's change is taken from (base, or the iterate before)
+  change: f64 = 0.0;
+  extra: f64 = 0.0;                                  // points of margin, plus the last step of an estimate that iterated on
+
+  // @ts-ignore: decorator
+  @inline couldKeep(l: i32, ld: f64): bool {
+    const trig = unchecked(this.s[this.triggerOff + l]), from = unchecked(this.from[l]);
+    return !(ld + this.change * Math.abs(ld - from) + this.extra + 0.01 < trig) || from != from;
+  }
+}
+
 /** Loading (%) of branch l from the flow just computed into `flow`. */
 // @ts-ignore: decorator
 @inline
@@ -41,12 +58,14 @@ function loadingOf(flow: StaticArray<f64>, rate: f64, baseMVA: f64): f64 {
 /** Loading (%) of every rated branch not out into out[l]; NaN for the others. */
 export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64,
   out: StaticArray<f64>): void {
-  const nl = topo.nl;
+  const nl = topo.nl, ac = flows.input === null, flow = flows.flow;
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
     if (rate <= 0.0 || unchecked(brOut[l]) != 0) { unchecked(out[l] = NaN); continue; }
-    flows.of(topo, l);
-    unchecked(out[l] = loadingOf(flows.flow, rate, baseMVA));
+    // AC (every estimate iterate): branchFlow inlined here rather than through FlowModel.of's call, same arithmetic
+    if (ac) branchFlow(topo, l, flow);
+    else flows.of(topo, l);
+    unchecked(out[l] = loadingOf(flow, rate, baseMVA));
   }
 }
 
@@ -56,7 +75,7 @@ export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticAr
  *  state's branch loadings already computed (branchLoadings), not computed again. */
 export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
   limit: f64, baseMVA: f64, res: StudyResults, r: i32, previous: StaticArray<f64> | null = null, change: f64 = 0.0,
-  loadings: StaticArray<f64> | null = null): void {
+  loadings: StaticArray<f64> | null = null, screen: ScreenListing | null = null): void {
   const rec = res.records;
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
   // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
@@ -79,7 +98,10 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
       ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
     }
     if (maxBr < 0 || ld > maxLoad) { maxLoad = ld; maxBr = l; }
-    if (previous !== null) {
+    if (screen !== null) {
+      // by the margin alone: a branch whose loading fell far below the limit can come within it by its change
+      if (screen.couldKeep(l, ld)) res.pushViolation(VIOL_OVERLOAD, l, ld, previous !== null ? unchecked(previous[l]) : limit);
+    } else if (previous !== null) {
       const before = unchecked(previous[l]);
       if (ld + change * Math.abs(ld - before) > limit || before != before) res.pushViolation(VIOL_OVERLOAD, l, ld, before);
     } else if (ld > limit) res.pushViolation(VIOL_OVERLOAD, l, ld, limit);

@@ -121,7 +121,8 @@ export function estimatePlanOf(plan: StudyPlan, listFrom: number, sharpen?: Stud
     // (assembly/study/loop.ts), so the estimate starts from the AC base state
     options: { ...plan.options, method: 'fast_decoupled', enforceQLimits: false },
     monitor: { branches: [], buses: [] },
-    // every branch whose estimate could come within its margin is listed as a "violation" of this limit
+    // with estimateSharpen the core lists the branches within their margin of the trigger (assembly/study/metrics.ts
+    // ScreenListing) whatever this limit; without, those above it
     loadingLimitPercent: listFrom,
     islanding: 'skip', // a splitting outage is solved in AC anyway
     screening: null,

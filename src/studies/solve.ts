@@ -288,6 +288,8 @@ async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPl
     const kept: number[] = [];
     for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);
     const sub: StudyPlan = { ...plan, screening: null, contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!), caseCount: kept.length };
+    // the kept cases' plan packs as the study's own: share its packed network instead of packing it again per chunk
+    studyNetworks.set(sub, { network, sn: studyNetwork(network, plan) });
     const ac = kept.length > 0 ? await solveCases(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
     return mergeScreened(plan, start, end, kept, ac, screened);
   }
