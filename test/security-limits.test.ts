@@ -78,6 +78,18 @@ for (const mode of MODES) {
       assertRateHeaders(denied, false);
     });
 
+    it("L1: the console's and the docs' files have a class of their own, so a page load spends none of the API's burst", async () => {
+      // a cold load of the console is ~38 requests (test/console-large.test.ts); here the API's burst is 5
+      for (let i = 0; i < 12; i++) {
+        const r = await call('GET', i % 2 === 0 ? '/console/' : '/console/app.js', {}, undefined, '10.0.4.1');
+        assert.equal(r.statusCode, 200, `console file ${i}: ${r.statusCode}`);
+      }
+      const u = await createUser(app, { username: `static-${mode}`, role: 'viewer' });
+      const h = await loginAs(app, u.username, u.password);
+      for (let i = 0; i < 5; i++) assert.equal((await call('GET', '/api/v1/networks', h, undefined, '10.0.4.1')).statusCode, 200);
+      assert429(await call('GET', '/api/v1/networks', h, undefined, '10.0.4.1'), 'ip');
+    });
+
     it('L1 client IP: trips per address and endpoint type with scope ip', async () => {
       const u = await createUser(app, { username: `l1-${mode}`, role: 'viewer' });
       const h = await loginAs(app, u.username, u.password);

@@ -383,8 +383,8 @@ export function classifyRoute(method: string, url: string | undefined, isPublic:
   if (u === '/api/v1/events/stream') return { ipClass: 'sse_connect' };
   if (u === '/ws' || u === '/graphql' && method === 'GET') return { ipClass: isPublic ? 'ws_connect' : 'authenticated' };
   // Static API documentation (swagger UI assets, the OpenAPI document) and the console's files load
-  // many files at once: a page load must not spend the public class's burst of 10.
-  if (u.startsWith('/docs') || u.endsWith('/openapi.json') || u.startsWith('/console')) return { ipClass: 'authenticated' };
+  // many files at once: a page load must spend neither the public class's burst of 10 nor the API's 50.
+  if (u.startsWith('/docs') || u.endsWith('/openapi.json') || u.startsWith('/console')) return { ipClass: 'static' };
   if (isPublic) return { ipClass: 'public' };
   return { ipClass: 'authenticated', endpoint };
 }

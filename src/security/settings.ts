@@ -10,7 +10,7 @@ export interface Bucket {
 }
 
 /** L1, client IP, per endpoint type (SPEC 8.1 first table). */
-export type IpClass = 'public' | 'auth' | 'authenticated' | 'compute' | 'timeseries_write' | 'ws_connect' | 'sse_connect';
+export type IpClass = 'public' | 'auth' | 'authenticated' | 'compute' | 'timeseries_write' | 'ws_connect' | 'sse_connect' | 'static';
 /** L4, endpoint table (SPEC 8.1 second table), keyed "METHOD /path/pattern" below /api/v1. */
 export type EndpointKey = 'POST /networks/:id/powerflow' | 'POST /networks/:id/opf' | 'POST /networks/:id/validate' | 'POST /agents/:id/command' | 'POST /timeseries/batch' | 'DELETE /networks/:id' | 'POST /networks/:id/studies';
 
@@ -36,6 +36,9 @@ export const DEFAULT_LIMITS: RateLimitTable = {
     timeseries_write: { rate: 1000, burst: 100 },
     ws_connect: { rate: 10, burst: 2 },
     sse_connect: { rate: 20, burst: 5 },
+    // the console's and the API documentation's files: a cold load of the console is ~38 files and reads, so at the
+    // authenticated class's burst of 50 one operator reloading twice was refused files (test/console-large.test.ts)
+    static: { rate: 1200, burst: 200 },
   },
   user: { rate: 1200, burst: 200 },
   endpoint: {
