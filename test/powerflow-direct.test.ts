@@ -37,8 +37,11 @@ for (const mode of MODES) {
       assert.equal(res.statusCode, 201, res.body);
       return json(res).data.id as string;
     };
-    const setQuota = (n: number) => app.services.db.query(
-      `UPDATE tenants SET quotas = jsonb_set(coalesce(quotas, '{}'::jsonb), '{concurrent_powerflow}', $1::jsonb) WHERE id = 'default'`, [String(n)]);
+    // Through the admin API, as an operator changes it: its quota_changed notice reaches the direct runs' kept quota.
+    const setQuota = async (n: number) => {
+      const res = await call('PUT', '/api/v1/admin/tenants/default/quota', { concurrent_powerflow: n, reason: 'powerflow-direct test' });
+      assert.equal(res.statusCode, 200, res.body);
+    };
     const taskRows = async (network: string) => (await app.services.db.query<{ id: string; status: string; started_at: Date | null }>(
       'SELECT id, status, started_at FROM tasks WHERE network_id = $1 ORDER BY seq', [network])).rows;
 
@@ -169,6 +172,42 @@ for (const mode of MODES) {
         await setQuota(100);
       }
     });
+
+    if (mode === 'embedded') {
+      it('skips the slot read only while the tenant has nothing on the queue, and keeps the quota exact at its edge', { timeout: 120_000 }, async () => {
+        const direct = app.services.tasks.direct!;
+        await setQuota(1);
+        try {
+          assert.equal(direct.knownOffQueue('default'), false, 'a changed quota is read again');
+          // A synchronous power flow reads the slots once; with nothing on the queue the next one need not.
+          assert.equal((await call('POST', `/api/v1/networks/${small}/powerflow`, {})).statusCode, 200);
+          assert.equal(direct.knownOffQueue('default'), true, 'nothing queued, dispatched or running: the next run skips the read');
+          // A task put on the queue takes the one slot: the next synchronous power flow must wait for it, not run beside it.
+          const slow = await submit(large, SLOW);
+          assert.equal(direct.knownOffQueue('default'), false, 'a queued task: the slots are read again');
+          await waitUntil('the long solve to run', async () => (await taskRows(large)).find((t) => t.id === slow && t.status === 'running'));
+          const before = (await taskRows(small)).length;
+          const sync = call('POST', `/api/v1/networks/${small}/powerflow`, { timeout_ms: 60_000 });
+          const waiting = await waitUntil('the synchronous power flow to be queued', async () => {
+            const rows = await taskRows(small);
+            return rows.length > before ? rows[rows.length - 1] : undefined;
+          });
+          const { rows: events } = await app.services.db.query<{ kind: string }>(`SELECT kind FROM events WHERE payload->>'task_id' = $1`, [waiting.id]);
+          assert.ok(events.some((e) => e.kind === 'task.queued'), 'at the quota edge the synchronous power flow is a queued task');
+          assert.equal((await call('DELETE', `/api/v1/tasks/${slow}`)).statusCode, 200);
+          const res = await sync;
+          assert.equal(res.statusCode, 200, res.body);
+          assert.equal(json(res).data.task_id, waiting.id);
+          // A quota raised while the read is skipped is read again.
+          assert.equal((await call('POST', `/api/v1/networks/${small}/powerflow`, {})).statusCode, 200);
+          assert.equal(direct.knownOffQueue('default'), true);
+          await setQuota(2);
+          assert.equal(direct.knownOffQueue('default'), false, 'quota_changed drops the kept quota');
+        } finally {
+          await setQuota(100);
+        }
+      });
+    }
 
     it('runs beside a long solve when the tenant has a free slot', { timeout: 120_000 }, async () => {
       await setQuota(2);

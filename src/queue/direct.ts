@@ -10,6 +10,12 @@
 // dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
 // exact. A run is counted (reserved) before its tenant's slots are read, and PGlite runs one
 // statement at a time, so a dispatch pass and a capacity read never both miss a slot.
+//
+// The slot read is skipped for a tenant known to have no task on the queue: the last read found
+// none queued, dispatched or running, and the scheduler stored none for it since (it tells this
+// class before each insert, so a read that may have missed that insert marks nothing). Only the
+// scheduler puts tasks on the queue, so the tenant's slots are then its quota less its direct runs.
+// The quota read with them is kept until a quota_changed notice (the admin API, the sweeper) drops it.
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
@@ -35,6 +41,10 @@ export class DirectRuns {
   private readonly admitted = new Map<string, number>();
   /** Tenants whose queued tasks a dispatch pass left waiting for slots the direct runs hold. */
   private readonly holding = new Set<string>();
+  /** Tenants whose last slot read found no task on the queue, with none stored since (no read needed), and their quota. */
+  private readonly offQueue = new Map<string, number>();
+  /** Per tenant, queue tasks begun to be stored and quota changes noticed (a read spanning one marks nothing). */
+  private readonly changes = new Map<string, number>();
 
   constructor(
     private readonly services: () => Services,
@@ -44,6 +54,21 @@ export class DirectRuns {
   /** Slots of the tenant's quota taken by direct runs (the dispatcher counts them as running). */
   active(tenantId: string): number {
     return this.inFlight.get(tenantId) ?? 0;
+  }
+
+  /** The scheduler is about to store a task on the tenant's queue: its slots must be read again. */
+  queueing(tenantId: string): void {
+    this.changed(tenantId);
+  }
+
+  private changed(tenantId: string): void {
+    this.offQueue.delete(tenantId);
+    this.changes.set(tenantId, (this.changes.get(tenantId) ?? 0) + 1);
+  }
+
+  /** Whether the tenant's next direct run skips the slot read (for tests and the bench's profile). */
+  knownOffQueue(tenantId: string): boolean {
+    return this.offQueue.has(tenantId);
   }
 
   /** A dispatch pass found queued tasks of the tenant while it has direct runs: the release dispatches again. */
@@ -76,7 +101,8 @@ export class DirectRuns {
       if (this.holding.delete(tenantId)) s.tasks.kick();
     };
     try {
-      const c = await this.capacity.add(tenantId);
+      const quota = this.offQueue.get(tenantId);
+      const c = quota === undefined ? await this.readCapacity(tenantId) : { quota, active: 0, waiting: 0 };
       // The dispatcher counts every reservation, admitted or not; admission counts the runs admitted
       // before it, so of a burst read together the first free slots' worth go at once.
       if (c.waiting > 0 || c.active + (this.admitted.get(tenantId) ?? 0) >= c.quota) return undefined;
@@ -106,6 +132,24 @@ export class DirectRuns {
     } finally {
       release();
     }
+  }
+
+  private async readCapacity(tenantId: string): Promise<Capacity> {
+    this.listen();
+    const seen = this.changes.get(tenantId) ?? 0;
+    const c = await this.capacity.add(tenantId);
+    if (c.quota > 0 && c.active === 0 && c.waiting === 0 && (this.changes.get(tenantId) ?? 0) === seen) this.offQueue.set(tenantId, c.quota);
+    return c;
+  }
+
+  // A changed quota (the admin API, an expired temporary override) is read again, from the row the dispatcher reads.
+  private listening = false;
+  private listen(): void {
+    if (this.listening) return;
+    this.listening = true;
+    this.services().security.noticeListeners.push((n) => {
+      if (n.kind === 'quota_changed') this.changed(n.tenant);
+    });
   }
 
   // Each tenant's quota, unfinished tasks dispatched or running, and queued: one statement for

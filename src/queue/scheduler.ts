@@ -99,6 +99,7 @@ export class TaskScheduler {
   async submit(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow> {
     // Refused before anything is stored, so a client told 503 has no task it does not know of.
     if (this.transport.available && !this.transport.available()) throw serviceUnavailable('redis', 'accepting the power flow (nothing was stored)');
+    this.direct?.queueing(caller.tenantId);
     const { row, event } = await this.submissions.add({ tenantId: caller.tenantId, networkId, version, options });
     await publishEvents(this.s.bus, [event]);
     this.kick();
@@ -111,6 +112,7 @@ export class TaskScheduler {
    */
   async submitWith(caller: Caller, networkId: string, version: number, kind: string, options: Record<string, unknown>,
     within: (tx: Queryable, task: TaskRow) => Promise<void>): Promise<TaskRow> {
+    this.direct?.queueing(caller.tenantId);
     const { task, event } = await this.s.db.transaction(async (tx) => {
       const { rows } = await tx.query<TaskRow>(
         `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options) VALUES ($1, $2, $3, $4, $5, 'queued', $6) RETURNING *`,
