@@ -361,14 +361,20 @@ describe('powerFlowProgress from a separate worker process (distributed: ROLE=ap
     await c.acked;
     const net = await importCase(app, h, 'case9241pegase');
     // No power-flow slot for the tenant: the task waits in the queue until the subscription is in place.
-    await app.services.db.query(`UPDATE tenants SET quotas = quotas || '{"concurrent_powerflow": 0}'::jsonb WHERE id = 'default'`);
+    // through the admin API: its quota_changed notice is what the direct path's kept quota listens to
+    const setQuota = async (n: number) => {
+      const r = await app.app!.inject({ method: 'PUT', url: '/api/v1/admin/tenants/default/quota', headers: await adminHeaders(app),
+        payload: { concurrent_powerflow: n, reason: 'graphql subscriptions test: hold the task in the queue' } });
+      assert.equal(r.statusCode, 200, r.body);
+    };
+    await setQuota(0);
     const task = ok(await gql(app, `mutation($id: ID!) { runPowerFlow(id: $id, async: true, options: { flatStart: true }) { taskId } }`, { id: net }, h)).runPowerFlow;
     const received: number[] = [];
     const s = collect(c.client, `subscription($t: ID!) { powerFlowProgress(taskId: $t) { iteration } }`, { t: task.taskId });
     await sleep(500);
     assert.equal(s.items.length, 0);
     const subscribedAt = Date.now();
-    await app.services.db.query(`UPDATE tenants SET quotas = quotas - 'concurrent_powerflow' WHERE id = 'default'`);
+    await setQuota(100);
     app.services.tasks.kick();
     await s.completed;
     for (const x of s.items) received.push(x.data!.powerFlowProgress.iteration);

@@ -650,7 +650,10 @@ describe('GraphQL limits configured per deployment (embedded)', () => {
 
   it('timeout: an operation over the limit answers INTERNAL_ERROR (QUERY_TIMEOUT) with data null', async () => {
     // No power-flow slot for the tenant: the synchronous run waits in the queue past the 150 ms limit.
-    await app.services.db.query(`UPDATE tenants SET quotas = quotas || '{"concurrent_powerflow": 0}'::jsonb WHERE id = 'default'`);
+    // through the admin API: its quota_changed notice is what the direct path's kept quota listens to
+    const quota = await app.app!.inject({ method: 'PUT', url: '/api/v1/admin/tenants/default/quota', headers: await adminHeaders(app),
+      payload: { concurrent_powerflow: 0, reason: 'graphql test: hold power flows in the queue' } });
+    assert.equal(quota.statusCode, 200, quota.body);
     const r = await gql(app, `mutation($id: ID!) { runPowerFlow(id: $id, options: { timeoutMs: 500 }) { status } }`, { id: net }, h);
     assert.equal(r.status, 200);
     assert.equal(r.body.data, null);
