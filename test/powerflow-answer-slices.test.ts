@@ -4,44 +4,16 @@
 // answer (case118) keeps the one-string path (a Content-Length, no chunks). Both modes, over HTTP.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { restClient, type Headers } from './helpers/rest.js';
+import { healthDuringAnswer } from './helpers/healthDuringAnswer.js';
 import { CASES_DIR, REFERENCE_DIR } from '../src/paths.js';
 import { jsonPieces } from '../src/lib/slices.js';
 import { SLICED_ANSWER_ELEMENTS } from '../src/powerflow/answer.js';
 
-/** A client thread: POSTs the power flow; at its body's first piece sends three GET /health; posts the order of the ends. */
-const CLIENT = `
-const { request } = require('node:http');
-const { parentPort, workerData: w } = require('node:worker_threads');
-const events = [];
-const health = () => new Promise((resolve, reject) => {
-  request(w.url + '/api/v1/health', (res) => {
-    res.resume();
-    res.on('end', () => { events.push('health'); resolve(res.statusCode); });
-  }).on('error', reject).end();
-});
-const req = request(w.url + '/api/v1/networks/' + w.net + '/powerflow',
-  { method: 'POST', headers: { ...w.headers, 'content-type': 'application/json' } }, (res) => {
-    const chunks = [];
-    const asked = [];
-    res.on('data', (c) => {
-      if (chunks.length === 0) for (let i = 0; i < 3; i++) asked.push(health());
-      chunks.push(c);
-    });
-    res.on('end', async () => {
-      events.push('answer-end');
-      const healths = await Promise.all(asked);
-      parentPort.postMessage({ events, healths, status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') });
-    });
-  });
-req.end(w.body);
-`;
 
 describe('jsonPieces', () => {
   it('joins to the text JSON.stringify writes (skipped keys, nulls, dates, nesting)', () => {
@@ -74,12 +46,7 @@ for (const mode of MODES) {
     after(async () => { await app?.close(); });
 
     it('/health sent after the answer started is answered before it ends; the body is JSON.stringify\'s, the values MATPOWER\'s', async () => {
-      // The client on its own thread, as the drill's: it reads the body while the server's thread works, so the socket
-      // never pushes back and only the server's turns of the event loop let /health in (an in-process client cannot).
-      const workerData = { url: app.url, net: net.case9241pegase, headers: h, body: JSON.stringify({ method: 'dc' }) };
-      const worker = new Worker(CLIENT, { eval: true, workerData });
-      const [out] = (await once(worker, 'message')) as [{ events: string[]; healths: number[]; status: number; headers: Record<string, string>; body: string }];
-      await worker.terminate();
+      const out = await healthDuringAnswer(app.url!, `/api/v1/networks/${net.case9241pegase}/powerflow`, h, JSON.stringify({ method: 'dc' }));
       assert.equal(out.status, 200, out.body.slice(0, 500));
       assert.deepEqual(out.healths, [200, 200, 200]);
       assert.deepEqual(out.events, ['health', 'health', 'health', 'answer-end'], 'every /health answered before the answer ended');

@@ -3,45 +3,15 @@
 // JSON envelope as before (byte for byte) and the same values as the small, serialized answer. Both modes, over HTTP.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { Worker } from 'node:worker_threads';
-import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { json, MODES, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { restClient, type Headers } from './helpers/rest.js';
+import { healthDuringAnswer } from './helpers/healthDuringAnswer.js';
 import { CASES_DIR } from '../src/paths.js';
 
-type Event = 'matrix-end' | 'health';
 
-/** A client thread: POSTs the matrix request; at its body's first piece sends three GET /health; posts the order of the ends. */
-const CLIENT = `
-const { request } = require('node:http');
-const { parentPort, workerData: w } = require('node:worker_threads');
-const events = [];
-const healths = [];
-const health = () => new Promise((resolve, reject) => {
-  request(w.url + '/api/v1/health', (res) => {
-    res.resume();
-    res.on('end', () => { events.push('health'); resolve(res.statusCode); });
-  }).on('error', reject).end();
-});
-const req = request(w.url + '/api/v1/networks/' + w.net + '/sensitivities',
-  { method: 'POST', headers: { ...w.headers, 'content-type': 'application/json' } }, (res) => {
-    const chunks = [];
-    const asked = [];
-    res.on('data', (c) => {
-      if (chunks.length === 0) for (let i = 0; i < 3; i++) asked.push(health());
-      chunks.push(c);
-    });
-    res.on('end', async () => {
-      events.push('matrix-end');
-      healths.push(...(await Promise.all(asked)));
-      parentPort.postMessage({ events, healths, status: res.statusCode, body: Buffer.concat(chunks).toString('utf8') });
-    });
-  });
-req.end(w.body);
-`;
 
 for (const mode of MODES) {
   describe(`sensitivities streamed in slices (${mode})`, () => {
@@ -60,16 +30,11 @@ for (const mode of MODES) {
 
     it('/health requests sent after the matrix body started are answered before it ends; the body is the same JSON', async () => {
       const rows = Array.from({ length: 1200 }, (_, i) => i);
-      // The client on its own thread, as the drill's: it reads the body while the server's thread works, so the socket
-      // never pushes back and only the server's turns of the event loop let /health in (an in-process client cannot).
-      const workerData = { url: app.url, net, headers: h, body: JSON.stringify({ kind: 'ptdf', branches: rows }) };
-      const worker = new Worker(CLIENT, { eval: true, workerData });
-      const [out] = (await once(worker, 'message')) as [{ events: Event[]; healths: number[]; status: number; body: string }];
-      await worker.terminate();
+      const out = await healthDuringAnswer(app.url!, `/api/v1/networks/${net}/sensitivities`, h, JSON.stringify({ kind: 'ptdf', branches: rows }));
       const { events, body } = out;
       assert.equal(out.status, 200);
       assert.deepEqual(out.healths, [200, 200, 200]);
-      assert.deepEqual(events, ['health', 'health', 'health', 'matrix-end'], 'every /health answered before the matrix body ended');
+      assert.deepEqual(events, ['health', 'health', 'health', 'answer-end'], 'every /health answered before the matrix body ended');
 
       // byte for byte the envelope JSON.stringify writes, as the row-by-row writer did before the slices
       const d = JSON.parse(body);
