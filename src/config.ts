@@ -1,5 +1,6 @@
 // Configuration from the environment (shared/CONTRACT.md "Configuration").
 import { availableParallelism } from 'node:os';
+import { parseWorkerNice } from './engine/threadPriority.js';
 import { resolve } from 'node:path';
 import { loadSecurityConfig, type SecurityConfig } from './security/settings.js';
 import { loadCertMap, type ClientCertMap } from './security/certMap.js';
@@ -20,6 +21,8 @@ export interface Config {
   /** Prefix of every Redis key (queues, rate limits, pub/sub channels); tests use one per run. */
   redisPrefix: string;
   workers: number;
+  /** WORKER_NICE: how far below the main thread's priority solver and import threads run (src/engine/threadPriority.ts). */
+  workerNice: number;
   /** GRIDOPS_STUDY_CHUNK_CASES: cases per study chunk; 0 (default) = chosen per study (docs/studies.md). */
   studyChunkCases: number;
   role: Role;
@@ -80,6 +83,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     redisUrl: env.REDIS_URL || undefined,
     redisPrefix: env.GRIDOPS_REDIS_PREFIX ?? 'gridops',
     workers: int('WORKERS', env.WORKERS, availableParallelism()),
+    workerNice: parseWorkerNice(env.WORKER_NICE),
     studyChunkCases: int('GRIDOPS_STUDY_CHUNK_CASES', env.GRIDOPS_STUDY_CHUNK_CASES, 0),
     role,
     adminUsername: env.ADMIN_USERNAME ?? 'admin',

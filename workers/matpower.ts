@@ -7,7 +7,9 @@ import { parentPort, threadId, workerData } from 'node:worker_threads';
 import { MatpowerParseError, parseMatpower } from '../src/matpower/reader.js';
 import { appErrorFields, checkImported } from '../src/domain/networkCheck.js';
 import { AppError } from '../src/lib/errors.js';
+import { lowerThisThread } from '../src/engine/threadPriority.js';
 
+lowerThisThread(); // a large read yields the CPU to the event loop (src/engine/threadPriority.ts)
 const { text, file, check } = workerData as { text: string; file: string; check?: { name?: string } };
 try {
   const model = parseMatpower(text, file);

@@ -6,7 +6,9 @@ import { parsePsse, type PsseFormat } from '../src/psse/reader.js';
 import { PsseParseError } from '../src/psse/scanner.js';
 import { appErrorFields, checkImported } from '../src/domain/networkCheck.js';
 import { AppError } from '../src/lib/errors.js';
+import { lowerThisThread } from '../src/engine/threadPriority.js';
 
+lowerThisThread(); // a large read yields the CPU to the event loop (src/engine/threadPriority.ts)
 const { text, opts, check } = workerData as { text: string; opts: { format?: PsseFormat; fileName?: string }; check?: { name?: string } };
 try {
   const imported = parsePsse(text, opts);

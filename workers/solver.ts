@@ -43,6 +43,7 @@ import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
 import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
 import { OUT as SE_OUT } from '../src/stateEstimation/abi.js';
 import { JOB, jobStarting } from '../src/engine/jobControl.js';
+import { lowerThisThread } from '../src/engine/threadPriority.js';
 
 
 export interface SolverTask {
@@ -51,6 +52,9 @@ export interface SolverTask {
   stop?: Int32Array;
   live?: { channel: string; key: number };
 }
+
+// Below the main thread's priority, so that busy solver threads never starve the event loop
+lowerThisThread();
 
 const engine = new PowerFlowEngine();
 
