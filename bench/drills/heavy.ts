@@ -4,6 +4,7 @@
 // /health and the other tenant's p99, the process's RSS at the start, its peak and at the end (after a pause),
 // and the answers with status 500 or more.
 import { mkdtempSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CASES_DIR } from '../../src/paths.js';
@@ -169,28 +170,29 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       },
     ];
 
-    // the other tenant and the health probe, for the whole drill
-    let stop = false;
-    let current = { other: [] as number[], health: [] as number[] };
-    const probe = async (key: 'other' | 'health') => {
-      while (!stop) {
-        const t0 = performance.now();
-        const r =
-          key === 'health'
-            ? await call(t, `${base}/api/v1/health`)
-            : await call(t, `${base}/api/v1/networks/${net.case9}/powerflow`, { method: 'POST', headers: jsonOf(other), body: '{}' });
-        if (r.status > 0) current[key].push(performance.now() - t0);
-        if (key === 'health') await sleep(50);
-      }
-    };
+    // the other tenant and the health probe, for the whole drill, on their own thread (./probeThread.ts)
+    const probes = new Worker(new URL(`./probeThread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), {
+      workerData: { base, powerflowUrl: `${base}/api/v1/networks/${net.case9}/powerflow`, headers: other },
+    });
+    type Probed = { health: number[]; other: number[]; statuses: Record<string, number> };
+    const probed = (m: 'next' | 'stop') =>
+      new Promise<Probed>((resolve, reject) => {
+        const failed = (e: Error) => reject(e);
+        probes.once('error', failed);
+        probes.once('message', (answer: Probed) => {
+          probes.off('error', failed);
+          resolve(answer);
+        });
+        probes.postMessage(m);
+      });
     (globalThis as { gc?: () => void }).gc?.();
     await sleep(opts.pauseMs ?? 10_000);
     const rssStart = rss();
-    const probes = [probe('other'), probe('health')];
+    await probed('next'); // from here on
     const rows: Record<string, unknown>[] = [];
     let fivexx = 0;
     for (const k of kinds) {
-      current = { other: [], health: [] };
+      await probed('next'); // the latencies of this kind only
       let peak = rss();
       const timer = setInterval(() => {
         peak = Math.max(peak, rss());
@@ -198,6 +200,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       const t0 = Date.now();
       const statuses = await k.run();
       clearInterval(timer);
+      const current = await probed('next');
       const bad = statuses.filter((s) => s >= 500 || s === 0).length;
       fivexx += bad;
       rows.push({
@@ -212,8 +215,8 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       });
       log(`heavy: ${JSON.stringify(rows.at(-1))}`);
     }
-    stop = true;
-    await Promise.all(probes);
+    const last = await probed('stop');
+    const probe5xx = Object.entries(last.statuses).reduce((n, [s, c]) => n + (Number(s) >= 500 || Number(s) === 0 ? c : 0), 0);
     await sleep(opts.pauseMs ?? 10_000); // the idle collection (src/lib/idleCollect.ts) and the recycled solver instances
     const rssEnd = rss();
     return {
@@ -222,7 +225,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       completed: rows.length * 2,
       lost: 0,
       duplicated: 0,
-      http_5xx: fivexx + t.all5xx,
+      http_5xx: fivexx + t.all5xx + probe5xx,
       recovered_s: null,
       details: {
         rss_start_mb: Math.round(rssStart),
