@@ -7,7 +7,8 @@
 //   const outcome = await solvePowerFlow(pool, network, { method: 'newton_raphson' }, { signal, onProgress });
 //   await pool.close();
 //
-// Every job is stopped the same way (./jobControl.ts); long jobs leave a thread to short ones (./threadLanes.ts); the
+// Every job is stopped the same way (./jobControl.ts); short jobs take the next free thread and long ones leave one to them
+// (./threadLanes.ts); the
 // live progress of a long solve comes over the pool's BroadcastChannel (./liveChannel.ts), routed by key to the
 // onLive callback of its call. Buffers are transferred to the worker and back, not copied.
 import { availableParallelism } from 'node:os';
@@ -19,7 +20,7 @@ import type { StudyWorkerResult } from '../studies/abi.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
 import type { ScopfTask, ScopfWorkerResult } from '../opf/securityWorker.js';
 import { asCoreFailure } from './coreFailure.js';
-import { LONG_WORK_INPUT_FLOATS, ThreadLanes } from './threadLanes.js';
+import { LONG_WORK_INPUT_FLOATS, ThreadLanes, type Lane } from './threadLanes.js';
 import { JobControl } from './jobControl.js';
 
 export interface SolverPool {
@@ -82,9 +83,9 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     idleTimeout: 60_000,
   });
   let closed = false;
-  // Long solves leave one thread to short ones (./threadLanes.ts)
+  // Short work first, long work on all threads but one, study chunks in between (./threadLanes.ts)
   const lanes = new ThreadLanes(threads);
-  const isLong = (input: Float64Array) => input.length >= LONG_WORK_INPUT_FLOATS;
+  const laneOf = (input: Float64Array): Lane => (input.length >= LONG_WORK_INPUT_FLOATS ? 'long' : 'short');
   // Live progress of long solves: one BroadcastChannel for the whole pool, messages routed by task key.
   const liveName = `gridops-progress-${randomUUID()}`;
   const liveChannel = new BroadcastChannel(liveName);
@@ -117,9 +118,11 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     const onAbort = () => job.stop('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const r = await (piscina as unknown as Piscina<unknown, unknown>).run({ input, study, monitorPerCase, stop: job.flags }, {
-        name: 'study', transferList: [input.buffer as ArrayBuffer, study.buffer as ArrayBuffer], signal: job.threadSignal,
-      }) as unknown as StudyWorkerResult;
+      const signal = job.threadSignal;
+      const transferList = [input.buffer as ArrayBuffer, study.buffer as ArrayBuffer];
+      const chunk = { input, study, monitorPerCase, stop: job.flags };
+      const r = await lanes.run('bulk', signal, () =>
+        (piscina as unknown as Piscina<unknown, StudyWorkerResult>).run(chunk, { name: 'study', transferList, signal }));
       if (onCasesDone && r.done > reported) onCasesDone(r.done);
       return r;
     } catch (e) {
@@ -143,7 +146,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       }
       const signal = job.threadSignal;
       return lanes
-        .run(isLong(input), signal, () => piscina.run(task, { transferList: [input.buffer as ArrayBuffer], signal }))
+        .run(laneOf(input), signal, () => piscina.run(task, { transferList: [input.buffer as ArrayBuffer], signal }))
         .catch(asCoreFailure('power flow'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
@@ -153,20 +156,20 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const transferList = [input.buffer as ArrayBuffer, items.buffer as ArrayBuffer];
       const options = { name: 'sensitivity', transferList, signal };
       return lanes
-        .run(isLong(input), signal, () => (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options))
+        .run(laneOf(input), signal, () => (piscina as unknown as Piscina<unknown, Float64Array | null>).run({ input, kind, items }, options))
         .catch(asCoreFailure('sensitivity matrix'));
     },
     runStateEstimation(input: Float64Array, stop: Int32Array, signal?: AbortSignal) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [input.buffer as ArrayBuffer];
-      return lanes.run(isLong(input), signal, () =>
+      return lanes.run(laneOf(input), signal, () =>
         (piscina as unknown as Piscina<unknown, Float64Array>).run({ input, stop }, { name: 'stateEstimation', transferList, signal }),
       );
     },
     runLayout(task: LayoutInput) {
       if (closed) return Promise.reject(new Error('solver pool is closed'));
       const transferList = [task.edges.buffer as ArrayBuffer, ...(task.pinned ? [task.pinned.buffer as ArrayBuffer] : [])];
-      return lanes.run(task.edges.length >= LONG_WORK_INPUT_FLOATS, undefined, () =>
+      return lanes.run(task.edges.length >= LONG_WORK_INPUT_FLOATS ? 'long' : 'short', undefined, () =>
         (piscina as unknown as Piscina<LayoutInput, Float64Array>).run(task, { name: 'layout', transferList }),
       );
     },
@@ -178,7 +181,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       const withLive = { ...task, ...(onLive ? { live: { channel: liveName, key } } : {}) };
       // always long: constraint generation solves many outages
       return lanes
-        .run(true, signal, () => (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal }))
+        .run('long', signal, () => (piscina as unknown as Piscina<ScopfTask, ScopfWorkerResult>).run(withLive, { name: 'scopf', transferList, signal }))
         .catch(asCoreFailure('security-constrained OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
@@ -188,7 +191,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (onLive) liveHandlers.set(key, onLive);
       const live = onLive ? { channel: liveName, key } : undefined;
       return lanes
-        .run(isLong(input), signal, () => piscina.run({ kind: 'opf', input, stop, live }, { name: 'opf', transferList: [input.buffer as ArrayBuffer], signal }))
+        .run(laneOf(input), signal, () => piscina.run({ kind: 'opf', input, stop, live }, { name: 'opf', transferList: [input.buffer as ArrayBuffer], signal }))
         .catch(asCoreFailure('OPF'))
         .finally(() => { if (key >= 0) liveHandlers.delete(key); });
     },
