@@ -10,7 +10,8 @@
 //                                 columns or outage flow shifts of the DC model (sensitivity.ts), in chunks
 //   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/abi.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
-//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
+//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr();
+//                                 studySections(nb, nl, ng): the sections of the header in the study input (a test's)
 // and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
 // calls it with iteration -1 and the number of cases done after every case.
 // Memory may grow inside inputPtr() and solve(): re-create views afterwards.
