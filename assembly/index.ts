@@ -10,7 +10,8 @@
 //                                 columns or outage flow shifts of the DC model (sensitivity.ts), in chunks
 //   studyInputPtr(len) / studySolve()   a study chunk (study/loop.ts, layouts in study/abi.ts) on the
 //                                 network in the input buffer; results at studyRecordsPtr(),
-//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr()
+//                                 studyViolationsPtr() / Count(), studyIslandsPtr() / Count(), studyMonitorPtr();
+//                                 studySections(nb, nl, ng): the sections of the header in the study input (a test's)
 // and one import, env.progress(iteration, mismatch) -> i32 (non-zero = stop); a study also
 // calls it with iteration -1 and the number of cases done after every case.
 // Memory may grow inside inputPtr() and solve(): re-create views afterwards.
@@ -30,6 +31,7 @@ import { dcpf, dcSoln, dcFactorised } from './dcpf';
 import { pfsoln } from './pfsoln';
 import { losses, Losses } from './losses';
 import { StudyWorkspace } from './study/loop';
+import { StudySections } from './study/sections';
 import { DcSensitivities } from './sensitivity';
 import {
   ABI_VERSION, IN_VERSION, IN_METHOD, IN_TOL, IN_MAXIT, IN_NB, IN_NL, IN_NG, IN_BASEMVA, IN_HEADER,
@@ -118,6 +120,7 @@ function preparedTopology(nb: i32, nl: i32, busOff: i32, brOff: i32, baseMVA: f6
 // ---- studies (study/loop.ts; buffer layouts in study/abi.ts)
 let studyIn = new StaticArray<f64>(0);
 const study = new StudyWorkspace();
+const sectionsProbe = new StudySections();
 export function studyInputPtr(len: i32): usize {
   if (studyIn.length < len) studyIn = new StaticArray<f64>(len);
   return changetype<usize>(studyIn);
@@ -134,6 +137,13 @@ export function studySolve(): i32 {
   const method = <i32>input[IN_METHOD];
   if (method != METHOD_NR && method != METHOD_FDXB && method != METHOD_DC) return -1;
   return study.run(topo, input, studyIn, busOff, brOff, genOff, ng, baseMVA, input[IN_TOL], <i32>input[IN_MAXIT], method);
+}
+/** The sections of the study buffer whose header is in the study input, on a network of nb buses, nl branches and ng
+ *  generators (study/sections.ts): SEC_COUNT + 1 i32 offsets, the buffer's length last (test/abi.test.ts checks
+ *  src/studies/abi.ts studySections against it). */
+export function studySections(nb: i32, nl: i32, ng: i32): usize {
+  sectionsProbe.read(studyIn, nb, nl, ng);
+  return changetype<usize>(sectionsProbe.start);
 }
 export function studyRecordsPtr(): usize { return changetype<usize>(study.results.records); }
 export function studyViolationsPtr(): usize { return changetype<usize>(study.results.violations); }

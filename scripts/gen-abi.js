@@ -21,7 +21,7 @@ export const ABIS = [
   {
     from: 'assembly/study/abi.ts',
     to: 'src/studies/abi.generated.ts',
-    groups: ['SIN_', 'REC_', 'CASE_', 'SCEN_', 'CORR_', 'SGEN_', 'VIOL_', 'MON_BR_', 'MON_BUS_', 'CODE_'],
+    groups: ['SIN_', 'SEC_', 'REC_', 'CASE_', 'SCEN_', 'CORR_', 'SGEN_', 'VIOL_', 'MON_BR_', 'MON_BUS_', 'CODE_'],
   },
   {
     from: 'assembly/opf/abi.ts',

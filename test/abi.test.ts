@@ -13,6 +13,8 @@ import * as pf from '../src/powerflow/abi.js';
 import * as st from '../src/studies/abi.js';
 import * as opf from '../src/opf/abi.js';
 import * as studyTypes from '../src/studies/types.js';
+import { compileWasm, instantiateWasm } from '../src/engine/wasm.js';
+import { WASM_PATH } from '../src/paths.js';
 
 function assemblyConstants(file: string): Map<string, number> {
   const text = readFileSync(join(process.cwd(), 'assembly', file), 'utf8');
@@ -69,10 +71,32 @@ it('study ABI: assembly/study/abi.ts = src/studies/abi.ts', () => {
       CODE_SLACK_LOST: studyTypes.CASE_CODE.SLACK_LOST, CODE_QLIM_INFEASIBLE: studyTypes.CASE_CODE.QLIM_INFEASIBLE,
     }),
     exact({ CASE_FIELDS: st.CASE_FIELDS, SCEN_FIELDS: st.SCEN_FIELDS, VIOL_FIELDS: st.VIOL_FIELDS }),
-    prefixed('SIN_', st.SIN), prefixed('REC_', st.REC), prefixed('CASE_', st.CASE), prefixed('SCEN_', st.SCEN),
+    prefixed('SIN_', st.SIN), prefixed('SEC_', st.SEC), prefixed('REC_', st.REC), prefixed('CASE_', st.CASE), prefixed('SCEN_', st.SCEN),
     prefixed('CORR_', st.CORR), prefixed('SGEN_', st.SGEN), prefixed('VIOL_', st.VIOL), prefixed('MON_BR_', st.MON_BR),
     prefixed('MON_BUS_', st.MON_BUS),
   ]);
+});
+
+it('study sections: src/studies/abi.ts studySections = the core\'s StudySections (assembly/study/sections.ts)', () => {
+  type Core = { memory: { buffer: ArrayBuffer }; studyInputPtr(len: number): number; studySections(nb: number, nl: number, ng: number): number };
+  const core = instantiateWasm<Core>(compileWasm(WASM_PATH), 'powerflow.wasm', { progress: () => 0, opfProgress: () => 0 });
+  const nb = 7, nl = 11, ng = 3;
+  // a distinct count per section, with and without the estimate's trigger section
+  for (const sharpen of [0, 6]) {
+    const header = new Float64Array(st.SIN.HEADER);
+    header[st.SIN.NCASES] = 5; header[st.SIN.NMONBR] = 2; header[st.SIN.NMONBUS] = 4; header[st.SIN.NSCEN] = 3;
+    header[st.SIN.NOUT] = 13; header[st.SIN.NCORR] = 17; header[st.SIN.NSGEN] = 19; header[st.SIN.ESTIMATE_SHARPEN] = sharpen;
+    new Float64Array(core.memory.buffer, core.studyInputPtr(header.length), header.length).set(header);
+    const at = core.studySections(nb, nl, ng);
+    const wasm = Array.from(new Int32Array(core.memory.buffer, at, st.SEC.COUNT + 1));
+    const ts = st.studySections(header, nb, nl, ng);
+    assert.deepEqual(ts.start, wasm);
+    assert.equal(ts.end, wasm[st.SEC.COUNT]);
+    assert.equal(ts.trigger, sharpen > 0 ? ts.end - nl : ts.end);
+    // the named offsets are the starts of their sections, in SEC order
+    const named = [ts.rate, ts.vmin, ts.vmax, ts.vg, ts.monBr, ts.monBus, ts.cases, ts.outages, ts.scen, ts.corr, ts.sgen, ts.trigger];
+    assert.deepEqual(named, ts.start.slice(0, st.SEC.COUNT));
+  }
 });
 
 it('OPF ABI: assembly/opf/abi.ts = src/opf/abi.ts', () => {

@@ -44,6 +44,24 @@ export const SIN_ESTIMATE_CHANGE: i32 = 14;
 export const SIN_ESTIMATE_POINTS: i32 = 15;
 export const SIN_HEADER: i32 = 16;
 
+// The sections after the header, in buffer order (./sections.ts StudySections; src/studies/abi.ts studySections is the
+// twin, test/abi.test.ts checks it against the core's). Lengths: rate nl, vmin / vmax nb, vg ng, monBr SIN_NMONBR,
+// monBus SIN_NMONBUS, cases CASE_FIELDS × SIN_NCASES, outages SIN_NOUT, scen SCEN_FIELDS × SIN_NSCEN, corr
+// CORR_FIELDS × SIN_NCORR, sgen SGEN_FIELDS × SIN_NSGEN, trigger nl when SIN_ESTIMATE_SHARPEN > 0 (else empty).
+export const SEC_RATE: i32 = 0;
+export const SEC_VMIN: i32 = 1;
+export const SEC_VMAX: i32 = 2;
+export const SEC_VG: i32 = 3;
+export const SEC_MON_BR: i32 = 4;
+export const SEC_MON_BUS: i32 = 5;
+export const SEC_CASES: i32 = 6;
+export const SEC_OUTAGES: i32 = 7;
+export const SEC_SCEN: i32 = 8;
+export const SEC_CORR: i32 = 9;
+export const SEC_SGEN: i32 = 10;
+export const SEC_TRIGGER: i32 = 11;
+export const SEC_COUNT: i32 = 12;
+
 // A case row: scenario slot (-1 none), first outage in outages[], branch count, generator count.
 export const CASE_SCEN: i32 = 0;
 export const CASE_OUT_START: i32 = 1;

@@ -33,13 +33,13 @@ import { QLimitLoop, QLIM_NONE, QLIM_INFEASIBLE } from './qLimits';
 import { BranchOutageCompensation } from './compensation';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, METHOD_DC, METHOD_FDXB } from '../abi';
 import {
-  SIN_NCASES, SIN_LIMIT, SIN_NMONBR, SIN_NMONBUS, SIN_NSCEN, SIN_NOUT, SIN_NCORR, SIN_HEADER, CASE_FIELDS, SCEN_FIELDS,
-  REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN, REC_MINV, REC_MAXV, REC_MAXLOAD,
-  REC_MINV_BUS, REC_MAXV_BUS, REC_MAXLOAD_BR, CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
-  SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR, SIN_ESTIMATE_SHARPEN, SIN_ESTIMATE_CHANGE, SIN_ESTIMATE_POINTS, SIN_NSGEN, REC_EST_STEP,
+  CASE_FIELDS, SCEN_FIELDS, REC_CODE, REC_ITER, REC_FIELDS, REC_NISL, REC_ISL_LOAD, REC_ISL_GEN,
+  CODE_ISLANDED, CODE_SLACK_LOST, CODE_QLIM_INFEASIBLE, SIN_QLIM, SIN_ISOLATE, SIN_WARM_PREVIOUS,
+  SIN_ESTIMATE_IT, SIN_ESTIMATE_REFACTOR, SIN_ESTIMATE_SHARPEN, SIN_ESTIMATE_CHANGE, SIN_ESTIMATE_POINTS, REC_EST_STEP,
   CASE_SCEN, CASE_OUT_START, CASE_NBR, CASE_NGEN, SCEN_SCALE, SCEN_CORR_START, SCEN_NCORR, SCEN_SGEN_START, SCEN_NSGEN,
-  CORR_BUS, CORR_DP, CORR_DQ, CORR_FIELDS, SGEN_GEN, SGEN_PG, SGEN_FIELDS, MON_BR_FIELDS, MON_BUS_FIELDS,
+  CORR_BUS, CORR_DP, CORR_DQ, CORR_FIELDS, SGEN_GEN, SGEN_PG, SGEN_FIELDS,
 } from './abi';
+import { StudySections } from './sections';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../abi';
 
 /** One study's state between its cases: the scratch sized for the base topology, the method and its
@@ -119,6 +119,21 @@ export class StudyWorkspace {
   private caseSaved: i32 = 0;
   private caseIterations: i32 = 0;
   private solveResult: SolveResult = new SolveResult();
+  // the run's buffers and network (set once by run(), read by every case): the packed network, the study buffer and
+  // its sections (./sections.ts), the packed sections' offsets, the solve options
+  readonly sections: StudySections = new StudySections();
+  private input: StaticArray<f64> = new StaticArray<f64>(0);
+  private s: StaticArray<f64> = new StaticArray<f64>(0);
+  private busOff: i32 = 0;
+  private brOff: i32 = 0;
+  private genOff: i32 = 0;
+  private ng: i32 = 0;
+  private vmOff: i32 = 0;                                       // the packed start point (BUS_VM0, BUS_VA0)
+  private vaOff: i32 = 0;
+  private baseMVA: f64 = 0.0;
+  private tol: f64 = 0.0;
+  private maxIt: i32 = 0;
+  private baseComponents: i32 = 0;                              // connected components of the intact network
 
   sizeScratch(topo: Topology, ng: i32): void {
     if (this.typedHash != topo.yHash) { this.typed = new Array<Topology>(); this.typedHash = topo.yHash; }
@@ -440,73 +455,66 @@ export class StudyWorkspace {
     this.branchesOnly = false;
     this.flows.input = this.dc ? input : null;
     this.flows.brOff = brOff;
-    const nCases = <i32>s[SIN_NCASES], limit = s[SIN_LIMIT];
-    const nMonBr = <i32>s[SIN_NMONBR], nMonBus = <i32>s[SIN_NMONBUS];
-    const nScen = <i32>s[SIN_NSCEN], nOut = <i32>s[SIN_NOUT], nCorr = <i32>s[SIN_NCORR];
-    const rateOff = SIN_HEADER, vminOff = rateOff + nl, vmaxOff = vminOff + nb;
-    const vgOff = vmaxOff + nb, monBrOff = vgOff + ng, monBusOff = monBrOff + nMonBr;
-    const caseOff = monBusOff + nMonBus, outOff = caseOff + CASE_FIELDS * nCases;
-    const scenOff = outOff + nOut, corrOff = scenOff + SCEN_FIELDS * nScen, sgenOff = corrOff + CORR_FIELDS * nCorr;
-    this.triggerOff = sgenOff + SGEN_FIELDS * <i32>s[SIN_NSGEN];
-    const monSize = MON_BR_FIELDS * nMonBr + MON_BUS_FIELDS * nMonBus;
+    const sec = this.sections;
+    sec.read(s, nb, nl, ng);
+    this.input = input; this.s = s;
+    this.busOff = busOff; this.brOff = brOff; this.genOff = genOff; this.ng = ng;
+    this.vmOff = busOff + BUS_VM0 * nb; this.vaOff = busOff + BUS_VA0 * nb;
+    this.baseMVA = baseMVA; this.tol = tol; this.maxIt = maxIt;
+    this.triggerOff = sec.trigger;
+    const nCases = sec.nCases;
 
-    this.results.begin(nCases, monSize);
+    this.results.begin(nCases, sec.monSize);
 
     // base injections, generator counts per bus, base connectivity
-    const pdOff = busOff + BUS_PD * nb, qdOff = busOff + BUS_QD * nb, vmOff = busOff + BUS_VM0 * nb, vaOff = busOff + BUS_VA0 * nb;
     for (let i = 0; i < nb; i++) { unchecked(this.gensAt[i] = 0); unchecked(this.types[i] = topo.type[i]); }
     for (let g = 0; g < ng; g++) { unchecked(this.genOut[g] = 0); unchecked(this.gensAt[<i32>input[genOff + g]]++); }
     for (let l = 0; l < nl; l++) unchecked(this.brOut[l] = 0);
-    const baseComponents = components(nb, nl, topo.f, topo.t, this.brOut, this.parent);
+    this.baseComponents = components(nb, nl, topo.f, topo.t, this.brOut, this.parent);
 
     // ---- the base case (record 0): start point of the packed network
-    this.setScenario(-1, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff);
+    this.setScenario(-1, sec);
     // an estimate starts from the AC base state: its base case is solved with Newton-Raphson as the AC study's is
     // (fast-decoupled need not converge there: case_ACTIVSg10k does not in 100 iterations)
     const fdCases = this.fd;
     if (this.estimateIt > 0) this.fd = false;
-    const baseOk = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, 0, s, rateOff, vminOff, vmaxOff, limit,
-      monBrOff, nMonBr, monBusOff, nMonBus, 0, false);
+    const baseOk = this.solveFromStart(topo, 0, 0, false, sec);
     this.fd = fdCases;
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
     if (!baseOk) this.estimateIt = 0;
     for (let i = 0; i < nb; i++) {
-      unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[vmOff + i]);
-      unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[vaOff + i]);
+      unchecked(this.baseVm[i] = baseOk ? topo.vm[i] : input[this.vmOff + i]);
+      unchecked(this.baseVa[i] = baseOk ? topo.va[i] : input[this.vaOff + i]);
     }
-    if (this.estimateIt > 0 && this.sharpenIt > 1) branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.baseLoad);
+    if (this.estimateIt > 0 && this.sharpenIt > 1) branchLoadings(topo, this.flows, this.brOut, s, sec.rate, baseMVA, this.baseLoad);
     if (this.estimateIt > 0 && this.fd) this.keepBaseStart(topo);
 
     let slot = -2;          // scenario slot whose injections are set
     let scenSolved = -2;    // scenario slot whose intact solution is in this.scenVm / this.scenVa
     for (let c = 0; c < nCases; c++) {
       const r = REC_FIELDS * (c + 1);
-      const d = caseOff + CASE_FIELDS * c;
-      const sc = <i32>unchecked(s[d + CASE_SCEN]), o0 = <i32>unchecked(s[d + CASE_OUT_START]);
-      const nBr = <i32>unchecked(s[d + CASE_NBR]), nGen = <i32>unchecked(s[d + CASE_NGEN]);
-      if (sc != slot) { this.setScenario(sc, input, s, pdOff, qdOff, genOff, ng, scenOff, corrOff, sgenOff); slot = sc; }
+      const d = sec.cases + CASE_FIELDS * c;
+      const sc = <i32>unchecked(s[d + CASE_SCEN]);
+      const nOut = <i32>unchecked(s[d + CASE_NBR]) + <i32>unchecked(s[d + CASE_NGEN]);
+      if (sc != slot) { this.setScenario(sc, sec); slot = sc; }
       this.results.clearRecord(r);
-      const mo = monSize * (c + 1);
-      if (nBr + nGen == 0) {
+      if (nOut == 0) {
         // a scenario on the intact network: like a power flow
-        const ok = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, r, s, rateOff, vminOff, vmaxOff, limit,
-          monBrOff, nMonBr, monBusOff, nMonBus, mo, this.warmPrevious && this.previousOk);
+        const ok = this.solveFromStart(topo, r, sec.monSize * (c + 1), this.warmPrevious && this.previousOk, sec);
         if (unchecked(this.results.records[r + REC_CODE]) == <f64>STATUS_CANCELLED) return c;
-        this.keepScenario(topo, input, ok, vmOff, vaOff);
+        this.keepScenario(topo, ok);
         this.previousOk = ok;
         scenSolved = sc;
       } else {
         if (sc >= 0 && scenSolved != sc) {
           // the contingencies of a scenario start from its intact solution
-          const ok = this.solveFromStart(topo, input, vmOff, vaOff, genOff, ng, baseMVA, tol, maxIt, -1, s, rateOff, vminOff, vmaxOff, limit,
-            monBrOff, nMonBr, monBusOff, nMonBus, -1, this.warmPrevious && this.previousOk);
-          this.keepScenario(topo, input, ok, vmOff, vaOff);
+          const ok = this.solveFromStart(topo, -1, -1, this.warmPrevious && this.previousOk, sec);
+          this.keepScenario(topo, ok);
           this.previousOk = ok;
           scenSolved = sc;
         }
-        const code = this.solveOutage(topo, input, s, o0, nBr, nGen, sc >= 0, busOff, brOff, genOff, ng, baseMVA, tol, maxIt, baseComponents,
-          r, rateOff, vminOff, vmaxOff, limit, monBrOff, nMonBr, monBusOff, nMonBus, mo);
+        const code = this.solveOutage(topo, c, sec);
         if (code == STATUS_CANCELLED) return c;
       }
       this.results.casesDone = c + 1;
@@ -515,7 +523,8 @@ export class StudyWorkspace {
     return nCases;
   }
 
-  keepScenario(topo: Topology, input: StaticArray<f64>, ok: bool, vmOff: i32, vaOff: i32): void {
+  keepScenario(topo: Topology, ok: bool): void {
+    const input = this.input, vmOff = this.vmOff, vaOff = this.vaOff;
     for (let i = 0; i < topo.nb; i++) {
       unchecked(this.scenVm[i] = ok ? topo.vm[i] : input[vmOff + i]);
       unchecked(this.scenVa[i] = ok ? topo.va[i] : input[vaOff + i]);
@@ -523,10 +532,11 @@ export class StudyWorkspace {
   }
 
   /** Loads and generation of scenario slot sc (-1: the packed network's). */
-  setScenario(sc: i32, input: StaticArray<f64>, s: StaticArray<f64>, pdOff: i32, qdOff: i32, genOff: i32, ng: i32,
-    scenOff: i32, corrOff: i32, sgenOff: i32): void {
+  setScenario(sc: i32, sec: StudySections): void {
     this.scheduledFor = null;
-    const nb = this.pd.length;
+    const input = this.input, s = this.s, genOff = this.genOff, ng = this.ng, nb = this.pd.length;
+    const pdOff = this.busOff + BUS_PD * nb, qdOff = this.busOff + BUS_QD * nb;
+    const scenOff = sec.scen, corrOff = sec.corr, sgenOff = sec.sgen;
     let scale = 1.0;
     if (sc >= 0) scale = unchecked(s[scenOff + SCEN_FIELDS * sc + SCEN_SCALE]);
     for (let i = 0; i < nb; i++) {
@@ -551,9 +561,9 @@ export class StudyWorkspace {
   }
 
   /** Solves the intact network from the packed start point; r < 0: no record. Returns converged. */
-  solveFromStart(topo: Topology, input: StaticArray<f64>, vmOff: i32, vaOff: i32, genOff: i32, ng: i32, baseMVA: f64,
-    tol: f64, maxIt: i32, r: i32, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64,
-    monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32, warm: bool): bool {
+  solveFromStart(topo: Topology, r: i32, mo: i32, warm: bool, sec: StudySections): bool {
+    const input = this.input, s = this.s, genOff = this.genOff, ng = this.ng, baseMVA = this.baseMVA;
+    const vmOff = this.vmOff, vaOff = this.vaOff;
     // from the packed start point, or (warm) from the previous scenario's solution kept in scenVm / scenVa
     const vm0 = warm ? this.scenVm : input, va0 = warm ? this.scenVa : input;
     const vmAt = warm ? 0 : vmOff, vaAt = warm ? 0 : vaOff;
@@ -561,29 +571,33 @@ export class StudyWorkspace {
       unchecked(topo.vm[i] = vm0[vmAt + i]); unchecked(topo.va[i] = va0[vaAt + i]);
       unchecked(this.types[i] = topo.type[i]);
     }
-    if (warm && this.qlim) this.holdSetPoints(topo, input, s, genOff, ng, SIN_HEADER + topo.nl + 2 * topo.nb);
+    if (warm && this.qlim) this.holdSetPoints(topo, input, s, genOff, ng, sec.vg);
     this.caseSaved = 0;
-    const st = this.solveLimited(topo, topo, input, s, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, tol, maxIt, 0, 0);
+    const st = this.solveLimited(topo, topo, input, s, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.tol, this.maxIt, 0, 0);
     const solved = this.caseTopo!;
     if (r >= 0) {
       this.results.clearRecord(r);
       unchecked(this.results.records[r + REC_CODE] = <f64>st);
       unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
-      if (st == STATUS_CONVERGED) caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r);
-      if (mo >= 0) monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, st == STATUS_CONVERGED, this.results.monitorValues, mo);
+      if (st == STATUS_CONVERGED) caseMetrics(solved, this.flows, this.brOut, s, sec, baseMVA, this.results, r);
+      if (mo >= 0) monitored(solved, this.flows, this.brOut, s, sec, baseMVA, st == STATUS_CONVERGED, this.results.monitorValues, mo);
     }
     if (solved !== topo) for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = solved.vm[i]); unchecked(topo.va[i] = solved.va[i]); }
     return st == STATUS_CONVERGED;
   }
 
 
-  /** One outage case into record r; returns its code. */
-  solveOutage(base: Topology, input: StaticArray<f64>, s: StaticArray<f64>, o0: i32, nBr: i32, nGen: i32, fromScenario: bool,
-    busOff: i32, brOff: i32, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, baseComponents: i32,
-    r: i32, rateOff: i32, vminOff: i32, vmaxOff: i32, limit: f64, monBrOff: i32, nMonBr: i32, monBusOff: i32, nMonBus: i32, mo: i32): i32 {
+  /** Outage case caseIndex of the chunk (its row in the cases section) into its record; returns its code. A scenario's
+   *  case starts from the scenario's intact solution (scenVm / scenVa), another from the base's. */
+  solveOutage(base: Topology, caseIndex: i32, sec: StudySections): i32 {
     const nb = base.nb, nl = base.nl;
-    const vgOff = SIN_HEADER + nl + 2 * nb;
-    const outOff = vgOff + ng + nMonBr + nMonBus + CASE_FIELDS * <i32>s[SIN_NCASES] + o0;
+    const input = this.input, s = this.s, busOff = this.busOff, brOff = this.brOff, genOff = this.genOff, ng = this.ng;
+    const baseMVA = this.baseMVA, rateOff = sec.rate, vgOff = sec.vg;
+    const r = REC_FIELDS * (caseIndex + 1), mo = sec.monSize * (caseIndex + 1);
+    const d = sec.cases + CASE_FIELDS * caseIndex;
+    const fromScenario = <i32>unchecked(s[d + CASE_SCEN]) >= 0;
+    const nBr = <i32>unchecked(s[d + CASE_NBR]), nGen = <i32>unchecked(s[d + CASE_NGEN]);
+    const outOff = sec.outages + <i32>unchecked(s[d + CASE_OUT_START]);
     for (let k = 0; k < nBr; k++) unchecked(this.brOut[<i32>s[outOff + k]] = 1);
     for (let k = 0; k < nGen; k++) unchecked(this.genOut[<i32>s[outOff + nBr + k]] = 1);
     let code = STATUS_CONVERGED;
@@ -606,7 +620,7 @@ export class StudyWorkspace {
     // (a single branch that is no bridge leaves every bus connected: no search)
     if (code == STATUS_CONVERGED && nBr > 0 && !(nBr == 1 && unchecked(this.bridge[<i32>s[outOff]]) == 0)) {
       const n = components(nb, nl, base.f, base.t, this.brOut, this.parent);
-      if (n > baseComponents) {
+      if (n > this.baseComponents) {
         code = CODE_ISLANDED;
         const cut = cutOff(nb, base.type, this.parent, this.mark);
         this.results.growIslands(this.results.islandCount + cut);
@@ -652,7 +666,7 @@ export class StudyWorkspace {
       this.caseFromBase = !fromScenario && !this.qlim;
       this.branchesOnly = nGen == 0 && !this.qlim;
       this.caseBranch = nBr == 1 && nGen == 0 && pinnedTopo === null ? <i32>unchecked(s[outOff]) : -1;
-      code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, tol, estimate ? this.estimateIt : maxIt, outOff, nBr);
+      code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, this.tol, estimate ? this.estimateIt : this.maxIt, outOff, nBr);
       this.caseBranch = -1;
       this.caseFromBase = false;
       this.branchesOnly = false;
@@ -671,7 +685,7 @@ export class StudyWorkspace {
       const screen = judged && estimate && this.sharpenIt > 1 && pinnedTopo === null;
       if (screen) loadings = this.prevLoad; // nearTrigger's: the first iterate's
       if (screen && this.nearTrigger(solved, s, rateOff, baseMVA)) {
-        code = this.sharpen(solved, s, rateOff, baseMVA, tol, r);
+        code = this.sharpen(solved, s, rateOff, baseMVA, this.tol, r);
         loadings = this.curLoad; // sharpen's: the state reached (sharpen swaps the two buffers)
         sharpened = code == STATUS_CONVERGED || code == STATUS_MAXIT;
         if (!sharpened) unchecked(this.results.records[r + REC_EST_STEP] = Infinity);
@@ -687,17 +701,17 @@ export class StudyWorkspace {
           listing.from = sharpened ? this.prevLoad : this.baseLoad;
           listing.extra = this.sharpenPoints + (sharpened ? unchecked(this.results.records[r + REC_EST_STEP]) : 0.0);
         }
-        caseMetrics(solved, this.flows, this.brOut, s, rateOff, vminOff, vmaxOff, limit, baseMVA, this.results, r,
+        caseMetrics(solved, this.flows, this.brOut, s, sec, baseMVA, this.results, r,
           sharpened ? this.prevLoad : null, this.sharpenChange, loadings, listing);
       }
-      monitored(solved, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, judgedNow, this.results.monitorValues, mo);
+      monitored(solved, this.flows, this.brOut, s, sec, baseMVA, judgedNow, this.results.monitorValues, mo);
       this.restoreYbus(solved, this.caseSaved);
       if (pinnedTopo !== null) {
         for (let i = 0; i < nb; i++) unchecked(pinnedTopo.pinned[i] = 0);
         pinnedTopo.anyPinned = false;
       }
     } else {
-      monitored(base, this.flows, this.brOut, s, rateOff, monBrOff, nMonBr, monBusOff, nMonBus, baseMVA, false, this.results.monitorValues, mo);
+      monitored(base, this.flows, this.brOut, s, sec, baseMVA, false, this.results.monitorValues, mo);
     }
     unchecked(this.results.records[r + REC_CODE] = <f64>code);
 

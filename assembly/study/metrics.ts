@@ -13,6 +13,7 @@ import {
   VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V, MON_BR_FIELDS, MON_BR_LOADING, MON_BUS_FIELDS, MON_BUS_VM, MON_BUS_VA,
 } from './abi';
 import { StudyResults } from './results';
+import { StudySections } from './sections';
 import { geti, getf, ptr } from '../sparse/raw';
 
 /** How a study's branch flows are computed: AC from the solved voltages (input null), or DC from the angles
@@ -73,9 +74,10 @@ export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticAr
  *  (an estimate that iterated on, ./loop.ts): a branch is listed when its loading plus `change` times its last
  *  step passes the limit, with the loading of the iterate before as the violation's limit field. `loadings`: the
  *  state's branch loadings already computed (branchLoadings), not computed again. */
-export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, vminOff: i32, vmaxOff: i32,
-  limit: f64, baseMVA: f64, res: StudyResults, r: i32, previous: StaticArray<f64> | null = null, change: f64 = 0.0,
+export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, sec: StudySections,
+  baseMVA: f64, res: StudyResults, r: i32, previous: StaticArray<f64> | null = null, change: f64 = 0.0,
   loadings: StaticArray<f64> | null = null, screen: ScreenListing | null = null): void {
+  const rateOff = sec.rate, vminOff = sec.vmin, vmaxOff = sec.vmax, limit = sec.limit;
   const rec = res.records;
   const nb = topo.nb, nl = topo.nl, vm = topo.vm;
   // de-energized buses (Topology.pinned) and the branches that touch them are left out, as a power
@@ -127,8 +129,9 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
 }
 
 /** The monitored values of a solved case into mon[o ..] (branches ×5, buses ×2); NaN when not converged. */
-export function monitored(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, monBrOff: i32, nMonBr: i32,
-  monBusOff: i32, nMonBus: i32, baseMVA: f64, converged: bool, mon: StaticArray<f64>, o: i32): void {
+export function monitored(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, sec: StudySections,
+  baseMVA: f64, converged: bool, mon: StaticArray<f64>, o: i32): void {
+  const rateOff = sec.rate, monBrOff = sec.monBr, nMonBr = sec.nMonBr, monBusOff = sec.monBus, nMonBus = sec.nMonBus;
   for (let q = 0; q < nMonBr; q++) {
     const l = <i32>unchecked(s[monBrOff + q]);
     const p = o + MON_BR_FIELDS * q;

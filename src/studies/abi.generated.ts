@@ -17,6 +17,19 @@ export const SIN_ESTIMATE_SHARPEN = 13;
 export const SIN_ESTIMATE_CHANGE = 14;
 export const SIN_ESTIMATE_POINTS = 15;
 export const SIN_HEADER = 16;
+export const SEC_RATE = 0;
+export const SEC_VMIN = 1;
+export const SEC_VMAX = 2;
+export const SEC_VG = 3;
+export const SEC_MON_BR = 4;
+export const SEC_MON_BUS = 5;
+export const SEC_CASES = 6;
+export const SEC_OUTAGES = 7;
+export const SEC_SCEN = 8;
+export const SEC_CORR = 9;
+export const SEC_SGEN = 10;
+export const SEC_TRIGGER = 11;
+export const SEC_COUNT = 12;
 export const CASE_SCEN = 0;
 export const CASE_OUT_START = 1;
 export const CASE_NBR = 2;
@@ -88,6 +101,22 @@ export const SIN = {
   ESTIMATE_CHANGE: SIN_ESTIMATE_CHANGE,
   ESTIMATE_POINTS: SIN_ESTIMATE_POINTS,
   HEADER: SIN_HEADER,
+} as const;
+
+export const SEC = {
+  RATE: SEC_RATE,
+  VMIN: SEC_VMIN,
+  VMAX: SEC_VMAX,
+  VG: SEC_VG,
+  MON_BR: SEC_MON_BR,
+  MON_BUS: SEC_MON_BUS,
+  CASES: SEC_CASES,
+  OUTAGES: SEC_OUTAGES,
+  SCEN: SEC_SCEN,
+  CORR: SEC_CORR,
+  SGEN: SEC_SGEN,
+  TRIGGER: SEC_TRIGGER,
+  COUNT: SEC_COUNT,
 } as const;
 
 export const REC = {

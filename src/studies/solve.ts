@@ -12,8 +12,8 @@ import { expandDcLines } from '../powerflow/dcline.js';
 import { DEFAULT_SOLVE_OPTIONS, type SolveOptions } from '../powerflow/types.js';
 import { studyCaseAt } from './plan.js';
 import {
-  CASE, CASE_FIELDS, CORR, MON_BR, MON_BUS, monitoredPerRecord, REC, SCEN, SCEN_FIELDS, SGEN, SIN, VIOL, VIOL_FIELDS,
-  type StudyWorkerResult,
+  CASE, CASE_FIELDS, CORR, MON_BR, MON_BUS, monitoredPerRecord, REC, SCEN, SCEN_FIELDS, SEC, SGEN, SIN, studySections, VIOL,
+  VIOL_FIELDS, type StudyWorkerResult,
 } from './abi.js';
 import { caseMetricsAt } from './rows.js';
 import { solveIslandedCases } from './islanded.js';
@@ -31,7 +31,7 @@ interface StudyNetwork {
   branchSlot: Int32Array;   // branch position -> internal index, -1 when not in the solve
   genSlot: Int32Array;      // generator position -> internal index
   busPos: Map<number, number>; // bus id -> position
-  /** the fixed sections: rateA, vmin, vmax, generator vg, monitored branches and buses */
+  /** the fixed sections, SEC.RATE to SEC.MON_BUS (rateA, vmin, vmax, generator vg, monitored branches and buses) */
   fixed: Float64Array;
 }
 
@@ -55,17 +55,22 @@ function studyNetwork(model: NetworkModel, plan: StudyPlan): StudyNetwork {
   const { nb, nl } = packed;
   const mb = plan.monitor.branches, mu = plan.monitor.buses;
   const ng = packed.ng;
-  const fixed = new Float64Array(nl + 2 * nb + ng + mb.length + mu.length);
-  for (let l = 0; l < nl; l++) fixed[l] = network.branches[packed.branchOrder[l]!]!.rate_a;
+  // where the fixed sections sit in any chunk's buffer of this plan, relative to the first
+  const header = new Float64Array(SIN.HEADER);
+  header[SIN.NMONBR] = mb.length;
+  header[SIN.NMONBUS] = mu.length;
+  const sec = studySections(header, nb, nl, ng);
+  const at = (k: number) => sec.start[k]! - sec.rate;
+  const fixed = new Float64Array(at(SEC.MON_BUS + 1));
+  for (let l = 0; l < nl; l++) fixed[at(SEC.RATE) + l] = network.branches[packed.branchOrder[l]!]!.rate_a;
   for (let i = 0; i < nb; i++) {
     const b = network.buses[packed.busOrder[i]!]!;
-    fixed[nl + i] = b.vmin;
-    fixed[nl + nb + i] = b.vmax;
+    fixed[at(SEC.VMIN) + i] = b.vmin;
+    fixed[at(SEC.VMAX) + i] = b.vmax;
   }
-  for (let g = 0; g < ng; g++) fixed[nl + 2 * nb + g] = network.generators[packed.genOrder[g]!]!.vg;
-  const monOff = nl + 2 * nb + ng;
-  mb.forEach((pos, q) => { fixed[monOff + q] = branchSlot[pos]!; });
-  mu.forEach((id, q) => { fixed[monOff + mb.length + q] = packed.busIndex[busPos.get(id)!]!; });
+  for (let g = 0; g < ng; g++) fixed[at(SEC.VG) + g] = network.generators[packed.genOrder[g]!]!.vg;
+  mb.forEach((pos, q) => { fixed[at(SEC.MON_BR) + q] = branchSlot[pos]!; });
+  mu.forEach((id, q) => { fixed[at(SEC.MON_BUS) + q] = packed.busIndex[busPos.get(id)!]!; });
   const sn = { packed, branchSlot, genSlot, busPos, fixed };
   studyNetworks.set(plan, { network: model, sn });
   return sn;
@@ -118,35 +123,42 @@ function encodeChunk(network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, s
     scen[e + SCEN.NSGEN] = sgen.length / SGEN.FIELDS - scen[e + SCEN.SGEN_START]!;
   }
   const fixed = sn.fixed;
-  // the estimate's per-branch triggers in internal order (layout: after sgen)
+  // the estimate's per-branch triggers in internal order (SEC.TRIGGER)
   const trigger = plan.estimateSharpen ? Float64Array.from(packed.branchOrder, (pos) => plan.estimateSharpen!.trigger[pos]!) : new Float64Array(0);
-  const buf = new Float64Array(SIN.HEADER + fixed.length + cases.length + outages.length + scen.length + corr.length + sgen.length + trigger.length);
-  buf[SIN.NCASES] = n;
-  buf[SIN.LIMIT] = plan.loadingLimitPercent;
-  buf[SIN.NMONBR] = plan.monitor.branches.length;
-  buf[SIN.NMONBUS] = plan.monitor.buses.length;
-  buf[SIN.NSCEN] = slots.size;
-  buf[SIN.NOUT] = outages.length;
-  buf[SIN.NCORR] = corr.length / CORR.FIELDS;
-  buf[SIN.NSGEN] = sgen.length / SGEN.FIELDS;
-  buf[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
-  buf[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
-  buf[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
-  buf[SIN.ESTIMATE_REFACTOR] = plan.estimateRefactor ? 1 : 0;
+  const header = new Float64Array(SIN.HEADER); // first: it sizes the sections
+  header[SIN.NCASES] = n;
+  header[SIN.LIMIT] = plan.loadingLimitPercent;
+  header[SIN.NMONBR] = plan.monitor.branches.length;
+  header[SIN.NMONBUS] = plan.monitor.buses.length;
+  header[SIN.NSCEN] = slots.size;
+  header[SIN.NOUT] = outages.length;
+  header[SIN.NCORR] = corr.length / CORR.FIELDS;
+  header[SIN.NSGEN] = sgen.length / SGEN.FIELDS;
+  header[SIN.QLIM] = plan.options.enforceQLimits ? 1 : 0;
+  header[SIN.WARM_PREVIOUS] = plan.warmStart === 'previous' ? 1 : 0;
+  header[SIN.ESTIMATE_IT] = plan.estimateIterations ?? 0;
+  header[SIN.ESTIMATE_REFACTOR] = plan.estimateRefactor ? 1 : 0;
   const sharpen = plan.estimateSharpen;
   if (sharpen) {
-    buf[SIN.ESTIMATE_SHARPEN] = sharpen.iterations;
-    buf[SIN.ESTIMATE_CHANGE] = sharpen.change;
-    buf[SIN.ESTIMATE_POINTS] = sharpen.points;
+    header[SIN.ESTIMATE_SHARPEN] = sharpen.iterations;
+    header[SIN.ESTIMATE_CHANGE] = sharpen.change;
+    header[SIN.ESTIMATE_POINTS] = sharpen.points;
   }
   // islanding isolate: the core solves splitting outages itself where it can (Newton, no Q limits); ./islanded.ts the rest
-  buf[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
-  let o = SIN.HEADER;
-  for (const part of [fixed, cases, outages, scen, corr, sgen, trigger]) {
-    buf.set(part, o);
-    o += part.length;
+  header[SIN.ISOLATE] = plan.islanding === 'isolate' ? 1 : 0;
+  const sec = studySections(header, packed.nb, packed.nl, packed.ng);
+  const study = new Float64Array(sec.end);
+  study.set(header, 0);
+  const parts: [number, ArrayLike<number>][] = [
+    [SEC.RATE, fixed], [SEC.CASES, cases], [SEC.OUTAGES, outages], [SEC.SCEN, scen], [SEC.CORR, corr], [SEC.SGEN, sgen], [SEC.TRIGGER, trigger],
+  ];
+  for (const [k, part] of parts) {
+    // fixed spans SEC.RATE .. SEC.MON_BUS; every other part is exactly its section
+    const last = k === SEC.RATE ? SEC.MON_BUS : k;
+    if (part.length !== sec.start[last + 1]! - sec.start[k]!) throw new Error(`study section ${k}: ${part.length} values for its length`);
+    study.set(part, sec.start[k]!);
   }
-  return buf;
+  return study;
 }
 
 function monitorPerCase(plan: StudyPlan): number {
