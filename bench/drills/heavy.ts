@@ -56,9 +56,22 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       } catch {
         // the process has gone
       }
+      // WebAssembly memories (the solver instances', PGlite's) are mappings V8 reserves with guard regions of
+      // several GB; their resident part is the memory in use. Other anonymous memory: JS heaps of all threads, malloc.
+      let wasm = 0;
+      try {
+        let size = 0;
+        for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+          const m = /^(Size|Rss):\s+(\d+) kB/.exec(line);
+          if (m?.[1] === 'Size') size = Number(m[2]);
+          else if (m && size >= 4 * 2 ** 20) wasm += Number(m[2]) / 1024;
+        }
+      } catch {
+        // the process has gone
+      }
       const mb = (x: number | undefined) => (x === undefined ? null : Math.round(x));
       return {
-        rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
+        rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), wasm_mb: Math.round(wasm), heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
         external_mb: mb(st?.external_mb), array_buffers_mb: mb(st?.array_buffers_mb),
       };
     };
