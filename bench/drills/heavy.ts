@@ -56,15 +56,21 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       } catch {
         // the process has gone
       }
-      // WebAssembly memories (the solver instances', PGlite's) are mappings V8 reserves with guard regions of
-      // several GB; their resident part is the memory in use. Other anonymous memory: JS heaps of all threads, malloc.
+      // WebAssembly memories (the solver instances', PGlite's): V8 reserves each with guard regions of several GB and
+      // makes the memory in use readable, which splits the reservation: a rw-p mapping followed by a ---p one of 4 GB
+      // or more. Their resident size is the memories' share; the rest of RssAnon is JS heaps of all threads and malloc.
       let wasm = 0;
       try {
-        let size = 0;
+        const maps: { start: number; end: number; perms: string; rss: number }[] = [];
         for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
-          const m = /^(Size|Rss):\s+(\d+) kB/.exec(line);
-          if (m?.[1] === 'Size') size = Number(m[2]);
-          else if (m && size >= 4 * 2 ** 20) wasm += Number(m[2]) / 1024;
+          const h = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+          if (h) maps.push({ start: Number.parseInt(h[1], 16), end: Number.parseInt(h[2], 16), perms: h[3], rss: 0 });
+          const r = /^Rss:\s+(\d+) kB/.exec(line);
+          if (r && maps.length) maps[maps.length - 1].rss = Number(r[1]);
+        }
+        for (let i = 0; i + 1 < maps.length; i++) {
+          const [a, b] = [maps[i], maps[i + 1]];
+          if (a.perms === 'rw-p' && b.perms === '---p' && a.end === b.start && b.end - b.start >= 4 * 2 ** 30) wasm += a.rss / 1024;
         }
       } catch {
         // the process has gone
