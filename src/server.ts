@@ -22,7 +22,11 @@ async function main() {
     process.on('message', (m: { type?: string }) => {
       if (m?.type !== 'gridops.stats') return;
       const mem = process.memoryUsage();
-      process.send?.({ type: 'gridops.stats', rss_mb: mem.rss / 2 ** 20, heap_used_mb: mem.heapUsed / 2 ** 20, loop_delay_p99_ms: delay.percentile(99) / 1e6, loop_delay_max_ms: delay.max / 1e6 });
+      // external and array_buffers: the main thread's off-heap share (Buffers, transferred results); the rest of the RSS
+      // is the worker threads' heaps and wasm memories (solver, PGlite), which this thread cannot see.
+      process.send?.({ type: 'gridops.stats', rss_mb: mem.rss / 2 ** 20, heap_used_mb: mem.heapUsed / 2 ** 20, heap_total_mb: mem.heapTotal / 2 ** 20,
+        external_mb: mem.external / 2 ** 20, array_buffers_mb: mem.arrayBuffers / 2 ** 20,
+        loop_delay_p99_ms: delay.percentile(99) / 1e6, loop_delay_max_ms: delay.max / 1e6 });
       delay.reset();
     });
     process.channel?.unref(); // after the listener, which would ref it again

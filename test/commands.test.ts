@@ -3,6 +3,7 @@
 // (finding 9a), and the narrow rate-limit bypass of emergency_shutdown (finding 4).
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { deflateSync, inflateSync } from 'node:zlib';
 import { MODES, startTestApp, testConfig, json, type TestApp } from './helpers/app.js';
 import WebSocket from 'ws';
 import { adminHeaders, createUser, loginAs, tokenFor } from './helpers/auth.js';
@@ -73,7 +74,9 @@ for (const mode of MODES) {
       const a = await agent({ network_id: net });
       const p = json(await cmd(a.id, { command: 'switch_branch', params: { index: 3, state: 'open' } })).data;
       // The stored model breaks between the two steps (as a faulty migration or a disk error could do it).
-      await app.services.db.query(`UPDATE network_versions SET model = jsonb_set(model, '{branches}', 'null') WHERE network_id = $1`, [net]);
+      const { rows: [v] } = await app.services.db.query<{ model_z: Uint8Array }>('SELECT model_z FROM network_versions WHERE network_id = $1', [net]);
+      const broken = { ...JSON.parse(inflateSync(v.model_z).toString()), branches: null };
+      await app.services.db.query('UPDATE network_versions SET model_z = $2 WHERE network_id = $1', [net, deflateSync(JSON.stringify(broken))]);
       await sleep(110);
       const r = await cmd(a.id, { command: 'switch_branch', params: { index: 3, state: 'open', confirmation_token: p.result.confirmation_token } }, second);
       const e = err(r, 500, 'INTERNAL_ERROR');

@@ -4,6 +4,7 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { inflateSync } from 'node:zlib';
 import { MODES, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
@@ -275,6 +276,29 @@ for (const mode of MODES) {
       assert.equal(post.statusCode, 400);
       assert.equal(json(post).error.code, 'INVALID_REQUEST');
       assert.match(json(post).error.message, /body is empty/);
+    });
+
+    it('stores versions deflated (model_z, bus_ids) and still reads a version stored as jsonb before migration 019', async () => {
+      const id = json(await call('POST', '/api/v1/networks', tiny('stored'))).data.id;
+      const before = json(await call('GET', `/api/v1/networks/${id}`)).data;
+      const db = app.services.db;
+      const { rows: [v] } = await db.query<{ model: unknown; model_z: Uint8Array | null; bus_ids: number[] | null }>(
+        'SELECT model, model_z, bus_ids FROM network_versions WHERE network_id = $1', [id]);
+      assert.equal(v.model, null, 'no jsonb copy of the model');
+      assert.ok(v.model_z && v.model_z.length > 0);
+      assert.deepEqual(v.bus_ids, [1, 2, 3]);
+      // A row as written before 019: the jsonb model only.
+      const legacy = JSON.parse(inflateSync(v.model_z).toString('utf8'));
+      await db.query('UPDATE network_versions SET model = $2::jsonb, model_z = NULL, bus_ids = NULL WHERE network_id = $1', [id, JSON.stringify(legacy)]);
+      const after = json(await call('GET', `/api/v1/networks/${id}`)).data;
+      assert.deepEqual(after.buses, before.buses);
+      assert.deepEqual(after.branches, before.branches);
+      // The device placement check reads both forms.
+      assert.equal((await call('POST', '/api/v1/devices', { name: 'legacy-pv', type: 'PV', network_id: id, bus: 2 })).statusCode, 201);
+      assert.equal((await call('POST', '/api/v1/devices', { name: 'legacy-x', type: 'PV', network_id: id, bus: 9 })).statusCode, 422);
+      await call('PUT', `/api/v1/networks/${id}`, tiny('stored'));
+      assert.equal((await call('POST', '/api/v1/devices', { name: 'new-pv', type: 'PV', network_id: id, bus: 3 })).statusCode, 201);
+      assert.equal((await call('POST', '/api/v1/devices', { name: 'new-x', type: 'PV', network_id: id, bus: 9 })).statusCode, 422);
     });
 
     it('deletes a network', async () => {

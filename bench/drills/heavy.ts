@@ -46,6 +46,41 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         return 0;
       }
     };
+    // The RSS's breakdown (issue #35): the main thread's heap and off-heap parts, and, from /proc, the anonymous
+    // mappings (worker heaps, wasm memories of the solver and of PGlite) against file-backed ones.
+    const breakdown = async () => {
+      const st = await server!.stats().catch(() => null);
+      let anon = 0;
+      try {
+        anon = Number(/RssAnon:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
+      } catch {
+        // the process has gone
+      }
+      // WebAssembly memories (the solver instances', PGlite's): V8 reserves each with guard regions of several GB and
+      // makes the memory in use readable, which splits the reservation: a rw-p mapping followed by a ---p one of 4 GB
+      // or more. Their resident size is the memories' share; the rest of RssAnon is JS heaps of all threads and malloc.
+      let wasm = 0;
+      try {
+        const maps: { start: number; end: number; perms: string; rss: number }[] = [];
+        for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
+          const h = /^([0-9a-f]+)-([0-9a-f]+) (\S+)/.exec(line);
+          if (h) maps.push({ start: Number.parseInt(h[1], 16), end: Number.parseInt(h[2], 16), perms: h[3], rss: 0 });
+          const r = /^Rss:\s+(\d+) kB/.exec(line);
+          if (r && maps.length) maps[maps.length - 1].rss = Number(r[1]);
+        }
+        for (let i = 0; i + 1 < maps.length; i++) {
+          const [a, b] = [maps[i], maps[i + 1]];
+          if (a.perms === 'rw-p' && b.perms === '---p' && a.end === b.start && b.end - b.start >= 4 * 2 ** 30) wasm += a.rss / 1024;
+        }
+      } catch {
+        // the process has gone
+      }
+      const mb = (x: number | undefined) => (x === undefined ? null : Math.round(x));
+      return {
+        rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), wasm_mb: Math.round(wasm), heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
+        external_mb: mb(st?.external_mb), array_buffers_mb: mb(st?.array_buffers_mb),
+      };
+    };
     const t = new Tally();
     const jsonOf = (h: Record<string, string>) => ({ ...h, 'content-type': 'application/json' });
     const login = async (username: string, password: string) =>
@@ -188,6 +223,8 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
     (globalThis as { gc?: () => void }).gc?.();
     await sleep(opts.pauseMs ?? 10_000);
     const rssStart = rss();
+    const memStart = await breakdown();
+    let memPeak = memStart;
     await probed('next'); // from here on
     const rows: Record<string, unknown>[] = [];
     let fivexx = 0;
@@ -200,6 +237,8 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       const t0 = Date.now();
       const statuses = await k.run();
       clearInterval(timer);
+      const m = await breakdown();
+      if (m.rss_mb > memPeak.rss_mb) memPeak = m;
       const current = await probed('next');
       const bad = statuses.filter((s) => s >= 500 || s === 0).length;
       fivexx += bad;
@@ -219,6 +258,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
     const probe5xx = Object.entries(last.statuses).reduce((n, [s, c]) => n + (Number(s) >= 500 || Number(s) === 0 ? c : 0), 0);
     await sleep(opts.pauseMs ?? 10_000); // the idle collection (src/lib/idleCollect.ts) and the recycled solver instances
     const rssEnd = rss();
+    const memEnd = await breakdown();
     return {
       drill: 'heavy',
       submitted: kinds.length * 2,
@@ -231,6 +271,8 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         rss_start_mb: Math.round(rssStart),
         rss_peak_mb: Math.max(...rows.map((r) => r.rss_peak_mb as number)),
         rss_end_mb: Math.round(rssEnd),
+        // memory_peak: after the kind whose end showed the highest RSS (the breakdown is not sampled every 250 ms)
+        memory: { start: memStart, peak: memPeak, end: memEnd },
         alive: server.proc.exitCode === null,
         kinds: rows,
       },

@@ -8,6 +8,7 @@ import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import type { NetworkInput, NetworkModel } from './networkModel.js';
 import { checkModel, type CheckedModel } from './networkCheck.js';
+import { decodeModel, encodeModel, type ModelBlob } from './modelBlob.js';
 import { islandSummaries, validateTopology } from './networkValidation.js';
 import { opfFieldIssues } from '../opf/costs.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
@@ -59,7 +60,8 @@ export function summary(r: NetworkRow): NetworkSummary {
   };
 }
 
-async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
+async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, blob: ModelBlob,
+  status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
   await checkNetworkQuota(s, q, caller.tenantId);
   const id = newId('net');
   const { rows } = await q.query<NetworkRow>(
@@ -68,7 +70,7 @@ async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: N
     [id, caller.tenantId, model.name, model.description, model.base_kv, model.base_mva, status, JSON.stringify(model.tags),
       model.buses.length, model.branches.length, model.generators.length, model.loads.length],
   );
-  await q.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, 1, $2)', [id, JSON.stringify(model)]);
+  await q.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, 1, $2, $3)', [id, blob.z, blob.busIds]);
   const event = await insertEvent(q, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.created', networkId: id, payload: { network_id: id, kind: 'created', changes: { name: model.name, bus_count: model.buses.length }, actor: caller.actor.id } });
   return { net: summary(rows[0]), event };
 }
@@ -79,7 +81,9 @@ export async function createNetwork(s: Services, caller: Caller, input: NetworkI
 
 /** Stores a model that passed checkModel (an import checks it on its reader thread). */
 export async function storeNetwork(s: Services, caller: Caller, model: CheckedModel, status: 'draft' | 'ready' = 'ready'): Promise<NetworkSummary> {
-  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, status));
+  // Compressed before the transaction: a large model's deflate must not hold PGlite's single connection.
+  const blob = await encodeModel(model);
+  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, blob, status));
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
   return net;
@@ -175,9 +179,10 @@ export async function getNetworkSummary(s: Services, caller: Caller, id: string)
 }
 
 export async function loadVersion(q: Queryable, networkId: string, version: number): Promise<NetworkModel> {
-  const { rows } = await q.query<{ model: NetworkModel }>('SELECT model FROM network_versions WHERE network_id = $1 AND version = $2', [networkId, version]);
+  const { rows } = await q.query<{ model: NetworkModel | null; model_z: Uint8Array | null }>(
+    'SELECT model, model_z FROM network_versions WHERE network_id = $1 AND version = $2', [networkId, version]);
   if (!rows[0]) throw new AppError('NOT_FOUND', `network ${networkId} version ${version} no longer exists`);
-  return rows[0].model;
+  return decodeModel(rows[0]);
 }
 
 /** A network's detail, cached like list pages (same generation: any change of the tenant's networks or their locks). */
@@ -206,6 +211,8 @@ function assertMutable(row: NetworkRow, action: string) {
 
 export async function updateNetwork(s: Services, caller: Caller, id: string, input: NetworkInput & { status?: 'draft' | 'ready' | 'archived' }): Promise<NetworkSummary> {
   const model = checkModel(input);
+  // Compressed before the transaction: a large model's deflate must not hold PGlite's single connection.
+  const blob = await encodeModel(model);
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     assertMutable(row, 'update');
@@ -213,7 +220,7 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
       throw new AppError('CONFLICT', `network ${id} is archived (read-only); send status "ready" or "draft" in the update to restore it`, { network_id: id, status: 'archived' });
     }
     const version = row.version + 1;
-    await tx.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, $2, $3)', [id, version, JSON.stringify(model)]);
+    await tx.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, $2, $3, $4)', [id, version, blob.z, blob.busIds]);
     const { rows } = await tx.query<NetworkRow>(
       `UPDATE networks SET name=$3, description=$4, base_kv=$5, base_mva=$6, tags=$7, bus_count=$8, branch_count=$9, generator_count=$10, load_count=$11,
          version=$12, status=$13, updated_at=now() WHERE id=$1 AND tenant_id=$2 RETURNING *, false AS busy`,
@@ -235,6 +242,7 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
  */
 export async function saveModelVersion(s: Services, caller: Caller, id: string, expectedVersion: number, model: NetworkModel,
   change: Record<string, unknown>, opts: { asWrite?: boolean } = {}): Promise<NetworkSummary> {
+  const blob = await encodeModel(model);
   const result = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     if (opts.asWrite) {
@@ -246,7 +254,7 @@ export async function saveModelVersion(s: Services, caller: Caller, id: string, 
     }
     if (row.version !== expectedVersion) throw new AppError('CONFLICT', `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`, { network_id: id, version: row.version });
     const version = row.version + 1;
-    await tx.query('INSERT INTO network_versions (network_id, version, model) VALUES ($1, $2, $3)', [id, version, JSON.stringify(model)]);
+    await tx.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, $2, $3, $4)', [id, version, blob.z, blob.busIds]);
     const { rows } = await tx.query<NetworkRow>(`UPDATE networks SET version=$2, updated_at=now() WHERE id=$1 RETURNING *, false AS busy`, [id, version]);
     const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: String(change.kind ?? 'network.changed'), networkId: id, payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id } });
     return { net: summary(rows[0]), event };

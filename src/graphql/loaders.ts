@@ -15,6 +15,7 @@ import type { ActionRow } from '../domain/commands/actions.js';
 import { summary, type NetworkRow } from '../domain/networks.js';
 import type { BranchResult } from '../schemas/powerflowResult.js';
 import { decodeResultValues } from '../powerflow/resultValues.js';
+import { decodeModel } from '../domain/modelBlob.js';
 import { BatchLoader } from './batch.js';
 
 export interface ModelIndex {
@@ -100,12 +101,12 @@ export function createLoaders(s: Pick<Services, 'db' | 'models'>, caller: Caller
     }
     if (missing.length > 0) {
       // The refs come from tenant-scoped network rows; the join re-checks the tenant anyway.
-      const { rows } = await s.db.query<{ network_id: string; version: number; model: NetworkModel }>(
-        `SELECT v.network_id, v.version, v.model FROM network_versions v JOIN networks n ON n.id = v.network_id
+      const { rows } = await s.db.query<{ network_id: string; version: number; model: NetworkModel | null; model_z: Uint8Array | null }>(
+        `SELECT v.network_id, v.version, v.model, v.model_z FROM network_versions v JOIN networks n ON n.id = v.network_id
          WHERE n.tenant_id = $1 AND (v.network_id, v.version) IN (SELECT * FROM unnest($2::text[], $3::int[]))`,
         [tenant, missing.map((r) => r.id), missing.map((r) => r.version)]);
       for (const r of rows) {
-        found.set(`${r.network_id}@${r.version}`, s.models.put(r.network_id, r.version, r.model));
+        found.set(`${r.network_id}@${r.version}`, s.models.put(r.network_id, r.version, await decodeModel(r)));
       }
     }
     return refs.map((r) => found.get(refKey(r)) ?? null);

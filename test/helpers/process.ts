@@ -34,6 +34,9 @@ export interface GridopsProcess {
 export interface ProcessStats {
   rss_mb: number;
   heap_used_mb: number;
+  heap_total_mb?: number;
+  external_mb?: number;
+  array_buffers_mb?: number;
   loop_delay_p99_ms: number;
   loop_delay_max_ms: number;
 }
