@@ -13,6 +13,7 @@ const FLOAT_COLUMNS = [
   ['study_cases', 'monitored'],
   ['sensitivity_rows', 'row_values'],
   ['network_versions', 'layout'],
+  ['network_versions', 'model_z'],
 ];
 
 for (const mode of MODES) {
