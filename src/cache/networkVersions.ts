@@ -8,6 +8,7 @@
 // generation check), so a read begun before a commit cannot put the old version back after it. In another
 // process the entry is gone when the notice arrives: a request reaching that process in the same
 // millisecond as the write may still use the version it had read, as if it had come just before the write.
+// Should a notice be lost (Redis unreachable at that moment), an entry is read again after maxAgeMs anyway.
 import type { NetworkStateReader } from '../domain/networks.js';
 import type { SecurityState } from '../security/context.js';
 import { broadcast } from '../security/context.js';
@@ -22,19 +23,19 @@ export interface NetworkStateMemo extends NetworkStateReader {
 }
 
 /** The memo over `reader`, bounded at `maxEntries` (cleared whole when full: entries are one statement to refill). */
-export function memoNetworkStates(reader: NetworkStateReader, maxEntries = 10_000): NetworkStateMemo {
-  const held = new Map<string, State & { tenantId: string }>();
+export function memoNetworkStates(reader: NetworkStateReader, maxEntries = 10_000, maxAgeMs = 5_000): NetworkStateMemo {
+  const held = new Map<string, State & { tenantId: string; at: number }>();
   let generation = 0;
   return {
     async add(key) {
       const hit = held.get(key.id);
-      if (hit) return hit.tenantId === key.tenantId ? { status: hit.status, version: hit.version } : undefined;
+      if (hit && performance.now() - hit.at < maxAgeMs) return hit.tenantId === key.tenantId ? { status: hit.status, version: hit.version } : undefined;
       const seen = generation;
       const state = await reader.add(key);
       // Unknown networks are not kept: a network created later gets its first read.
       if (state && seen === generation) {
         if (held.size >= maxEntries) held.clear();
-        held.set(key.id, { status: state.status, version: state.version, tenantId: key.tenantId });
+        held.set(key.id, { status: state.status, version: state.version, tenantId: key.tenantId, at: performance.now() });
       }
       return state;
     },

@@ -212,7 +212,8 @@ export class DirectRuns {
     for (const f of items) if (f.status === 'completed') newestOf.set(f.task.network_id, f);
     const quiet = new Set<string>();
     for (const f of newestOf.values()) {
-      if (f.model && isQuietResult({ ...f.task, status: f.status, result: f.result as unknown as Record<string, unknown> | null }, f.model)) quiet.add(f.task.id);
+      const done = { ...f.task, status: f.status, result: f.result as unknown as Record<string, unknown> | null };
+      if (f.model && isQuietResult(done, f.model)) quiet.add(f.task.id);
     }
     const judge = quietJudgementSql('$4::jsonb', 't', '$5');
     const judgeIn = items.filter((f) => quiet.has(f.task.id)).map((f) => ({ task_id: f.task.id, network_id: f.task.network_id, tenant_id: f.task.tenant_id }));
