@@ -24,6 +24,7 @@ import { startResultRetention } from './domain/resultStorage.js';
 import { createNetworkStateReader } from './domain/networks.js';
 import { createSecurity, closeSecurity } from './security/state.js';
 import { createAuditWriter } from './security/audit.js';
+import { memoNetworkStates, listenNetworkNotices } from './cache/networkVersions.js';
 import { createDenialCounter, flushDenials, stopDenials } from './security/denials.js';
 import { createConnectionRegistry } from './security/connections.js';
 import { startSweeper } from './security/quotas.js';
@@ -84,7 +85,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     security,
     audit: createAuditWriter(core.db),
     denials: createDenialCounter(),
-    networkStates: createNetworkStateReader(core.db),
+    networkStates: memoNetworkStates(createNetworkStateReader(core.db)),
     tasks: new TaskScheduler(() => services, transport),
     taskLifecycle: createTaskLifecycle(() => services),
     eventRetention: startEventRetention(core), // periodic purge of old events (docs/events.md)
@@ -96,6 +97,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask, sensitivities: runSensitivitiesTask,
       state_estimation: runStateEstimationTask },
   };
+  listenNetworkNotices(security, services.networkStates); // other processes' network writes
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)
   return services;
 }

@@ -15,7 +15,7 @@ import type { ModelStore } from './cache/modelStore.js';
 import type { SecurityState } from './security/context.js';
 import type { AuditWriter } from './security/audit.js';
 import type { DenialCounter } from './security/denials.js';
-import type { NetworkStateReader } from './domain/networks.js';
+import type { NetworkStateMemo } from './cache/networkVersions.js';
 import type { EventRetention } from './domain/eventHistory.js';
 import type { ResultRetention } from './domain/resultStorage.js';
 import type { RealtimeHub } from './realtime/hub.js';
@@ -45,8 +45,8 @@ export interface Services extends ServiceCore {
   audit: AuditWriter;
   /** Rate-limit refusals counted in memory and written in aggregate (src/security/denials.ts). */
   denials: DenialCounter;
-  /** Batched reads of network status and version for power-flow submissions (src/domain/networks.ts). */
-  networkStates: NetworkStateReader;
+  /** Network status and version for power-flow submissions: a memo over batched reads (src/cache/networkVersions.ts). */
+  networkStates: NetworkStateMemo;
   /** The per-tenant FIFO queue: submission and dispatch (src/queue/scheduler.ts). */
   tasks: TaskScheduler;
   /** Batched claims and finishes of executed tasks (src/queue/execute.ts). */

@@ -245,6 +245,37 @@ function constraintEvent(
  * A result that violates nothing, judged in one statement: its evaluation is recorded (unless the network is gone
  * or a newer result was judged) and the answer says whether alarms of the network are open, to be cleared.
  */
+/** Whether a finished power flow violates nothing (converged, no condition): its judgement is then one statement's part. */
+export function isQuietResult(task: TaskRow, model: NetworkModel): boolean {
+  const result = task.result as ResultLike | null;
+  return task.status === 'completed' && !!result && result.status === 'converged' && powerFlowConditions(model, { ...result, task_id: task.id }).length === 0;
+}
+
+/**
+ * judgeQuietResult's work as parts of a caller's statement (the direct runs' records, src/queue/direct.ts): CTEs
+ * `jq` (the quiet results given as `param`, a jsonb array of { task_id, network_id, tenant_id }, joined to
+ * `tasksCte`'s RETURNING id, seq, whose networks exist) and `jf` (their evaluations recorded, unless a newer one
+ * was), and the select-list items `judged_fresh` and `judged_open` (network ids; the open ones to clear with
+ * evaluatePowerFlowAlarms(..., { judged: true })). `typesParam` holds POWERFLOW_ALARM_TYPES.
+ */
+export function quietJudgementSql(param: string, tasksCte: string, typesParam: string): { ctes: string; select: string } {
+  return {
+    ctes: `jq AS (
+         SELECT x.network_id, x.tenant_id, tq.seq FROM jsonb_to_recordset(${param}) AS x(task_id text, network_id text, tenant_id text)
+         JOIN ${tasksCte} tq ON tq.id = x.task_id
+         WHERE EXISTS (SELECT 1 FROM networks n WHERE n.id = x.network_id AND n.tenant_id = x.tenant_id)),
+       jf AS (
+         INSERT INTO alarm_evaluations (network_id, task_seq) SELECT network_id, seq FROM jq
+         ON CONFLICT (network_id) DO UPDATE SET task_seq = EXCLUDED.task_seq, evaluated_at = now() WHERE alarm_evaluations.task_seq < EXCLUDED.task_seq
+         RETURNING network_id)`,
+    select: `(SELECT jsonb_agg(jf.network_id) FROM jf) AS judged_fresh,
+       (SELECT jsonb_agg(DISTINCT a.network_id) FROM alarms a JOIN jq ON a.network_id = jq.network_id AND a.tenant_id = jq.tenant_id
+        WHERE a.status <> 'cleared' AND a.type = ANY(${typesParam}::text[])) AS judged_open`,
+  };
+}
+
+export const POWERFLOW_ALARM_TYPES: readonly string[] = POWERFLOW_TYPES;
+
 async function judgeQuietResult(db: Queryable, task: TaskRow): Promise<'network deleted' | 'a newer result was already judged' | 'open alarms' | undefined> {
   const { rows } = await db.query<{ net: boolean; fresh: boolean; open: boolean }>(
     `WITH net AS (SELECT id FROM networks WHERE id = $1 AND tenant_id = $2),
@@ -273,13 +304,15 @@ export async function evaluatePowerFlowAlarms(
   task: TaskRow,
   resultArg?: Record<string, unknown> | null,
   modelArg?: NetworkModel,
+  opts: { judged?: boolean } = {},
 ): Promise<{ raised: number; cleared: number; skipped?: string }> {
   const result = (resultArg ?? task.result) as ResultLike | null;
   if (task.status !== 'completed' || !result || result.status !== 'converged') return { raised: 0, cleared: 0, skipped: 'not converged' };
   // Most results violate nothing and most networks have no open alarm: then one statement records the
   // evaluation (a transaction of five was most of a synchronous power flow's database time, issue 36).
-  let judged = false;
-  if (modelArg && powerFlowConditions(modelArg, { ...result, task_id: task.id }).length === 0) {
+  // judged: the caller's statement recorded it already (quietJudgementSql) and found alarms to clear.
+  let judged = opts.judged ?? false;
+  if (!judged && modelArg && powerFlowConditions(modelArg, { ...result, task_id: task.id }).length === 0) {
     const quiet = await judgeQuietResult(s.db, task);
     if (quiet !== 'open alarms') return { raised: 0, cleared: 0, ...(quiet ? { skipped: quiet } : {}) };
     judged = true; // alarms to clear: the evaluation below, as the result already judged

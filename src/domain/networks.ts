@@ -18,6 +18,7 @@ import { Where } from '../db/where.js';
 import type { Static } from '@sinclair/typebox';
 import type { NetworkListQuery as NetworkListQuerySchema } from '../schemas/networks.js';
 import type { BatchResult as BatchResultSchema } from '../schemas/common.js';
+import { networkWritten } from '../cache/networkVersions.js';
 
 export type { NetworkStatus };
 
@@ -230,6 +231,7 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
     const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.updated', networkId: id, payload: { network_id: id, kind: 'updated', changes: { version, status: rows[0].status }, actor: caller.actor.id } });
     return { net: summary(rows[0]), event };
   });
+  await networkWritten(s, id);
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [result.event]);
   return result.net;
@@ -259,6 +261,7 @@ export async function saveModelVersion(s: Services, caller: Caller, id: string, 
     const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: String(change.kind ?? 'network.changed'), networkId: id, payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id } });
     return { net: summary(rows[0]), event };
   });
+  await networkWritten(s, id);
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [result.event]);
   return result.net;
@@ -275,6 +278,7 @@ async function deleteInTx(tx: Queryable, caller: Caller, id: string): Promise<St
 
 export async function deleteNetwork(s: Services, caller: Caller, id: string): Promise<void> {
   const event = await s.db.transaction((tx) => deleteInTx(tx, caller, id));
+  await networkWritten(s, id);
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
 }

@@ -1,6 +1,6 @@
 // Notices between the API processes of one deployment about security state that
 // each process caches: revoked refresh families (their access tokens stop working
-// at once, open connections using them close), revoked API keys, changed tenant quotas. In-process without Redis;
+// at once, open connections using them close), revoked API keys, changed tenant quotas, written networks. In-process without Redis;
 // Redis pub/sub on <prefix>:security otherwise (own connections: the event bus
 // carries client-visible events only).
 import { EventEmitter } from 'node:events';
@@ -14,6 +14,8 @@ export type SecurityNotice =
   | { kind: 'user_revoked'; user: string; families: string[]; until: number; reason: RevocationReason }
   | { kind: 'api_key_revoked'; hash: string }
   | { kind: 'quota_changed'; tenant: string }
+  /** A network's version or status was written (src/cache/networkVersions.ts). */
+  | { kind: 'network_changed'; network: string }
   | { kind: 'keys_changed' };
 
 export interface SecurityChannel {
