@@ -5,23 +5,9 @@ import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
+import { threeBusNetwork } from './helpers/networks.js';
 
-const tiny = (name: string, extra: Record<string, unknown> = {}) => ({
-  name,
-  buses: [
-    { id: 1, type: 'slack', v: 1.02 },
-    { id: 2, type: 'pq' },
-    { id: 3, type: 'pv', v: 1.01 },
-  ],
-  branches: [
-    { from: 1, to: 2, r: 0.01, x: 0.1, b: 0.02, rate_a: 100 },
-    { from: 2, to: 3, r: 0.02, x: 0.2 },
-    { from: 1, to: 3, r: 0.01, x: 0.15 },
-  ],
-  generators: [{ bus: 1, mw: 0, vg: 1.02 }, { bus: 3, mw: 40, vg: 1.01 }],
-  loads: [{ bus: 2, mw: 80, mvar: 20 }],
-  ...extra,
-});
+const tiny = threeBusNetwork;
 
 type Inject = (method: string, url: string, body?: unknown) => Promise<{ statusCode: number; body: string }>;
 
