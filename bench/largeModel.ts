@@ -45,7 +45,9 @@ async function probed<T>(label: string, f: () => Promise<T>): Promise<T> {
 
 for (let round = 1; round <= 2; round++) {
   const id = await probed(`import #${round}`, async () => {
-    const r = await app.app!.inject({ method: 'POST', url: '/api/v1/networks/import?format=matpower', headers: { ...h, 'content-type': 'text/plain' }, payload: text });
+    const r = await app.app!.inject({
+      method: 'POST', url: '/api/v1/networks/import?format=matpower', headers: { ...h, 'content-type': 'text/plain' }, payload: text,
+    });
     if (r.statusCode !== 201) throw new Error(`import: ${r.statusCode} ${r.body}`);
     return json(r).data.id as string;
   });
@@ -71,5 +73,6 @@ const blob = await probed('deflate (libuv pool)', () => encodeModel(model));
 await probed('bytea INSERT (019)', () => db.query('INSERT INTO lm_probe (k, z) VALUES (2, $1)', [blob.z]));
 const zr = await probed('bytea SELECT (019)', () => db.query<{ z: Uint8Array }>('SELECT z FROM lm_probe WHERE k = 2'));
 await probed('inflate + JSON.parse', () => decodeModel({ model: null, model_z: zr.rows[0].z }));
-console.log(`JSON.stringify of the model: ${tStringify.toFixed(0)} ms; JSON ${(js.length / 2 ** 20).toFixed(1)} MB, deflated ${(blob.z.length / 2 ** 20).toFixed(1)} MB`);
+const mib = (n: number) => (n / 2 ** 20).toFixed(1);
+console.log(`JSON.stringify of the model: ${tStringify.toFixed(0)} ms; JSON ${mib(js.length)} MB, deflated ${mib(blob.z.length)} MB`);
 await app.close();

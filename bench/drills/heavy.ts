@@ -77,7 +77,8 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       }
       const mb = (x: number | undefined) => (x === undefined ? null : Math.round(x));
       return {
-        rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), wasm_mb: Math.round(wasm), heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
+        rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), wasm_mb: Math.round(wasm),
+        heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
         external_mb: mb(st?.external_mb), array_buffers_mb: mb(st?.array_buffers_mb),
       };
     };

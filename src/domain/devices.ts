@@ -139,7 +139,8 @@ async function checkPlacement(q: Queryable, tenantId: string, networkId: string 
   const { rows } = await q.query<{ version: number; has_bus: boolean }>(
     `SELECT n.version, CASE WHEN $3::int IS NULL THEN true ELSE EXISTS (
         SELECT 1 FROM network_versions v WHERE v.network_id = n.id AND v.version = n.version AND (CASE WHEN v.bus_ids IS NOT NULL
-          THEN $3::int = ANY(v.bus_ids) ELSE EXISTS (SELECT 1 FROM jsonb_array_elements(v.model->'buses') b WHERE (b->>'id')::int = $3::int) END)) END AS has_bus
+          THEN $3::int = ANY(v.bus_ids)
+          ELSE EXISTS (SELECT 1 FROM jsonb_array_elements(v.model->'buses') b WHERE (b->>'id')::int = $3::int) END)) END AS has_bus
      FROM networks n WHERE n.id = $1 AND n.tenant_id = $2`,
     [networkId, tenantId, bus ?? null],
   );
