@@ -241,10 +241,6 @@ function constraintEvent(
   };
 }
 
-/**
- * A result that violates nothing, judged in one statement: its evaluation is recorded (unless the network is gone
- * or a newer result was judged) and the answer says whether alarms of the network are open, to be cleared.
- */
 /** Whether a finished power flow violates nothing (converged, no condition): its judgement is then one statement's part. */
 export function isQuietResult(task: TaskRow, model: NetworkModel): boolean {
   const result = task.result as ResultLike | null;
@@ -276,6 +272,10 @@ export function quietJudgementSql(param: string, tasksCte: string, typesParam: s
 
 export const POWERFLOW_ALARM_TYPES: readonly string[] = POWERFLOW_TYPES;
 
+/**
+ * A result that violates nothing, judged in one statement: its evaluation is recorded (unless the network is gone
+ * or a newer result was judged) and the answer says whether alarms of the network are open, to be cleared.
+ */
 async function judgeQuietResult(db: Queryable, task: TaskRow): Promise<'network deleted' | 'a newer result was already judged' | 'open alarms' | undefined> {
   const { rows } = await db.query<{ net: boolean; fresh: boolean; open: boolean }>(
     `WITH net AS (SELECT id FROM networks WHERE id = $1 AND tenant_id = $2),
