@@ -39,6 +39,19 @@ it('src/engine/ calls no calculation module (type-only imports aside)', () => {
   assert.deepEqual(found, []);
 });
 
+// #40 item 1: a transport carries the pieces of running tasks (a study's chunks) without knowing what they are; how a
+// piece runs, what its failure means and when its task is finished belong to its calculation (src/queue/pieceKind.ts,
+// src/queue/studyChunks.ts). Neither transport may reach into a calculation's life cycle.
+it('the task transports name no calculation: pieces run, fail and finish through their kind', () => {
+  const found: string[] = [];
+  for (const name of ['embedded.ts', 'bullmq.ts']) {
+    const text = readFileSync(join(process.cwd(), 'src', 'queue', name), 'utf8');
+    for (const m of text.matchAll(/^import [^;]*? from '(\.\/study(Chunks)?\.js|\.\.\/(db\/stores\/studies|studies\/[\w.]+))';/gm)) found.push(`${name}: ${m[0]}`);
+    for (const m of text.matchAll(/\b(finishStudy|failStudy|executeStudyChunk|study_chunk)\b/g)) found.push(`${name}: ${m[0]}`);
+  }
+  assert.deepEqual(found, []);
+});
+
 // #40 item 3: what a process holds lives in Services (bootstrap.ts builds and closes it), above all the network
 // models (Services.models). A module-level `new Map()` / `new Set()` that starts empty is state; each one left is
 // listed here with why it is not a service. (Tables built from constants, and WeakMaps keyed by the object they

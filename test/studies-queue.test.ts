@@ -16,7 +16,9 @@ import { ROOT } from '../src/paths.js';
 import type { StudyRequest } from '../src/studies/index.js';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { STUDY_QUEUE_NAME, type BullTransport, type StudyJobData } from '../src/queue/bullmq.js';
+import type { BullTransport } from '../src/queue/bullmq.js';
+import type { StudyChunkJob } from '../src/queue/scheduler.js';
+import { pieceKinds } from '../src/queue/pieces.js';
 
 const SERVER = fileURLToPath(new URL('../src/server.js', import.meta.url));
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -150,7 +152,7 @@ describe('studies with worker processes (distributed)', () => {
 
   it('sweeper: chunk jobs that vanished from Redis are sent again and the study completes with the same rows', { timeout: 300_000 }, async () => {
     const conn = new Redis(REDIS_URL, { maxRetriesPerRequest: null });
-    const queue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, { connection: conn, prefix: app.prefix });
+    const queue = new Queue<StudyChunkJob>(pieceKinds.study_chunk.queue, { connection: conn, prefix: app.prefix });
     try {
       const net = await api.importCase('case118');
       const sub = await submitWithChunks(net, N1, 4); // 60 chunks: most wait in Redis a while

@@ -27,20 +27,13 @@ import { randomBytes } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ServiceCore, Services } from '../services.js';
-import type { StudyChunkJob, TaskTransport } from './scheduler.js';
+import type { JobKind, JobOf, TaskTransport } from './scheduler.js';
+import type { PieceKind } from './pieceKind.js';
 import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
 import { abortLocal, announceFinished, executeTask } from './execute.js';
-import { executeStudyChunk, failStudy, finishStudy } from './study.js';
-import { runningStudyChunks, setChunkJobs, studyTaskId } from '../db/stores/studies.js';
+import { pieceKinds } from './pieces.js';
 
 export const QUEUE_NAME = 'powerflow';
-/** Study chunks travel on a queue of their own, so a worker takes about one per solver thread. */
-export const STUDY_QUEUE_NAME = 'study';
-
-export interface StudyJobData {
-  studyId: string;
-  chunk: number;
-}
 const STALLED_REASON = 'job stalled more than allowable limit';
 
 export interface JobData {
@@ -154,16 +147,15 @@ export function jobFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'a
   };
 }
 
-/** The study error for a chunk job that failed for good. */
-export function chunkFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>, tuning: QueueTuning, studyId: string, chunk: number): Failure {
+/** The error of a piece (a study chunk) whose job failed for good, in its kind's words. */
+export function pieceFailure<P>(kind: PieceKind<P>, piece: P, job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>, tuning: QueueTuning) {
   const f = jobFailure(job, tuning);
   const why = f.details.reason === 'worker_stopped' ? 'the worker solving it stopped' : `the worker could not run it: ${job.failedReason ?? 'unknown error'}`;
-  return {
-    code: 'INTERNAL_ERROR',
-    message: `chunk ${chunk} of study ${studyId} failed: ${why} (attempt ${f.details.attempt} of ${f.details.max_attempts}); finished cases stay readable, submit the study again for the rest`,
-    details: { ...f.details, study_id: studyId, chunk },
-  };
+  return kind.failure(piece, `${why} (attempt ${f.details.attempt} of ${f.details.max_attempts})`, f.details);
 }
+
+type AnyPieceKind = PieceKind<unknown>;
+const kindsOfPieces = () => Object.values(pieceKinds) as AnyPieceKind[];
 
 /** Fails a task that is still dispatched or running; true when this call did it. */
 export async function failTask(s: Services, taskId: string, failure: Failure): Promise<boolean> {
@@ -199,15 +191,19 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
   };
   const queue = new Queue<JobData>(QUEUE_NAME, queueOptions);
   queue.on('error', (err) => s.log.warn({ err }, 'BullMQ queue error'));
-  const studyQueue = new Queue<StudyJobData>(STUDY_QUEUE_NAME, queueOptions);
-  studyQueue.on('error', (err) => s.log.warn({ err }, 'BullMQ study queue error'));
-
-  // Job id: <study id>_<chunk>, or a fresh one when the chunk's earlier job failed or vanished.
-  const sendStudyChunks = async (chunks: StudyChunkJob[]) => {
-    if (chunks.length === 0) return;
-    const jobs = chunks.map((c) => ({ ...c, jobId: `${c.studyId}_${c.chunk}${c.resend ? `_${randomBytes(4).toString('hex')}` : ''}` }));
-    await setChunkJobs(s.db, jobs);
-    await studyQueue.addBulk(jobs.map((j) => ({ name: STUDY_QUEUE_NAME, data: { studyId: j.studyId, chunk: j.chunk }, opts: { jobId: j.jobId } })));
+  // The pieces of running tasks (a study's chunks): a queue per kind (./pieceKind.ts).
+  const pieceQueues = new Map<AnyPieceKind, Queue>();
+  for (const kind of kindsOfPieces()) {
+    const q = new Queue(kind.queue, queueOptions);
+    q.on('error', (err) => s.log.warn({ err, queue: kind.queue }, 'BullMQ queue error'));
+    pieceQueues.set(kind, q);
+  }
+  // Job id: the piece's key, or a fresh one when the piece's earlier job failed or vanished.
+  const sendPieces = async (kind: AnyPieceKind, pieces: unknown[], fresh = false) => {
+    if (pieces.length === 0) return;
+    const jobs = pieces.map((piece) => ({ piece, jobId: `${kind.key(piece)}${fresh ? `_${randomBytes(4).toString('hex')}` : ''}` }));
+    await kind.sent(services(), jobs);
+    await pieceQueues.get(kind)!.addBulk(jobs.map((j) => ({ name: kind.queue, data: j.piece, opts: { jobId: j.jobId } })));
   };
 
   // resend: the tasks may name a job (job_id) that is gone; their new jobs replace it.
@@ -240,9 +236,10 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
   let closed = false;
   const sweepOnce = async () => {
     const { rows } = await s.db.query<{ id: string; tenant_id: string; status: string; attempts: number; job_id: string }>(
-      // A running study's task job has ended once its chunks were sent; its chunks are swept below.
+      // A running task that hands out pieces (a study) has ended its own job once they were sent; they are swept below.
       `SELECT id, tenant_id, status, attempts, COALESCE(job_id, id) AS job_id FROM tasks
-       WHERE status IN ('dispatched', 'running') AND NOT (kind = 'study' AND status = 'running') ORDER BY seq LIMIT 1000`);
+       WHERE status IN ('dispatched', 'running') AND NOT (kind = ANY($1::text[]) AND status = 'running') ORDER BY seq LIMIT 1000`,
+      [kindsOfPieces().map((k) => k.taskKind)]);
     const next = new Set<string>();
     const resend: { id: string; tenant_id: string }[] = [];
     const states = new Map<string, Promise<string>>(); // a job of several tasks is looked up once per pass
@@ -280,39 +277,36 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
       await send(resend, true);
     }
     suspects = next;
-    await sweepStudies();
+    await sweepPieces();
   };
 
-  // Running studies: a pending chunk whose job failed fails the study; one whose job is gone
-  // (two passes in a row) is sent again; a study whose chunks are all done is finished.
-  let chunkSuspects = new Set<string>();
-  const sweepStudies = async () => {
-    const rows = await runningStudyChunks(s.db);
+  // The pieces of running tasks: one whose job failed fails its work; one whose job is gone (two passes in a row) is
+  // sent again. Each kind finishes the work whose pieces are all done as it lists the unfinished ones.
+  let pieceSuspects = new Set<string>();
+  const sweepPieces = async () => {
     const next = new Set<string>();
-    const resend: StudyChunkJob[] = [];
-    for (const r of rows) {
-      if (closed) return;
-      if (r.all_done) {
-        await finishStudy(services(), r.study_id);
-        continue;
+    for (const kind of kindsOfPieces()) {
+      const queue = pieceQueues.get(kind)!;
+      const resend: unknown[] = [];
+      for (const { piece, jobId } of await kind.unfinished(services())) {
+        if (closed) return;
+        const state = await queue.getJobState(jobId);
+        if (state === 'failed') {
+          const job = await queue.getJob(jobId);
+          if (job) await kind.failed(services(), piece, pieceFailure(kind, piece, job, tuning));
+          continue;
+        }
+        if (state !== 'unknown' && state !== 'completed') continue;
+        const key = `${kind.queue}/${kind.key(piece)}`;
+        if (pieceSuspects.has(key)) resend.push(piece);
+        else next.add(key);
       }
-      if (r.chunk === null || !r.job_id) continue;
-      const state = await studyQueue.getJobState(r.job_id);
-      if (state === 'failed') {
-        const job = await studyQueue.getJob(r.job_id);
-        if (job) await failStudy(services(), r.task_id, chunkFailure(job, tuning, r.study_id, r.chunk));
-        continue;
+      if (resend.length > 0) {
+        s.log.warn({ queue: kind.queue, pieces: resend.map((p) => kind.key(p)) }, 're-sending pieces of running tasks that have no queue job');
+        await sendPieces(kind, resend, true);
       }
-      if (state !== 'unknown' && state !== 'completed') continue;
-      const key = `${r.study_id}/${r.chunk}`;
-      if (chunkSuspects.has(key)) resend.push({ studyId: r.study_id, chunk: r.chunk, resend: true });
-      else next.add(key);
     }
-    if (resend.length > 0) {
-      s.log.warn({ chunks: resend }, 're-sending study chunks that have no queue job');
-      await sendStudyChunks(resend);
-    }
-    chunkSuspects = next;
+    pieceSuspects = next;
   };
   const sweepTimer = s.config.role === 'worker' ? undefined : setInterval(() => {
     if (sweeping || closed) return;
@@ -326,9 +320,8 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
     kind: 'bullmq',
     queue,
     send,
-    async sendJobs(kind, jobs) {
-      if (kind !== 'study_chunk') throw new Error(`no BullMQ queue for jobs of kind '${kind}'`);
-      await sendStudyChunks(jobs as StudyChunkJob[]);
+    async sendJobs<K extends JobKind>(name: K, jobs: JobOf[K][]) {
+      await sendPieces(pieceKinds[name] as AnyPieceKind, jobs);
     },
     async cancel(taskId) {
       // Whichever process runs it aborts it; a job of this task alone still waiting is
@@ -358,7 +351,7 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
       if (sweepTimer) clearInterval(sweepTimer);
       await sweeping;
       await queue.close().catch(() => {});
-      await studyQueue.close().catch(() => {});
+      await Promise.all([...pieceQueues.values()].map((q) => q.close().catch(() => {})));
       conn.disconnect();
     },
   };
@@ -400,30 +393,33 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       }
     })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not mark the tasks of a failed job; the sweeper will'));
   });
-  // Study chunks: about one job per solver thread (and one more, so storing a chunk's rows
-  // overlaps the next solve), so the chunks of a study spread over every worker.
-  const studyConn = connect(s.config.redisUrl!, 'worker');
-  const studyWorker = new Worker<StudyJobData>(STUDY_QUEUE_NAME, async (job) => {
-    await executeStudyChunk(s, job.data.studyId, job.data.chunk);
-  }, workerOptions(studyConn, threads + 1));
-  studyWorker.on('error', (err) => s.log.warn({ err }, 'BullMQ study worker error'));
-  studyWorker.on('stalled', (jobId) => s.log.warn({ job: jobId }, 'the worker running this study chunk stopped; its job goes back to the queue'));
-  studyWorker.on('failed', (job, err) => {
-    if (!job) return;
-    if (!job.finishedOn) {
-      s.log.warn({ job: job.id, err, attempt: job.attemptsMade }, 'study chunk job failed; it will be retried');
-      return;
-    }
-    void (async () => {
-      const taskId = await studyTaskId(s.db, job.data.studyId);
-      if (taskId) await failStudy(s, taskId, chunkFailure(job, tuning, job.data.studyId, job.data.chunk));
-    })().catch((e) => s.log.error({ err: e, job: job.id }, 'could not fail the study of a failed chunk job; the sweeper will'));
+  // Pieces of running tasks (study chunks): per kind, about one job per solver thread (and one more, so storing a
+  // piece's rows overlaps the next solve), so the pieces of a task spread over every worker.
+  const pieceConns: Redis[] = [];
+  const pieceWorkers = kindsOfPieces().map((kind) => {
+    const pieceConn = connect(s.config.redisUrl!, 'worker');
+    pieceConns.push(pieceConn);
+    const w = new Worker(kind.queue, async (job) => {
+      await kind.run(s, job.data);
+    }, workerOptions(pieceConn, threads + 1));
+    w.on('error', (err) => s.log.warn({ err, queue: kind.queue }, 'BullMQ worker error'));
+    w.on('stalled', (jobId) => s.log.warn({ job: jobId, queue: kind.queue }, 'the worker running this piece stopped; its job goes back to the queue'));
+    w.on('failed', (job, err) => {
+      if (!job) return;
+      if (!job.finishedOn) {
+        s.log.warn({ job: job.id, queue: kind.queue, err, attempt: job.attemptsMade }, 'piece job failed; it will be retried');
+        return;
+      }
+      kind.failed(s, job.data, pieceFailure(kind, job.data, job, tuning))
+        .catch((e) => s.log.error({ err: e, job: job.id }, 'could not fail the work of a failed piece job; the sweeper will'));
+    });
+    return w;
   });
   // Cancel requests reach every process; the one solving the task stops it.
   const unsubscribe = s.bus.subscribe('cancel', (m: { task_id?: string }) => {
     if (m?.task_id) abortLocal(m.task_id);
   });
-  await Promise.all([worker.waitUntilReady(), studyWorker.waitUntilReady()]);
+  await Promise.all([worker.waitUntilReady(), ...pieceWorkers.map((w) => w.waitUntilReady())]);
   s.log.info({ queue: QUEUE_NAME, prefix: s.config.redisPrefix, concurrency: worker.opts.concurrency, lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount }, 'BullMQ worker consuming');
 
   let closing: Promise<void> | undefined;
@@ -433,10 +429,10 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
       closing ??= (async () => {
         // Graceful: take no new jobs, let the running ones finish (a worker
         // killed instead leaves them to the other workers' stalled checks).
-        await Promise.all([worker.close(), studyWorker.close()]);
+        await Promise.all([worker.close(), ...pieceWorkers.map((w) => w.close())]);
         unsubscribe();
         conn.disconnect();
-        studyConn.disconnect();
+        for (const c of pieceConns) c.disconnect();
       })();
       return closing;
     },

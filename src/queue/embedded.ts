@@ -1,10 +1,10 @@
 // The in-process transport: dispatched tasks run on this process's solver pool.
 // Same FIFO and quota rules as BullMQ (they live in the scheduler), no Redis.
 import type { Services } from '../services.js';
-import type { StudyChunkJob, TaskTransport } from './scheduler.js';
+import type { JobKind, JobOf, TaskTransport } from './scheduler.js';
+import type { PieceKind } from './pieceKind.js';
 import { abortLocal, executeTask } from './execute.js';
-import { executeStudyChunk, failStudy } from './study.js';
-import { studyTaskId } from '../db/stores/studies.js';
+import { pieceKinds } from './pieces.js';
 
 export function createEmbeddedTransport(getServices: () => Services): TaskTransport {
   const inflight = new Set<Promise<void>>();
@@ -12,21 +12,21 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
     inflight.add(p);
     void p.finally(() => inflight.delete(p));
   };
-  // Study chunks wait here and run as many at a time as the pool has threads (one more,
-  // so storing a chunk's rows overlaps the next solve), in the order they were sent.
-  const chunks: StudyChunkJob[] = [];
+  // Pieces of running tasks (a study's chunks) wait here and run as many at a time as the pool has threads (one
+  // more, so storing a piece's rows overlaps the next solve), in the order they were sent. What a piece is and what
+  // its failure means is its kind's (./pieceKind.ts).
+  const pieces: { kind: PieceKind<unknown>; piece: unknown }[] = [];
   let active = 0;
   const pump = () => {
     const s = getServices();
     const limit = Math.max(1, s.solver?.threads ?? s.config.workers) + 1;
-    while (active < limit && chunks.length > 0) {
-      const c = chunks.shift()!;
+    while (active < limit && pieces.length > 0) {
+      const { kind, piece } = pieces.shift()!;
       active++;
-      track(executeStudyChunk(s, c.studyId, c.chunk)
+      track(kind.run(s, piece)
         .catch(async (err) => {
-          s.log.error({ err, study: c.studyId, chunk: c.chunk }, 'study chunk could not be stored');
-          const taskId = await studyTaskId(s.db, c.studyId);
-          if (taskId) await failStudy(s, taskId, { code: 'INTERNAL_ERROR', message: `study chunk ${c.chunk} could not be stored: ${(err as Error).message}`, details: { study_id: c.studyId, chunk: c.chunk } });
+          s.log.error({ err, piece: kind.key(piece) }, 'a piece of a running task could not be stored');
+          await kind.failed(s, piece, kind.failure(piece, `it could not be stored: ${(err as Error).message}`));
         })
         .catch(() => {})
         .finally(() => {
@@ -43,9 +43,9 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
         track(executeTask(s, t.id).catch((err) => s.log.error({ err, task: t.id }, 'task execution failed')));
       }
     },
-    async sendJobs(kind, jobs) {
-      if (kind !== 'study_chunk') throw new Error(`no embedded runner for jobs of kind '${kind}'`);
-      chunks.push(...(jobs as StudyChunkJob[]));
+    async sendJobs<K extends JobKind>(name: K, jobs: JobOf[K][]) {
+      const kind = pieceKinds[name] as PieceKind<unknown>;
+      for (const piece of jobs) pieces.push({ kind, piece });
       pump();
     },
     async cancel(taskId) {
@@ -55,7 +55,7 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
       return true;
     },
     async close() {
-      chunks.length = 0;
+      pieces.length = 0;
       while (inflight.size > 0) await Promise.allSettled([...inflight]);
     },
   };

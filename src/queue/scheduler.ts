@@ -50,8 +50,6 @@ export type JobKind = keyof JobOf;
 export interface StudyChunkJob {
   studyId: string;
   chunk: number;
-  /** A fresh job id (the chunk's earlier job failed or vanished). */
-  resend?: boolean;
 }
 
 export class TaskScheduler {
