@@ -9,7 +9,8 @@ import { spawnSync } from 'node:child_process';
 
 const root = new URL('..', import.meta.url).pathname;
 const dir = join(root, 'dist', 'test');
-const only = process.argv.slice(2);
+// Test names as given (test/alarms, test/alarms.test.ts): the compiled files end in .js.
+const only = process.argv.slice(2).map((o) => o.replace(/\.ts$/, '.js'));
 const files = [];
 (function walk(d) {
   for (const name of readdirSync(d).sort()) {
