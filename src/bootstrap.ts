@@ -12,6 +12,7 @@ import { createMemoryBus, createRedisBus } from './events/bus.js';
 import { TaskScheduler, type TaskTransport } from './queue/scheduler.js';
 import { createEmbeddedTransport } from './queue/embedded.js';
 import { createTaskLifecycle } from './queue/execute.js';
+import { LocalRuns } from './queue/localRuns.js';
 import { runStudyTask } from './queue/study.js';
 import { runOpfTask } from './queue/opf.js';
 import { runStateEstimationTask } from './queue/stateEstimation.js';
@@ -88,6 +89,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     networkStates: memoNetworkStates(createNetworkStateReader(core.db)),
     tasks: new TaskScheduler(() => services, transport),
     taskLifecycle: createTaskLifecycle(() => services),
+    localRuns: new LocalRuns(),
     eventRetention: startEventRetention(core), // periodic purge of old events (docs/events.md)
     resultRetention: startResultRetention(core), // finished tasks and their results past RESULT_RETENTION_DAYS (docs/security.md)
     live: new RealtimeHub({ ...core, metrics }),

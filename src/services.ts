@@ -10,6 +10,7 @@ import type { EventBus } from './events/bus.js';
 import type { SolverPool } from './engine/pool.js';
 import type { TaskScheduler } from './queue/scheduler.js';
 import type { TaskLifecycle } from './queue/execute.js';
+import type { LocalRuns } from './queue/localRuns.js';
 import type { ListCache } from './cache/listCache.js';
 import type { ModelStore } from './cache/modelStore.js';
 import type { SecurityState } from './security/context.js';
@@ -51,6 +52,8 @@ export interface Services extends ServiceCore {
   tasks: TaskScheduler;
   /** Batched claims and finishes of executed tasks (src/queue/execute.ts). */
   taskLifecycle: TaskLifecycle;
+  /** The task runs and study chunks going on in this process, for cancel requests to stop (src/queue/localRuns.ts). */
+  localRuns: LocalRuns;
   /** Periodic purge of old events (src/domain/eventHistory.ts). */
   eventRetention: EventRetention;
   /** Periodic removal of finished tasks and their stored results past RESULT_RETENTION_DAYS (src/domain/resultStorage.ts). */

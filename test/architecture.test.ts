@@ -67,8 +67,6 @@ const MODULE_STATE_ALLOWED: Record<string, string> = {
   'src/security/tokens.ts:verified': 'verified access tokens, bounded by VERIFIED_MAX and checked against the key ring on each use',
   'src/layout/networkLayout.ts:inFlight': 'layouts being computed, so concurrent requests share one computation; empty when idle',
   'src/realtime/sse.ts:localAcks': "heartbeat answers when there is no Redis (an embedded process's stand-in for it)",
-  'src/queue/execute.ts:running': 'abort handles of the tasks running here; to become a service with the engine contract (#40 item 1)',
-  'src/queue/execute.ts:pieces': 'abort handles of study chunks running here; as above',
   'src/domain/commands/context.ts:runningCommands': 'abort handles of the commands running here, for emergency_shutdown',
 };
 

@@ -12,7 +12,6 @@ import { spawnGridops, type GridopsProcess as Worker } from './helpers/process.j
 import { MODES, PG_URL, QUICK, REDIS_URL, json, startTestApp, type TestApp } from './helpers/app.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
-import { runningLocally } from '../src/queue/execute.js';
 import { JOBS_PER_PASS, QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -215,7 +214,7 @@ for (const mode of MODES) {
       assert.equal(json(res).data.status, 'cancelled');
       // The solver really stopped (this process solves in both modes; in
       // distributed mode the cancel reached it through Redis pub/sub).
-      await waitUntil('the cancelled solve to stop', async () => runningLocally() === 0, 10_000);
+      await waitUntil('the cancelled solve to stop', async () => app.services.localRuns.size === 0, 10_000);
       const [s1, q1] = await rows(app, [slow, queued]);
       assert.equal(s1.status, 'cancelled');
       assert.equal(s1.error?.code, 'CANCELLED');

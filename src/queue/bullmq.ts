@@ -30,7 +30,7 @@ import type { ServiceCore, Services } from '../services.js';
 import type { JobKind, JobOf, TaskTransport } from './scheduler.js';
 import type { PieceKind } from './pieceKind.js';
 import { taskFromRow, type StoredTaskRow } from '../domain/tasks.js';
-import { abortLocal, announceFinished, executeTask } from './execute.js';
+import { announceFinished, executeTask } from './execute.js';
 import { pieceKinds } from './pieces.js';
 
 export const QUEUE_NAME = 'powerflow';
@@ -417,7 +417,7 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
   });
   // Cancel requests reach every process; the one solving the task stops it.
   const unsubscribe = s.bus.subscribe('cancel', (m: { task_id?: string }) => {
-    if (m?.task_id) abortLocal(m.task_id);
+    if (m?.task_id) s.localRuns.abort(m.task_id);
   });
   await Promise.all([worker.waitUntilReady(), ...pieceWorkers.map((w) => w.waitUntilReady())]);
   s.log.info({ queue: QUEUE_NAME, prefix: s.config.redisPrefix, concurrency: worker.opts.concurrency, lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount }, 'BullMQ worker consuming');

@@ -3,7 +3,7 @@
 import type { Services } from '../services.js';
 import type { JobKind, JobOf, TaskTransport } from './scheduler.js';
 import type { PieceKind } from './pieceKind.js';
-import { abortLocal, executeTask } from './execute.js';
+import { executeTask } from './execute.js';
 import { pieceKinds } from './pieces.js';
 
 export function createEmbeddedTransport(getServices: () => Services): TaskTransport {
@@ -49,7 +49,7 @@ export function createEmbeddedTransport(getServices: () => Services): TaskTransp
       pump();
     },
     async cancel(taskId) {
-      abortLocal(taskId);
+      getServices().localRuns.abort(taskId);
     },
     async ping() {
       return true;

@@ -47,41 +47,6 @@ export function cachedModel(s: Pick<Services, 'db' | 'log' | 'models'>, networkI
   return s.models.version(networkId, version, () => rideOutOutage(s, 'load the network', () => loadVersion(s.db, networkId, version)));
 }
 
-/** Running tasks of this process, so a cancel request can stop them. */
-const running = new Map<string, AbortController>();
-
-/** Pieces of a task running here besides its own run (the chunks of a study), by task id. */
-const pieces = new Map<string, Set<AbortController>>();
-
-export function abortLocal(taskId: string): boolean {
-  const c = running.get(taskId);
-  const p = pieces.get(taskId);
-  for (const x of p ?? []) x.abort();
-  if (!c) return p !== undefined;
-  c.abort();
-  return true;
-}
-
-/** A piece of task `taskId` starts here: a cancel of the task aborts its signal until release(). */
-export function trackLocal(taskId: string): { signal: AbortSignal; release(): void } {
-  const c = new AbortController();
-  let set = pieces.get(taskId);
-  if (!set) pieces.set(taskId, (set = new Set()));
-  set.add(c);
-  return {
-    signal: c.signal,
-    release() {
-      set!.delete(c);
-      if (set!.size === 0 && pieces.get(taskId) === set) pieces.delete(taskId);
-    },
-  };
-}
-
-
-export function runningLocally(): number {
-  return running.size;
-}
-
 /** A power-flow task's stored result (its schema: src/schemas/powerflowResult.ts). */
 export type TaskResultView = PowerFlowResult;
 
@@ -91,13 +56,12 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
   // Registered before the claim, so a cancel notice that arrives at any point after it finds
   // the controller (a cancel that commits before the claim makes the claim find nothing).
-  const controller = new AbortController();
-  running.set(taskId, controller);
+  const controller = s.localRuns.start(taskId);
   let task: TaskRow | undefined;
   try {
     task = await rideOutOutage(s, 'claim', () => s.taskLifecycle.claims.add(taskId));
   } finally {
-    if (!task) running.delete(taskId);
+    if (!task) s.localRuns.end(taskId);
   }
   if (!task) {
     // Cancelled or finished before this run. A run that finished it but died (kill -9)
@@ -110,7 +74,7 @@ export async function executeTask(s: Services, taskId: string): Promise<void> {
     if (!runner) throw new Error(`no runner for tasks of kind '${task.kind}' in this process`);
     return await runner(s, task, controller.signal);
   } finally {
-    running.delete(taskId);
+    s.localRuns.end(taskId);
   }
 }
 

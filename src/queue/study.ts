@@ -17,7 +17,7 @@ import { insertEvent, publishEvents } from '../domain/eventLog.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
 import { insertChunkRows, shapeOf, studyCounts, type StudyRow } from '../domain/studyCases.js';
 import { planStudy, solveStudyBase, solveStudyChunk, type StudyPlan } from '../studies/index.js';
-import { announceFinished, cachedModel, trackLocal } from './execute.js';
+import { announceFinished, cachedModel } from './execute.js';
 import { AppError } from '../lib/errors.js';
 import { modelWeight } from '../cache/modelStore.js';
 import { addStudyRowBytes, CASE_ROW_BYTES, checkStorageQuota } from '../domain/resultStorage.js';
@@ -136,7 +136,7 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
   if (!s.solver) throw new Error('this process has no solver pool (ROLE=api)');
   const st = await claimChunk(s.db, studyId, chunk, WORKER_NAME);
   if (!st) return;
-  const piece = trackLocal(st.task_id);
+  const piece = s.localRuns.track(st.task_id);
   try {
     let result;
     try {
