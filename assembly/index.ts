@@ -269,5 +269,7 @@ export function solve(): i32 {
   unchecked(out[OUT_ANALYSES] = <f64>analysisTotal());
   return status;
 }
-export { opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish, opfKeptAnalysisHits } from './opf/entry';
+export {
+  opfInputPtr, opfOutputPtr, opfOutputLength, opfSolve, opfLpBuild, opfLpDataPtr, opfLpSolutionPtr, opfLpFinish, opfKeptAnalysisHits,
+} from './opf/entry';
 export { seInputPtr, seOutputPtr, seOutputLength, seSolve, seGainStats, seKeptHits } from './se/entry';

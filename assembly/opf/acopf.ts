@@ -37,8 +37,10 @@ export function acopf(inp: StaticArray<f64>, out: StaticArray<f64>, o: MipsOptio
   const nb = <i32>inp[OPF_IN_NB], nl = <i32>inp[OPF_IN_NL], ng = <i32>inp[OPF_IN_NG];
   const base = inp[OPF_IN_BASEMVA];
   const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
-  const bPd = bus + OPF_BUS_PD * nb, bQd = bus + OPF_BUS_QD * nb, bGs = bus + OPF_BUS_GS * nb, bBs = bus + OPF_BUS_BS * nb, bVmin = bus + OPF_BUS_VMIN * nb, bVmax = bus + OPF_BUS_VMAX * nb;
-  const lF = br, lT = br + OPF_BR_T * nl, lR = br + OPF_BR_R * nl, lX = br + OPF_BR_X * nl, lB = br + OPF_BR_B * nl, lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl,
+  const bPd = bus + OPF_BUS_PD * nb, bQd = bus + OPF_BUS_QD * nb, bGs = bus + OPF_BUS_GS * nb, bBs = bus + OPF_BUS_BS * nb;
+  const bVmin = bus + OPF_BUS_VMIN * nb, bVmax = bus + OPF_BUS_VMAX * nb;
+  const lF = br, lT = br + OPF_BR_T * nl, lR = br + OPF_BR_R * nl, lX = br + OPF_BR_X * nl, lB = br + OPF_BR_B * nl;
+  const lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl,
     lRate = br + OPF_BR_RATE_A * nl;
   const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng, gQmin = gen + OPF_GEN_QMIN * ng, gQmax = gen + OPF_GEN_QMAX * ng;
 

@@ -48,7 +48,8 @@ export function buildDcModel(inp: StaticArray<f64>): DcModel | null {
   const bus = OPF_IN_HEADER, br = bus + OPF_BUS_FIELDS * nb, gen = br + OPF_BR_FIELDS * nl;
   // columns of the packed tables
   const bPd = bus + OPF_BUS_PD * nb, bGs = bus + OPF_BUS_GS * nb;
-  const lF = br, lT = br + OPF_BR_T * nl, lX = br + OPF_BR_X * nl, lTap = br + OPF_BR_RATIO * nl, lShift = br + OPF_BR_SHIFT * nl, lRate = br + OPF_BR_RATE_A * nl;
+  const lF = br, lT = br + OPF_BR_T * nl, lX = br + OPF_BR_X * nl, lTap = br + OPF_BR_RATIO * nl;
+  const lShift = br + OPF_BR_SHIFT * nl, lRate = br + OPF_BR_RATE_A * nl;
   const gBus = gen, gPmin = gen + OPF_GEN_PMIN * ng, gPmax = gen + OPF_GEN_PMAX * ng;
 
   const sizes = costSizes(inp, gen, ng, 3, ACTIVE_COST); // reactive costs are dropped, as MATPOWER's DC-OPF does

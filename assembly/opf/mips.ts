@@ -50,12 +50,18 @@ export class Mips {
   neq: i32 = 0;
   niq: i32 = 0;
   // equality rows: CSR over x, right-hand side; src = row of AA (j < nx: bound of x_j)
-  eqP: StaticArray<i32> = new StaticArray<i32>(0); eqJ: StaticArray<i32> = new StaticArray<i32>(0); eqV: StaticArray<f64> = new StaticArray<f64>(0); eqB: StaticArray<f64> = new StaticArray<f64>(0); eqSrc: StaticArray<i32> = new StaticArray<i32>(0);
+  eqP: StaticArray<i32> = new StaticArray<i32>(0); eqJ: StaticArray<i32> = new StaticArray<i32>(0);
+  eqV: StaticArray<f64> = new StaticArray<f64>(0); eqB: StaticArray<f64> = new StaticArray<f64>(0);
+  eqSrc: StaticArray<i32> = new StaticArray<i32>(0);
   // inequality rows h = Ai x − bi ≤ 0, sign applied; kind: 0 ilt, 1 igt, 2 ibx upper, 3 ibx lower
-  iqP: StaticArray<i32> = new StaticArray<i32>(0); iqJ: StaticArray<i32> = new StaticArray<i32>(0); iqV: StaticArray<f64> = new StaticArray<f64>(0); iqB: StaticArray<f64> = new StaticArray<f64>(0); iqSrc: StaticArray<i32> = new StaticArray<i32>(0);
+  iqP: StaticArray<i32> = new StaticArray<i32>(0); iqJ: StaticArray<i32> = new StaticArray<i32>(0);
+  iqV: StaticArray<f64> = new StaticArray<f64>(0); iqB: StaticArray<f64> = new StaticArray<f64>(0);
+  iqSrc: StaticArray<i32> = new StaticArray<i32>(0);
   kkt: KKT | null = null;
   x: StaticArray<f64> = new StaticArray<f64>(0); dx: StaticArray<f64> = new StaticArray<f64>(0);
-  z: StaticArray<f64> = new StaticArray<f64>(0); dz: StaticArray<f64> = new StaticArray<f64>(0); mu: StaticArray<f64> = new StaticArray<f64>(0); dmu: StaticArray<f64> = new StaticArray<f64>(0); h: StaticArray<f64> = new StaticArray<f64>(0);
+  z: StaticArray<f64> = new StaticArray<f64>(0); dz: StaticArray<f64> = new StaticArray<f64>(0);
+  mu: StaticArray<f64> = new StaticArray<f64>(0); dmu: StaticArray<f64> = new StaticArray<f64>(0);
+  h: StaticArray<f64> = new StaticArray<f64>(0);
   lam: StaticArray<f64> = new StaticArray<f64>(0); g: StaticArray<f64> = new StaticArray<f64>(0);
   Lx: StaticArray<f64> = new StaticArray<f64>(0); rhs: StaticArray<f64> = new StaticArray<f64>(0);
   /** predictor–corrector only: the affine right-hand side, and each complementarity row's target */
@@ -370,7 +376,11 @@ export class Mips {
       // second derivative of a polynomial cost (Horner on value, first and second derivative)
       const j = unchecked(qp.polyVar[t]), xj = unchecked(x[j]);
       let v = 0.0, d = 0.0, d2 = 0.0;
-      for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) { d2 = d2 * xj + 2.0 * d; d = d * xj + v; v = v * xj + unchecked(qp.polyCoef[p]); }
+      for (let p = unchecked(qp.polyStart[t + 1]) - 1; p >= unchecked(qp.polyStart[t]); p--) {
+        d2 = d2 * xj + 2.0 * d;
+        d = d * xj + v;
+        v = v * xj + unchecked(qp.polyCoef[p]);
+      }
       const a = val + (<usize>geti(diagSlot, j) << 3);
       store<f64>(a, load<f64>(a) + cm * d2);
     }
