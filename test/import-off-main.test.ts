@@ -54,8 +54,9 @@ async function assertAnswersFor(answer: Record<string, unknown>, model: NetworkM
   const { id, created_at, updated_at, ...rest } = answer;
   assert.match(String(id), /^net_/);
   assert.ok(created_at && updated_at);
+  const { name, description, base_kv, base_mva, tags, status, version } = rest;
   assert.deepEqual(
-    { name: rest.name, description: rest.description, base_kv: rest.base_kv, base_mva: rest.base_mva, tags: rest.tags, status: rest.status, version: rest.version },
+    { name, description, base_kv, base_mva, tags, status, version },
     { name: model.name, description: model.description, base_kv: model.base_kv, base_mva: model.base_mva, tags: model.tags, status: 'ready', version: 1 },
   );
   assert.deepEqual(
