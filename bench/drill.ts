@@ -6,6 +6,7 @@
 //   npm run drill -- --json             # [{drill, submitted, completed, lost, duplicated, http_5xx, recovered_s, details}]
 //   npm run drill -- --only fuzz,soak   # some of them: worker,redis,postgres,fuzz,soak,heavy
 //   npm run drill -- --short            # the sizes test/drills.test.ts uses
+//   npm run drill -- --only heavy --kinds import   # some rows of the heavy drill: powerflow,study,opf,scopf,sensitivities,import
 // DRILL_TASKS (2000), DRILL_OUTAGE_S (8), DRILL_FUZZ_REQUESTS (10000), DRILL_FUZZ_SEED (1),
 // DRILL_SOAK_S (600); private Redis and PostgreSQL on DRILL_REDIS_PORT (6390) and
 // DRILL_PG_PORT (5440), never the shared ones on 6379 and 5432.
@@ -13,7 +14,7 @@ import { startPrivatePostgres, startPrivateRedis, type PrivateStore } from '../t
 import { postgresRestartDrill, redisRestartDrill, workerKilledDrill } from './drills/queue.js';
 import { fuzzDrill } from './drills/fuzz.js';
 import { soakDrill } from './drills/soak.js';
-import { heavyDrill } from './drills/heavy.js';
+import { HEAVY_KINDS, heavyDrill, type HeavyKind } from './drills/heavy.js';
 import { log, type DrillResult } from './drills/common.js';
 
 const args = process.argv.slice(2);
@@ -25,6 +26,10 @@ const num = (name: string, full: number, small: number) => Number(process.env[na
 
 const DRILLS = ['worker', 'redis', 'postgres', 'fuzz', 'soak', 'heavy'] as const;
 for (const o of only) if (!(DRILLS as readonly string[]).includes(o)) throw new Error(`unknown drill "${o}"; drills: ${DRILLS.join(', ')}`);
+const kindsArg = args.includes('--kinds') ? args[args.indexOf('--kinds') + 1] ?? '' : '';
+const kinds = kindsArg.split(',').filter(Boolean);
+for (const k of kinds)
+  if (!(HEAVY_KINDS as readonly string[]).includes(k)) throw new Error(`unknown heavy kind "${k}"; kinds: ${HEAVY_KINDS.join(', ')}`);
 const wanted = (d: (typeof DRILLS)[number]) => only.size === 0 || only.has(d);
 
 // Ctrl-C and kill still run the exit hooks that stop private stores and children.
@@ -54,7 +59,7 @@ async function main() {
     if (wanted('postgres')) await run('postgresql restart', () => postgresRestartDrill(stores, queueOpts));
     if (wanted('fuzz')) await run('fuzz', () => fuzzDrill({ requests: num('DRILL_FUZZ_REQUESTS', 10_000, 1500), seed: num('DRILL_FUZZ_SEED', 1, 1) }));
     if (wanted('soak')) await run('soak', () => soakDrill(stores, { seconds: num('DRILL_SOAK_S', 600, 25) }));
-    if (wanted('heavy')) await run('heavy', () => heavyDrill());
+    if (wanted('heavy')) await run('heavy', () => heavyDrill(kinds.length > 0 ? { kinds: kinds as HeavyKind[] } : {}));
   } finally {
     await redis?.destroy().catch(() => {});
     await postgres?.destroy().catch(() => {});

@@ -1,10 +1,13 @@
 // Worker thread that reads one large PSS/E RAW or RAWX file off the main event loop
-// (src/psse/offLoop.ts starts one per large import). In: workerData {text, opts, check?}; with `check`
-// the model is also named and checked for storing (src/domain/networkCheck.ts). Out: one message.
+// (src/psse/offLoop.ts starts one per large import). In: workerData {text, opts, check?}; with `check` (an import)
+// the model is also named and checked for storing (src/domain/networkCheck.ts) and encoded as it is stored
+// (src/domain/modelBlob.ts): only the blob, the row's columns and the warnings cross back (workers/matpower.ts).
+// Out: one message, {imported} (no check), {stored, warnings, revision, format} (check), {invalid} or {error}.
 import { parentPort, workerData } from 'node:worker_threads';
 import { parsePsse, type PsseFormat } from '../src/psse/reader.js';
 import { PsseParseError } from '../src/psse/scanner.js';
-import { appErrorFields, checkImported } from '../src/domain/networkCheck.js';
+import { appErrorFields, checkImported, storableSync } from '../src/domain/networkCheck.js';
+import { blobTransfer } from '../src/domain/modelBlob.js';
 import { AppError } from '../src/lib/errors.js';
 import { lowerThisThread } from '../src/engine/threadPriority.js';
 
@@ -12,8 +15,11 @@ lowerThisThread(); // a large read yields the CPU to the event loop (src/engine/
 const { text, opts, check } = workerData as { text: string; opts: { format?: PsseFormat; fileName?: string }; check?: { name?: string } };
 try {
   const imported = parsePsse(text, opts);
-  if (check) imported.model = checkImported(imported.model, check.name);
-  parentPort!.postMessage({ imported, checked: !!check });
+  if (check) {
+    const stored = storableSync(checkImported(imported.model, check.name));
+    const { warnings, revision, format } = imported;
+    parentPort!.postMessage({ stored, warnings, revision, format }, blobTransfer(stored));
+  } else parentPort!.postMessage({ imported });
 } catch (e) {
   if (e instanceof PsseParseError)
     parentPort!.postMessage({ error: { line: e.line, record: e.record, expected: e.expected, found: e.found } });

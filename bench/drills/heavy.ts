@@ -12,12 +12,17 @@ import { spawnGridops, type GridopsProcess } from '../../test/helpers/process.js
 import { ADMIN_PASSWORD, Tally, call, log, percentile, sleep, type DrillResult } from './common.js';
 
 interface Kind {
+  key: HeavyKind;
   kind: string;
   request: string;
   run: () => Promise<number[]>;
 }
 
-export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<DrillResult> {
+/** The kinds the drill runs, in this order; `--kinds import,opf` (bench/drill.ts) runs some of them. */
+export const HEAVY_KINDS = ['powerflow', 'study', 'opf', 'scopf', 'sensitivities', 'import'] as const;
+export type HeavyKind = (typeof HEAVY_KINDS)[number];
+
+export async function heavyDrill(opts: { pauseMs?: number; kinds?: readonly HeavyKind[] } = {}): Promise<DrillResult> {
   const dir = mkdtempSync(join(tmpdir(), 'gridops-drill-heavy-'));
   let server: GridopsProcess | undefined;
   try {
@@ -153,13 +158,15 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
       }
     const twice = (f: () => Promise<number>) => () => Promise.all([f(), f()]);
     const sensRows = Array.from({ length: 1082 }, (_, k) => k);
-    const kinds: Kind[] = [
+    const allKinds: Kind[] = [
       {
+        key: 'powerflow',
         kind: 'power flow',
         request: 'case13659pegase, synchronous, Newton-Raphson',
         run: twice(async () => (await post(`/api/v1/networks/${net.case13659pegase}/powerflow`, {})).status),
       },
       {
+        key: 'study',
         kind: 'study',
         request: 'case2383wp N-1 of every branch (2,896 cases), async',
         run: twice(async () => {
@@ -168,11 +175,13 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         }),
       },
       {
+        key: 'opf',
         kind: 'OPF',
         request: 'case2383wp AC-OPF, synchronous',
         run: twice(async () => (await post(`/api/v1/networks/${net.case2383wp}/opf`, { method: 'ac' })).status),
       },
       {
+        key: 'scopf',
         kind: 'SCOPF',
         request: 'case118, 180 distinct connected 64-branch outages (49 M of the 50 M work units), synchronous',
         run: twice(
@@ -180,6 +189,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         ),
       },
       {
+        key: 'sensitivities',
         kind: 'sensitivities',
         request: 'case9241pegase PTDF, 1,082 rows × 9,241 buses (10 M entries, the synchronous answer bound), synchronous',
         run: twice(async () => {
@@ -193,6 +203,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         }),
       },
       {
+        key: 'import',
         kind: 'import',
         request: 'case13659pegase (the largest shared case file)',
         run: twice(async () => {
@@ -205,6 +216,7 @@ export async function heavyDrill(opts: { pauseMs?: number } = {}): Promise<Drill
         }),
       },
     ];
+    const kinds = opts.kinds ? allKinds.filter((k) => opts.kinds!.includes(k.key)) : allKinds;
 
     // the other tenant and the health probe, for the whole drill, on their own thread (./probeThread.ts)
     const probes = new Worker(new URL(`./probeThread${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url), {

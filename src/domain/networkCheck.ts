@@ -7,10 +7,29 @@ import { assertCallerText } from '../lib/callerText.js';
 import { opfFieldIssues } from '../opf/costs.js';
 import { withDefaults, type NetworkInput, type NetworkModel } from './networkModel.js';
 import { validateTopology, type ValidationIssue } from './networkValidation.js';
+import { encodeModel, encodeModelSync, modelHead, receivedModel, type EncodedModel } from './modelBlob.js';
 
 declare const checked: unique symbol;
 /** A model that passed checkModel (a type-only mark: it says where the value came from). */
 export type CheckedModel = NetworkModel & { readonly [checked]: true };
+
+/** A checked model in its stored form (src/domain/modelBlob.ts): what storeNetwork takes. */
+export type StorableModel = EncodedModel & { readonly [checked]: true };
+
+/** On the main thread: the deflate runs on libuv's pool; the JSON text is made here (small models, updates). */
+export async function storable(model: CheckedModel): Promise<StorableModel> {
+  return { head: modelHead(model), blob: await encodeModel(model) } as StorableModel;
+}
+
+/** On a reader thread (workers/matpower.ts, workers/psse.ts): the JSON text and the deflate both stay there. */
+export function storableSync(model: CheckedModel): StorableModel {
+  return encodeModelSync(model) as StorableModel;
+}
+
+/** A reader thread's storableSync result, received on the main thread (only threads that checked the model send one). */
+export function receivedStorable(e: EncodedModel): StorableModel {
+  return receivedModel(e) as StorableModel;
+}
 
 /** Longest network name; an imported case's longer function name is cut to it. */
 export const NAME_MAX = 64;

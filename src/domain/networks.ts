@@ -7,8 +7,8 @@ import { AppError, notFound } from '../lib/errors.js';
 import { newId } from '../lib/ids.js';
 import { orderBy, pageMeta, paging, selectPage, } from '../lib/paging.js';
 import type { NetworkInput, NetworkModel } from './networkModel.js';
-import { checkModel, type CheckedModel } from './networkCheck.js';
-import { decodeModel, encodeModel, type ModelBlob } from './modelBlob.js';
+import { checkModel, storable, type StorableModel } from './networkCheck.js';
+import { decodeModel, encodeModel } from './modelBlob.js';
 import { islandSummaries, validateTopology } from './networkValidation.js';
 import { opfFieldIssues } from '../opf/costs.js';
 import { insertEvent, publishEvents, type StoredEvent } from './eventLog.js';
@@ -61,30 +61,32 @@ export function summary(r: NetworkRow): NetworkSummary {
   };
 }
 
-async function insertNetwork(s: Services, q: Queryable, caller: Caller, model: NetworkModel, blob: ModelBlob,
+async function insertNetwork(s: Services, q: Queryable, caller: Caller, { head: m, blob }: StorableModel,
   status: 'draft' | 'ready'): Promise<{ net: NetworkSummary; event: StoredEvent }> {
   await checkNetworkQuota(s, q, caller.tenantId);
   const id = newId('net');
   const { rows } = await q.query<NetworkRow>(
     `INSERT INTO networks (id, tenant_id, name, description, base_kv, base_mva, status, tags, bus_count, branch_count, generator_count, load_count, version)
      VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11,$12,1) RETURNING *, false AS busy`,
-    [id, caller.tenantId, model.name, model.description, model.base_kv, model.base_mva, status, JSON.stringify(model.tags),
-      model.buses.length, model.branches.length, model.generators.length, model.loads.length],
+    [id, caller.tenantId, m.name, m.description, m.base_kv, m.base_mva, status, JSON.stringify(m.tags),
+      m.bus_count, m.branch_count, m.generator_count, m.load_count],
   );
   await q.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, 1, $2, $3)', [id, blob.z, blob.busIds]);
-  const event = await insertEvent(q, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.created', networkId: id, payload: { network_id: id, kind: 'created', changes: { name: model.name, bus_count: model.buses.length }, actor: caller.actor.id } });
+  const event = await insertEvent(q, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.created', networkId: id, payload: { network_id: id, kind: 'created', changes: { name: m.name, bus_count: m.bus_count }, actor: caller.actor.id } });
   return { net: summary(rows[0]), event };
 }
 
 export async function createNetwork(s: Services, caller: Caller, input: NetworkInput & { status?: 'draft' | 'ready' }): Promise<NetworkSummary> {
-  return storeNetwork(s, caller, checkModel(input), input.status ?? 'ready');
+  // Compressed before the transaction: a large model's deflate must not hold PGlite's single connection.
+  return storeNetwork(s, caller, await storable(checkModel(input)), input.status ?? 'ready');
 }
 
-/** Stores a model that passed checkModel (an import checks it on its reader thread). */
-export async function storeNetwork(s: Services, caller: Caller, model: CheckedModel, status: 'draft' | 'ready' = 'ready'): Promise<NetworkSummary> {
-  // Compressed before the transaction: a large model's deflate must not hold PGlite's single connection.
-  const blob = await encodeModel(model);
-  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, blob, status));
+/**
+ * Stores a model that passed checkModel, in its stored form (src/domain/modelBlob.ts): a large import is
+ * checked and encoded on its reader thread, so the model itself never reaches this thread.
+ */
+export async function storeNetwork(s: Services, caller: Caller, model: StorableModel, status: 'draft' | 'ready' = 'ready'): Promise<NetworkSummary> {
+  const { net, event } = await s.db.transaction((tx) => insertNetwork(s, tx, caller, model, status));
   await networksChanged(s, [caller.tenantId]);
   await publishEvents(s.bus, [event]);
   return net;

@@ -6,7 +6,8 @@
 import type { NetworkModel } from '../domain/networkModel.js';
 import { readOffThread } from '../lib/offThreadRead.js';
 import { AppError } from '../lib/errors.js';
-import { checkImported, type AppErrorFields, type CheckedModel } from '../domain/networkCheck.js';
+import { checkImported, receivedStorable, storable, type AppErrorFields, type StorableModel } from '../domain/networkCheck.js';
+import type { EncodedModel } from '../domain/modelBlob.js';
 import { MatpowerParseError, parseMatpower } from './reader.js';
 
 /** case300 is ~120 KB; cases from here on are read off the loop. */
@@ -20,7 +21,8 @@ export const OFF_LOOP_TIME_BUDGET_MS = 30_000;
 export const readsOffLoop: number[] = [];
 
 type WorkerReply =
-  | { model: NetworkModel; threadId: number; checked: boolean }
+  | { model: NetworkModel; threadId: number }
+  | { stored: EncodedModel; threadId: number }
   | { invalid: AppErrorFields }
   | { error: { file: string; line: number; expected: string; found?: string } }
   | { failure: string };
@@ -33,18 +35,22 @@ interface ReadOptions {
 /** Reads a MATPOWER case; throws MatpowerParseError, or 422 VALIDATION_FAILED past the time or memory budget. */
 export async function parseMatpowerOffLoop(text: string, file: string, opts: ReadOptions = {}): Promise<NetworkModel> {
   if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return parseMatpower(text, file);
-  return (await readOnThread(text, file, opts)).model;
+  const reply = await readOnThread(text, file, opts);
+  if (!('model' in reply)) throw new Error('MATPOWER reader thread answered a read with a stored model');
+  return reply.model;
 }
 
 /**
- * Reads a MATPOWER case and checks it for storing, named `name` (default: its function name):
- * a large case is read and checked on its reader thread. Throws as parseMatpowerOffLoop does, and
- * the storing checks' AppError.
+ * Reads a MATPOWER case, checks it for storing, named `name` (default: its function name), and encodes it as
+ * it is stored: a large case is read, checked and encoded on its reader thread, and only its blob and its row's
+ * columns come back (the main thread never holds the model). Throws as parseMatpowerOffLoop does, and the
+ * storing checks' AppError.
  */
-export async function importMatpowerOffLoop(text: string, file: string, name?: string, opts: ReadOptions = {}): Promise<CheckedModel> {
-  if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return checkImported(parseMatpower(text, file), name);
-  const { model, checked } = await readOnThread(text, file, opts, { name });
-  return checked ? (model as CheckedModel) : checkImported(model, name);
+export async function importMatpowerOffLoop(text: string, file: string, name?: string, opts: ReadOptions = {}): Promise<StorableModel> {
+  if (text.length < (opts.minChars ?? OFF_LOOP_MIN_CHARS)) return storable(checkImported(parseMatpower(text, file), name));
+  const reply = await readOnThread(text, file, opts, { name });
+  if (!('stored' in reply)) throw new Error('MATPOWER reader thread answered an import without a stored model');
+  return receivedStorable(reply.stored);
 }
 
 async function readOnThread(text: string, file: string, opts: ReadOptions, check?: { name?: string }) {
@@ -54,7 +60,7 @@ async function readOnThread(text: string, file: string, opts: ReadOptions, check
     'the MATPOWER case',
     opts.timeBudgetMs ?? OFF_LOOP_TIME_BUDGET_MS,
   );
-  if ('model' in reply) {
+  if ('model' in reply || 'stored' in reply) {
     readsOffLoop.push(reply.threadId);
     if (readsOffLoop.length > 16) readsOffLoop.shift();
     return reply;

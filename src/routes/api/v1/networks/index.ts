@@ -212,7 +212,7 @@ export default async function networkRoutes(fastify: FastifyInstance) {
       if (format !== 'matpower') {
         // read, named and checked on the reader thread when large (src/domain/networkCheck.ts)
         const imported = await importPsse(text, format, fileName, req.query.name);
-        const created = await networks.storeNetwork(s, req.caller, imported.model);
+        const created = await networks.storeNetwork(s, req.caller, imported.stored);
         return reply.ok({ ...created, format, revision: imported.revision, warnings: imported.warnings }, undefined, 201);
       }
       let model;
