@@ -453,7 +453,7 @@ export async function fuzzDrill(opts: { requests: number; seed: number; concurre
     rssMax = Math.max(rssMax, rss());
     const rssBeforePause = rss();
     // After a pause: RSS sampled until it has not fallen for 10 s (at most 45 s; the server collects
-    // its garbage after 10-20 s without requests: src/lib/idleCollect.ts), then the heap's own figures.
+    // its garbage 2-4 s after the requests stop: src/lib/idleCollect.ts), then the heap's own figures.
     let rssAfterPause = rssBeforePause;
     for (let i = 0, still = 0; i < 45 && still < 25 && server.proc.exitCode === null; i++) {
       await new Promise((res) => setTimeout(res, 1000));
