@@ -55,8 +55,14 @@ export const PROGRESS_POLL_MS = 100;
 
 const bySize = (floats: number): Lane => (floats >= LONG_WORK_INPUT_FLOATS ? 'long' : 'short');
 
-/** What the pool knows of each kind: what its failure is called, its lane, the buffers it hands to the thread. */
-const KINDS: { [K in Kind]: { work: string; lane: (p: Payload<K>) => Lane; transfer: (p: Payload<K>) => ArrayBufferLike[] } } = {
+/** What the pool knows of a kind: what its failure is called, its lane, the buffers it hands to the thread. */
+interface KindSpec<K extends Kind> {
+  work: string;
+  lane: (p: Payload<K>) => Lane;
+  transfer: (p: Payload<K>) => ArrayBufferLike[];
+}
+
+const KINDS: { [K in Kind]: KindSpec<K> } = {
   powerflow: { work: 'power flow', lane: (p) => bySize(p.input.length), transfer: (p) => [p.input.buffer] },
   study: { work: 'study chunk', lane: () => 'bulk', transfer: (p) => [p.input.buffer, p.study.buffer] },
   opf: { work: 'OPF', lane: (p) => bySize(p.input.length), transfer: (p) => [p.input.buffer] },
@@ -105,9 +111,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   };
 
   async function onThread<K extends Kind>(kind: K, payload: Payload<K>, hooks: RunHooks, job: JobControl): Promise<Result<K>> {
-    const spec = KINDS[kind] as (typeof KINDS)[Kind] as unknown as {
-      work: string; lane: (p: Payload<K>) => Lane; transfer: (p: Payload<K>) => ArrayBufferLike[];
-    };
+    const spec = KINDS[kind] as unknown as KindSpec<K>; // TypeScript does not narrow a mapped type by a generic key
     const { onLive, onProgress } = hooks;
     const key = onLive ? nextKey++ : -1;
     const task = { ...payload, stop: job.flags } as Task<K>;
