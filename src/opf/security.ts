@@ -270,7 +270,7 @@ export async function solveSecurityConstrainedDcOpf(
   const outLen = full.length - 1 - PROGRESS_FIELDS * n;
   report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
   if (w.end === 'stopped' || outLen <= 0) {
-    // stopped on the thread by its own time limit, or by a cancel that came with the answer
+    // the thread's own time limit ended it (a stop by timeout_ms or a cancel answers above, at once)
     const status = call.signal?.aborted ? 'cancelled' : 'timeout';
     return {
       ...emptyResult(status, o, {
