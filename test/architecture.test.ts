@@ -39,6 +39,31 @@ it('src/engine/ calls no calculation module (type-only imports aside)', () => {
   assert.deepEqual(found, []);
 });
 
+// #40 item 1: one engine contract. A job is stopped (withdrawn, stopped, its thread ended after the grace) in one
+// place, pool.run; the calculations hand it a kind and a payload and never hold the job's flags. On the thread every
+// kind starts and stops through a ThreadJob, and the worker exports the table of kinds, found by Piscina by name.
+it('jobs are controlled once: only src/engine/ holds a JobControl; the worker exports the table of kinds by name', () => {
+  const found: string[] = [];
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith('.ts') && !p.includes(join('src', 'engine'))) {
+        const text = readFileSync(p, 'utf8');
+        for (const m of text.matchAll(/\b(JobControl|runStoppable|jobStarting|jobFlags|Atomics\.\w+\([^,]*, JOB\.)\b/g)) found.push(`${p.slice(process.cwd().length + 1)}: ${m[0]}`);
+      }
+    }
+  };
+  walk(join(process.cwd(), 'src'));
+  const worker = readFileSync(join(process.cwd(), 'workers', 'solver.ts'), 'utf8');
+  for (const m of worker.matchAll(/\b(jobStarting|Atomics\.\w+|'kind' in|export default)\b/g)) found.push(`workers/solver.ts: ${m[0]}`);
+  assert.deepEqual(found, []);
+  const kinds = readFileSync(join(process.cwd(), 'src', 'engine', 'kinds.ts'), 'utf8');
+  const declared = [...kinds.matchAll(/^ {2}(\w+): \{ payload:/gm)].map((m) => m[1]).sort();
+  const exported = (worker.match(/^export const \{ ([\w, ]+) \} = kinds;$/m)?.[1] ?? '').split(', ').sort();
+  assert.deepEqual(exported, declared, 'workers/solver.ts exports a function under the name of every kind');
+});
+
 // #40 item 1: a transport carries the pieces of running tasks (a study's chunks) without knowing what they are; how a
 // piece runs, what its failure means and when its task is finished belong to its calculation (src/queue/pieceKind.ts,
 // src/queue/studyChunks.ts). Neither transport may reach into a calculation's life cycle.

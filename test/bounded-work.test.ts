@@ -25,7 +25,7 @@ test('a core failure is a SolverCoreError without internals, answered as 500 INT
   try {
     const bad = new Float64Array(64); // ABI version 0: the core refuses the buffer
     let failure: unknown;
-    await pool.runSensitivity(bad, 0, Float64Array.of(0)).catch((e: unknown) => {
+    await pool.run('sensitivity', { input: bad, kind: 0, items: Float64Array.of(0) }).catch((e: unknown) => {
       failure = e;
     });
     assert.ok(failure instanceof SolverCoreError, String(failure));

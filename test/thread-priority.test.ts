@@ -55,7 +55,7 @@ test('WORKER_NICE=0 keeps solver threads at the main thread priority', { skip: !
   const pool = createSolverPool({ threads: 1 });
   try {
     // a task has run, so the thread's module (and its priority call) has run
-    await pool.runLayout({ n: 2, edges: Int32Array.of(0, 1), pinned: null });
+    await pool.run('layout', { n: 2, edges: Int32Array.of(0, 1), pinned: null });
     assert.deepEqual(threadNices().filter((v) => v !== own), [], 'no thread lowered');
   } finally {
     await pool.close();

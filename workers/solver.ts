@@ -1,57 +1,41 @@
-// Piscina worker: one WebAssembly power-flow core per thread, instantiated when
-// the thread loads this module and kept warm (with its topology cache) for all
-// later tasks.
+// Piscina worker: one WebAssembly core per thread, instantiated when the thread loads this module and kept warm
+// (with its topology cache) for all later tasks. It runs the kinds of job of src/engine/kinds.ts: `kinds` below
+// has one function per kind, exported again under the kind's name, which pool.run (src/engine/pool.ts) gives
+// Piscina as the task's `name`. Each task is its kind's payload plus the job's slots (stop: the job's flags,
+// src/engine/jobControl.ts; live: where a long solve posts its progress as it happens, src/engine/liveChannel.ts);
+// every kind starts, reads its stop and writes its progress through one ThreadJob.
 //
-// Task (from src/engine/pool.ts):
-//   input        Float64Array, the ABI input buffer (transferred, not copied)
-//   qlim         enforce generator Q limits (MATPOWER pf.enforce_q_lims = 1)
-//   stop         optional Int32Array over a SharedArrayBuffer: [0] non-zero = stop
-//                now, read by the progress hook between iterations (Atomics.load),
-//                so cancel / timeout end a running solve at its next iteration;
-//                [1] is set to 1 here when the task starts.
-//   live         optional {channel, key}: once the solve has run LIVE_AFTER_MS, its
-//                iterations so far and every later one are posted as they happen on
-//                the BroadcastChannel named channel: {key, from, progress: [iteration,
-//                mismatch, ...]} (from = index of the first pair in the solve).
-// Named export `sensitivity` (pool.runSensitivity): PTDF rows or outage flow shifts of the DC model.
-// Named export `scopf` (pool.runScopf): a security-constrained DC-OPF's constraint generation (src/opf/securityWorker.ts).
-// Named export `stateEstimation` (pool.runStateEstimation): one state estimate (assembly/se/).
-// Named export `layout` (pool.runLayout): a network drawing's bus positions (src/layout/stressLayout.ts).
-// Named export `study` (pool.runStudy): one study chunk in the core's loop
-// (assembly/study/loop.ts), input + study buffer in, compact Float64Arrays out.
-// Named export `opf` (pool.runOpf): one OPF, run by src/opf/worker.ts on the same engine.
-// Every kind shares the job protocol of src/engine/jobControl.ts (stop, started, progress slots).
-// Result: the ABI output buffer (Float64Array, transferred), header slots
-// SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing),
-// QLIM_RUNS and THREAD filled in here, followed by the progress trailer:
-// every iteration's (iteration, mismatch) pair (numbered across Q-limit re-runs),
-// then the number of pairs as the buffer's last value.
+//   powerflow        the ABI input buffer in (transferred, not copied), qlim: enforce generator Q limits
+//                    (MATPOWER pf.enforce_q_lims = 1). Result: the ABI output buffer (transferred), header slots
+//                    SOLVE_MS (ms spent in the wasm solve(s), excluding transfer and packing), QLIM_RUNS and
+//                    THREAD filled in here, followed by the progress trailer: every iteration's (iteration,
+//                    mismatch) pair (numbered across Q-limit re-runs), then the number of pairs as the last value.
+//                    Once the solve has run LIVE_AFTER_MS, its pairs so far and every later one are posted live.
+//   study            one study chunk in the core's loop (assembly/study/loop.ts): compact Float64Arrays out
+//   opf              one OPF, run by src/opf/worker.ts on the same engine
+//   sensitivity      PTDF rows, outage flow shifts or PTDF columns of the DC model, one chunk
+//   stateEstimation  one state estimate (assembly/se/)
+//   layout           a network drawing's bus positions (src/layout/stressLayout.ts)
+//   scopf            a security-constrained DC-OPF's constraint generation (src/opf/securityWorker.ts)
 //
 // Why a trailer and not a message per iteration: most solves take a millisecond or
 // less, and a cross-thread message (a port per task, a wake-up per message) cost
 // more than the solve; only a solve long enough for anyone to watch is reported live.
-import { threadId, type BroadcastChannel } from 'node:worker_threads';
+import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { MAX_INSTANCE_BYTES, PowerFlowEngine } from '../src/engine/solverInstance.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
-import { runOpfTask, type OpfTask } from '../src/opf/worker.js';
-import { runScopfTask, type ScopfTask } from '../src/opf/securityWorker.js';
-import { LIVE_AFTER_MS, liveChannel } from '../src/engine/liveChannel.js';
-import { stressLayout, type LayoutInput } from '../src/layout/stressLayout.js';
+import { runOpfTask } from '../src/opf/worker.js';
+import { runScopfTask } from '../src/opf/securityWorker.js';
+import { LIVE_AFTER_MS, livePoster } from '../src/engine/liveChannel.js';
+import { stressLayout } from '../src/layout/stressLayout.js';
 import { OUT as SE_OUT } from '../src/stateEstimation/abi.js';
-import { JOB, jobStarting } from '../src/engine/jobControl.js';
+import { ThreadJob } from '../src/engine/jobControl.js';
 import { lowerThisThread } from '../src/engine/threadPriority.js';
-
-
-export interface SolverTask {
-  input: Float64Array;
-  qlim: boolean;
-  stop?: Int32Array;
-  live?: { channel: string; key: number };
-}
+import type { Kind, Task } from '../src/engine/kinds.js';
 
 // Below the main thread's priority, so that busy solver threads never starve the event loop
 lowerThisThread();
@@ -64,19 +48,14 @@ function afterTask(): void {
   if (engine.recycleAbove(MAX_INSTANCE_BYTES)) (globalThis as { gc?: () => void }).gc?.();
 }
 
-// Progress of the current solve: pairs (iteration, mismatch), reused across solves.
+// Progress of the current power flow: pairs (iteration, mismatch), reused across solves.
 let progress = new Float64Array(512);
 let pairs = 0;
 let sentLive = 0;
 let startedAt = 0;
-let live: { channel: BroadcastChannel; key: number } | undefined;
-let stop: Int32Array | undefined;
+let live: ((from: number, rows: Float64Array) => void) | undefined;
+let current: ThreadJob | undefined;
 let offset = 0;
-
-function postLive(): void {
-  live!.channel.postMessage({ key: live!.key, from: sentLive, progress: progress.slice(2 * sentLive, 2 * pairs) });
-  sentLive = pairs;
-}
 
 engine.onProgress = (iteration: number, mismatch: number): number => {
   if (2 * pairs + 2 > progress.length) {
@@ -87,10 +66,12 @@ engine.onProgress = (iteration: number, mismatch: number): number => {
   progress[2 * pairs] = offset + iteration;
   progress[2 * pairs + 1] = mismatch;
   pairs++;
-  if (live && performance.now() - startedAt >= LIVE_AFTER_MS) postLive();
-  return stop ? Atomics.load(stop, JOB.STOP) : 0;
+  if (live && performance.now() - startedAt >= LIVE_AFTER_MS) {
+    live(sentLive, progress.slice(2 * sentLive, 2 * pairs));
+    sentLive = pairs;
+  }
+  return current ? current.stop : 0;
 };
-
 
 /** out followed by the progress trailer (see the header). */
 function withProgress(out: Float64Array): Float64Array {
@@ -101,16 +82,15 @@ function withProgress(out: Float64Array): Float64Array {
   return full;
 }
 
-/** One power flow (Piscina's default export: pool.runPowerFlow). */
-export default function solveTask(task: SolverTask): unknown {
-  stop = task.stop;
-  live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
+function powerflowTask(task: Task<'powerflow'>, job: ThreadJob): unknown {
+  current = job;
+  live = livePoster(task.live);
   offset = 0;
   pairs = 0;
   sentLive = 0;
   startedAt = performance.now();
   try {
-    if (stop && jobStarting(stop)) {
+    if (job.stoppedBefore) {
       const out = new Float64Array(OUT.HEADER);
       out[OUT.STATUS] = STATUS.CANCELLED;
       return move(withProgress(out));
@@ -124,36 +104,25 @@ export default function solveTask(task: SolverTask): unknown {
     return move(withProgress(out));
   } finally {
     live = undefined;
-    stop = undefined;
+    current = undefined;
     afterTask();
   }
 }
 
-/** One OPF (pool.runOpf; src/opf/worker.ts). */
-export function opf(task: OpfTask): unknown {
-  return runOpfTask(engine, task).then((out) => move(out)).finally(afterTask);
-}
-
-export interface StudyTask {
-  input: Float64Array;
-  study: Float64Array;
-  monitorPerCase: number;
-  /** the job's flags (src/engine/jobControl.ts); JOB.PROGRESS: cases done so far */
-  stop: Int32Array;
+function opfTask(task: Task<'opf'>, job: ThreadJob): unknown {
+  return runOpfTask(engine, task.input, job, livePoster(task.live)).then((out) => move(out)).finally(afterTask);
 }
 
 /** One study chunk: the progress hook publishes cases done (iteration -1) and reads the stop flag. */
-export function study(task: StudyTask): unknown {
+function studyTask(task: Task<'study'>, job: ThreadJob): unknown {
   const t0 = performance.now();
-  const flags = task.stop;
-  const stoppedBefore = jobStarting(flags);
   const hook = engine.onProgress;
   engine.onProgress = (iteration: number, value: number): number => {
-    if (iteration === -1) Atomics.store(flags, JOB.PROGRESS, value);
-    return Atomics.load(flags, JOB.STOP);
+    if (iteration === -1) job.progress(value);
+    return job.stop;
   };
   try {
-    if (stoppedBefore) {
+    if (job.stoppedBefore) {
       const empty = new Float64Array(0);
       return { done: 0, records: empty, violations: empty, islands: empty, monitor: empty, solveMs: 0 } satisfies StudyWorkerResult;
     }
@@ -167,15 +136,9 @@ export function study(task: StudyTask): unknown {
   }
 }
 
-export interface SensitivityTask {
-  input: Float64Array;
-  kind: 0 | 1 | 2;
-  items: Float64Array;
-}
-
 /** DC sensitivities (assembly/sensitivity.ts): PTDF rows (kind 0), outage flow shifts (kind 1) or PTDF columns
  *  (kind 2), one chunk; null when Bbus is singular. */
-export function sensitivity(task: SensitivityTask): unknown {
+function sensitivityTask(task: Task<'sensitivity'>): unknown {
   try {
     const out = engine.sensitivity(task.input, task.kind, task.items);
     return out === null ? null : move(out);
@@ -185,33 +148,26 @@ export function sensitivity(task: SensitivityTask): unknown {
 }
 
 /** The constraint generation of a security-constrained DC-OPF (src/opf/securityWorker.ts): every round on this thread. */
-export function scopf(task: ScopfTask): unknown {
-  return runScopfTask(engine, task)
+function scopfTask(task: Task<'scopf'>, job: ThreadJob): unknown {
+  return runScopfTask(engine, task, job, livePoster(task.live))
     .then((r) => move({ [transferableSymbol]: [r.output.buffer, r.coefs.buffer], [valueSymbol]: r } as never))
     .finally(afterTask);
 }
 
 /** Bus positions of a network drawing: plain JavaScript, on a solver thread so a 10,000-bus layout never
  *  holds the API's event loop. */
-export function layout(task: LayoutInput): unknown {
+function layoutTask(task: Task<'layout'>): unknown {
   return move(stressLayout(task));
 }
 
-export interface StateEstimationTask {
-  input: Float64Array;
-  /** the job's flags (src/engine/jobControl.ts); JOB.PROGRESS: the last Gauss–Newton iteration reported */
-  stop: Int32Array;
-}
-
-/** One state estimate (assembly/se/): the output buffer, SE_OUT_SOLVE_MS filled in (src/stateEstimation/solve.ts). */
-export function stateEstimation(task: StateEstimationTask): unknown {
+/** One state estimate (assembly/se/): the output buffer, SE_OUT_SOLVE_MS filled in (src/stateEstimation/solve.ts).
+ *  Stopped before it started: the core's first progress call stops it. */
+function stateEstimationTask(task: Task<'stateEstimation'>, job: ThreadJob): unknown {
   const t0 = performance.now();
-  const flags = task.stop;
-  jobStarting(flags); // stopped before: the core's first progress call stops it
   const hook = engine.onProgress;
   engine.onProgress = (iteration: number): number => {
-    if (iteration >= 0) Atomics.store(flags, JOB.PROGRESS, iteration); // −1: the residual analysis looking at the stop flag
-    return Atomics.load(flags, JOB.STOP);
+    if (iteration >= 0) job.progress(iteration); // −1: the residual analysis looking at the stop flag
+    return job.stop;
   };
   try {
     const out = engine.solveStateEstimation(task.input);
@@ -221,3 +177,22 @@ export function stateEstimation(task: StateEstimationTask): unknown {
     engine.onProgress = hook;
   }
 }
+
+/** The thread's side of every kind: its job started (when the kind stops between iterations) before it runs. */
+function kind<K extends Kind>(run: (task: Task<K>, job: ThreadJob) => unknown, stoppable = true): (task: Task<K>) => unknown {
+  return (task) => run(task, new ThreadJob(task.stop, stoppable));
+}
+
+/** The kinds of src/engine/kinds.ts; sensitivity and layout never read the stop flag (bounded chunks). */
+export const kinds: { [K in Kind]: (task: Task<K>) => unknown } = {
+  powerflow: kind(powerflowTask),
+  study: kind(studyTask),
+  opf: kind(opfTask),
+  sensitivity: kind(sensitivityTask, false),
+  stateEstimation: kind(stateEstimationTask),
+  layout: kind(layoutTask, false),
+  scopf: kind(scopfTask),
+};
+
+// Piscina finds a task's function by its name among the module's exports
+export const { powerflow, study, opf, sensitivity, stateEstimation, layout, scopf } = kinds;

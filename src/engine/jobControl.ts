@@ -29,6 +29,32 @@ export function jobStarting(flags: Int32Array): boolean {
   return Atomics.load(flags, JOB.STOP) !== 0;
 }
 
+/** A job as its thread sees it (workers/solver.ts makes one per task, for every kind): marked started once, its
+ *  stop read and its progress written only through here. A kind that cannot stop between iterations (a
+ *  sensitivity chunk, a layout) is not marked started, so stopping it ends its thread at once instead of after
+ *  the grace. */
+export class ThreadJob {
+  /** stopped before it started: answer at once */
+  readonly stoppedBefore: boolean;
+
+  constructor(
+    private readonly flags: Int32Array,
+    stoppable: boolean,
+  ) {
+    this.stoppedBefore = stoppable ? jobStarting(flags) : Atomics.load(flags, JOB.STOP) !== 0;
+  }
+
+  /** 0 runs, else a STOP_CODE: what the core's progress hook returns between iterations. */
+  get stop(): number {
+    return Atomics.load(this.flags, JOB.STOP);
+  }
+
+  /** What the job reports as it runs (JobControl.progress on the caller's side). */
+  progress(value: number): void {
+    Atomics.store(this.flags, JOB.PROGRESS, value);
+  }
+}
+
 /** The stop protocol of one job: `stop` asks it to stop (once), withdrawing it when still queued and ending its
  *  thread when it does not stop within the grace; `ended` is called when its run settled (nothing to end). */
 export class JobControl {

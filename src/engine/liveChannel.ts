@@ -3,6 +3,7 @@
 // (src/opf/worker.ts) post on it once a solve has run LIVE_AFTER_MS; shorter solves return
 // their progress with the result, where a message per iteration would cost more than the solve.
 import { BroadcastChannel } from 'node:worker_threads';
+import type { LiveRoute } from './kinds.js';
 
 /** A solve reports live once it has run this long. */
 export const LIVE_AFTER_MS = 20;
@@ -18,4 +19,12 @@ export function liveChannel(name: string): BroadcastChannel {
     channels.set(name, c);
   }
   return c;
+}
+
+/** Posts a job's progress rows [from, from + n) on its route, as pool.run routes them to the caller's onLive;
+ *  undefined when nobody listens. */
+export function livePoster(route: LiveRoute | undefined): ((from: number, rows: Float64Array) => void) | undefined {
+  if (!route) return undefined;
+  const channel = liveChannel(route.channel);
+  return (from, progress) => channel.postMessage({ key: route.key, from, progress });
 }

@@ -61,7 +61,9 @@ async function computeAndStore(s: Services, id: string, version: number, model: 
     const a = index.get(br.from), b = index.get(br.to);
     if (a !== undefined && b !== undefined && a !== b) edges.push(a, b);
   }
-  const xy = await s.solver.runLayout({ n: model.buses.length, edges: Int32Array.from(edges), pinned: pinned ? pinned.slice() : null });
+  const ran = await s.solver.run('layout', { n: model.buses.length, edges: Int32Array.from(edges), pinned: pinned ? pinned.slice() : null });
+  if (ran.stopped) throw new Error('a layout without a signal or timeout is never stopped');
+  const xy = ran.value;
   const f32 = Float32Array.from(xy);
   await s.db.query('UPDATE network_versions SET layout = $3 WHERE network_id = $1 AND version = $2',
     [id, version, Buffer.from(f32.buffer, f32.byteOffset, f32.byteLength)]);

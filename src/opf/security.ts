@@ -16,7 +16,6 @@ import type { Static } from '@sinclair/typebox';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { OpfBindingContingencyOut, OpfSecurityOut } from '../schemas/opfResult.js';
 import type { SolverPool } from '../engine/pool.js';
-import { JOB, JobControl, runStoppable, STOP_CODE } from '../engine/jobControl.js';
 import { DEFAULT_SOLVE_OPTIONS, PowerFlowInputError } from '../powerflow/types.js';
 import { packNetwork } from '../powerflow/pack.js';
 import { AppError } from '../lib/errors.js';
@@ -24,7 +23,7 @@ import { networkBridges } from '../sensitivities/compute.js';
 import { capacityCheck, emptyResult, opfCallOptions, refuseIslands, unpackOpf, type OpfCall } from './solve.js';
 import { packOpf } from './pack.js';
 import { PROGRESS_FIELDS } from './worker.js';
-import { extraRowsAt, type ScopfTask } from './securityWorker.js';
+import { extraRowsAt, type ScopfPayload } from './securityWorker.js';
 import type { OpfResult } from './types.js';
 import type { OpfIn } from '../schemas/opf.js';
 
@@ -227,9 +226,7 @@ export async function solveSecurityConstrainedDcOpf(
     outageBranches.push(...internal);
     outageStart[c + 1] = outageBranches.length;
   });
-  const job = new JobControl();
-  const task: ScopfTask = {
-    kind: 'scopf',
+  const task: ScopfPayload = {
     opf: packed.input,
     dc: dc.input,
     dcBranches: dc.nl,
@@ -238,7 +235,6 @@ export async function solveSecurityConstrainedDcOpf(
     outageStart,
     outageBranches: Int32Array.from(outageBranches),
     bridge,
-    stop: job.flags,
     timeLimitMs: o.timeoutMs,
   };
 
@@ -258,8 +254,7 @@ export async function solveSecurityConstrainedDcOpf(
       });
     }
   };
-  const ran = await runStoppable({ timeoutMs: o.timeoutMs, signal: call.signal }, (j) =>
-    pool.runScopf(task, j.threadSignal, call.onProgress ? report : undefined), job);
+  const ran = await pool.run('scopf', task, { timeoutMs: o.timeoutMs, signal: call.signal, onLive: call.onProgress ? report : undefined });
   if (ran.stopped) {
     const message = ran.stopped === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
     return { ...emptyResult(ran.stopped, o, { message, duration_ms: performance.now() - started }), security: outcome() };
@@ -275,7 +270,8 @@ export async function solveSecurityConstrainedDcOpf(
   const outLen = full.length - 1 - PROGRESS_FIELDS * n;
   report(0, full.subarray(outLen, outLen + PROGRESS_FIELDS * n));
   if (w.end === 'stopped' || outLen <= 0) {
-    const status = Atomics.load(job.flags, JOB.STOP) === STOP_CODE.CANCEL ? 'cancelled' : 'timeout';
+    // the thread's own time limit ended it (a stop by timeout_ms or a cancel answers above, at once)
+    const status = call.signal?.aborted ? 'cancelled' : 'timeout';
     return {
       ...emptyResult(status, o, {
         message: status === 'timeout' ? `exceeded timeout_ms after ${rounds} rounds` : 'cancelled',

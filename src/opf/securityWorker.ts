@@ -15,14 +15,14 @@
 // rounds, between chunks and between outages of a scan; timeLimitMs is checked here too.
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
-import { JOB, jobStarting } from '../engine/jobControl.js';
+import type { ThreadJob } from '../engine/jobControl.js';
+import type { JobSlots } from '../engine/kinds.js';
 import { connectedComponents } from '../lib/graph.js';
 import { BR, BUS_FIELDS, IN, OUT, OUT_BR_FIELDS, OUT_BUS_FIELDS, OUT_GEN_FIELDS, STATUS } from './abi.js';
 import { PROGRESS_FIELDS, runOpfTask } from './worker.js';
-import { liveChannel } from '../engine/liveChannel.js';
 
-export interface ScopfTask {
-  kind: 'scopf';
+/** What src/opf/security.ts hands pool.run('scopf', ...); the job's stop and live route come with it (JobSlots). */
+export interface ScopfPayload {
   /** the packed DC-OPF (./pack.ts), without extra rows */
   opf: Float64Array;
   /** the packed DC power flow of the same model (the sensitivities' input, src/powerflow/pack.ts) */
@@ -38,10 +38,7 @@ export interface ScopfTask {
   outageBranches: Int32Array;
   /** per outage: 1 when the caller knows it splits the network (a single bridge) */
   bridge: Uint8Array;
-  stop: Int32Array;
   timeLimitMs: number;
-  /** the pool's live channel: each round's progress rows as {key, from, progress} */
-  live?: { channel: string; key: number };
 }
 
 export interface ScopfWorkerResult {
@@ -115,10 +112,13 @@ function inverse(lu: Float64Array, perm: Int32Array, n: number): Float64Array {
   return w;
 }
 
-export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Promise<ScopfWorkerResult> {
+/** live: each round's progress rows, posted as the round ends. */
+export async function runScopfTask(
+  engine: PowerFlowEngine, task: ScopfPayload & JobSlots, job: ThreadJob, live?: (from: number, rows: Float64Array) => void,
+): Promise<ScopfWorkerResult> {
   const started = performance.now();
-  const { opf, stop, limit, outageStart, outageBranches } = task;
-  const stopped = () => Atomics.load(stop, JOB.STOP) !== 0 || performance.now() - started > task.timeLimitMs;
+  const { opf, limit, outageStart, outageBranches } = task;
+  const stopped = () => job.stop !== 0 || performance.now() - started > task.timeLimitMs;
   const nb = opf[IN.NB]!,
     nl = opf[IN.NL]!;
   const brOff = IN.HEADER + BUS_FIELDS * nb;
@@ -135,8 +135,7 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     coefStart: Int32Array.of(0),
     coefs: new Float64Array(0),
   });
-  if (jobStarting(stop) || stopped()) return empty('stopped');
-  const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
+  if (job.stoppedBefore || stopped()) return empty('stopped');
   const oBr = OUT.HEADER + OUT_BUS_FIELDS * nb;
   let progress: number[] = [];
   let last = new Float64Array(0);
@@ -173,11 +172,11 @@ export async function runScopfTask(engine: PowerFlowEngine, task: ScopfTask): Pr
     input[IN.NXROWS] = addedOutage.length;
     input[IN.XROWS_AT] = opf.length;
     input[IN.TIME_LIMIT_S] = Math.max(0.01, (task.timeLimitMs - (performance.now() - started)) / 1000);
-    const full = await runOpfTask(engine, { kind: 'opf', input, stop });
+    const full = await runOpfTask(engine, input, job);
     const n = full[full.length - 1]!;
     const outLen = full.length - 1 - PROGRESS_FIELDS * n;
     const rows = full.slice(outLen, outLen + PROGRESS_FIELDS * n);
-    live?.channel.postMessage({ key: live.key, from: progress.length / PROGRESS_FIELDS, progress: rows });
+    live?.(progress.length / PROGRESS_FIELDS, rows);
     progress = progress.concat(Array.from(rows));
     last = full.slice(0, outLen);
     return last[OUT.STATUS] === STATUS.CONVERGED;

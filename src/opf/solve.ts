@@ -19,7 +19,6 @@
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
-import { JobControl, runStoppable } from '../engine/jobControl.js';
 import { PowerFlowInputError, type SolveOutcome } from '../powerflow/types.js';
 import { islandSplit } from '../powerflow/islanding.js';
 import { islandSummaries } from '../domain/networkValidation.js';
@@ -150,11 +149,12 @@ async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall)
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', o, { message: 'cancelled before it started' });
   const started = performance.now();
-  const job = new JobControl();
   let last: OpfProgress | undefined;
-  let reported = 0; // rows passed to onProgress (live ones, then the rest from the trailer); none after a stop
+  // rows passed to onProgress (live ones, then the rest from the trailer); none after a stop (the pool passes no
+  // live rows of a stopped job)
+  let reported = 0;
   const report = (from: number, rows: Float64Array) => {
-    for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && !job.stopped && !signal?.aborted; i++) {
+    for (let i = Math.max(reported - from, 0); PROGRESS_FIELDS * i < rows.length && !signal?.aborted; i++) {
       const p = rows.subarray(PROGRESS_FIELDS * i, PROGRESS_FIELDS * (i + 1));
       last = { iteration: p[0]!, maxIterations: o.maxIterations, feasibility: p[1]!, gradient: p[2]!, complementarity: p[3]!, objective: p[4]! };
       reported = from + i + 1;
@@ -165,8 +165,7 @@ async function solveOnce(pool: SolverPool, network: NetworkModel, call: OpfCall)
     message: status === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled',
     iterations: last?.iteration ?? 0, duration_ms: performance.now() - started,
   });
-  const ran = await runStoppable({ timeoutMs: o.timeoutMs, signal }, (j) =>
-    pool.runOpf(packed.input, j.flags, j.threadSignal, onProgress ? report : undefined), job);
+  const ran = await pool.run('opf', { input: packed.input }, { timeoutMs: o.timeoutMs, signal, onLive: onProgress ? report : undefined });
   if (ran.stopped) return stopped(ran.stopped);
   const full = ran.value;
   const n = full[full.length - 1]!;

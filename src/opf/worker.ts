@@ -1,35 +1,35 @@
 // The OPF side of the Piscina worker (workers/solver.ts): one packed input in, the
 // output buffer out, followed by the progress trailer: every MIPS iteration's
 // (iteration, feascond, gradcond, compcond, objective), then the number of
-// iterations as the buffer's last value. The stop flag ([0] non-zero = stop,
-// [1] set here on start) is read between iterations through the progress hook.
+// iterations as the buffer's last value. The job's stop (src/engine/jobControl.ts
+// ThreadJob) is read between iterations through the progress hook.
 // A solve that runs longer than LIVE_AFTER_MS (an AC-OPF of thousands of buses)
 // also posts its rows as they come on the pool's BroadcastChannel, as power
 // flow does: {key, from, progress}.
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import type { PowerFlowEngine } from '../engine/solverInstance.js';
-import { LIVE_AFTER_MS, liveChannel } from '../engine/liveChannel.js';
-import { JOB, jobStarting } from '../engine/jobControl.js';
+import { LIVE_AFTER_MS } from '../engine/liveChannel.js';
+import type { ThreadJob } from '../engine/jobControl.js';
 import { IN, METHOD_CODE, OUT, SOLVER_CODE, STATUS } from './abi.js';
 import { solveOpfLp } from './lp.js';
-
-export interface OpfTask { kind: 'opf'; input: Float64Array; stop?: Int32Array; live?: { channel: string; key: number } }
 
 export const PROGRESS_FIELDS = 5;
 
 let progress = new Float64Array(PROGRESS_FIELDS * 64);
 
-export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promise<Float64Array> {
-  const stop = task.stop;
+/** One OPF of input under job (stopped already: answered at once, as cancelled); live posts its rows once it has run
+ *  LIVE_AFTER_MS. The rounds of a security-constrained OPF (./securityWorker.ts) call this under their own job. */
+export async function runOpfTask(
+  engine: PowerFlowEngine, input: Float64Array, job: ThreadJob, live?: (from: number, rows: Float64Array) => void,
+): Promise<Float64Array> {
   let n = 0;
   const started = performance.now();
-  if (stop && jobStarting(stop)) {
+  if (job.stop !== 0) {
     const out = new Float64Array(OUT.HEADER + 1);
     out[OUT.STATUS] = STATUS.CANCELLED;
     return out;
   }
-  const live = task.live ? { channel: liveChannel(task.live.channel), key: task.live.key } : undefined;
   let sent = 0;
   engine.onOpfProgress = (it, feas, grad, comp, obj) => {
     if (PROGRESS_FIELDS * (n + 1) > progress.length) {
@@ -40,13 +40,13 @@ export async function runOpfTask(engine: PowerFlowEngine, task: OpfTask): Promis
     progress.set([it, feas, grad, comp, obj], PROGRESS_FIELDS * n);
     n++;
     if (live && performance.now() - started >= LIVE_AFTER_MS) {
-      live.channel.postMessage({ key: live.key, from: sent, progress: progress.slice(PROGRESS_FIELDS * sent, PROGRESS_FIELDS * n) });
+      live(sent, progress.slice(PROGRESS_FIELDS * sent, PROGRESS_FIELDS * n));
       sent = n;
     }
-    return stop ? Atomics.load(stop, JOB.STOP) : 0;
+    return job.stop;
   };
   try {
-    const input = task.input; // solveOpf copies it into the core: it stays as sent, for the LP path
+    // solveOpf copies input into the core: it stays as sent, for the LP path
     const dc = input[IN.METHOD] === METHOD_CODE.dc;
     let out = engine.solveOpf(input);
     if (dc && out[OUT.STATUS] !== STATUS.CONVERGED && out[OUT.STATUS] !== STATUS.CANCELLED) {

@@ -1,6 +1,6 @@
 // A power flow on the solver pool, from a network model to its outcome: the islanding rule and MATPOWER's DC lines
 // applied to the model, the model packed (once per frozen version and options), one job on a solver thread
-// (pool.runPowerFlow), the answer unpacked. As src/opf/solve.ts and src/studies/solve.ts are for theirs.
+// (pool.run('powerflow', ...)), the answer unpacked. As src/opf/solve.ts and src/studies/solve.ts are for theirs.
 //
 //   const outcome = await solvePowerFlow(pool, network, { method: 'newton_raphson' }, { signal, onProgress });
 //
@@ -14,7 +14,6 @@
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
-import { JobControl, runStoppable } from '../engine/jobControl.js';
 import { isDeeplyFrozen } from '../lib/immutable.js';
 import {
   DEFAULT_SOLVE_OPTIONS, ISLANDING_RULES, PowerFlowInputError, type ProgressReport, type SolveOptions, type SolveOutcome,
@@ -101,13 +100,13 @@ export async function solvePowerFlow(
   const { signal, onProgress } = hooks;
   if (signal?.aborted) return emptyOutcome('cancelled', o, { message: 'cancelled before it started' });
 
-  const job = new JobControl();
   let lastIteration = 0,
     lastMismatch = NaN; // known when progress is reported
   let reported = 0; // pairs of this solve passed to onProgress (live, then the rest from the trailer)
-  // Pairs [from, from + n) of the solve's progress; those already reported are skipped, none after a stop.
+  // Pairs [from, from + n) of the solve's progress; those already reported are skipped, none after a stop (the pool
+  // passes no live pairs of a stopped job).
   const report = (from: number, pairs: Float64Array) => {
-    for (let i = Math.max(reported - from, 0); 2 * i < pairs.length && !job.stopped && !signal?.aborted; i++) {
+    for (let i = Math.max(reported - from, 0); 2 * i < pairs.length && !signal?.aborted; i++) {
       lastIteration = pairs[2 * i]!;
       lastMismatch = pairs[2 * i + 1]!;
       reported = from + i + 1;
@@ -122,11 +121,7 @@ export async function solvePowerFlow(
       mismatch: lastMismatch,
     });
   const qlim = o.enforceQLimits && o.method !== 'dc';
-  const ran = await runStoppable(
-    { timeoutMs: o.timeoutMs, signal },
-    (j) => pool.runPowerFlow(packed.input, qlim, j, onProgress ? report : undefined),
-    job,
-  );
+  const ran = await pool.run('powerflow', { input: packed.input, qlim }, { timeoutMs: o.timeoutMs, signal, onLive: onProgress ? report : undefined });
   if (ran.stopped) return stopped(ran.stopped);
   const { pairs, outputLength } = progressTrailer(ran.value);
   report(0, pairs); // every iteration reaches onProgress before the result

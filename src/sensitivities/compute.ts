@@ -179,9 +179,10 @@ async function inChunks(
   const per = Math.max(1, Math.floor(SENSITIVITY_CHUNK_VALUES / Math.max(1, size)));
   for (let first = 0; first < items.length; first += per) {
     if (signal?.aborted) throw aborted();
-    const out = await pool.runSensitivity(input.slice(), kind, Float64Array.from(items.slice(first, first + per)), signal);
-    if (out === null) throw singular();
-    take(first, out);
+    const ran = await pool.run('sensitivity', { input: input.slice(), kind, items: Float64Array.from(items.slice(first, first + per)) }, { signal });
+    if (ran.stopped) throw aborted();
+    if (ran.value === null) throw singular();
+    take(first, ran.value);
   }
 }
 

@@ -5,7 +5,7 @@
 //     badDataThreshold: 3.0,     // lnr removal above it; null: none
 //     timeoutMs: 30000,          // -> status 'timeout'
 //     signal,                    // AbortSignal -> status 'cancelled'
-//     onProgress,                // (iteration) => void while it runs (polled every PROGRESS_MS)
+//     onProgress,                // (iteration) => void while it runs (polled every PROGRESS_POLL_MS, src/engine/pool.ts)
 //   });
 //
 // Resolves with a StateEstimationResult (./types.ts, CONTRACT "State estimation"); rejects with
@@ -15,7 +15,6 @@
 import { performance } from 'node:perf_hooks';
 import type { NetworkModel } from '../domain/networkModel.js';
 import type { SolverPool } from '../engine/pool.js';
-import { JobControl, runStoppable } from '../engine/jobControl.js';
 import { IN, OUT, OUT_BUS, OUT_MEAS, STATUS } from './abi.js';
 import { chiSquare99 } from './chiSquare.js';
 import { branchAdmittance, kindScale, packEstimate, type PackedEstimate } from './pack.js';
@@ -35,8 +34,6 @@ export interface StateEstimationCall extends Partial<StateEstimationOptions> {
   signal?: AbortSignal;
   onProgress?: (iteration: number) => void;
 }
-
-const PROGRESS_MS = 100;
 
 function emptyResult(status: StateEstimationStatus, message: string, extra: Partial<StateEstimationResult> = {}): StateEstimationResult {
   return {
@@ -82,27 +79,12 @@ export async function solveStateEstimation(
   const { signal, onProgress } = call;
   if (signal?.aborted) return emptyResult('cancelled', 'cancelled before it started');
   const started = performance.now();
-  const job = new JobControl();
-  let reported = 0;
-  const report = () => {
-    const it = job.progress; // the last Gauss–Newton iteration
-    if (it > reported && !job.stopped) {
-      reported = it;
-      onProgress?.(it);
-    }
-  };
-  const poll = onProgress ? setInterval(report, PROGRESS_MS) : undefined;
-  let ran;
-  try {
-    ran = await runStoppable({ timeoutMs: o.timeoutMs, signal }, (j) => pool.runStateEstimation(packed.input, j.flags, j.threadSignal), job);
-  } finally {
-    if (poll) clearInterval(poll);
-  }
+  // the thread reports the last Gauss–Newton iteration in the job's progress slot
+  const ran = await pool.run('stateEstimation', { input: packed.input }, { timeoutMs: o.timeoutMs, signal, onProgress });
   if (ran.stopped) {
     const message = ran.stopped === 'timeout' ? `exceeded timeout_ms (${o.timeoutMs} ms)` : 'cancelled';
     return emptyResult(ran.stopped, message, { duration_ms: performance.now() - started });
   }
-  report();
   return unpackEstimate(network, measurements, packed, ran.value);
 }
 

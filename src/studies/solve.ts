@@ -168,12 +168,20 @@ function monitorPerCase(plan: StudyPlan): number {
 async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
   const sn = studyNetwork(network, plan);
   const study = encodeChunk(network, plan, sn, start, end);
-  const r = await pool.runStudy(sn.packed.input.slice(), study, monitorPerCase(plan), {
-    signal: hooks.signal,
-    onCasesDone: hooks.onProgress ? (d) => hooks.onProgress!(d, end - start) : undefined,
-  });
+  // a stopped chunk answers with the cases it finished; withdrawn or its thread ended, with none
+  let reported = 0;
+  const onCasesDone = hooks.onProgress ? (d: number) => { reported = d; hooks.onProgress!(d, end - start); } : undefined;
+  const ran = await pool.run('study', { input: sn.packed.input.slice(), study, monitorPerCase: monitorPerCase(plan) },
+    { signal: hooks.signal, onProgress: onCasesDone, answerWhenStopped: true });
+  const r = ran.stopped ? noCases() : ran.value;
+  if (onCasesDone && r.done > reported) onCasesDone(r.done);
   if (r.done < 0) throw new Error('the power-flow core rejected the packed network (ABI mismatch)');
   return { sn, r };
+}
+
+function noCases(): StudyWorkerResult {
+  const empty = new Float64Array(0);
+  return { done: 0, records: empty, violations: empty, islands: empty, monitor: empty, solveMs: 0 };
 }
 
 /** The base case of a plan (record 0 of a chunk), with its monitored values. */
