@@ -165,10 +165,16 @@ function monitorPerCase(plan: StudyPlan): number {
   return monitoredPerRecord(plan.monitor.branches.length, plan.monitor.buses.length);
 }
 
-async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
+/** What a solver thread is handed for cases [start, end): the packed network, the study buffer and the monitored
+ *  values per record (a test runs it on an engine of its own). */
+export function studyChunkTask(network: NetworkModel, plan: StudyPlan, start: number, end: number) {
   const sn = studyNetwork(network, plan);
-  const study = encodeChunk(network, plan, sn, start, end);
-  const r = await pool.runStudy(sn.packed.input.slice(), study, monitorPerCase(plan), {
+  return { sn, input: sn.packed.input.slice(), study: encodeChunk(network, plan, sn, start, end), monitorPerCase: monitorPerCase(plan) };
+}
+
+async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
+  const { sn, input, study, monitorPerCase: perCase } = studyChunkTask(network, plan, start, end);
+  const r = await pool.runStudy(input, study, perCase, {
     signal: hooks.signal,
     onCasesDone: hooks.onProgress ? (d) => hooks.onProgress!(d, end - start) : undefined,
   });
