@@ -16,6 +16,9 @@ import {
 import type { NetworkModel } from '../src/domain/networkModel.js';
 import type { SolveOutcome } from '../src/powerflow/types.js';
 import { solveDiagnostics, solvePowerFlow } from '../src/powerflow/solve.js';
+import { PowerFlowEngine } from '../src/engine/solverInstance.js';
+import { studyChunkTask } from '../src/studies/solve.js';
+import { REC, VIOL_FIELDS } from '../src/studies/abi.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 
@@ -390,4 +393,44 @@ test('warm_start previous: each scenario equals the power flow of its model star
   }
   assert.ok(warmIterations < coldIterations, `fewer Newton iterations in all: ${warmIterations} vs ${coldIterations}`);
   assert.throws(() => planStudy(net, { kind: 'contingency', warm_start: 'previous' }), /warm_start 'previous' applies to kind 'scenarios'/);
+});
+
+// Each chunk solves the base case again (record 0, the outages' warm start); a run on the same topology and packed
+// network takes the state the last one's Newton solve reached instead (assembly/study/loop.ts solveBase): the same
+// records bit for bit, no iteration of the base; another network, or Q limits, solve it again.
+test('a chunk on the same packed network reuses the last base solve bit for bit; a changed network solves it again', () => {
+  const net = load('case118');
+  const monitor = { branches: [0, 5], buses: [net.buses[3]!.id] };
+  const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', monitor });
+  let baseIterations = 0;
+  const runOn = (engine: PowerFlowEngine, model: NetworkModel, p: StudyPlan, start: number, end: number) => {
+    baseIterations = 0;
+    engine.onProgress = (it) => { if (it >= 0 && end === start) baseIterations++; return 0; };
+    const t = studyChunkTask(model, p, start, end);
+    const r = engine.runStudy(t.input, t.study, REC.FIELDS, VIOL_FIELDS, t.monitorPerCase);
+    return { ...r, baseIterations };
+  };
+  const engine = new PowerFlowEngine();
+  const first = runOn(engine, net, plan, 0, 0);
+  assert.ok(first.baseIterations > 0, 'the first run solves its base');
+  const again = runOn(engine, net, plan, 0, 0);
+  assert.equal(again.baseIterations, 0, 'the same network: the base state kept');
+  assert.deepEqual(again.records, first.records);
+  assert.deepEqual(again.violations, first.violations);
+  assert.deepEqual(again.monitor, first.monitor);
+  // the cases after a kept base equal those of a fresh engine, bit for bit
+  const cases = runOn(engine, net, plan, 3, 40);
+  const fresh = runOn(new PowerFlowEngine(), net, plan, 3, 40);
+  assert.deepEqual(cases.records, fresh.records);
+  assert.deepEqual(cases.violations, fresh.violations);
+  assert.deepEqual(cases.monitor, fresh.monitor);
+  // another load: solved again, to another state
+  const heavier: NetworkModel = { ...net, loads: net.loads.map((l, k) => (k === 0 ? { ...l, mw: l.mw + 20 } : l)) };
+  const other = runOn(engine, heavier, planStudy(heavier, { kind: 'contingency', contingencies: 'n-1-branches', monitor }), 0, 0);
+  assert.ok(other.baseIterations > 0, 'a changed network solves its base');
+  assert.notDeepEqual(other.monitor, first.monitor);
+  // Q limits change bus types in the base solve: never kept
+  const qlim = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', enforce_q_limits: true });
+  runOn(engine, net, qlim, 0, 0);
+  assert.ok(runOn(engine, net, qlim, 0, 0).baseIterations > 0, 'Q limits: solved again');
 });

@@ -305,6 +305,29 @@ for (const mode of MODES) {
   });
 }
 
+// What an estimate does not compute (docs/studies.md "What it costs"): its screen reads the listed branches and
+// whether an outage splits the network, nothing else, so the core lists no voltage violation of an estimate and, for
+// a single branch that splits the network (a bridge), marks it islanded without searching what it cuts off.
+test('pglib_opf_case588_sdet: an estimate lists no voltage violation and no cut-off bus; its islanded cases are the AC study\'s', async () => {
+  const net = load('pglib_opf_case588_sdet');
+  const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+  const { estimatePlan } = acLinearEstimate(net, plan, await baseSolution(pool, net, plan));
+  const est = await solveStudyChunk(pool, net, estimatePlan, 0, plan.caseCount);
+  const ac = await solveStudyChunk(pool, net, { ...plan, screening: null }, 0, plan.caseCount);
+  const isVoltage = (t: number) => t !== VIOLATION_CODE.branch_overload;
+  assert.ok(Array.from(ac.violationType).some(isVoltage), 'the AC study has voltage violations (the check can fail)');
+  assert.equal(Array.from(est.violationType).filter(isVoltage).length, 0, 'no voltage violation listed by the estimate');
+  const islanded = (c: typeof est) => Array.from(c.code).flatMap((code, k) => (code === CASE_CODE.ISLANDED ? [k] : []));
+  assert.ok(islanded(ac).length > 0);
+  assert.deepEqual(islanded(est), islanded(ac));
+  assert.ok(ac.islandBuses.length > 0);
+  assert.equal(est.islandBuses.length, 0, 'no cut-off bus searched for by the estimate');
+  // the screen's verdicts stand: every kept row is the AC study's
+  const screenedRows = await rows(net, plan, 256);
+  const full = await rows(net, { ...plan, screening: null }, 256);
+  screenedRows.forEach((r, k) => { if (r.status !== 'screened') assert.deepEqual(r, full[k]); else assert.ok(!worseOverload(full[k]!)); });
+});
+
 // The core lists, of an estimate, only the branches that could keep its case (assembly/study/metrics.ts ScreenListing):
 // every rated branch whose estimated loading comes within the screen's margin of its trigger must be among them, or
 // the screen would drop a case it should solve. The loadings of every branch come from monitoring all of them.

@@ -40,7 +40,7 @@ import {
   CORR_BUS, CORR_DP, CORR_DQ, CORR_FIELDS, SGEN_GEN, SGEN_PG, SGEN_FIELDS,
 } from './abi';
 import { StudySections } from './sections';
-import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG } from '../abi';
+import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, IN_METHOD } from '../abi';
 
 /** One study's state between its cases: the scratch sized for the base topology, the method and its
  *  options, the case being solved, and the results (./results.ts). One instance per wasm instance
@@ -134,6 +134,15 @@ export class StudyWorkspace {
   private tol: f64 = 0.0;
   private maxIt: i32 = 0;
   private baseComponents: i32 = 0;                              // connected components of the intact network
+  // The Newton base solve of the last run: a study's chunks (and a screened chunk's estimate and kept cases) each
+  // solve the same base case from the same packed network, to the same state bit for bit; a run on the same
+  // topology and input (the method aside: an estimate's base is Newton too) takes that state instead of solving again.
+  private keptInput: StaticArray<f64> = new StaticArray<f64>(0);
+  private keptTopo: Topology | null = null;
+  private keptHash: u64 = 0;
+  private keptState: StaticArray<f64> = new StaticArray<f64>(0); // vm, va, vr, vi as the solve left them
+  private keptCode: i32 = -1;                                    // -1: nothing kept
+  private keptIterations: i32 = 0;
 
   sizeScratch(topo: Topology, ng: i32): void {
     if (this.typedHash != topo.yHash) { this.typed = new Array<Topology>(); this.typedHash = topo.yHash; }
@@ -478,7 +487,7 @@ export class StudyWorkspace {
     // (fast-decoupled need not converge there: case_ACTIVSg10k does not in 100 iterations)
     const fdCases = this.fd;
     if (this.estimateIt > 0) this.fd = false;
-    const baseOk = this.solveFromStart(topo, 0, 0, false, sec);
+    const baseOk = this.solveBase(topo, sec);
     this.fd = fdCases;
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
@@ -521,6 +530,47 @@ export class StudyWorkspace {
       if (progress(-1, <f64>(c + 1)) != 0) return c + 1;
     }
     return nCases;
+  }
+
+  /** The base case (record 0) from the packed start point: solveFromStart, or the state the last run's identical
+   *  Newton base solve reached (keptInput). Returns converged. */
+  solveBase(topo: Topology, sec: StudySections): bool {
+    const input = this.input, nb = topo.nb;
+    const newton = !this.fd && !this.dc && !this.qlim; // Q limits change bus types: not kept
+    const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi];
+    if (newton && this.keptCode >= 0 && this.keptTopo === topo && this.keptHash == topo.yHash && this.sameInput()) {
+      for (let k = 0; k < 4; k++) {
+        memory.copy(changetype<usize>(parts[k]), changetype<usize>(this.keptState) + (<usize>(k * nb) << 3), <usize>nb << 3);
+      }
+      this.caseSaved = 0;
+      this.caseTopo = topo;
+      this.caseIterations = this.keptIterations;
+      this.recordIntact(topo, this.keptCode, 0, 0, sec);
+      return this.keptCode == STATUS_CONVERGED;
+    }
+    const ok = this.solveFromStart(topo, 0, 0, false, sec);
+    const code = <i32>unchecked(this.results.records[REC_CODE]);
+    this.keptCode = -1;
+    if (!newton || code == STATUS_CANCELLED) return ok;
+    if (this.keptInput.length != input.length) this.keptInput = new StaticArray<f64>(input.length);
+    memory.copy(changetype<usize>(this.keptInput), changetype<usize>(input), <usize>input.length << 3);
+    if (this.keptState.length != 4 * nb) this.keptState = new StaticArray<f64>(4 * nb);
+    for (let k = 0; k < 4; k++) {
+      memory.copy(changetype<usize>(this.keptState) + (<usize>(k * nb) << 3), changetype<usize>(parts[k]), <usize>nb << 3);
+    }
+    this.keptTopo = topo;
+    this.keptHash = topo.yHash;
+    this.keptCode = code;
+    this.keptIterations = this.caseIterations;
+    return ok;
+  }
+
+  /** The input is keptInput's, IN_METHOD aside. */
+  sameInput(): bool {
+    const a = this.input, b = this.keptInput, n = a.length;
+    if (b.length != n) return false;
+    for (let i = 0; i < n; i++) if (i != IN_METHOD && unchecked(a[i]) != unchecked(b[i])) return false;
+    return true;
   }
 
   keepScenario(topo: Topology, ok: bool): void {
@@ -575,17 +625,21 @@ export class StudyWorkspace {
     this.caseSaved = 0;
     const st = this.solveLimited(topo, topo, input, s, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.tol, this.maxIt, 0, 0);
     const solved = this.caseTopo!;
-    if (r >= 0) {
-      this.results.clearRecord(r);
-      unchecked(this.results.records[r + REC_CODE] = <f64>st);
-      unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
-      if (st == STATUS_CONVERGED) caseMetrics(solved, this.flows, this.brOut, s, sec, baseMVA, this.results, r);
-      if (mo >= 0) monitored(solved, this.flows, this.brOut, s, sec, baseMVA, st == STATUS_CONVERGED, this.results.monitorValues, mo);
-    }
+    if (r >= 0) this.recordIntact(solved, st, r, mo, sec);
     if (solved !== topo) for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = solved.vm[i]); unchecked(topo.va[i] = solved.va[i]); }
     return st == STATUS_CONVERGED;
   }
 
+
+  /** The record r (and monitored values at mo, when mo >= 0) of an intact case solved to `solved` with status st. */
+  recordIntact(solved: Topology, st: i32, r: i32, mo: i32, sec: StudySections): void {
+    const s = this.s, baseMVA = this.baseMVA;
+    this.results.clearRecord(r);
+    unchecked(this.results.records[r + REC_CODE] = <f64>st);
+    unchecked(this.results.records[r + REC_ITER] = <f64>this.caseIterations);
+    if (st == STATUS_CONVERGED) caseMetrics(solved, this.flows, this.brOut, s, sec, baseMVA, this.results, r);
+    if (mo >= 0) monitored(solved, this.flows, this.brOut, s, sec, baseMVA, st == STATUS_CONVERGED, this.results.monitorValues, mo);
+  }
 
   /** Outage case caseIndex of the chunk (its row in the cases section) into its record; returns its code. A scenario's
    *  case starts from the scenario's intact solution (scenVm / scenVa), another from the base's. */
@@ -617,8 +671,11 @@ export class StudyWorkspace {
     }
 
     // connectivity
-    // (a single branch that is no bridge leaves every bus connected: no search)
-    if (code == STATUS_CONVERGED && nBr > 0 && !(nBr == 1 && unchecked(this.bridge[<i32>s[outOff]]) == 0)) {
+    // (a single branch that is no bridge leaves every bus connected: no search; an estimate's single bridge splits the
+    // network, which is all its screen asks (such a case is solved in AC): no search for what it cuts off either)
+    const single = code == STATUS_CONVERGED && nBr == 1;
+    if (single && this.estimateIt > 0 && !this.isolate && unchecked(this.bridge[<i32>s[outOff]]) != 0) code = CODE_ISLANDED;
+    else if (code == STATUS_CONVERGED && nBr > 0 && !(nBr == 1 && unchecked(this.bridge[<i32>s[outOff]]) == 0)) {
       const n = components(nb, nl, base.f, base.t, this.brOut, this.parent);
       if (n > this.baseComponents) {
         code = CODE_ISLANDED;

@@ -165,13 +165,19 @@ function monitorPerCase(plan: StudyPlan): number {
   return monitoredPerRecord(plan.monitor.branches.length, plan.monitor.buses.length);
 }
 
-async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
+/** What a solver thread is handed for cases [start, end): the packed network, the study buffer and the monitored
+ *  values per record (a test runs it on an engine of its own). */
+export function studyChunkTask(network: NetworkModel, plan: StudyPlan, start: number, end: number) {
   const sn = studyNetwork(network, plan);
-  const study = encodeChunk(network, plan, sn, start, end);
+  return { sn, input: sn.packed.input.slice(), study: encodeChunk(network, plan, sn, start, end), monitorPerCase: monitorPerCase(plan) };
+}
+
+async function run(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number, hooks: StudyChunkHooks) {
+  const { sn, input, study, monitorPerCase: perCase } = studyChunkTask(network, plan, start, end);
   // a stopped chunk answers with the cases it finished; withdrawn or its thread ended, with none
   let reported = 0;
   const onCasesDone = hooks.onProgress ? (d: number) => { reported = d; hooks.onProgress!(d, end - start); } : undefined;
-  const ran = await pool.run('study', { input: sn.packed.input.slice(), study, monitorPerCase: monitorPerCase(plan) },
+  const ran = await pool.run('study', { input, study, monitorPerCase: perCase },
     { signal: hooks.signal, onProgress: onCasesDone, answerWhenStopped: true });
   const r = ran.stopped ? noCases() : ran.value;
   if (onCasesDone && r.done > reported) onCasesDone(r.done);
