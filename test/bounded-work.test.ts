@@ -10,6 +10,7 @@ import { CASES_DIR } from '../src/paths.js';
 import { parseMatpower } from '../src/matpower/reader.js';
 import { createSolverPool } from '../src/engine/pool.js';
 import { PowerFlowEngine } from '../src/engine/solverInstance.js';
+import { InstanceRecycling } from '../src/engine/instanceRecycling.js';
 import { SolverCoreError } from '../src/engine/coreFailure.js';
 import { packNetwork } from '../src/powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS } from '../src/powerflow/types.js';
@@ -58,4 +59,39 @@ test('a solver instance whose memory grew past its bound is replaced: the memory
   assert.equal(engine.memoryBytes, fresh);
   const again = engine.sensitivity(packed.input, 0, items.subarray(0, 10));
   assert.deepEqual(again, out.subarray(0, 10 * packed.nb), 'the new instance answers the same');
+});
+
+test('a large instance is replaced once its thread is idle, not while tasks keep coming; a grown one at once', async () => {
+  const engine = new PowerFlowEngine();
+  const fresh = engine.memoryBytes;
+  const net = load('case2383wp');
+  const packed = packNetwork(net, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
+  const rows = Float64Array.from({ length: 1500 }, (_, k) => k);
+  let collections = 0;
+  const limits = { maxBytes: 1 << 30, idleBytes: fresh, idleMs: 20 };
+  const recycling = new InstanceRecycling(engine, limits, () => { collections++; });
+  const task = () => {
+    recycling.taskStarts();
+    assert.ok(engine.sensitivity(packed.input, 0, rows));
+    recycling.taskEnded();
+  };
+  task();
+  const grown = engine.memoryBytes;
+  assert.ok(grown > fresh, 'the rows grew the instance');
+  // the next task starts before the idle time: the instance and its caches are kept
+  recycling.taskStarts();
+  await new Promise((r) => setTimeout(r, 3 * limits.idleMs));
+  assert.equal(engine.memoryBytes, grown, 'in use: kept');
+  recycling.taskEnded();
+  // idle: replaced (a bound on the wait, not a timing claim)
+  for (let i = 0; i < 200 && engine.memoryBytes !== fresh; i++) await new Promise((r) => setTimeout(r, limits.idleMs));
+  assert.equal(engine.memoryBytes, fresh, 'idle: replaced');
+  assert.equal(collections, 1);
+  // past the task bound: replaced right after the task
+  const strict = new InstanceRecycling(engine, { ...limits, maxBytes: fresh, idleMs: 60_000 }, () => { collections++; });
+  strict.taskStarts();
+  assert.ok(engine.sensitivity(packed.input, 0, rows));
+  strict.taskEnded();
+  assert.equal(engine.memoryBytes, fresh, 'grown past the task bound: replaced at once');
+  assert.equal(collections, 2);
 });

@@ -12,8 +12,39 @@ const MB = 1024 * 1024;
 
 it('a few requests a second are quiet; a flood is not', () => {
   assert.equal(isQuiet(0), true);
-  assert.equal(isQuiet(4, 2000), true); // /health every half second
-  assert.equal(isQuiet(200, 2000), false);
+  assert.equal(isQuiet(4, 0, 2000), true); // /health every half second
+  assert.equal(isQuiet(200, 0, 2000), false);
+  assert.equal(isQuiet(1, 1), false, 'a request being answered (a long computation) is not quiet');
+});
+
+it('does not collect while a request is being answered, and does once it is', { timeout: 60_000 }, async () => {
+  let finish: (() => void) | undefined;
+  let collections = 0;
+  const g = globalThis as { gc?: () => void };
+  const before = g.gc;
+  g.gc = () => { collections++; };
+  const memory = { heapUsed: 40 * MB, external: 5 * MB };
+  const server: Server = createServer((_req, res) => {
+    finish = () => res.end('done');
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const stop = collectWhenIdle(server, { debug: () => {} }, () => memory);
+  try {
+    const port = (server.address() as { port: number }).port;
+    const answer = fetch(`http://127.0.0.1:${port}/slow`).then((r) => r.text());
+    memory.external += 170 * MB;
+    await pause(3 * IDLE_CHECK_MS); // checks pass while the request is open
+    assert.equal(collections, 0, 'no collection during an answer');
+    finish!();
+    assert.equal(await answer, 'done');
+    for (let i = 0; collections === 0 && i < (5 * IDLE_CHECK_MS) / 500; i++) await pause(500);
+    assert.equal(collections, 1);
+  } finally {
+    stop();
+    g.gc = before;
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  }
 });
 
 async function withCollector(f: (s: { port: number; collections: () => number; memory: { heapUsed: number; external: number } }) => Promise<void>) {

@@ -24,7 +24,8 @@
 import { threadId } from 'node:worker_threads';
 import { performance } from 'node:perf_hooks';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
-import { MAX_INSTANCE_BYTES, PowerFlowEngine } from '../src/engine/solverInstance.js';
+import { PowerFlowEngine } from '../src/engine/solverInstance.js';
+import { InstanceRecycling } from '../src/engine/instanceRecycling.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
@@ -42,10 +43,10 @@ lowerThisThread();
 
 const engine = new PowerFlowEngine();
 
-/** After every task: an instance that grew past MAX_INSTANCE_BYTES (a large OPF or matrix) is replaced, and the
- *  old one collected at once where the process allows it (--expose-gc), so the thread's memory goes back. */
+/** After every task: a grown instance is replaced at once, a large one once the thread is idle (src/engine/instanceRecycling.ts). */
+const recycling = new InstanceRecycling(engine);
 function afterTask(): void {
-  if (engine.recycleAbove(MAX_INSTANCE_BYTES)) (globalThis as { gc?: () => void }).gc?.();
+  recycling.taskEnded();
 }
 
 // Progress of the current power flow: pairs (iteration, mismatch), reused across solves.
@@ -180,7 +181,10 @@ function stateEstimationTask(task: Task<'stateEstimation'>, job: ThreadJob): unk
 
 /** The thread's side of every kind: its job started (when the kind stops between iterations) before it runs. */
 function kind<K extends Kind>(run: (task: Task<K>, job: ThreadJob) => unknown, stoppable = true): (task: Task<K>) => unknown {
-  return (task) => run(task, new ThreadJob(task.stop, stoppable));
+  return (task) => {
+    recycling.taskStarts();
+    return run(task, new ThreadJob(task.stop, stoppable));
+  };
 }
 
 /** The kinds of src/engine/kinds.ts; sensitivity and layout never read the stop flag (bounded chunks). */

@@ -8,8 +8,6 @@ import type { instantiate as instantiateCore } from '../../build/powerflow.js';
 
 /** Values one sensitivity call may compute (assembly/index.ts MAX_SENSITIVITY_VALUES). */
 export const SENSITIVITY_CHUNK_VALUES = 1 << 22;
-/** A solver thread's instance whose memory grew past this is replaced after its task (workers/solver.ts). */
-export const MAX_INSTANCE_BYTES = 256 << 20;
 
 // The core's exports as asc declares them at build:wasm (build/powerflow.d.ts, `bindings: raw`): a renamed or
 // removed export of assembly/index.ts fails the TypeScript build here, not at run time.

@@ -7,8 +7,9 @@
 // forced one (the heavy drill ended at +68 % RSS). With `--expose-gc` (npm start, npm run worker, the
 // image) this collects once a quiet period has followed growth; without it, it does nothing.
 //
-// Quiet: at most QUIET_RATE requests a second since the last check, so health probes, metric scrapes and
-// open event streams do not keep a process from ever collecting.
+// Quiet: no request in flight (event streams and other requests open for over a minute aside) and at most
+// QUIET_RATE requests a second since the last check, so health probes, metric scrapes and open event streams
+// do not keep a process from ever collecting, and a collection never stalls a request being answered.
 import type { Server } from 'node:http';
 
 export const IDLE_CHECK_MS = 2_000;
@@ -23,9 +24,12 @@ const collectable = (usage: Usage) => {
   return m.heapUsed + m.external;
 };
 
-/** Whether a check finds the process quiet: a trickle of requests at most since the last one. */
-export function isQuiet(requestsSinceCheck: number, checkMs = IDLE_CHECK_MS): boolean {
-  return requestsSinceCheck <= (QUIET_RATE * checkMs) / 1000;
+/** A request open longer than this is a stream (SSE) or stuck, not work being answered. */
+const LONG_LIVED_MS = 60_000;
+
+/** Whether a check finds the process quiet: nothing being answered, a trickle of requests at most since the last one. */
+export function isQuiet(requestsSinceCheck: number, answering = 0, checkMs = IDLE_CHECK_MS): boolean {
+  return answering === 0 && requestsSinceCheck <= (QUIET_RATE * checkMs) / 1000;
 }
 
 /** usage: the process's memory figures (a test gives its own, since V8 decides by itself when array buffers go). */
@@ -35,10 +39,21 @@ export function collectWhenIdle(server: Server | undefined, log: { debug: (o: ob
   if (typeof gc !== 'function' || !server) return () => {}; // a process without a listener (ROLE=worker) leaves it to V8
   let requests = 0, seen = 0;
   let baseline = collectable(usage);
-  const onRequest = () => { requests++; };
+  const open = new Map<object, number>(); // responses not yet closed, with when their request came
+  const onRequest = (_req: unknown, res: { once(e: 'close', f: () => void): unknown }) => {
+    requests++;
+    open.set(res, performance.now());
+    res.once('close', () => open.delete(res));
+  };
+  const answering = () => {
+    let n = 0;
+    const since = performance.now() - LONG_LIVED_MS;
+    for (const t of open.values()) if (t > since) n++;
+    return n;
+  };
   server.on('request', onRequest);
   const timer = setInterval(() => {
-    const quiet = isQuiet(requests - seen);
+    const quiet = isQuiet(requests - seen, answering());
     seen = requests;
     const used = collectable(usage);
     if (!quiet || used - baseline < GROWTH_BYTES) return;
@@ -49,5 +64,5 @@ export function collectWhenIdle(server: Server | undefined, log: { debug: (o: ob
       'idle garbage collection');
   }, IDLE_CHECK_MS);
   timer.unref();
-  return () => { clearInterval(timer); server.off('request', onRequest); };
+  return () => { clearInterval(timer); server.off('request', onRequest); open.clear(); };
 }
