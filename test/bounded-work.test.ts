@@ -61,37 +61,47 @@ test('a solver instance whose memory grew past its bound is replaced: the memory
   assert.deepEqual(again, out.subarray(0, 10 * packed.nb), 'the new instance answers the same');
 });
 
-test('a large instance is replaced once its thread is idle, not while tasks keep coming; a grown one at once', async () => {
+test('a large instance is replaced when released, a grown one right after its task; a small one keeps its caches', () => {
   const engine = new PowerFlowEngine();
   const fresh = engine.memoryBytes;
   const net = load('case2383wp');
   const packed = packNetwork(net, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
   const rows = Float64Array.from({ length: 1500 }, (_, k) => k);
   let collections = 0;
-  const limits = { maxBytes: 1 << 30, idleBytes: fresh, idleMs: 20 };
-  const recycling = new InstanceRecycling(engine, limits, () => { collections++; });
-  const task = () => {
-    recycling.taskStarts();
-    assert.ok(engine.sensitivity(packed.input, 0, rows));
-    recycling.taskEnded();
-  };
-  task();
+  const grow = () => assert.ok(engine.sensitivity(packed.input, 0, rows));
+  const lenient = new InstanceRecycling(engine, { maxBytes: 1 << 30, idleBytes: 1 << 30 }, () => { collections++; });
+  grow();
+  lenient.taskEnded();
   const grown = engine.memoryBytes;
   assert.ok(grown > fresh, 'the rows grew the instance');
-  // the next task starts before the idle time: the instance and its caches are kept
-  recycling.taskStarts();
-  await new Promise((r) => setTimeout(r, 3 * limits.idleMs));
-  assert.equal(engine.memoryBytes, grown, 'in use: kept');
-  recycling.taskEnded();
-  // idle: replaced (a bound on the wait, not a timing claim)
-  for (let i = 0; i < 200 && engine.memoryBytes !== fresh; i++) await new Promise((r) => setTimeout(r, limits.idleMs));
-  assert.equal(engine.memoryBytes, fresh, 'idle: replaced');
+  assert.equal(lenient.release(), grown, 'below both bounds: kept, with its caches');
+  const idle = new InstanceRecycling(engine, { maxBytes: 1 << 30, idleBytes: fresh }, () => { collections++; });
+  idle.taskEnded();
+  assert.equal(engine.memoryBytes, grown, 'within the task bound: kept after the task');
+  assert.equal(idle.release(), fresh, 'above the idle bound: replaced when released');
   assert.equal(collections, 1);
-  // past the task bound: replaced right after the task
-  const strict = new InstanceRecycling(engine, { ...limits, maxBytes: fresh, idleMs: 60_000 }, () => { collections++; });
-  strict.taskStarts();
-  assert.ok(engine.sensitivity(packed.input, 0, rows));
+  const strict = new InstanceRecycling(engine, { maxBytes: fresh, idleBytes: 1 << 30 }, () => { collections++; });
+  grow();
   strict.taskEnded();
   assert.equal(engine.memoryBytes, fresh, 'grown past the task bound: replaced at once');
   assert.equal(collections, 2);
+});
+
+test('an idle pool has its threads release large instances; the memory goes back', { timeout: 120_000 }, async () => {
+  const pool = createSolverPool({ threads: 1 });
+  try {
+    const before = (await pool.release())[0]!;
+    const net = load('case9241pegase');
+    const packed = packNetwork(net, { ...DEFAULT_SOLVE_OPTIONS, method: 'dc' });
+    const ran = await pool.run('sensitivity', { input: packed.input, kind: 0, items: Float64Array.from({ length: 400 }, (_, k) => k) });
+    assert.ok(!ran.stopped && ran.value);
+    const releases = pool.idleReleases;
+    // the pool's own idle release (at most a minute: a bound on the test, not a timing claim)
+    for (let i = 0; i < 600 && pool.idleReleases === releases; i++) await new Promise((r) => setTimeout(r, 100));
+    assert.equal(pool.idleReleases, releases + 1, 'released once idle');
+    const after = (await pool.release())[0]!;
+    assert.ok(after <= before + (16 << 20), `the thread's instance back to ${after} bytes (was ${before} before the matrix)`);
+  } finally {
+    await pool.close();
+  }
 });

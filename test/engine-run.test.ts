@@ -36,6 +36,7 @@ function payloads(): { [K in Kind]: Payload<K> } {
       dcBranches: dc.nl, sens: Int32Array.from({ length: dc.nl }, (_, l) => l), limit: new Float64Array(dc.nl),
       outageStart: Int32Array.of(0), outageBranches: new Int32Array(0), bridge: new Uint8Array(0), timeLimitMs: 60_000,
     },
+    release: {},
   };
 }
 
@@ -63,6 +64,8 @@ test('every kind is run by its name; the buffers it hands the thread are transfe
   assert.ok(!scopf.stopped && scopf.value.end === 'done' && scopf.value.rounds === 1, JSON.stringify(!scopf.stopped && scopf.value.end));
   assert.equal(p.scopf.opf.byteLength + p.scopf.dc.byteLength, 0);
   assert.equal(p.scopf.limit.length, case9.branches.length, 'the small arrays the caller reads again are copied');
+  const released = await pool.run('release', p.release);
+  assert.ok(!released.stopped && released.value > 0, 'release answers the instance memory it kept');
 });
 
 test('a job stopped before it reached a thread is answered stopped, whatever its kind and stop mode', async () => {

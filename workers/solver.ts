@@ -43,7 +43,7 @@ lowerThisThread();
 
 const engine = new PowerFlowEngine();
 
-/** After every task: a grown instance is replaced at once, a large one once the thread is idle (src/engine/instanceRecycling.ts). */
+/** After every task a grown instance is replaced; a large one when the pool is idle (src/engine/instanceRecycling.ts). */
 const recycling = new InstanceRecycling(engine);
 function afterTask(): void {
   recycling.taskEnded();
@@ -181,10 +181,7 @@ function stateEstimationTask(task: Task<'stateEstimation'>, job: ThreadJob): unk
 
 /** The thread's side of every kind: its job started (when the kind stops between iterations) before it runs. */
 function kind<K extends Kind>(run: (task: Task<K>, job: ThreadJob) => unknown, stoppable = true): (task: Task<K>) => unknown {
-  return (task) => {
-    recycling.taskStarts();
-    return run(task, new ThreadJob(task.stop, stoppable));
-  };
+  return (task) => run(task, new ThreadJob(task.stop, stoppable));
 }
 
 /** The kinds of src/engine/kinds.ts; sensitivity and layout never read the stop flag (bounded chunks). */
@@ -196,7 +193,8 @@ export const kinds: { [K in Kind]: (task: Task<K>) => unknown } = {
   stateEstimation: kind(stateEstimationTask),
   layout: kind(layoutTask, false),
   scopf: kind(scopfTask),
+  release: kind(() => recycling.release(), false),
 };
 
 // Piscina finds a task's function by its name among the module's exports
-export const { powerflow, study, opf, sensitivity, stateEstimation, layout, scopf } = kinds;
+export const { powerflow, study, opf, sensitivity, stateEstimation, layout, scopf, release } = kinds;

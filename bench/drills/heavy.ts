@@ -65,6 +65,7 @@ export async function heavyDrill(opts: { pauseMs?: number; kinds?: readonly Heav
       // makes the memory in use readable, which splits the reservation: a rw-p mapping followed by a ---p one of 4 GB
       // or more. Their resident size is the memories' share; the rest of RssAnon is JS heaps of all threads and malloc.
       let wasm = 0;
+      const wasmEach: number[] = []; // each memory's resident MB, largest first (PGlite's is one of them)
       try {
         const maps: { start: number; end: number; perms: string; rss: number }[] = [];
         for (const line of readFileSync(`/proc/${pid}/smaps`, 'utf8').split('\n')) {
@@ -75,7 +76,10 @@ export async function heavyDrill(opts: { pauseMs?: number; kinds?: readonly Heav
         }
         for (let i = 0; i + 1 < maps.length; i++) {
           const [a, b] = [maps[i], maps[i + 1]];
-          if (a.perms === 'rw-p' && b.perms === '---p' && a.end === b.start && b.end - b.start >= 4 * 2 ** 30) wasm += a.rss / 1024;
+          if (a.perms === 'rw-p' && b.perms === '---p' && a.end === b.start && b.end - b.start >= 4 * 2 ** 30) {
+            wasm += a.rss / 1024;
+            wasmEach.push(Math.round(a.rss / 1024));
+          }
         }
       } catch {
         // the process has gone
@@ -83,6 +87,7 @@ export async function heavyDrill(opts: { pauseMs?: number; kinds?: readonly Heav
       const mb = (x: number | undefined) => (x === undefined ? null : Math.round(x));
       return {
         rss_mb: Math.round(rss()), rss_anon_mb: Math.round(anon), wasm_mb: Math.round(wasm),
+        wasm_each_mb: wasmEach.sort((x, y) => y - x),
         heap_used_mb: mb(st?.heap_used_mb), heap_total_mb: mb(st?.heap_total_mb),
         external_mb: mb(st?.external_mb), array_buffers_mb: mb(st?.array_buffers_mb),
       };

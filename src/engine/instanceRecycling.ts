@@ -1,14 +1,16 @@
 // When a solver thread gives its WebAssembly memory back (it grows, never shrinks). An instance that grew past
-// maxBytes in a task (a large OPF, a matrix) is replaced right after it; one that is still above idleBytes once its
-// thread has had no task for idleMs is replaced then: the memory of a large case's caches goes back when nobody
-// is using them (the heavy drill ended 130 MB of WebAssembly memory above its start, issue 35), and a thread
-// solving the same large case over and over keeps its analysis (a new instance analyses again, tens of ms). An
-// instance holds every topology it analysed: about 8 MB after case2383wp, 32 MB after case9241pegase.
-// The old instance's memory is freed by the next collection, run at once where the process allows (--expose-gc).
+// maxBytes in a task (a large OPF, a matrix) is replaced right after it. One still above idleBytes is replaced
+// when the pool has been idle for IDLE_RELEASE_MS (src/engine/pool.ts sends each thread a `release` job: Piscina
+// pauses its threads between tasks, so a timer on the thread would not fire until the next task): the memory of a
+// large case's caches goes back when nobody is using them (the heavy drill ended with 130 MB of WebAssembly memory
+// above its start, issue 35), and a thread solving the same large case over and over keeps its analysis (a new
+// instance analyses again, tens of ms). An instance holds every topology it analysed: about 8 MB after
+// case2383wp, 32 MB after case9241pegase. The old instance's memory is freed by the next collection, run at once
+// where the process allows (--expose-gc).
 
 export const MAX_INSTANCE_BYTES = 256 << 20;
 export const IDLE_INSTANCE_BYTES = 16 << 20;
-export const IDLE_RECYCLE_MS = 3_000;
+export const IDLE_RELEASE_MS = 3_000;
 
 interface Recyclable {
   readonly memoryBytes: number;
@@ -16,32 +18,20 @@ interface Recyclable {
 }
 
 export class InstanceRecycling {
-  private idle: NodeJS.Timeout | undefined;
-
   constructor(
     private readonly engine: Recyclable,
-    private readonly limits = { maxBytes: MAX_INSTANCE_BYTES, idleBytes: IDLE_INSTANCE_BYTES, idleMs: IDLE_RECYCLE_MS },
+    private readonly limits = { maxBytes: MAX_INSTANCE_BYTES, idleBytes: IDLE_INSTANCE_BYTES },
     private readonly collect: () => void = () => (globalThis as { gc?: () => void }).gc?.(),
   ) {}
 
-  /** A task starts on the thread: the instance (and its caches) is in use. */
-  taskStarts(): void {
-    clearTimeout(this.idle);
-    this.idle = undefined;
+  /** A task ended: an instance that grew past maxBytes is replaced now. */
+  taskEnded(): void {
+    if (this.engine.recycleAbove(this.limits.maxBytes)) this.collect();
   }
 
-  /** A task ended: replace a grown instance now, or a large one if the thread stays idle. */
-  taskEnded(): void {
-    if (this.engine.recycleAbove(this.limits.maxBytes)) {
-      this.collect();
-      return;
-    }
-    if (this.engine.memoryBytes <= this.limits.idleBytes) return;
-    clearTimeout(this.idle);
-    this.idle = setTimeout(() => {
-      this.idle = undefined;
-      if (this.engine.recycleAbove(this.limits.idleBytes)) this.collect();
-    }, this.limits.idleMs);
-    this.idle.unref();
+  /** The pool is idle: an instance above idleBytes is replaced. Its memory in bytes afterwards. */
+  release(): number {
+    if (this.engine.recycleAbove(this.limits.idleBytes)) this.collect();
+    return this.engine.memoryBytes;
   }
 }

@@ -34,6 +34,8 @@ export interface Kinds {
   layout: { payload: LayoutInput; result: Float64Array };
   /** The constraint generation of a security-constrained DC-OPF (src/opf/security.ts, src/opf/securityWorker.ts). */
   scopf: { payload: ScopfPayload; result: ScopfWorkerResult };
+  /** The pool is idle: the thread replaces a large instance (./instanceRecycling.ts); its memory in bytes after. */
+  release: { payload: Record<string, never>; result: number };
 }
 
 export type Kind = keyof Kinds;

@@ -20,8 +20,9 @@ import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { asCoreFailure } from './coreFailure.js';
 import { LONG_WORK_INPUT_FLOATS, ThreadLanes, type Lane } from './threadLanes.js';
-import { JobControl, runStoppable, type Stoppable } from './jobControl.js';
+import { JobControl, jobFlags, runStoppable, type Stoppable } from './jobControl.js';
 import type { Kind, Payload, Result, Task } from './kinds.js';
+import { IDLE_RELEASE_MS } from './instanceRecycling.js';
 
 export interface RunHooks {
   /** aborted: the job is stopped ('cancelled') */
@@ -46,6 +47,11 @@ export interface SolverPool {
   run<K extends Kind>(kind: K, payload: Payload<K>, hooks?: RunHooks): Promise<Stoppable<Result<K>>>;
   /** Kept for src/studies/screening.ts: run('sensitivity', ...), rejecting with an AbortError when signal stops it. */
   runSensitivity(input: Float64Array, kind: 0 | 1 | 2, items: Float64Array, signal?: AbortSignal): Promise<Float64Array | null>;
+  /** Each thread replaces a large instance (./instanceRecycling.ts): run by itself once the pool has had no job for
+   *  IDLE_RELEASE_MS. The threads' memory in bytes afterwards (best effort: a thread may take two of the jobs). */
+  release(): Promise<number[]>;
+  /** Idle releases so far (for tests and the drills). */
+  readonly idleReleases: number;
   readonly threads: number;
   close(): Promise<void>;
 }
@@ -75,6 +81,7 @@ const KINDS: { [K in Kind]: KindSpec<K> } = {
   },
   // always long: constraint generation solves many outages; the small arrays the caller reads again are copied
   scopf: { work: 'security-constrained OPF', lane: () => 'long', transfer: (p) => [p.opf.buffer, p.dc.buffer] },
+  release: { work: 'instance release', lane: () => 'short', transfer: () => [] },
 };
 
 function defaultThreads(): number {
@@ -99,6 +106,26 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
   });
   let closed = false;
   const lanes = new ThreadLanes(threads);
+  // Jobs in flight; when none has run for IDLE_RELEASE_MS, large instances are replaced (./instanceRecycling.ts).
+  let busy = 0;
+  let idleReleases = 0;
+  let idle: NodeJS.Timeout | undefined;
+  const release = () => Promise.all(Array.from({ length: threads }, () =>
+    piscina.run({ stop: jobFlags() } as Task<'release'>, { name: 'release' }) as Promise<number>));
+  const jobStarts = () => {
+    busy++;
+    clearTimeout(idle);
+    idle = undefined;
+  };
+  const jobEnds = () => {
+    if (--busy > 0 || closed) return;
+    idle = setTimeout(() => {
+      idle = undefined;
+      idleReleases++;
+      release().catch(() => {}); // best effort: a thread ended meanwhile starts afresh anyway
+    }, IDLE_RELEASE_MS);
+    idle.unref();
+  };
   // Live progress of long solves: one BroadcastChannel for the whole pool, messages routed by task key.
   const liveName = `gridops-progress-${randomUUID()}`;
   const liveChannel = new BroadcastChannel(liveName);
@@ -131,6 +158,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     poll?.unref();
     const signal = job.threadSignal;
     const transferList = spec.transfer(payload) as ArrayBuffer[];
+    jobStarts();
     try {
       const result = await lanes.run(hooks.lane ?? spec.lane(payload), signal, () =>
         (piscina.run(task, { name: kind, transferList, signal }) as Promise<Result<K>>));
@@ -139,6 +167,7 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
     } catch (e) {
       return asCoreFailure(spec.work)(e);
     } finally {
+      jobEnds();
       if (poll) clearInterval(poll);
       if (key >= 0) liveHandlers.delete(key);
     }
@@ -174,10 +203,13 @@ export function createSolverPool(opts: { threads?: number } = {}): SolverPool {
       if (ran.stopped) throw Object.assign(new Error('The task has been aborted'), { name: 'AbortError' });
       return ran.value;
     },
+    release,
+    get idleReleases() { return idleReleases; },
     get threads() { return threads; },
     async close() {
       if (closed) return;
       closed = true;
+      clearTimeout(idle);
       await piscina.close();
       liveChannel.close();
     },
