@@ -3,8 +3,14 @@
 // and several wake-ups. When the tenant has no queued task and a free slot of its
 // concurrent_powerflow quota, it is solved at once on this process's pool instead, and the task
 // (its id drawn before the solve), its result and its events are written afterwards by one
-// statement, group-committed with the other direct runs that finish meanwhile, before the answer:
-// GET /tasks/{id} finds the task as soon as the caller knows its id.
+// statement, group-committed with the other direct runs that finish meanwhile. The answer does not
+// wait for that statement (write-behind, SYNC_POWERFLOW_STORE=after, the default): until it is stored,
+// the finished task is in Services.pendingTasks (src/domain/pendingTasks.ts), where every door's task
+// read finds it, and the readers of the task list, alarms and events wait for the tenant's stores in
+// flight, so GET /tasks/{id} finds the task as soon as the caller knows its id. A solved run has left
+// its slot (it is finished, not running) before it is stored: the quota counts running power flows.
+// Shutdown stores what was answered (TaskScheduler.close); what a crash loses: docs/reliability.md.
+// SYNC_POWERFLOW_STORE=before stores it before the answer, as before issue 36's round five.
 //
 // Only with the in-process transport: this process is then the only dispatcher, and the
 // dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
@@ -42,6 +48,18 @@ interface Capacity {
   waiting: number;
 }
 
+/** The finished task of a direct run, as stored (seq: its queue order, known once stored; 0 before). */
+function finishedTask(f: Finish, seq = 0): TaskRow {
+  return {
+    ...f.task,
+    seq,
+    status: f.status,
+    error: f.failure,
+    completed_at: f.completedAt,
+    result: f.result as unknown as Record<string, unknown> | null,
+  };
+}
+
 export class DirectRuns {
   /** Direct runs in flight, by tenant: reserved before the capacity read, released when solved. */
   private readonly inFlight = new Map<string, number>();
@@ -72,6 +90,13 @@ export class DirectRuns {
   private changed(tenantId: string): void {
     this.offQueue.delete(tenantId);
     this.changes.set(tenantId, (this.changes.get(tenantId) ?? 0) + 1);
+  }
+
+  /** Resolves when every direct run answered so far is stored (shutdown: before the database closes). */
+  async drain(): Promise<void> {
+    await this.services().pendingTasks.drain();
+    await this.records.drain();
+    await this.largeRecords.drain();
   }
 
   /** Whether the tenant's next direct run skips the slot read (for tests and the bench's profile). */
@@ -137,7 +162,15 @@ export class DirectRuns {
       const finish = await solvePowerFlow(s, task);
       release();
       const store = isLargeFinish(finish) ? this.largeRecords : this.records;
-      return await rideOutOutage(s, 'store the result', () => store.add(finish));
+      const stored = rideOutOutage(s, 'store the result', () => store.add(finish));
+      if (s.config.syncPowerflowStore === 'before') return await stored;
+      // Write-behind: answered now; until stored, the task is read from Services.pendingTasks.
+      const answered = finishedTask(finish);
+      s.pendingTasks.add(
+        answered,
+        stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
+      );
+      return answered;
     } finally {
       release();
     }
@@ -261,14 +294,7 @@ export class DirectRuns {
       [JSON.stringify(tasks), values, JSON.stringify(events), JSON.stringify(judgeIn), POWERFLOW_ALARM_TYPES],
     );
     const seqs = rows[0]?.task_seqs ?? {};
-    const finals: TaskRow[] = items.map((f) => ({
-      ...f.task,
-      seq: Number(seqs[f.task.id] ?? 0),
-      status: f.status,
-      error: f.failure,
-      completed_at: f.completedAt,
-      result: f.result as unknown as Record<string, unknown> | null,
-    }));
+    const finals: TaskRow[] = items.map((f) => finishedTask(f, Number(seqs[f.task.id] ?? 0)));
     // What follows is retried on its own if the database goes away now (the rows are stored).
     await rideOutOutage(s, 'announce the results', () =>
       networksChanged(
