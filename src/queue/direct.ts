@@ -34,6 +34,9 @@ import { networksChanged } from '../domain/networks.js';
 import { countFinished, packFinishes, rideOutOutage, type Finish } from './execute.js';
 import { solvePowerFlow } from './powerflow.js';
 
+/** Answered direct runs not yet stored, at most: beyond, an answer waits for its store (back-pressure). */
+export const MAX_PENDING_ANSWERS = 1_000;
+
 /** A finish with this many bus, branch and generator records or more is stored by a group commit of its own. */
 export const LARGE_FINISH_RECORDS = 5_000;
 
@@ -163,7 +166,9 @@ export class DirectRuns {
       release();
       const store = isLargeFinish(finish) ? this.largeRecords : this.records;
       const stored = rideOutOutage(s, 'store the result', () => store.add(finish));
-      if (s.config.syncPowerflowStore === 'before') return await stored;
+      // Stored before the answer when so configured, and when the stores fall behind (a database outage
+      // ridden out, in which answers would otherwise pile up in memory): the answers then wait, as before.
+      if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await stored;
       // Write-behind: answered now; until stored, the task is read from Services.pendingTasks.
       const answered = finishedTask(finish);
       s.pendingTasks.add(
