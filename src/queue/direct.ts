@@ -37,6 +37,9 @@ import { solvePowerFlow } from './powerflow.js';
 /** Answered direct runs not yet stored, at most: beyond, an answer waits for its store (back-pressure). */
 export const MAX_PENDING_ANSWERS = 1_000;
 
+/** How long an answered run's store waits to start (its request's audit entry goes to the database before it). */
+const STORE_DELAY_MS = 1;
+
 /** A finish with this many bus, branch and generator records or more is stored by a group commit of its own. */
 export const LARGE_FINISH_RECORDS = 5_000;
 
@@ -165,12 +168,15 @@ export class DirectRuns {
       const finish = await solvePowerFlow(s, task);
       release();
       const store = isLargeFinish(finish) ? this.largeRecords : this.records;
-      const stored = rideOutOutage(s, 'store the result', () => store.add(finish));
+      const write = () => rideOutOutage(s, 'store the result', () => store.add(finish));
       // Stored before the answer when so configured, and when the stores fall behind (a database outage
       // ridden out, in which answers would otherwise pile up in memory): the answers then wait, as before.
-      if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await stored;
-      // Write-behind: answered now; until stored, the task is read from Services.pendingTasks.
+      if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await write();
+      // Write-behind: answered now; until stored, the task is read from Services.pendingTasks. The store
+      // starts on a timer: the answer's audit entry (onSend, in this turn of the event loop, sent to the
+      // database at its end) goes first, so the answer does not wait behind its own task's statement.
       const answered = finishedTask(finish);
+      const stored = new Promise<void>((r) => setTimeout(r, STORE_DELAY_MS)).then(write);
       s.pendingTasks.add(
         answered,
         stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
@@ -260,7 +266,7 @@ export class DirectRuns {
       }
     }
     // The newest finished task of each network is judged for alarms; a quiet one (nothing violated) in
-    // this same statement, so that a synchronous answer waits for two statements (this one, its audit entry).
+    // this same statement, so that a request costs two statements (this one, its audit entry).
     const newestOf = new Map<string, Finish>();
     for (const f of items) if (f.status === 'completed') newestOf.set(f.task.network_id, f);
     const quiet = new Set<string>();
