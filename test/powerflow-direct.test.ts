@@ -179,6 +179,39 @@ for (const mode of MODES) {
       });
     }
 
+    if (mode === 'embedded') {
+      it('reads the same before and after its store (converged, and timed out with a NaN mismatch)', { timeout: 120_000 }, async () => {
+        const db = app.services.db;
+        const query = db.query;
+        for (const body of [{}, { timeout_ms: 1, flat_start: true, max_iterations: 200, tolerance: 1e-15 }]) {
+          const net = Object.keys(body).length === 0 ? small : large;
+          let open!: () => void;
+          const opened = new Promise<void>((r) => (open = r));
+          (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
+            if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(net)) await opened;
+            return query.call(db, sql, params as never);
+          }) as typeof db.query;
+          try {
+            const res = await call('POST', `/api/v1/networks/${net}/powerflow`, body);
+            const id = (res.statusCode === 200 ? json(res).data.task_id : json(res).error.details.task_id) as string;
+            assert.ok(app.services.pendingTasks.get('default', id), `${id} not stored yet`);
+            const before = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
+            open();
+            await app.services.pendingTasks.stored(id);
+            assert.equal(app.services.pendingTasks.get('default', id), undefined);
+            const after = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
+            for (let i = 0; i < 2; i++) {
+              assert.equal(before[i]!.statusCode, 200, before[i]!.body);
+              assert.deepEqual(json(before[i]!).data, json(after[i]!).data);
+            }
+          } finally {
+            open();
+            (db as { query: typeof db.query }).query = query;
+          }
+        }
+      });
+    }
+
     it('waits in the queue when the tenant is at capacity, and behind a queued task (FIFO)', { timeout: 120_000 }, async () => {
       await setQuota(1);
       try {

@@ -66,6 +66,25 @@ function finishedTask(f: Finish, seq = 0): TaskRow {
   };
 }
 
+/**
+ * The task as a read of its stored row gives it: the result's header and the error are JSON there (a
+ * timed-out run's NaN mismatch reads null), its per-element values binary (the same numbers).
+ */
+function asRead(t: TaskRow): TaskRow {
+  const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+  const r = t.result;
+  if (!r) return { ...t, error: json(t.error) };
+  const { buses: _b, branches: _l, generators: _g, ...header } = r;
+  const read = json(header);
+  // in the result's own order (buses, branches and generators before losses, as taskFromRow gives them)
+  const result: Record<string, unknown> = {};
+  for (const k of Object.keys(r)) {
+    if (k === 'buses' || k === 'branches' || k === 'generators') result[k] = r[k];
+    else if (k in read) result[k] = read[k];
+  }
+  return { ...t, error: json(t.error), result };
+}
+
 export class DirectRuns {
   /** Direct runs in flight, by tenant: reserved before the capacity read, released when solved. */
   private readonly inFlight = new Map<string, number>();
@@ -178,7 +197,7 @@ export class DirectRuns {
       const answered = finishedTask(finish);
       const stored = new Promise<void>((r) => setTimeout(r, STORE_DELAY_MS)).then(write);
       s.pendingTasks.add(
-        answered,
+        asRead(answered),
         stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
       );
       return answered;
