@@ -19,6 +19,7 @@ import { runStateEstimationTask } from './queue/stateEstimation.js';
 import { runPowerFlowTask } from './queue/powerflow.js';
 import { runSensitivitiesTask } from './queue/sensitivities.js';
 import { createListCache } from './cache/listCache.js';
+import { PendingTasks } from './domain/pendingTasks.js';
 import { createModelStore } from './cache/modelStore.js';
 import { startEventRetention } from './domain/eventHistory.js';
 import { startResultRetention } from './domain/resultStorage.js';
@@ -65,7 +66,7 @@ async function createCore(config: Config, logger: Logger): Promise<ServiceCore> 
   });
   await lists.ready();
   const models = createModelStore({ maxWeight: config.modelStoreElements });
-  return { config, db, bus, log: logger, solver, lists, models, startedAt: new Date() };
+  return { config, db, bus, log: logger, solver, lists, models, pendingTasks: new PendingTasks(), startedAt: new Date() };
 }
 
 export async function createServices(config: Config, log?: Logger): Promise<Services> {

@@ -47,6 +47,11 @@ export interface Config {
   listCacheMaxAgeMs: number;
   /** Weight bound of Services.models, in model elements: buses + branches + generators + loads + DC lines (~200 bytes each). */
   modelStoreElements: number;
+  /**
+   * When a synchronous power flow solved at once is stored (SYNC_POWERFLOW_STORE): 'after' its answer, in the next group
+   * commit (write-behind, default), or 'before' it (a crash then loses no answered task; docs/reliability.md).
+   */
+  syncPowerflowStore: 'after' | 'before';
   /** GraphQL introspection (SPEC 4.5: on in development, off by default in production; GRAPHQL_INTROSPECTION). */
   introspection: boolean;
   /** GraphQL operation timeout (SPEC 8.3: 30 s; GRAPHQL_TIMEOUT_MS). */
@@ -57,6 +62,12 @@ export interface Config {
   realtime: RealtimeConfig;
   /** Enabled API versions, default version, deprecations (docs/versioning.md). */
   versioning: VersioningConfig;
+}
+
+function parseSyncStore(v: string | undefined): 'after' | 'before' {
+  if (v === undefined || v === '' || v === 'after') return 'after';
+  if (v === 'before') return 'before';
+  throw new Error(`SYNC_POWERFLOW_STORE must be after or before, got "${v}"`);
 }
 
 function int(name: string, value: string | undefined, dflt: number): number {
@@ -102,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     metricsHost: env.METRICS_HOST ?? '127.0.0.1',
     listCacheMaxAgeMs: int('LIST_CACHE_MAX_AGE_MS', env.LIST_CACHE_MAX_AGE_MS, 60_000),
     modelStoreElements: int('MODEL_STORE_ELEMENTS', env.MODEL_STORE_ELEMENTS, 500_000),
+    syncPowerflowStore: parseSyncStore(env.SYNC_POWERFLOW_STORE),
     introspection: env.GRAPHQL_INTROSPECTION ? env.GRAPHQL_INTROSPECTION === 'true' : !production,
     graphqlTimeoutMs: int('GRAPHQL_TIMEOUT_MS', env.GRAPHQL_TIMEOUT_MS, 30_000),
     security: loadSecurityConfig(env, nodeEnv),

@@ -13,6 +13,7 @@ import type { TaskLifecycle } from './queue/execute.js';
 import type { LocalRuns } from './queue/localRuns.js';
 import type { ListCache } from './cache/listCache.js';
 import type { ModelStore } from './cache/modelStore.js';
+import type { PendingTasks } from './domain/pendingTasks.js';
 import type { SecurityState } from './security/context.js';
 import type { AuditWriter } from './security/audit.js';
 import type { DenialCounter } from './security/denials.js';
@@ -36,6 +37,8 @@ export interface ServiceCore {
   lists: ListCache;
   /** Frozen network-model versions read by this process and the values derived from them, bounded by weight (src/cache/modelStore.ts). */
   models: ModelStore;
+  /** Synchronous power flows answered before their task is stored (write-behind, src/domain/pendingTasks.ts). */
+  pendingTasks: PendingTasks;
   startedAt: Date;
 }
 

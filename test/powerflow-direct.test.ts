@@ -83,6 +83,7 @@ for (const mode of MODES) {
         assert.deepEqual(task.result.generators, answer.generators);
         assert.deepEqual(task.result.losses, answer.losses);
 
+        await app.services.pendingTasks.stored(id); // answered before its group commit (write-behind): stored now
         const { rows } = await app.services.db.query<{ kind: string }>(`SELECT kind FROM events WHERE payload->>'task_id' = $1 ORDER BY seq`, [id]);
         const kinds = rows.map((r) => r.kind);
         for (const k of ['task.completed', 'powerflow.finished']) assert.ok(kinds.includes(k), `event ${k} of ${id} stored: ${kinds}`);
@@ -99,6 +100,117 @@ for (const mode of MODES) {
         off();
       }
     });
+
+    if (mode === 'embedded') {
+      it('answers before its group commit: GET /tasks/{id}, the list, alarms, DELETE and GraphQL find the task meanwhile', { timeout: 120_000 }, async () => {
+        // The gate: the statement storing this network's direct runs waits until opened.
+        const db = app.services.db;
+        const query = db.query;
+        let open!: () => void;
+        const opened = new Promise<void>((r) => (open = r));
+        let held!: () => void;
+        const holding = new Promise<void>((r) => (held = r));
+        (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
+          if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(small)) {
+            held();
+            await opened;
+          }
+          return query.call(db, sql, params as never);
+        }) as typeof db.query;
+        const seen: { kind: string; payload: { task_id?: string } }[] = [];
+        const off = app.services.bus.subscribe<{ kind: string; payload: { task_id?: string } }>('event', (e) => seen.push(e));
+        try {
+          const posted = call('POST', `/api/v1/networks/${small}/powerflow`, {});
+          await holding;
+          let deadline: NodeJS.Timeout | undefined;
+          const res = await Promise.race([posted, new Promise<'stuck'>((r) => (deadline = setTimeout(() => r('stuck'), 60_000)))]);
+          clearTimeout(deadline);
+          assert.notEqual(res, 'stuck', 'the answer waited for its group commit');
+          const r = res as Awaited<typeof posted>;
+          assert.equal(r.statusCode, 200, r.body);
+          const answer = json(r).data;
+          const id = answer.task_id as string;
+          assert.equal((await db.query('SELECT 1 FROM tasks WHERE id = $1', [id])).rows.length, 0, 'not stored yet');
+
+          // Read from the answered tasks while the store is held.
+          const summary = json(await call('GET', `/api/v1/tasks/${id}`)).data;
+          assert.equal(summary.status, 'completed');
+          assert.equal(summary.summary.bus_count, 118);
+          assert.equal(summary.summary.iterations, answer.iterations);
+          assert.equal(summary.result, undefined);
+          const whole = json(await call('GET', `/api/v1/tasks/${id}?include=result`)).data;
+          assert.equal(whole.status, 'completed');
+          assert.deepEqual(whole.result.buses, answer.buses);
+          assert.deepEqual(whole.result.branches, answer.branches);
+          const gql = await call('POST', '/graphql', { query: `query($id: ID!) { task(id: $id) { status iterations buses { id } } }`, variables: { id } });
+          const gt = json(gql).data.task;
+          assert.equal(gt.status, 'CONVERGED');
+          assert.equal(gt.buses.length, 118);
+          // Another tenant's caller does not find it (the map is per tenant): the tenant check is findTask's.
+          assert.equal(app.services.pendingTasks.get('another-tenant', id), undefined);
+          assert.ok(app.services.pendingTasks.get('default', id));
+
+          // The list, the alarms and the event log wait for the store; so does DELETE (it deletes the stored row).
+          const list = call('GET', `/api/v1/tasks?network_id=${small}&page_size=100`);
+          const events = call('GET', `/api/v1/events?topic=task&page_size=100`);
+          const alarms = call('GET', `/api/v1/alarms?network_id=${small}`);
+          const deleted = call('DELETE', `/api/v1/tasks/${id}`);
+          await new Promise((r) => setImmediate(r));
+          open();
+          const listed = json(await list).data as { task_id: string }[];
+          assert.ok(listed.some((t) => t.task_id === id), 'listed once stored');
+          const logged = json(await events).data as { payload: { task_id?: string } }[];
+          assert.ok(logged.some((e) => e.payload.task_id === id), 'its events in the log once stored');
+          assert.equal((await alarms).statusCode, 200);
+          const del = await deleted;
+          assert.equal(del.statusCode, 200, del.body);
+          assert.equal(json(del).data.deleted, true);
+          assert.equal((await call('GET', `/api/v1/tasks/${id}`)).statusCode, 404);
+          assert.equal(app.services.pendingTasks.get('default', id), undefined);
+          await waitUntil('the events published', async () => ['task.completed', 'powerflow.finished'].every((k) => seen.some((e) => e.kind === k && e.payload.task_id === id)), 10_000);
+          // Audited, as every request.
+          const audit = await db.query<{ status: number }>(`SELECT status FROM audit_log WHERE details::text LIKE $1 OR resource_id = $2`, [`%${id}%`, small]);
+          assert.ok(audit.rows.some((a) => a.status === 200), JSON.stringify(audit.rows));
+        } finally {
+          open();
+          off();
+          (db as { query: typeof db.query }).query = query;
+        }
+      });
+    }
+
+    if (mode === 'embedded') {
+      it('reads the same before and after its store (converged, and timed out with a NaN mismatch)', { timeout: 120_000 }, async () => {
+        const db = app.services.db;
+        const query = db.query;
+        for (const body of [{}, { timeout_ms: 1, flat_start: true, max_iterations: 200, tolerance: 1e-15 }]) {
+          const net = Object.keys(body).length === 0 ? small : large;
+          let open!: () => void;
+          const opened = new Promise<void>((r) => (open = r));
+          (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
+            if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(net)) await opened;
+            return query.call(db, sql, params as never);
+          }) as typeof db.query;
+          try {
+            const res = await call('POST', `/api/v1/networks/${net}/powerflow`, body);
+            const id = (res.statusCode === 200 ? json(res).data.task_id : json(res).error.details.task_id) as string;
+            assert.ok(app.services.pendingTasks.get('default', id), `${id} not stored yet`);
+            const before = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
+            open();
+            await app.services.pendingTasks.stored(id);
+            assert.equal(app.services.pendingTasks.get('default', id), undefined);
+            const after = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
+            for (let i = 0; i < 2; i++) {
+              assert.equal(before[i]!.statusCode, 200, before[i]!.body);
+              assert.deepEqual(json(before[i]!).data, json(after[i]!).data);
+            }
+          } finally {
+            open();
+            (db as { query: typeof db.query }).query = query;
+          }
+        }
+      });
+    }
 
     it('waits in the queue when the tenant is at capacity, and behind a queued task (FIFO)', { timeout: 120_000 }, async () => {
       await setQuota(1);

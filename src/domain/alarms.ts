@@ -457,6 +457,8 @@ const SORTABLE = {
 
 
 export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery) {
+  // The alarms of the caller's answered power flows are judged once stored (src/domain/pendingTasks.ts): wait for that.
+  await s.pendingTasks.settled(caller.tenantId);
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
   const sev = listParam('severity', q.severity, SEVERITIES);
@@ -482,6 +484,7 @@ async function findAlarmRow(q: Queryable, caller: Caller, id: string, lock = fal
 }
 
 export async function getAlarm(s: Services, caller: Caller, id: string): Promise<Alarm> {
+  await s.pendingTasks.settled(caller.tenantId); // as listAlarms
   return alarmView(await findAlarmRow(s.db, caller, id));
 }
 

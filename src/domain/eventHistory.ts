@@ -64,6 +64,8 @@ const SORTABLE = { id: 'seq', timestamp: 'seq', created_at: 'seq', topic: 'topic
  * Audit events are listed only for callers with the audit permission.
  */
 export async function listEvents(s: Services, caller: Caller, q: EventListQuery) {
+  // The events of the caller's answered power flows are stored with them (src/domain/pendingTasks.ts): wait for that.
+  await s.pendingTasks.settled(caller.tenantId);
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
   const topics = parseTopics(q.topic);

@@ -2,7 +2,7 @@
 // so quotas, FIFO order, locking and stored results are the same whether the
 // caller waits for the answer (synchronous) or polls the task (asynchronous).
 // A synchronous one whose tenant has a free slot and nothing queued is solved at
-// once and stored as a finished task before the answer (src/queue/direct.ts).
+// once and stored as a finished task in the group commit after its answer (src/queue/direct.ts).
 import type { Services } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError } from '../lib/errors.js';

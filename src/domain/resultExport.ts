@@ -82,7 +82,7 @@ function checkFormat(format: string | undefined, table: string | undefined): { f
 
 export async function exportTaskResult(s: Services, caller: Caller, taskId: string, q: { format?: string; table?: string }): Promise<ExportFile> {
   const { format, table } = checkFormat(q.format, q.table);
-  const t = await findTask(s.db, caller, taskId);
+  const t = await findTask(s, caller, taskId);
   const r = t.result as (SolvedValues & { status?: string }) | null;
   if (t.kind !== 'powerflow' || t.status !== 'completed' || !r || r.status !== 'converged' || !Array.isArray(r.buses)) {
     const state = r?.status && r.status !== t.status ? `${t.status} (${r.status})` : t.status;

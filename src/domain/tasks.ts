@@ -1,6 +1,7 @@
 // Task records: how a power-flow task looks to clients, and the SQL that moves it.
 import { TASK_STATUSES } from '../schemas/vocabulary.js';
 import type { Queryable } from '../db/database.js';
+import type { ServiceCore } from '../services.js';
 import type { Caller } from './caller.js';
 import { AppError, notFound } from '../lib/errors.js';
 import { listParam, orderBy, pageMeta, paging, selectPage, tenantWhere, } from '../lib/paging.js';
@@ -93,8 +94,13 @@ function withBranchIndex(t: TaskRow): TaskRow {
   return { ...t, result: { ...t.result, branches: indexed } };
 }
 
-export async function findTask(q: Queryable, caller: Caller, id: string): Promise<TaskRow> {
-  const { rows } = await q.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
+/** What reads tasks: the database, and the tasks answered before they are stored (src/domain/pendingTasks.ts). */
+export type TaskStore = Pick<ServiceCore, 'db' | 'pendingTasks'>;
+
+export async function findTask(s: TaskStore, caller: Caller, id: string): Promise<TaskRow> {
+  const pending = s.pendingTasks.get(caller.tenantId, id);
+  if (pending) return pending;
+  const { rows } = await s.db.query<StoredTaskRow>('SELECT * FROM tasks WHERE id = $1 AND tenant_id = $2', [id, caller.tenantId]);
   if (!rows[0]) throw notFound('task', id);
   return taskFromRow(rows[0]);
 }
@@ -144,8 +150,11 @@ export function taskSummaryView(row: SummaryRow) {
   return { ...v, summary: resultSummary(row), result_url: `/api/v1/tasks/${row.id}?include=result` };
 }
 
-export async function findTaskSummary(q: Queryable, caller: Caller, id: string) {
-  const { rows } = await q.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id = $1 AND tenant_id = $2`, [id, caller.tenantId]);
+export async function findTaskSummary(s: TaskStore, caller: Caller, id: string): Promise<SummaryRow> {
+  // Answered, not yet stored: its result is whole here, and the summary counts its arrays.
+  const pending = s.pendingTasks.get(caller.tenantId, id);
+  if (pending) return pending;
+  const { rows } = await s.db.query<SummaryRow>(`SELECT ${SUMMARY_COLUMNS} FROM tasks WHERE id = $1 AND tenant_id = $2`, [id, caller.tenantId]);
   if (!rows[0]) throw notFound('task', id);
   return rows[0];
 }
@@ -163,7 +172,9 @@ const SORTABLE = {
  * The tenant's tasks, newest first by default: what is queued (with its place in the
  * tenant's FIFO queue), running and finished. from/to bound created_at.
  */
-export async function listTasks(q: Queryable, caller: Caller, query: TaskListQuery) {
+export async function listTasks(s: TaskStore, caller: Caller, query: TaskListQuery) {
+  // The tenant's answered tasks are listed once stored: a list read waits for their group commit.
+  await s.pendingTasks.settled(caller.tenantId);
   const p = paging(query);
   const w = tenantWhere(caller.tenantId);
   const add = w.add;
@@ -180,6 +191,6 @@ export async function listTasks(q: Queryable, caller: Caller, query: TaskListQue
   const order = orderBy(query.sort, SORTABLE, '-created_at');
   const columns = `${SUMMARY_COLUMNS}, CASE WHEN t.status = 'queued' THEN
     (SELECT count(*)::int FROM tasks q WHERE q.tenant_id = t.tenant_id AND q.status = 'queued' AND q.seq <= t.seq) END AS queue_position`;
-  const { rows, total } = await selectPage<SummaryRow>(q, { from: 'tasks t', columns, where: w.sql(), params: w.params, order: `${order}, seq DESC` }, p);
+  const { rows, total } = await selectPage<SummaryRow>(s.db, { from: 'tasks t', columns, where: w.sql(), params: w.params, order: `${order}, seq DESC` }, p);
   return { items: rows.map((r) => ({ ...taskSummaryView(r), queue_position: r.queue_position ?? null })), meta: pageMeta(p, total, rows.length) };
 }

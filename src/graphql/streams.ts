@@ -172,7 +172,7 @@ export class ProgressHub {
   private unsubscribe: (() => void)[] = [];
   private sweep?: NodeJS.Timeout;
 
-  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'db'>) {}
+  constructor(private readonly s: Pick<ServiceCore, 'bus' | 'db' | 'pendingTasks'>) {}
 
   get started(): boolean {
     return this.sweep !== undefined;
@@ -239,7 +239,7 @@ export class ProgressHub {
 
   /** Every iteration of the task so far, then live ones; ends when the task ends. */
   async subscribe(caller: Caller, taskId: string): Promise<PushIterator<ProgressMessage>> {
-    const task = await findTask(this.s.db, caller, taskId); // NOT_FOUND for another tenant's task
+    const task = await findTask(this.s, caller, taskId); // NOT_FOUND for another tenant's task
     const it = new PushIterator<ProgressMessage>();
     const t = this.track(taskId);
     // Snapshot and listener in one synchronous step: no gap, no duplicate.

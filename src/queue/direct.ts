@@ -3,8 +3,14 @@
 // and several wake-ups. When the tenant has no queued task and a free slot of its
 // concurrent_powerflow quota, it is solved at once on this process's pool instead, and the task
 // (its id drawn before the solve), its result and its events are written afterwards by one
-// statement, group-committed with the other direct runs that finish meanwhile, before the answer:
-// GET /tasks/{id} finds the task as soon as the caller knows its id.
+// statement, group-committed with the other direct runs that finish meanwhile. The answer does not
+// wait for that statement (write-behind, SYNC_POWERFLOW_STORE=after, the default): until it is stored,
+// the finished task is in Services.pendingTasks (src/domain/pendingTasks.ts), where every door's task
+// read finds it, and the readers of the task list, alarms and events wait for the tenant's stores in
+// flight, so GET /tasks/{id} finds the task as soon as the caller knows its id. A solved run has left
+// its slot (it is finished, not running) before it is stored: the quota counts running power flows.
+// Shutdown stores what was answered (TaskScheduler.close); what a crash loses: docs/reliability.md.
+// SYNC_POWERFLOW_STORE=before stores it before the answer, as before issue 36's round five.
 //
 // Only with the in-process transport: this process is then the only dispatcher, and the
 // dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
@@ -28,6 +34,12 @@ import { networksChanged } from '../domain/networks.js';
 import { countFinished, packFinishes, rideOutOutage, type Finish } from './execute.js';
 import { solvePowerFlow } from './powerflow.js';
 
+/** Answered direct runs not yet stored, at most: beyond, an answer waits for its store (back-pressure). */
+export const MAX_PENDING_ANSWERS = 1_000;
+
+/** How long an answered run's store waits to start (its request's audit entry goes to the database before it). */
+const STORE_DELAY_MS = 1;
+
 /** A finish with this many bus, branch and generator records or more is stored by a group commit of its own. */
 export const LARGE_FINISH_RECORDS = 5_000;
 
@@ -40,6 +52,37 @@ interface Capacity {
   quota: number;
   active: number;
   waiting: number;
+}
+
+/** The finished task of a direct run, as stored (seq: its queue order, known once stored; 0 before). */
+function finishedTask(f: Finish, seq = 0): TaskRow {
+  return {
+    ...f.task,
+    seq,
+    status: f.status,
+    error: f.failure,
+    completed_at: f.completedAt,
+    result: f.result as unknown as Record<string, unknown> | null,
+  };
+}
+
+/**
+ * The task as a read of its stored row gives it: the result's header and the error are JSON there (a
+ * timed-out run's NaN mismatch reads null), its per-element values binary (the same numbers).
+ */
+function asRead(t: TaskRow): TaskRow {
+  const json = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
+  const r = t.result;
+  if (!r) return { ...t, error: json(t.error) };
+  const { buses: _b, branches: _l, generators: _g, ...header } = r;
+  const read = json(header);
+  // in the result's own order (buses, branches and generators before losses, as taskFromRow gives them)
+  const result: Record<string, unknown> = {};
+  for (const k of Object.keys(r)) {
+    if (k === 'buses' || k === 'branches' || k === 'generators') result[k] = r[k];
+    else if (k in read) result[k] = read[k];
+  }
+  return { ...t, error: json(t.error), result };
 }
 
 export class DirectRuns {
@@ -72,6 +115,13 @@ export class DirectRuns {
   private changed(tenantId: string): void {
     this.offQueue.delete(tenantId);
     this.changes.set(tenantId, (this.changes.get(tenantId) ?? 0) + 1);
+  }
+
+  /** Resolves when every direct run answered so far is stored (shutdown: before the database closes). */
+  async drain(): Promise<void> {
+    await this.services().pendingTasks.drain();
+    await this.records.drain();
+    await this.largeRecords.drain();
   }
 
   /** Whether the tenant's next direct run skips the slot read (for tests and the bench's profile). */
@@ -137,7 +187,20 @@ export class DirectRuns {
       const finish = await solvePowerFlow(s, task);
       release();
       const store = isLargeFinish(finish) ? this.largeRecords : this.records;
-      return await rideOutOutage(s, 'store the result', () => store.add(finish));
+      const write = () => rideOutOutage(s, 'store the result', () => store.add(finish));
+      // Stored before the answer when so configured, and when the stores fall behind (a database outage
+      // ridden out, in which answers would otherwise pile up in memory): the answers then wait, as before.
+      if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await write();
+      // Write-behind: answered now; until stored, the task is read from Services.pendingTasks. The store
+      // starts on a timer: the answer's audit entry (onSend, in this turn of the event loop, sent to the
+      // database at its end) goes first, so the answer does not wait behind its own task's statement.
+      const answered = finishedTask(finish);
+      const stored = new Promise<void>((r) => setTimeout(r, STORE_DELAY_MS)).then(write);
+      s.pendingTasks.add(
+        asRead(answered),
+        stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
+      );
+      return answered;
     } finally {
       release();
     }
@@ -222,7 +285,7 @@ export class DirectRuns {
       }
     }
     // The newest finished task of each network is judged for alarms; a quiet one (nothing violated) in
-    // this same statement, so that a synchronous answer waits for two statements (this one, its audit entry).
+    // this same statement, so that a request costs two statements (this one, its audit entry).
     const newestOf = new Map<string, Finish>();
     for (const f of items) if (f.status === 'completed') newestOf.set(f.task.network_id, f);
     const quiet = new Set<string>();
@@ -261,14 +324,7 @@ export class DirectRuns {
       [JSON.stringify(tasks), values, JSON.stringify(events), JSON.stringify(judgeIn), POWERFLOW_ALARM_TYPES],
     );
     const seqs = rows[0]?.task_seqs ?? {};
-    const finals: TaskRow[] = items.map((f) => ({
-      ...f.task,
-      seq: Number(seqs[f.task.id] ?? 0),
-      status: f.status,
-      error: f.failure,
-      completed_at: f.completedAt,
-      result: f.result as unknown as Record<string, unknown> | null,
-    }));
+    const finals: TaskRow[] = items.map((f) => finishedTask(f, Number(seqs[f.task.id] ?? 0)));
     // What follows is retried on its own if the database goes away now (the rows are stored).
     await rideOutOutage(s, 'announce the results', () =>
       networksChanged(

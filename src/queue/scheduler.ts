@@ -91,6 +91,8 @@ export class TaskScheduler {
     if (this.timer) clearInterval(this.timer);
     this.unsubscribe?.();
     while (this.dispatching) await new Promise((r) => setTimeout(r, 10));
+    // Answered synchronous power flows not yet stored are stored before the database closes.
+    await this.direct?.drain();
   }
 
   /** Stores a queued task (group-committed with the submissions of the moment) and dispatches. */
@@ -216,7 +218,7 @@ export class TaskScheduler {
   }
 
   async cancel(caller: Caller, taskId: string): Promise<TaskRow> {
-    const task = await findTask(this.s.db, caller, taskId);
+    const task = await findTask(this.s, caller, taskId);
     if (FINISHED.includes(task.status)) {
       throw new AppError('CONFLICT', `task ${taskId} is already ${task.status}; only queued or running tasks can be cancelled`, { task_id: taskId, status: task.status });
     }
@@ -224,7 +226,7 @@ export class TaskScheduler {
       `UPDATE tasks SET status = 'cancelled', completed_at = now(),
          error = $2 WHERE id = $1 AND status IN ('queued', 'dispatched', 'running') RETURNING *`,
       [taskId, JSON.stringify({ code: 'CANCELLED', message: `cancelled by ${caller.actor.type} ${caller.actor.id}` })]);
-    if (!rows[0]) return findTask(this.s.db, caller, taskId);
+    if (!rows[0]) return findTask(this.s, caller, taskId);
     const cancelled = taskFromRow(rows[0]);
     if (task.status !== 'queued') await this.transport.cancel(taskId);
     await announceFinished(this.s, cancelled);

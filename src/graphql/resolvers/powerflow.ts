@@ -28,7 +28,7 @@ interface RunPowerFlowArgs extends IdArgs {
 export const powerFlowResolvers = {
   Query: {
     task: query('read', async (caller, a: IdArgs, ctx) => {
-      const t = await findTask(ctx.s.db, caller, a.id);
+      const t = await findTask(ctx.s, caller, a.id);
       // task(id) answers with a power-flow result (SPEC 4.5); a study task has none: say where to read it.
       if (t.kind === 'study') {
         const studyId = (t.options as { study_id?: string }).study_id;
@@ -40,7 +40,7 @@ export const powerFlowResolvers = {
       return toPowerFlowResult(t);
     }),
     tasks: query('read', async (caller, a: TasksArgs, ctx) => {
-      const { items, meta } = await listTasks(ctx.s.db, caller, defined({
+      const { items, meta } = await listTasks(ctx.s, caller, defined({
         status: a.status?.length ? a.status.map((x) => x.toLowerCase()).join(',') : undefined, kind: a.kind ?? undefined, network_id: a.networkId ?? undefined,
         from: a.from ? a.from.toISOString() : undefined, to: a.to ? a.to.toISOString() : undefined,
         page: a.page ?? undefined, page_size: a.pageSize ?? undefined, sort: a.sort ? snakeSort(a.sort) : undefined,
@@ -60,11 +60,11 @@ export const powerFlowResolvers = {
         const answer = await runPowerFlow(ctx.s, caller, a.id, req);
         if (answer.kind === 'result') return toPowerFlowResult(answer.task);
         // Queued: the task as stored (status QUEUED, no results yet).
-        return toPowerFlowResult(await findTask(ctx.s.db, caller, answer.task.task_id));
+        return toPowerFlowResult(await findTask(ctx.s, caller, answer.task.task_id));
       } catch (e) {
         // A synchronous solve that ran out of timeout_ms is a result with status TIMEOUT, not a failure of the request.
         if (e instanceof AppError && e.code === 'GATEWAY_TIMEOUT' && typeof e.details?.task_id === 'string') {
-          const t: TaskRow = await findTask(ctx.s.db, caller, e.details.task_id);
+          const t: TaskRow = await findTask(ctx.s, caller, e.details.task_id);
           return { ...toPowerFlowResult(t), status: 'TIMEOUT', error: { code: 'GATEWAY_TIMEOUT', message: e.message, details: e.details } };
         }
         throw e;
@@ -85,7 +85,7 @@ export const powerFlowResolvers = {
   Task: {
     powerFlow: async (t: { id: string; kind: string }, _a: FieldArgs, ctx: GqlContext) => {
       if (t.kind !== 'powerflow') return null;
-      return toPowerFlowResult(await findTask(ctx.s.db, need(ctx), t.id));
+      return toPowerFlowResult(await findTask(ctx.s, need(ctx), t.id));
     },
   },
   PowerFlowResult: {

@@ -32,7 +32,7 @@ export default async function taskRoutes(fastify: FastifyInstance) {
       },
     },
     async (req, reply) => {
-      const { items, meta } = await listTasks(s.db, req.caller, req.query);
+      const { items, meta } = await listTasks(s, req.caller, req.query);
       return reply.ok(items, meta);
     },
   );
@@ -62,8 +62,8 @@ export default async function taskRoutes(fastify: FastifyInstance) {
         });
       // Without include=result the per-element values are not even read from the database.
       const t = include.includes('result')
-        ? await findTask(s.db, req.caller, req.params.id)
-        : await findTaskSummary(s.db, req.caller, req.params.id);
+        ? await findTask(s, req.caller, req.params.id)
+        : await findTaskSummary(s, req.caller, req.params.id);
       const view = { ...taskSummaryView(t), queue_position: await s.tasks.queuePosition(t) };
       if (!include.includes('result')) return reply.ok(view);
       return reply.ok({ ...view, result: t.kind === 'sensitivities' ? await sensitivityTaskResult(s, t) : t.result });
@@ -91,7 +91,7 @@ export default async function taskRoutes(fastify: FastifyInstance) {
       },
     },
     async (req, reply) => {
-      const t = await findTaskSummary(s.db, req.caller, req.params.id);
+      const t = await findTaskSummary(s, req.caller, req.params.id);
       if (t.kind === 'sensitivities') {
         const format = req.query.format;
         if (format !== 'csv' && format !== 'json')
@@ -119,7 +119,9 @@ export default async function taskRoutes(fastify: FastifyInstance) {
       tags, params: Params, response: { 200: envelope(TaskDetailOut), ...errorResponses(401, 403, 404, 409) },
     },
   }, async (req, reply) => {
-    const found = await findTaskSummary(s.db, req.caller, req.params.id);
+    // A task answered and not yet stored is deleted once stored (deleting nothing would answer 404).
+    await s.pendingTasks.stored(req.params.id);
+    const found = await findTaskSummary(s, req.caller, req.params.id);
     if (FINISHED.includes(found.status)) {
       // the task as it was, then gone: GET answers 404 and its bytes no longer count (src/domain/resultStorage.ts)
       if ((await deleteFinishedTasks(s.db, [found.id])) === 0) throw notFound('task', found.id);

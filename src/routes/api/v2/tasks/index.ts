@@ -17,7 +17,7 @@ export default async function taskRoutesV2(fastify: FastifyInstance) {
     config: { permission: 'read' },
     schema: { summary: 'Task status, progress, result (v2 shapes) or error', tags, params: Params, response: { 200: envelope(Type.Object({}, { additionalProperties: true })), ...errorResponses(401, 403, 404) } },
   }, async (req, reply) => {
-    const t = await findTask(s.db, req.caller, req.params.id);
+    const t = await findTask(s, req.caller, req.params.id);
     const { created_at, started_at, completed_at, result, ...v } = taskView(t);
     return reply.ok({
       ...v, poll_url: `/api/v2/tasks/${t.id}`, queue_position: await s.tasks.queuePosition(t), result: resultV2(result),
