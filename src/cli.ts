@@ -14,7 +14,15 @@ import { parseArgs } from 'node:util';
 import { MatpowerParseError, parseMatpower } from './matpower/reader.js';
 import { parsePsse } from './psse/reader.js';
 import { PsseParseError } from './psse/scanner.js';
-import { ISLANDING_RULES, POWERFLOW_METHODS, PowerFlowInputError, type IslandingRule, type PowerFlowMethod, type SolveOptions, type SolveOutcome } from './powerflow/types.js';
+import {
+  ISLANDING_RULES,
+  POWERFLOW_METHODS,
+  PowerFlowInputError,
+  type IslandingRule,
+  type PowerFlowMethod,
+  type SolveOptions,
+  type SolveOutcome,
+} from './powerflow/types.js';
 import type { NetworkModel } from './domain/networkModel.js';
 import type { SolverPool } from './engine/pool.js';
 import { STUDY_USAGE, parseStudyArgs, runStudyCommand } from './cliStudy.js';
@@ -111,7 +119,8 @@ export function parseSolveArgs(argv: string[]): SolveCommand | 'help' {
   };
   if (values['timeout-ms'] !== undefined) options.timeoutMs = positiveNumber('timeout-ms', values['timeout-ms'], true);
   if (values.islanding !== undefined) {
-    if (!ISLANDING_RULES.includes(values.islanding as IslandingRule)) throw new UsageError(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
+    if (!ISLANDING_RULES.includes(values.islanding as IslandingRule))
+      throw new UsageError(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
     options.islanding = values.islanding as IslandingRule;
   }
   return { file: positionals[0]!, json: values.json ?? false, options };
@@ -147,7 +156,9 @@ const fmt = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFix
 /** The human-readable summary printed without --json. */
 export function summary(network: NetworkModel, outcome: SolveOutcome): string {
   const lines: string[] = [];
-  lines.push(`${network.name}: ${network.buses.length} buses, ${network.branches.length} branches, ${network.generators.length} generators, base ${network.base_mva} MVA`);
+  lines.push(
+    `${network.name}: ${network.buses.length} buses, ${network.branches.length} branches, ${network.generators.length} generators, base ${network.base_mva} MVA`,
+  );
   const how = METHOD_NAMES[outcome.method] ?? outcome.method;
   const its = `${outcome.iterations} iteration${outcome.iterations === 1 ? '' : 's'}`;
   const mism = `max mismatch ${outcome.mismatch.toExponential(2)} p.u., tolerance ${outcome.tolerance}`;
@@ -164,8 +175,13 @@ export function summary(network: NetworkModel, outcome: SolveOutcome): string {
   lines.push(`Losses: ${fmt(outcome.losses.p_mw, 3)} MW, ${fmt(outcome.losses.q_mvar, 3)} MVAr`);
   if (outcome.islands && outcome.islands.length > 1) {
     const off = outcome.islands.filter((i) => !i.energized);
-    lines.push(`Islands: ${outcome.islands.length}, ${off.length} de-energized (${fmt(outcome.lost_load_mw ?? 0, 1)} MW of load and ${fmt(outcome.lost_generation_mw ?? 0, 1)} MW of generation lost)`);
-    for (const i of off.slice(0, 5)) lines.push(`  de-energized: bus${i.buses.length === 1 ? '' : 'es'} ${i.buses.slice(0, 8).join(', ')}${i.buses.length > 8 ? ', …' : ''}`);
+    lines.push(
+      `Islands: ${outcome.islands.length}, ${off.length} de-energized (${fmt(outcome.lost_load_mw ?? 0, 1)} MW of load and ${fmt(outcome.lost_generation_mw ?? 0, 1)} MW of generation lost)`,
+    );
+    for (const i of off.slice(0, 5))
+      lines.push(
+        `  de-energized: bus${i.buses.length === 1 ? '' : 'es'} ${i.buses.slice(0, 8).join(', ')}${i.buses.length > 8 ? ', …' : ''}`,
+      );
   }
   const deg = (rad: number) => fmt(rad * 180 / Math.PI, 2);
   if (outcome.method === 'dc') {
@@ -354,7 +370,8 @@ export async function main(argv: string[]): Promise<number | undefined> {
           await import('./server.js' as string);
         } catch (e) {
           const err = e as NodeJS.ErrnoException;
-          if (err.code === 'ERR_MODULE_NOT_FOUND' && /server\.js/.test(err.message)) throw new InputError('dist/src/server.js not found: run npm run build first');
+          if (err.code === 'ERR_MODULE_NOT_FOUND' && /server\.js/.test(err.message))
+            throw new InputError('dist/src/server.js not found: run npm run build first');
           throw e;
         }
         return undefined;
@@ -364,7 +381,10 @@ export async function main(argv: string[]): Promise<number | undefined> {
   } catch (e) {
     const err = e as Error;
     if (err instanceof UsageError) {
-      await write(process.stderr, `gridops: ${err.message}\n\n${command === 'study' ? STUDY_USAGE : command === 'ptdf' || command === 'lodf' ? SENSITIVITY_USAGE : USAGE}`);
+      await write(
+        process.stderr,
+        `gridops: ${err.message}\n\n${command === 'study' ? STUDY_USAGE : command === 'ptdf' || command === 'lodf' ? SENSITIVITY_USAGE : USAGE}`,
+      );
       return EXIT.error;
     }
     if (err instanceof MatpowerParseError || err instanceof PowerFlowInputError || err instanceof InputError

@@ -65,12 +65,19 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
   }
   const { values, positionals } = parsed;
   if (values.help) return 'help';
-  if (positionals.length !== 1) throw new UsageError(positionals.length === 0 ? 'study needs a case file' : `study takes one case file, got ${positionals.length}: ${positionals.join(' ')}`);
+  if (positionals.length !== 1)
+    throw new UsageError(
+      positionals.length === 0
+        ? 'study needs a case file'
+        : `study takes one case file, got ${positionals.length}: ${positionals.join(' ')}`,
+    );
   if (values.json && values.csv) throw new UsageError('choose one of --json and --csv');
   const set = values.contingencies ?? 'n-1-branches';
-  if (!(CONTINGENCY_SETS as readonly string[]).includes(set)) throw new UsageError(`--contingencies must be one of ${CONTINGENCY_SETS.join(', ')}, got '${set}'`);
+  if (!(CONTINGENCY_SETS as readonly string[]).includes(set))
+    throw new UsageError(`--contingencies must be one of ${CONTINGENCY_SETS.join(', ')}, got '${set}'`);
   const method = values.method ?? 'newton_raphson';
-  if (method !== 'newton_raphson' && method !== 'fast_decoupled' && method !== 'dc') throw new UsageError(`--method must be newton_raphson, fast_decoupled or dc for a study, got '${method}'`);
+  if (method !== 'newton_raphson' && method !== 'fast_decoupled' && method !== 'dc')
+    throw new UsageError(`--method must be newton_raphson, fast_decoupled or dc for a study, got '${method}'`);
   const request: StudyRequest = {
     kind: 'contingency',
     method,
@@ -90,7 +97,8 @@ export function parseStudyArgs(argv: string[], UsageError: UsageErrorCtor): Stud
     };
   }
   if (values.islanding !== undefined) {
-    if (!(STUDY_ISLANDING as readonly string[]).includes(values.islanding)) throw new UsageError(`--islanding must be one of ${STUDY_ISLANDING.join(', ')}, got '${values.islanding}'`);
+    if (!(STUDY_ISLANDING as readonly string[]).includes(values.islanding))
+      throw new UsageError(`--islanding must be one of ${STUDY_ISLANDING.join(', ')}, got '${values.islanding}'`);
     request.islanding = values.islanding as StudyIslanding;
   }
   const threads = values.threads === undefined ? availableParallelism() : positive('threads', values.threads, true, UsageError);
@@ -165,19 +173,25 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
     const lines = [
       `${network.name}: ${plan.caseCount} contingencies (${cmd.request.contingencies}), ${pool.threads} thread${pool.threads === 1 ? '' : 's'}, ${ms} ms`,
       `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ${base.violations.length} violation(s)`,
-      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded`
-        + `${counts.screened ? `, ${counts.screened} screened` : ''}; `
-        + `${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
+      `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded` +
+        `${counts.screened ? `, ${counts.screened} screened` : ''}; ` +
+        `${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
     ];
     if (worst.length > 0) {
       lines.push('Highest loadings:');
-      for (const r of worst) lines.push(`  ${r.case_id.padEnd(16)} branch ${String(r.max_loading_branch).padEnd(6)} ${fmt(r.max_loading_percent, 1).padStart(7)} %   v ${fmt(r.min_v, 4)} .. ${fmt(r.max_v, 4)}`);
+      for (const r of worst)
+        lines.push(
+          `  ${r.case_id.padEnd(16)} branch ${String(r.max_loading_branch).padEnd(6)} ${fmt(r.max_loading_percent, 1).padStart(7)} %   v ${fmt(r.min_v, 4)} .. ${fmt(r.max_v, 4)}`,
+        );
     } else {
       lines.push('Highest loadings: none rated (rate_a is 0 on every branch)');
     }
     if (islanded.length > 0) {
       lines.push(cmd.request.islanding === 'skip' ? 'Islanding outages (not solved):' : 'Islanding outages (solved on what stays energized):');
-      for (const r of islanded.slice(0, 10)) lines.push(`  ${r.case_id.padEnd(16)} cuts off bus${r.islanded!.buses.length === 1 ? '' : 'es'} ${r.islanded!.buses.slice(0, 8).join(', ')}${r.islanded!.buses.length > 8 ? ', …' : ''} (${fmt(r.islanded!.load_mw, 1)} MW load, ${fmt(r.islanded!.generation_mw, 1)} MW generation)`);
+      for (const r of islanded.slice(0, 10))
+        lines.push(
+          `  ${r.case_id.padEnd(16)} cuts off bus${r.islanded!.buses.length === 1 ? '' : 'es'} ${r.islanded!.buses.slice(0, 8).join(', ')}${r.islanded!.buses.length > 8 ? ', …' : ''} (${fmt(r.islanded!.load_mw, 1)} MW load, ${fmt(r.islanded!.generation_mw, 1)} MW generation)`,
+        );
       if (islanded.length > 10) lines.push(`  and ${islanded.length - 10} more`);
     }
     await write(`${lines.join('\n')}\n`);

@@ -47,9 +47,14 @@ export async function startGridops(config: Config, opts: { listen?: boolean; log
       },
     };
   }
-  const https = config.tlsCertFile && config.tlsKeyFile
-    ? { key: readFileSync(config.tlsKeyFile), cert: readFileSync(config.tlsCertFile), ...(config.tlsCaFile ? { ca: readFileSync(config.tlsCaFile), requestCert: true, rejectUnauthorized: false } : {}) }
-    : undefined;
+  const https =
+    config.tlsCertFile && config.tlsKeyFile
+      ? {
+          key: readFileSync(config.tlsKeyFile),
+          cert: readFileSync(config.tlsCertFile),
+          ...(config.tlsCaFile ? { ca: readFileSync(config.tlsCaFile), requestCert: true, rejectUnauthorized: false } : {}),
+        }
+      : undefined;
   let app: FastifyInstance | undefined;
   let url: string | undefined;
   try {

@@ -9,7 +9,16 @@ async function main() {
   const running = await startGridops(config);
   const log = running.services.log;
   collectWhenIdle(running.app?.server, log);
-  log.info({ url: running.url, role: config.role, store: running.services.db.engine, queue: running.services.tasks.transport.kind, threads: running.services.solver?.threads ?? 0 }, 'gridops started');
+  log.info(
+    {
+      url: running.url,
+      role: config.role,
+      store: running.services.db.engine,
+      queue: running.services.tasks.transport.kind,
+      threads: running.services.solver?.threads ?? 0,
+    },
+    'gridops started',
+  );
   // A parent that spawned this process with an IPC channel (tests, benches, drills:
   // test/helpers/process.ts) learns that it is ready, and its URL (PORT=0 picks a free
   // port), from this message instead of polling or reading logs. The channel must not

@@ -70,7 +70,13 @@ function memoryGenerations(): Generations {
 function redisGenerations(url: string, prefix: string): Generations {
   // Auto-pipelining folds the GETs of concurrent requests into one write to Redis.
   // No offline queue: while Redis is away a read fails at once and goes to the database.
-  const r = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true, enableOfflineQueue: false, lazyConnect: true, connectionName: 'gridops-list-cache' });
+  const r = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    enableAutoPipelining: true,
+    enableOfflineQueue: false,
+    lazyConnect: true,
+    connectionName: 'gridops-list-cache',
+  });
   r.on('error', () => {}); // reads bypass the cache while Redis is away
   const connected = r.connect();
   connected.catch(() => {}); // ready() reports it; reconnects happen on their own

@@ -91,13 +91,20 @@ function checkFields(input: AgentUpdate, creating: boolean): void {
   }
   if (creating || input.type !== undefined) {
     if (!AGENT_TYPES.includes(input.type as AgentType)) {
-      throw new AppError(input.type === undefined ? 'INVALID_REQUEST' : 'INVALID_FIELD', `type must be one of ${AGENT_TYPES.join(', ')}`, { field: 'type', allowed: AGENT_TYPES });
+      throw new AppError(input.type === undefined ? 'INVALID_REQUEST' : 'INVALID_FIELD', `type must be one of ${AGENT_TYPES.join(', ')}`, {
+        field: 'type',
+        allowed: AGENT_TYPES,
+      });
     }
   }
   if (input.max_actions_per_minute !== undefined) {
     const m = input.max_actions_per_minute;
     if (!Number.isInteger(m) || m < 1 || m > MAX_ACTIONS_PER_MINUTE) {
-      throw new AppError('PARAM_OUT_OF_RANGE', `max_actions_per_minute must be an integer from 1 to ${MAX_ACTIONS_PER_MINUTE}, got ${m}`, { field: 'max_actions_per_minute', minimum: 1, maximum: MAX_ACTIONS_PER_MINUTE });
+      throw new AppError('PARAM_OUT_OF_RANGE', `max_actions_per_minute must be an integer from 1 to ${MAX_ACTIONS_PER_MINUTE}, got ${m}`, {
+        field: 'max_actions_per_minute',
+        minimum: 1,
+        maximum: MAX_ACTIONS_PER_MINUTE,
+      });
     }
   }
   if (input.config !== undefined && (input.config === null || typeof input.config !== 'object' || Array.isArray(input.config))) {
@@ -112,7 +119,10 @@ async function checkNetwork(q: Queryable, caller: Caller, networkId: string | nu
   if (networkId === undefined || networkId === null) return;
   const { rows } = await q.query('SELECT 1 FROM networks WHERE id = $1 AND tenant_id = $2', [networkId, caller.tenantId]);
   if (!rows[0]) {
-    throw new AppError('VALIDATION_FAILED', `network_id ${networkId} does not name a network of tenant ${caller.tenantId}`, { field: 'network_id', network_id: networkId });
+    throw new AppError('VALIDATION_FAILED', `network_id ${networkId} does not name a network of tenant ${caller.tenantId}`, {
+      field: 'network_id',
+      network_id: networkId,
+    });
   }
 }
 
@@ -126,8 +136,20 @@ async function checkQuota(s: Services, q: Queryable, tenantId: string): Promise<
 /** The agent event of SPEC 6.1: agent_id, old_status, new_status (+ name, reason, timestamp). */
 export function agentStatusEvent(r: AgentRow, oldStatus: AgentStatus | null, reason: string, kind = 'agent.status_changed', actor?: string) {
   return {
-    tenantId: r.tenant_id, topic: 'agent' as const, kind, agentId: r.id, networkId: r.network_id ?? undefined,
-    payload: { agent_id: r.id, name: r.name, old_status: oldStatus, new_status: r.status, reason, timestamp: new Date().toISOString(), ...(actor ? { actor } : {}) },
+    tenantId: r.tenant_id,
+    topic: 'agent' as const,
+    kind,
+    agentId: r.id,
+    networkId: r.network_id ?? undefined,
+    payload: {
+      agent_id: r.id,
+      name: r.name,
+      old_status: oldStatus,
+      new_status: r.status,
+      reason,
+      timestamp: new Date().toISOString(),
+      ...(actor ? { actor } : {}),
+    },
   };
 }
 
@@ -144,8 +166,21 @@ export async function createAgent(s: Services, caller: Caller, input: AgentInput
     const { rows } = await tx.query<AgentRow>(
       `INSERT INTO agents (id, tenant_id, name, type, network_id, status, status_reason, config, tools, reasoning_model, max_actions_per_minute, started_at, last_active_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11, CASE WHEN $12::boolean THEN now() END, NULL) RETURNING *`,
-      [id, caller.tenantId, input.name, input.type, input.network_id ?? null, start ? 'running' : 'idle', start ? 'auto_start' : 'created',
-        JSON.stringify(input.config ?? {}), JSON.stringify(input.tools ?? []), input.reasoning_model ?? 'default', input.max_actions_per_minute ?? 60, start]);
+      [
+        id,
+        caller.tenantId,
+        input.name,
+        input.type,
+        input.network_id ?? null,
+        start ? 'running' : 'idle',
+        start ? 'auto_start' : 'created',
+        JSON.stringify(input.config ?? {}),
+        JSON.stringify(input.tools ?? []),
+        input.reasoning_model ?? 'default',
+        input.max_actions_per_minute ?? 60,
+        start,
+      ],
+    );
     const ev = await insertEvent(tx, agentStatusEvent(rows[0], null, start ? 'created with auto_start' : 'created', 'agent.created', caller.actor.id));
     return { agent: agentView(rows[0]), ev };
   });
@@ -156,7 +191,16 @@ export async function createAgent(s: Services, caller: Caller, input: AgentInput
 /** GET /agents's query (src/schemas/agents.ts); GraphQL passes the same fields. */
 export type AgentListQuery = Static<typeof AgentListQuerySchema>;
 
-const SORTABLE = { name: 'name', created_at: 'created_at', updated_at: 'updated_at', status: 'status', type: 'type', last_active_at: 'last_active_at', started_at: 'started_at', id: 'id' };
+const SORTABLE = {
+  name: 'name',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  status: 'status',
+  type: 'type',
+  last_active_at: 'last_active_at',
+  started_at: 'started_at',
+  id: 'id',
+};
 
 export async function listAgents(s: Services, caller: Caller, q: AgentListQuery) {
   const p = paging(q);
@@ -213,9 +257,25 @@ export function slotTaken(r: AgentRow): boolean {
 export async function deleteAgent(s: Services, caller: Caller, id: string): Promise<void> {
   const ev = await s.db.transaction(async (tx) => {
     const cur = await findAgentRow(tx, caller, id, true);
-    if (slotTaken(cur)) throw new AppError('AGENT_BUSY', `agent ${id} is executing command ${cur.busy_command_id}; delete it when the command has finished (or stop it with emergency_shutdown)`, { agent_id: id, command_id: cur.busy_command_id });
+    if (slotTaken(cur))
+      throw new AppError(
+        'AGENT_BUSY',
+        `agent ${id} is executing command ${cur.busy_command_id}; delete it when the command has finished (or stop it with emergency_shutdown)`,
+        { agent_id: id, command_id: cur.busy_command_id },
+      );
     await tx.query('DELETE FROM agents WHERE id = $1', [id]);
-    return insertEvent(tx, { ...agentStatusEvent(cur, cur.status, 'deleted', 'agent.deleted', caller.actor.id), payload: { agent_id: id, name: cur.name, old_status: cur.status, new_status: null, reason: 'deleted', timestamp: new Date().toISOString(), actor: caller.actor.id } });
+    return insertEvent(tx, {
+      ...agentStatusEvent(cur, cur.status, 'deleted', 'agent.deleted', caller.actor.id),
+      payload: {
+        agent_id: id,
+        name: cur.name,
+        old_status: cur.status,
+        new_status: null,
+        reason: 'deleted',
+        timestamp: new Date().toISOString(),
+        actor: caller.actor.id,
+      },
+    });
   });
   await publishEvents(s.bus, [ev]);
 }
@@ -234,7 +294,10 @@ export const AGENT_BATCH_MAX = 50;
 
 /** Each entry is judged alone (SPEC 4.3 batch endpoints). */
 export async function batchCreateAgents(s: Services, caller: Caller, inputs: AgentInput[]): Promise<BatchResult> {
-  if (inputs.length > AGENT_BATCH_MAX) throw new AppError('VALIDATION_FAILED', `a batch holds at most ${AGENT_BATCH_MAX} agents, got ${inputs.length}`, { limit: AGENT_BATCH_MAX });
+  if (inputs.length > AGENT_BATCH_MAX)
+    throw new AppError('VALIDATION_FAILED', `a batch holds at most ${AGENT_BATCH_MAX} agents, got ${inputs.length}`, {
+      limit: AGENT_BATCH_MAX,
+    });
   const out: BatchResult = { succeeded: [], failed: [] };
   for (let i = 0; i < inputs.length; i++) {
     try {
@@ -252,19 +315,30 @@ export async function batchCreateAgents(s: Services, caller: Caller, inputs: Age
 export function illegalTransition(r: Pick<AgentRow, 'id' | 'status'>, op: AgentOperation): AppError {
   const to = OPERATION_TARGET[op];
   const legal = Object.keys(AGENT_TRANSITIONS[r.status]);
-  return new AppError('CONFLICT', `cannot ${op.replace('_', ' ')} agent ${r.id}: it is ${r.status} (${r.status} → ${to} is not a legal transition; from ${r.status}: ${legal.join(', ') || 'nothing'})`,
-    { agent_id: r.id, operation: op, from: r.status, to, allowed_operations: legal });
+  return new AppError(
+    'CONFLICT',
+    `cannot ${op.replace('_', ' ')} agent ${r.id}: it is ${r.status} (${r.status} → ${to} is not a legal transition; from ${r.status}: ${legal.join(', ') || 'nothing'})`,
+    { agent_id: r.id, operation: op, from: r.status, to, allowed_operations: legal },
+  );
 }
 
 /** Applies one operation inside tx (the only place an agent's status changes after creation). */
-export async function transitionAgent(tx: Queryable, row: AgentRow, op: AgentOperation, reason: string, actor?: string): Promise<{ row: AgentRow; event: StoredEvent }> {
+export async function transitionAgent(
+  tx: Queryable,
+  row: AgentRow,
+  op: AgentOperation,
+  reason: string,
+  actor?: string,
+): Promise<{ row: AgentRow; event: StoredEvent }> {
   const to = AGENT_TRANSITIONS[row.status][op];
   if (!to) throw illegalTransition(row, op);
   // started_at marks the start of the current run: set when the agent (re)starts, kept across pause/resume.
   const restart = to === 'running' && row.status !== 'paused';
   const { rows } = await tx.query<AgentRow>(
     `UPDATE agents SET status = $2, status_reason = $3, updated_at = now(), started_at = CASE WHEN $4::boolean THEN now() ELSE started_at END
-     WHERE id = $1 RETURNING *`, [row.id, to, reason, restart]);
+     WHERE id = $1 RETURNING *`,
+    [row.id, to, reason, restart],
+  );
   const event = await insertEvent(tx, agentStatusEvent(rows[0], row.status, reason, 'agent.status_changed', actor));
   return { row: rows[0], event };
 }

@@ -81,12 +81,20 @@ function checkName(name: unknown): string {
 }
 
 function checkStatus(v: unknown): DeviceStatus {
-  if (!DEVICE_STATUSES.includes(v as DeviceStatus)) throw new AppError('INVALID_FIELD', `status must be one of ${DEVICE_STATUSES.join(', ')}, got ${JSON.stringify(v)}`, { field: 'status', allowed: DEVICE_STATUSES });
+  if (!DEVICE_STATUSES.includes(v as DeviceStatus))
+    throw new AppError('INVALID_FIELD', `status must be one of ${DEVICE_STATUSES.join(', ')}, got ${JSON.stringify(v)}`, {
+      field: 'status',
+      allowed: DEVICE_STATUSES,
+    });
   return v as DeviceStatus;
 }
 
 function checkType(v: unknown): DeviceType {
-  if (!DEVICE_TYPES.includes(v as DeviceType)) throw new AppError('INVALID_FIELD', `type must be one of ${DEVICE_TYPES.join(', ')} (uppercase), got ${JSON.stringify(v)}`, { field: 'type', allowed: DEVICE_TYPES });
+  if (!DEVICE_TYPES.includes(v as DeviceType))
+    throw new AppError('INVALID_FIELD', `type must be one of ${DEVICE_TYPES.join(', ')} (uppercase), got ${JSON.stringify(v)}`, {
+      field: 'type',
+      allowed: DEVICE_TYPES,
+    });
   return v as DeviceType;
 }
 
@@ -107,7 +115,8 @@ function checkSeenAt(v: unknown): Date | null | undefined {
   if (v === undefined || v === null) return v;
   const d = typeof v === 'string' && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(v) ? new Date(v) : new Date(NaN);
   if (Number.isNaN(d.getTime())) throw invalid('last_seen_at', `must be an RFC 3339 date-time, got ${JSON.stringify(v)}`);
-  if (d.getTime() > Date.now() + 5 * 60_000) throw new AppError('PARAM_OUT_OF_RANGE', 'last_seen_at lies more than 5 minutes in the future', { field: 'last_seen_at' });
+  if (d.getTime() > Date.now() + 5 * 60_000)
+    throw new AppError('PARAM_OUT_OF_RANGE', 'last_seen_at lies more than 5 minutes in the future', { field: 'last_seen_at' });
   return d;
 }
 
@@ -115,7 +124,8 @@ const INPUT_FIELDS = new Set(['name', 'type', 'status', 'network_id', 'bus', 'ca
 
 /** Checks an unvalidated device (batch entries, GraphQL): same rules as the REST schema. */
 function validateInput(x: DeviceInput): DeviceInput {
-  if (x === null || typeof x !== 'object' || Array.isArray(x)) throw new AppError('INVALID_FIELD', 'a device must be a JSON object {name, type, ...}', { field: 'entry' });
+  if (x === null || typeof x !== 'object' || Array.isArray(x))
+    throw new AppError('INVALID_FIELD', 'a device must be a JSON object {name, type, ...}', { field: 'entry' });
   const extra = Object.keys(x).find((k) => !INPUT_FIELDS.has(k));
   if (extra) throw new AppError('INVALID_REQUEST', `unknown field "${extra}"; a device has ${[...INPUT_FIELDS].join(', ')}`, { field: extra });
   for (const f of ['name', 'type'] as const) if (x[f] === undefined) throw new AppError('INVALID_REQUEST', `${f} is required`, { field: f });
@@ -144,7 +154,11 @@ async function checkPlacement(q: Queryable, tenantId: string, networkId: string 
      FROM networks n WHERE n.id = $1 AND n.tenant_id = $2`,
     [networkId, tenantId, bus ?? null],
   );
-  if (!rows[0]) throw new AppError('VALIDATION_FAILED', `network_id ${networkId} does not name a network of tenant ${tenantId}`, { field: 'network_id', network_id: networkId });
+  if (!rows[0])
+    throw new AppError('VALIDATION_FAILED', `network_id ${networkId} does not name a network of tenant ${tenantId}`, {
+      field: 'network_id',
+      network_id: networkId,
+    });
   if (!rows[0].has_bus) throw new AppError('BUS_NOT_FOUND', `bus ${bus} does not exist in network ${networkId}`, { field: 'bus', bus, network_id: networkId });
 }
 
@@ -187,14 +201,24 @@ export const DEVICE_BATCH_MAX = 200;
 export async function batchCreateDevices(s: Services, caller: Caller, inputs: unknown[]): Promise<BatchResult> {
   if (!Array.isArray(inputs) || inputs.length === 0) throw new AppError('VALIDATION_FAILED', 'devices must be a non-empty array', { field: 'devices' });
   if (inputs.length > DEVICE_BATCH_MAX) {
-    throw new AppError('VALIDATION_FAILED', `a device batch holds at most ${DEVICE_BATCH_MAX} entries, got ${inputs.length}; split it`, { field: 'devices', limit: DEVICE_BATCH_MAX, got: inputs.length });
+    throw new AppError('VALIDATION_FAILED', `a device batch holds at most ${DEVICE_BATCH_MAX} entries, got ${inputs.length}; split it`, {
+      field: 'devices',
+      limit: DEVICE_BATCH_MAX,
+      got: inputs.length,
+    });
   }
   const out: BatchResult = { succeeded: [], failed: [] };
   for (let i = 0; i < inputs.length; i++) {
     try {
       out.succeeded.push({ index: i, id: (await createDevice(s, caller, inputs[i] as DeviceInput)).id });
     } catch (e) {
-      out.failed.push({ index: i, error: e instanceof AppError ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) } : { code: 'INTERNAL_ERROR', message: 'internal error' } });
+      out.failed.push({
+        index: i,
+        error:
+          e instanceof AppError
+            ? { code: e.code, message: e.message, ...(e.details ? { details: e.details } : {}) }
+            : { code: 'INTERNAL_ERROR', message: 'internal error' },
+      });
       if (!(e instanceof AppError)) s.log.error({ err: e }, 'device batch entry failed');
     }
   }
@@ -205,7 +229,16 @@ export async function batchCreateDevices(s: Services, caller: Caller, inputs: un
  *  passes what its client sent. */
 export type DeviceListQuery = Omit<Static<typeof DeviceListQuerySchema>, 'type' | 'status'> & { type?: string; status?: string };
 
-const SORTABLE = { name: 'name', type: 'type', status: 'status', created_at: 'created_at', updated_at: 'updated_at', last_seen_at: 'last_seen_at', capacity_mw: 'capacity_mw', id: 'id' };
+const SORTABLE = {
+  name: 'name',
+  type: 'type',
+  status: 'status',
+  created_at: 'created_at',
+  updated_at: 'updated_at',
+  last_seen_at: 'last_seen_at',
+  capacity_mw: 'capacity_mw',
+  id: 'id',
+};
 
 export async function listDevices(s: Services, caller: Caller, q: DeviceListQuery) {
   const p = paging(q);
@@ -231,7 +264,8 @@ function mergePatch(base: Record<string, unknown>, patch: Record<string, unknown
   const out = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k])) out[k] = mergePatch(out[k] as Record<string, unknown>, v as Record<string, unknown>);
+    else if (typeof v === 'object' && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null && !Array.isArray(out[k]))
+      out[k] = mergePatch(out[k] as Record<string, unknown>, v as Record<string, unknown>);
     else out[k] = v;
   }
   return out;
@@ -261,8 +295,11 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
     const oldStatus = row.status;
     const status = patch.status ?? oldStatus;
     if (!canTransition(oldStatus, status)) {
-      throw new AppError('CONFLICT', `device ${id} cannot go from ${oldStatus} to ${status}; from ${oldStatus} it may go to ${TRANSITIONS[oldStatus].join(', ')} (docs/devices.md)`,
-        { device_id: id, status: oldStatus, requested: status, allowed: TRANSITIONS[oldStatus] });
+      throw new AppError(
+        'CONFLICT',
+        `device ${id} cannot go from ${oldStatus} to ${status}; from ${oldStatus} it may go to ${TRANSITIONS[oldStatus].join(', ')} (docs/devices.md)`,
+        { device_id: id, status: oldStatus, requested: status, allowed: TRANSITIONS[oldStatus] },
+      );
     }
     const networkId = patch.network_id !== undefined ? patch.network_id : row.network_id;
     const bus = patch.bus !== undefined ? patch.bus : patch.network_id !== undefined && patch.network_id !== row.network_id ? null : row.bus;
@@ -307,18 +344,31 @@ export async function deleteDevice(s: Services, caller: Caller, id: string): Pro
 export const DEVICE_FAULT_ALARM = 'device_fault';
 
 /** Raises or clears the device's fault alarm in tx when its status enters or leaves fault. */
-async function faultAlarm(tx: Queryable, tenantId: string, device: Device, old: { status: DeviceStatus; network_id: string | null } | null): Promise<StoredEvent[]> {
+async function faultAlarm(
+  tx: Queryable,
+  tenantId: string,
+  device: Device,
+  old: { status: DeviceStatus; network_id: string | null } | null,
+): Promise<StoredEvent[]> {
   const source = { type: 'device', id: device.id };
   if (device.status === 'fault' && old?.status !== 'fault') {
     const r = await raiseAlarmInTx(tx, tenantId, {
-      type: DEVICE_FAULT_ALARM, severity: 'error', network_id: device.network_id, source,
+      type: DEVICE_FAULT_ALARM,
+      severity: 'error',
+      network_id: device.network_id,
+      source,
       message: `device ${device.name} (${device.type}, ${device.id}) is in fault`,
       details: { device_id: device.id, name: device.name, type: device.type, old_status: old?.status ?? null, bus: device.bus },
     });
     return r.events;
   }
   if (old?.status === 'fault' && device.status !== 'fault') {
-    const r = await clearAlarmInTx(tx, tenantId, { type: DEVICE_FAULT_ALARM, source, network_id: old.network_id }, `device left fault (now ${device.status})`);
+    const r = await clearAlarmInTx(
+      tx,
+      tenantId,
+      { type: DEVICE_FAULT_ALARM, source, network_id: old.network_id },
+      `device left fault (now ${device.status})`,
+    );
     return r.events;
   }
   return [];

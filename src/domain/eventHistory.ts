@@ -42,7 +42,11 @@ export function parseTopics(topic: string | undefined): EventTopic[] | undefined
   if (topic === undefined || topic.trim() === '') return undefined;
   const topics = [...new Set(topic.split(',').map((t) => t.trim()).filter(Boolean))];
   for (const t of topics) {
-    if (!EVENT_TOPICS.includes(t as EventTopic)) throw new AppError('INVALID_FIELD', `unknown topic "${t}"; topics: ${EVENT_TOPICS.join(', ')}`, { field: 'topic', allowed: EVENT_TOPICS });
+    if (!EVENT_TOPICS.includes(t as EventTopic))
+      throw new AppError('INVALID_FIELD', `unknown topic "${t}"; topics: ${EVENT_TOPICS.join(', ')}`, {
+        field: 'topic',
+        allowed: EVENT_TOPICS,
+      });
   }
   return topics as EventTopic[];
 }
@@ -51,7 +55,11 @@ export function parseSeverity(v: string | number | undefined): number | undefine
   if (v === undefined || v === '') return undefined;
   const s = String(v).toLowerCase();
   const n = /^[0-3]$/.test(s) ? Number(s) : SEVERITIES.indexOf(s as Severity);
-  if (n < 0) throw new AppError('INVALID_FIELD', `severity must be one of ${SEVERITIES.join(', ')} (or 0-3), got "${v}"`, { field: 'severity', allowed: SEVERITIES });
+  if (n < 0)
+    throw new AppError('INVALID_FIELD', `severity must be one of ${SEVERITIES.join(', ')} (or 0-3), got "${v}"`, {
+      field: 'severity',
+      allowed: SEVERITIES,
+    });
   return n;
 }
 
@@ -86,7 +94,11 @@ export async function listEvents(s: Services, caller: Caller, q: EventListQuery)
     where.add('seq > ?', seq);
   }
   const order = orderBy(q.sort, SORTABLE, q.after ? 'id' : '-id');
-  const { rows, total } = await selectPage<Parameters<typeof eventFromRow>[0]>(s.db, { from: 'events', ...where.toSql(), order: `${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'}` }, p);
+  const { rows, total } = await selectPage<Parameters<typeof eventFromRow>[0]>(
+    s.db,
+    { from: 'events', ...where.toSql(), order: `${order}, seq ${order.startsWith('seq DESC') ? 'DESC' : 'ASC'}` },
+    p,
+  );
   return { items: rows.map((r) => eventRecord(eventFromRow(r))), meta: pageMeta(p, total, rows.length) };
 }
 

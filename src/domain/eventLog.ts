@@ -41,7 +41,18 @@ export interface EventRow extends EventFields {
 
 export function eventFromRow(r: EventRow): StoredEvent {
   const seq = Number(r.seq);
-  return { id: eventId(seq), seq, tenant_id: r.tenant_id, topic: r.topic, kind: r.kind, payload: r.payload, network_id: r.network_id, agent_id: r.agent_id, severity: r.severity, timestamp: new Date(r.created_at) };
+  return {
+    id: eventId(seq),
+    seq,
+    tenant_id: r.tenant_id,
+    topic: r.topic,
+    kind: r.kind,
+    payload: r.payload,
+    network_id: r.network_id,
+    agent_id: r.agent_id,
+    severity: r.severity,
+    timestamp: new Date(r.created_at),
+  };
 }
 
 /** Inserts the event (inside tx when given) and returns it; call publish() after commit. */
@@ -63,7 +74,20 @@ export async function insertEvents(q: Queryable, events: NewEvent[]): Promise<St
      SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id, x.agent_id, x.severity
      FROM jsonb_to_recordset($1::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text, agent_id text, severity smallint)
      ORDER BY x.ord RETURNING *`,
-    [JSON.stringify(events.map((e, ord) => ({ ord, tenant_id: e.tenantId, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.networkId ?? null, agent_id: e.agentId ?? null, severity: e.severity ?? null })))],
+    [
+      JSON.stringify(
+        events.map((e, ord) => ({
+          ord,
+          tenant_id: e.tenantId,
+          topic: e.topic,
+          kind: e.kind,
+          payload: e.payload,
+          network_id: e.networkId ?? null,
+          agent_id: e.agentId ?? null,
+          severity: e.severity ?? null,
+        })),
+      ),
+    ],
   );
   // seq is drawn in insertion order, which ORDER BY ord fixed.
   return rows.map(eventFromRow).sort((a, b) => a.seq - b.seq);
@@ -71,7 +95,18 @@ export async function insertEvents(q: Queryable, events: NewEvent[]): Promise<St
 
 /** Wire form shared by the bus, SSE, WebSocket and GraphQL. */
 export function eventWire(e: StoredEvent) {
-  return { id: e.id, seq: e.seq, tenant_id: e.tenant_id, topic: e.topic, kind: e.kind, payload: e.payload, network_id: e.network_id, agent_id: e.agent_id, severity: e.severity, timestamp: e.timestamp.toISOString() };
+  return {
+    id: e.id,
+    seq: e.seq,
+    tenant_id: e.tenant_id,
+    topic: e.topic,
+    kind: e.kind,
+    payload: e.payload,
+    network_id: e.network_id,
+    agent_id: e.agent_id,
+    severity: e.severity,
+    timestamp: e.timestamp.toISOString(),
+  };
 }
 
 /** Publishes in order; all are handed to the bus at once, so they leave together (bus.ts). */

@@ -72,7 +72,13 @@ async function insertNetwork(s: Services, q: Queryable, caller: Caller, { head: 
       m.bus_count, m.branch_count, m.generator_count, m.load_count],
   );
   await q.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, 1, $2, $3)', [id, blob.z, blob.busIds]);
-  const event = await insertEvent(q, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.created', networkId: id, payload: { network_id: id, kind: 'created', changes: { name: m.name, bus_count: m.bus_count }, actor: caller.actor.id } });
+  const event = await insertEvent(q, {
+    tenantId: caller.tenantId,
+    topic: 'topology',
+    kind: 'network.created',
+    networkId: id,
+    payload: { network_id: id, kind: 'created', changes: { name: m.name, bus_count: m.bus_count }, actor: caller.actor.id },
+  });
   return { net: summary(rows[0]), event };
 }
 
@@ -120,10 +126,12 @@ export function networksChanged(s: Pick<Services, 'lists'>, tenantIds: Iterable<
 async function queryNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
-  if (q.status === 'locked') where.raw(`EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running')) AND status <> 'archived'`);
+  if (q.status === 'locked')
+    where.raw(`EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running')) AND status <> 'archived'`);
   else if (q.status) {
     where.add('status = ?', q.status);
-    if (q.status !== 'archived') where.raw(`NOT EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running'))`);
+    if (q.status !== 'archived')
+      where.raw(`NOT EXISTS (SELECT 1 FROM tasks t WHERE t.network_id = n.id AND t.status IN ('dispatched','running'))`);
   }
   if (q.name) where.add('name ILIKE ?', `%${q.name.replace(/[\\%_]/g, (c) => '\\' + c)}%`);
   if (q.tag) {
@@ -161,7 +169,10 @@ export type NetworkStateReader = Batcher<{ id: string; tenantId: string }, Netwo
 
 export function createNetworkStateReader(db: Database): NetworkStateReader {
   return createBatcher(async (keys) => {
-    const { rows } = await db.query<NetworkState & { id: string; tenant_id: string }>('SELECT id, tenant_id, status, version FROM networks WHERE id = ANY($1::text[])', [keys.map((k) => k.id)]);
+    const { rows } = await db.query<NetworkState & { id: string; tenant_id: string }>(
+      'SELECT id, tenant_id, status, version FROM networks WHERE id = ANY($1::text[])',
+      [keys.map((k) => k.id)],
+    );
     const byId = new Map(rows.map((r) => [r.id, r]));
     return keys.map((k) => {
       const r = byId.get(k.id);
@@ -209,10 +220,20 @@ export async function getModel(s: Services, caller: Caller, id: string): Promise
 }
 
 function assertMutable(row: NetworkRow, action: string) {
-  if (row.busy) throw new AppError('NETWORK_LOCKED', `network ${row.id} is locked while a power flow on it runs; ${action} it when the task has finished`, { network_id: row.id });
+  if (row.busy)
+    throw new AppError(
+      'NETWORK_LOCKED',
+      `network ${row.id} is locked while a power flow on it runs; ${action} it when the task has finished`,
+      { network_id: row.id },
+    );
 }
 
-export async function updateNetwork(s: Services, caller: Caller, id: string, input: NetworkInput & { status?: 'draft' | 'ready' | 'archived' }): Promise<NetworkSummary> {
+export async function updateNetwork(
+  s: Services,
+  caller: Caller,
+  id: string,
+  input: NetworkInput & { status?: 'draft' | 'ready' | 'archived' },
+): Promise<NetworkSummary> {
   const model = checkModel(input);
   // Compressed before the transaction: a large model's deflate must not hold PGlite's single connection.
   const blob = await encodeModel(model);
@@ -220,17 +241,44 @@ export async function updateNetwork(s: Services, caller: Caller, id: string, inp
     const row = await findRow(tx, caller, id, true);
     assertMutable(row, 'update');
     if (row.status === 'archived' && input.status !== 'ready' && input.status !== 'draft') {
-      throw new AppError('CONFLICT', `network ${id} is archived (read-only); send status "ready" or "draft" in the update to restore it`, { network_id: id, status: 'archived' });
+      throw new AppError('CONFLICT', `network ${id} is archived (read-only); send status "ready" or "draft" in the update to restore it`, {
+        network_id: id,
+        status: 'archived',
+      });
     }
     const version = row.version + 1;
-    await tx.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, $2, $3, $4)', [id, version, blob.z, blob.busIds]);
+    await tx.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, $2, $3, $4)', [
+      id,
+      version,
+      blob.z,
+      blob.busIds,
+    ]);
     const { rows } = await tx.query<NetworkRow>(
       `UPDATE networks SET name=$3, description=$4, base_kv=$5, base_mva=$6, tags=$7, bus_count=$8, branch_count=$9, generator_count=$10, load_count=$11,
          version=$12, status=$13, updated_at=now() WHERE id=$1 AND tenant_id=$2 RETURNING *, false AS busy`,
-      [id, caller.tenantId, model.name, model.description, model.base_kv, model.base_mva, JSON.stringify(model.tags), model.buses.length,
-        model.branches.length, model.generators.length, model.loads.length, version, input.status ?? (row.status === 'archived' ? 'ready' : row.status)],
+      [
+        id,
+        caller.tenantId,
+        model.name,
+        model.description,
+        model.base_kv,
+        model.base_mva,
+        JSON.stringify(model.tags),
+        model.buses.length,
+        model.branches.length,
+        model.generators.length,
+        model.loads.length,
+        version,
+        input.status ?? (row.status === 'archived' ? 'ready' : row.status),
+      ],
     );
-    const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.updated', networkId: id, payload: { network_id: id, kind: 'updated', changes: { version, status: rows[0].status }, actor: caller.actor.id } });
+    const event = await insertEvent(tx, {
+      tenantId: caller.tenantId,
+      topic: 'topology',
+      kind: 'network.updated',
+      networkId: id,
+      payload: { network_id: id, kind: 'updated', changes: { version, status: rows[0].status }, actor: caller.actor.id },
+    });
     return { net: summary(rows[0]), event };
   });
   await networkWritten(s, id);
@@ -256,11 +304,22 @@ export async function saveModelVersion(s: Services, caller: Caller, id: string, 
         throw new AppError('CONFLICT', advice, { network_id: id, status: 'archived' });
       }
     }
-    if (row.version !== expectedVersion) throw new AppError('CONFLICT', `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`, { network_id: id, version: row.version });
+    if (row.version !== expectedVersion)
+      throw new AppError(
+        'CONFLICT',
+        `network ${id} changed (version ${row.version}, expected ${expectedVersion}); retry on the current version`,
+        { network_id: id, version: row.version },
+      );
     const version = row.version + 1;
     await tx.query('INSERT INTO network_versions (network_id, version, model_z, bus_ids) VALUES ($1, $2, $3, $4)', [id, version, blob.z, blob.busIds]);
     const { rows } = await tx.query<NetworkRow>(`UPDATE networks SET version=$2, updated_at=now() WHERE id=$1 RETURNING *, false AS busy`, [id, version]);
-    const event = await insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: String(change.kind ?? 'network.changed'), networkId: id, payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id } });
+    const event = await insertEvent(tx, {
+      tenantId: caller.tenantId,
+      topic: 'topology',
+      kind: String(change.kind ?? 'network.changed'),
+      networkId: id,
+      payload: { network_id: id, kind: change.kind ?? 'changed', changes: { ...change, version }, actor: caller.actor.id },
+    });
     return { net: summary(rows[0]), event };
   });
   await networkWritten(s, id);
@@ -273,9 +332,18 @@ async function deleteInTx(tx: Queryable, caller: Caller, id: string): Promise<St
   const row = await findRow(tx, caller, id, true);
   assertMutable(row, 'delete');
   // Queued power flows of a deleted network can no longer run.
-  await tx.query(`UPDATE tasks SET status='cancelled', completed_at=now(), error=$2 WHERE network_id=$1 AND status='queued'`, [id, JSON.stringify({ code: 'CONFLICT', message: 'network deleted before the task started' })]);
+  await tx.query(`UPDATE tasks SET status='cancelled', completed_at=now(), error=$2 WHERE network_id=$1 AND status='queued'`, [
+    id,
+    JSON.stringify({ code: 'CONFLICT', message: 'network deleted before the task started' }),
+  ]);
   await tx.query('DELETE FROM networks WHERE id = $1', [id]);
-  return insertEvent(tx, { tenantId: caller.tenantId, topic: 'topology', kind: 'network.deleted', networkId: id, payload: { network_id: id, kind: 'deleted', changes: { name: row.name }, actor: caller.actor.id } });
+  return insertEvent(tx, {
+    tenantId: caller.tenantId,
+    topic: 'topology',
+    kind: 'network.deleted',
+    networkId: id,
+    payload: { network_id: id, kind: 'deleted', changes: { name: row.name }, actor: caller.actor.id },
+  });
 }
 
 export async function deleteNetwork(s: Services, caller: Caller, id: string): Promise<void> {

@@ -33,8 +33,14 @@ export function opfOptions(r: OpfRequest): OpfOptions {
 /** What a request with `security` must also satisfy (the doors answer 400 before queueing). */
 function checkSecurity(r: OpfRequest): void {
   if (!r.security) return;
-  if ((r.method ?? DEFAULT_OPF_OPTIONS.method) !== 'dc') throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF is a DC-OPF in this version; send "method": "dc" with it', { field: 'security' });
-  if (r.islanding && r.islanding !== 'refuse') throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF needs a connected network; leave "islanding" out', { field: 'islanding' });
+  if ((r.method ?? DEFAULT_OPF_OPTIONS.method) !== 'dc')
+    throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF is a DC-OPF in this version; send "method": "dc" with it', {
+      field: 'security',
+    });
+  if (r.islanding && r.islanding !== 'refuse')
+    throw new AppError('INVALID_FIELD', 'security: the security-constrained OPF needs a connected network; leave "islanding" out', {
+      field: 'islanding',
+    });
 }
 
 export type OpfAnswer =
@@ -49,7 +55,12 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   // apply writes the network: the role and the token's scope must allow a write, as PUT /networks/{id} does
   if (req.apply) requirePermission(caller, 'write');
   checkSecurity(req);
-  if (req.apply && req.async) throw new AppError('INVALID_FIELD', 'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})', { field: 'apply' });
+  if (req.apply && req.async)
+    throw new AppError(
+      'INVALID_FIELD',
+      'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})',
+      { field: 'apply' },
+    );
   const options = opfOptions(req);
   const net = await getNetworkState(s, caller, networkId);
   if (req.security) {
@@ -59,8 +70,16 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
       throw e;
     }
   }
-  if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, { network_id: networkId, status: net.status });
-  if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running an OPF`, { network_id: networkId, status: net.status });
+  if (net.status === 'archived')
+    throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running an OPF`, {
+      network_id: networkId,
+      status: net.status,
+    });
+  if (net.status === 'draft')
+    throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running an OPF`, {
+      network_id: networkId,
+      status: net.status,
+    });
   const task = await s.tasks.submitWith(caller, networkId, net.version, 'opf', { ...options }, async () => {});
   if (req.async) return { kind: 'queued', task: taskView(task) };
 
@@ -68,7 +87,11 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   const done = await s.tasks.waitFor(task.id, options.timeoutMs + 250);
   if (!done) {
     await s.tasks.cancel(caller, task.id).catch(() => {});
-    throw new AppError('GATEWAY_TIMEOUT', `the OPF did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true)`, { task_id: task.id, timeout_ms: options.timeoutMs });
+    throw new AppError(
+      'GATEWAY_TIMEOUT',
+      `the OPF did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true)`,
+      { task_id: task.id, timeout_ms: options.timeoutMs },
+    );
   }
   if (done.status === 'completed' && done.result) {
     if (!req.apply) return { kind: 'result', result: done.result, task: done };

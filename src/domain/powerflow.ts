@@ -33,8 +33,16 @@ export type PowerFlowAnswer =
 
 export async function runPowerFlow(s: Services, caller: Caller, networkId: string, req: PowerFlowRequest): Promise<PowerFlowAnswer> {
   const net = await getNetworkState(s, caller, networkId);
-  if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, { network_id: networkId, status: net.status });
-  if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a power flow`, { network_id: networkId, status: net.status });
+  if (net.status === 'archived')
+    throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, {
+      network_id: networkId,
+      status: net.status,
+    });
+  if (net.status === 'draft')
+    throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a power flow`, {
+      network_id: networkId,
+      status: net.status,
+    });
   const options = solveOptions(req);
   // Synchronous with a free slot: solved at once, the task stored with its result (src/queue/direct.ts).
   const direct = req.async ? undefined : await s.tasks.direct?.run(caller, networkId, net.version, options);
@@ -46,7 +54,11 @@ export async function runPowerFlow(s: Services, caller: Caller, networkId: strin
   const done = await s.tasks.waitFor(task.id, options.timeoutMs + 250);
   if (!done) {
     await s.tasks.cancel(caller, task.id).catch(() => {});
-    throw new AppError('GATEWAY_TIMEOUT', `power flow did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true for long studies)`, { task_id: task.id, timeout_ms: options.timeoutMs });
+    throw new AppError(
+      'GATEWAY_TIMEOUT',
+      `power flow did not finish within timeout_ms ${options.timeoutMs}; the task was stopped (poll it for details, or use "async": true for long studies)`,
+      { task_id: task.id, timeout_ms: options.timeoutMs },
+    );
   }
   return finishedAnswer(done);
 }

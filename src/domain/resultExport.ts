@@ -65,17 +65,27 @@ export function resultCsv(r: SolvedValues, table: CsvTable): string {
 
 function checkFormat(format: string | undefined, table: string | undefined): { format: ExportFormat; table?: CsvTable } {
   if (format === undefined || format === '') {
-    throw new AppError('INVALID_REQUEST', `format is required: ${EXPORT_FORMATS.join(' or ')} (csv takes table=${CSV_TABLES.join('|')})`, { field: 'format', allowed: EXPORT_FORMATS });
+    throw new AppError('INVALID_REQUEST', `format is required: ${EXPORT_FORMATS.join(' or ')} (csv takes table=${CSV_TABLES.join('|')})`, {
+      field: 'format',
+      allowed: EXPORT_FORMATS,
+    });
   }
   if (!(EXPORT_FORMATS as readonly string[]).includes(format)) {
     throw new AppError('INVALID_FIELD', `format must be one of ${EXPORT_FORMATS.join(', ')}, got "${format}"`, { field: 'format', allowed: EXPORT_FORMATS });
   }
   if (format === 'matpower') {
-    if (table !== undefined) throw new AppError('INVALID_REQUEST', 'table applies to format=csv only; format=matpower is the whole solved case', { field: 'table' });
+    if (table !== undefined)
+      throw new AppError('INVALID_REQUEST', 'table applies to format=csv only; format=matpower is the whole solved case', {
+        field: 'table',
+      });
     return { format: 'matpower' };
   }
   if (table === undefined || !(CSV_TABLES as readonly string[]).includes(table)) {
-    throw new AppError(table === undefined ? 'INVALID_REQUEST' : 'INVALID_FIELD', `format=csv exports one table: table must be one of ${CSV_TABLES.join(', ')}${table === undefined ? '' : `, got "${table}"`}`, { field: 'table', allowed: CSV_TABLES });
+    throw new AppError(
+      table === undefined ? 'INVALID_REQUEST' : 'INVALID_FIELD',
+      `format=csv exports one table: table must be one of ${CSV_TABLES.join(', ')}${table === undefined ? '' : `, got "${table}"`}`,
+      { field: 'table', allowed: CSV_TABLES },
+    );
   }
   return { format: 'csv', table: table as CsvTable };
 }
@@ -86,7 +96,11 @@ export async function exportTaskResult(s: Services, caller: Caller, taskId: stri
   const r = t.result as (SolvedValues & { status?: string }) | null;
   if (t.kind !== 'powerflow' || t.status !== 'completed' || !r || r.status !== 'converged' || !Array.isArray(r.buses)) {
     const state = r?.status && r.status !== t.status ? `${t.status} (${r.status})` : t.status;
-    throw new AppError('CONFLICT', `task ${taskId} is ${t.kind === 'powerflow' ? state : `a ${t.kind} task`}; only a converged power flow has a solved case to export`, { task_id: taskId, status: t.status, kind: t.kind });
+    throw new AppError(
+      'CONFLICT',
+      `task ${taskId} is ${t.kind === 'powerflow' ? state : `a ${t.kind} task`}; only a converged power flow has a solved case to export`,
+      { task_id: taskId, status: t.status, kind: t.kind },
+    );
   }
   if (format === 'csv') {
     return { contentType: 'text/csv; charset=utf-8', filename: `${taskId}-${table}.csv`, body: resultCsv(r, table!) };

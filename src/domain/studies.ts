@@ -25,7 +25,11 @@ import { monitoredPerRecord } from '../studies/abi.js';
 
 function requirePermission(caller: Caller, p: 'read' | 'compute', what: string): void {
   if (!caller.permissions.has(p)) {
-    throw new AppError('FORBIDDEN', `${what} needs the ${p} permission (roles ${p === 'compute' ? 'operator and admin' : 'viewer, auditor, operator and admin'}); your role is ${caller.role}`, { required: p, role: caller.role });
+    throw new AppError(
+      'FORBIDDEN',
+      `${what} needs the ${p} permission (roles ${p === 'compute' ? 'operator and admin' : 'viewer, auditor, operator and admin'}); your role is ${caller.role}`,
+      { required: p, role: caller.role },
+    );
   }
 }
 
@@ -56,7 +60,9 @@ async function findStudy(s: Services, caller: Caller, id: string): Promise<Study
 }
 
 async function view(s: Services, st: StudyWithTask): Promise<StudyView> {
-  const created = new Date(st.created_at), started = st.started_at ? new Date(st.started_at) : null, completed = st.completed_at ? new Date(st.completed_at) : null;
+  const created = new Date(st.created_at),
+    started = st.started_at ? new Date(st.started_at) : null,
+    completed = st.completed_at ? new Date(st.completed_at) : null;
   return {
     study_id: st.id,
     task_id: st.task_id,
@@ -99,8 +105,16 @@ export interface SubmittedStudy {
 export async function submitStudy(s: Services, caller: Caller, networkId: string, request: StudyRequest): Promise<SubmittedStudy> {
   requirePermission(caller, 'compute', 'running a study');
   const net = await getNetworkState(s, caller, networkId);
-  if (net.status === 'archived') throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a study`, { network_id: networkId, status: net.status });
-  if (net.status === 'draft') throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a study`, { network_id: networkId, status: net.status });
+  if (net.status === 'archived')
+    throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a study`, {
+      network_id: networkId,
+      status: net.status,
+    });
+  if (net.status === 'draft')
+    throw new AppError('CONFLICT', `network ${networkId} is a draft; set its status to "ready" before running a study`, {
+      network_id: networkId,
+      status: net.status,
+    });
   const { summary, model: stored } = await getModel(s, caller, networkId);
   const model = request.base
     ? estimatedModel(stored, await estimateForStudy(s.db, caller.tenantId, networkId, summary.version, request.base.state_estimation))
@@ -109,9 +123,11 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
   const limit = (await getQuotas(s, caller.tenantId)).study_cases;
   if (plan.caseCount > limit) {
     const field = plan.scenarios ? 'scenarios.count' : 'contingencies';
-    throw new AppError('INVALID_FIELD',
+    throw new AppError(
+      'INVALID_FIELD',
       `${field}: this study has ${plan.caseCount} cases, more than tenant ${caller.tenantId} may run in one study (quota study_cases = ${limit}); split it into several studies or ask an administrator to raise the quota`,
-      { field, cases: plan.caseCount, limit, quota: 'study_cases' });
+      { field, cases: plan.caseCount, limit, quota: 'study_cases' },
+    );
   }
   // its case rows, as they will be stored (violations aside): refused at once over the tenant's storage quota
   const perCase = CASE_ROW_BYTES + 8 * monitoredPerRecord(plan.monitor.branches.length, plan.monitor.buses.length);
@@ -119,13 +135,31 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
   const size = chunkSize(plan.caseCount, s.config.studyChunkCases);
   const chunkCount = Math.ceil(plan.caseCount / size);
   const studyId = newId('study');
-  const task = await s.tasks.submitWith(caller, networkId, summary.version, 'study', { study_id: studyId, kind: plan.kind, cases: plan.caseCount }, async (tx, t) => {
-    await insertStudy(tx, {
-      id: studyId, tenantId: caller.tenantId, taskId: t.id, networkId, networkVersion: summary.version, kind: plan.kind, request,
-      caseCount: plan.caseCount, scenarioCount: plan.scenarios?.count ?? null, monitor: plan.monitor, chunkSize: size, chunkCount,
-      createdBy: `${caller.actor.type}:${caller.actor.id}`, contingencies: plan.contingencies,
-    });
-  });
+  const task = await s.tasks.submitWith(
+    caller,
+    networkId,
+    summary.version,
+    'study',
+    { study_id: studyId, kind: plan.kind, cases: plan.caseCount },
+    async (tx, t) => {
+      await insertStudy(tx, {
+        id: studyId,
+        tenantId: caller.tenantId,
+        taskId: t.id,
+        networkId,
+        networkVersion: summary.version,
+        kind: plan.kind,
+        request,
+        caseCount: plan.caseCount,
+        scenarioCount: plan.scenarios?.count ?? null,
+        monitor: plan.monitor,
+        chunkSize: size,
+        chunkCount,
+        createdBy: `${caller.actor.type}:${caller.actor.id}`,
+        contingencies: plan.contingencies,
+      });
+    },
+  );
   return { study_id: studyId, task_id: task.id, network_id: networkId, status: 'queued', poll_url: `/api/v1/studies/${studyId}` };
 }
 
@@ -157,7 +191,12 @@ function caseOrder(sort: string | undefined): string {
     const desc = p.startsWith('-');
     const name = desc || p.startsWith('+') ? p.slice(1) : p;
     const col = SORTS[name];
-    if (!col) throw new AppError('INVALID_FIELD', `cannot sort cases by "${name}"; sortable fields: ${Object.keys(SORTS).join(', ')} (a leading - sorts descending)`, { field: 'sort', allowed: Object.keys(SORTS) });
+    if (!col)
+      throw new AppError(
+        'INVALID_FIELD',
+        `cannot sort cases by "${name}"; sortable fields: ${Object.keys(SORTS).join(', ')} (a leading - sorts descending)`,
+        { field: 'sort', allowed: Object.keys(SORTS) },
+      );
     cols.push(`${col} ${desc ? 'DESC' : 'ASC'} NULLS LAST`);
   }
   if (!cols.some((c) => c.startsWith('c.case_index '))) cols.push('c.case_index ASC');
@@ -170,7 +209,12 @@ function caseFilter(studyId: string, q: CaseQuery): { where: string; params: unk
   if (q.status) {
     const wanted = q.status.split(',').map((x) => x.trim()).filter(Boolean).map((x) => {
       const i = CASE_STATUSES.indexOf(x as (typeof CASE_STATUSES)[number]);
-      if (i < 0) throw new AppError('INVALID_FIELD', `status "${x}" is not a case status; use ${CASE_STATUSES.join(', ')} (comma-separated for several)`, { field: 'status', allowed: CASE_STATUSES });
+      if (i < 0)
+        throw new AppError(
+          'INVALID_FIELD',
+          `status "${x}" is not a case status; use ${CASE_STATUSES.join(', ')} (comma-separated for several)`,
+          { field: 'status', allowed: CASE_STATUSES },
+        );
       return i;
     });
     params.push(wanted);
@@ -204,7 +248,11 @@ export async function listStudyCases(s: Services, caller: Caller, id: string, q:
   const st = await findStudy(s, caller, id);
   const p = paging(q);
   const f = caseFilter(st.id, q);
-  const { rows, total } = await selectPage<StoredCase>(s.db, { from: CASE_FROM, columns: CASE_COLUMNS, where: f.where, params: f.params, order: caseOrder(q.sort) }, p);
+  const { rows, total } = await selectPage<StoredCase>(
+    s.db,
+    { from: CASE_FROM, columns: CASE_COLUMNS, where: f.where, params: f.params, order: caseOrder(q.sort) },
+    p,
+  );
   const monitor = shapeOf(st).monitor;
   return { items: rows.map((r) => caseRow(r, monitor)), meta: { ...pageMeta(p, total, rows.length), study_status: publicStatus(st.task_status) } };
 }
@@ -216,7 +264,12 @@ const CSV_BATCH = 2000;
  * then rows are read CSV_BATCH at a time and yielded as text, so memory stays flat
  * whatever the study's size. Filters and sort as listStudyCases.
  */
-export async function studyCasesCsv(s: Services, caller: Caller, id: string, q: Omit<CaseQuery, 'page' | 'page_size' | 'cursor'>): Promise<{ study: StudyView; lines: AsyncIterable<string> }> {
+export async function studyCasesCsv(
+  s: Services,
+  caller: Caller,
+  id: string,
+  q: Omit<CaseQuery, 'page' | 'page_size' | 'cursor'>,
+): Promise<{ study: StudyView; lines: AsyncIterable<string> }> {
   requirePermission(caller, 'read', 'reading study results');
   const st = await findStudy(s, caller, id);
   const f = caseFilter(st.id, q);
@@ -230,7 +283,9 @@ export async function studyCasesCsv(s: Services, caller: Caller, id: string, q: 
       // In case order the next batch starts after the last index (keyset); other orders page by offset.
       const where = byIndex ? `${f.where} AND c.case_index > ${after}` : f.where;
       const { rows } = await s.db.query<StoredCase>(
-        `SELECT ${CASE_COLUMNS} FROM ${CASE_FROM} WHERE ${where} ORDER BY ${order} LIMIT ${CSV_BATCH}${byIndex ? '' : ` OFFSET ${offset}`}`, f.params);
+        `SELECT ${CASE_COLUMNS} FROM ${CASE_FROM} WHERE ${where} ORDER BY ${order} LIMIT ${CSV_BATCH}${byIndex ? '' : ` OFFSET ${offset}`}`,
+        f.params,
+      );
       if (rows.length > 0) yield studyCsvLines(rows.map((r) => caseRow(r, monitor)));
       if (rows.length < CSV_BATCH) return;
       after = rows[rows.length - 1]!.case_index;
@@ -244,7 +299,10 @@ export async function cancelStudy(s: Services, caller: Caller, id: string): Prom
   requirePermission(caller, 'compute', 'cancelling a study');
   const st = await findStudy(s, caller, id);
   if (FINISHED.includes(st.task_status)) {
-    throw new AppError('CONFLICT', `study ${id} is already ${st.task_status}; only queued or running studies can be cancelled`, { study_id: id, status: st.task_status });
+    throw new AppError('CONFLICT', `study ${id} is already ${st.task_status}; only queued or running studies can be cancelled`, {
+      study_id: id,
+      status: st.task_status,
+    });
   }
   await s.tasks.cancel(caller, st.task_id).catch((e) => {
     if ((e as AppError).code !== 'CONFLICT') throw e; // finished in the meantime: report its state

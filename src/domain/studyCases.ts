@@ -89,9 +89,14 @@ export async function insertChunkRows(q: Queryable, studyId: string, shape: Stud
     cols.mask[i] = mask;
     cols.count[i] = v1 - v0;
     cols.violations[i] = vs.length ? JSON.stringify(vs) : null;
-    cols.islanded[i] = code === CASE_CODE.ISLANDED || chunk.islandStart[i + 1]! > chunk.islandStart[i]!
-      ? JSON.stringify({ buses: Array.from(chunk.islandBuses.subarray(chunk.islandStart[i]!, chunk.islandStart[i + 1]!)), load_mw: chunk.islandLoadMw[i]!, generation_mw: chunk.islandGenerationMw[i]! })
-      : null;
+    cols.islanded[i] =
+      code === CASE_CODE.ISLANDED || chunk.islandStart[i + 1]! > chunk.islandStart[i]!
+        ? JSON.stringify({
+            buses: Array.from(chunk.islandBuses.subarray(chunk.islandStart[i]!, chunk.islandStart[i + 1]!)),
+            load_mw: chunk.islandLoadMw[i]!,
+            generation_mw: chunk.islandGenerationMw[i]!,
+          })
+        : null;
     cols.monitoredAt[i] = -1;
     if (monitoredLen > 0 && code === CASE_CODE.CONVERGED) {
       // One case's values: its monitored branches (5 each), then its buses (2 each).

@@ -28,8 +28,10 @@ export class PointBudget {
   /** Takes `limit` points or throws; `error` builds the door's own error (REST 422, GraphQL QUERY_TOO_COMPLEX). */
   take(limit: number, error: (message: string, details: Record<string, unknown>) => Error = restError): void {
     if (limit > this.remaining) {
-      throw error(`the request asks for more than ${this.total} time-series points in all (limit ${limit} with ${this.remaining} left); lower limit, narrow from/to or split the request`,
-        { reason: 'POINT_BUDGET', budget: this.total, remaining: this.remaining, requested: limit });
+      throw error(
+        `the request asks for more than ${this.total} time-series points in all (limit ${limit} with ${this.remaining} left); lower limit, narrow from/to or split the request`,
+        { reason: 'POINT_BUDGET', budget: this.total, remaining: this.remaining, requested: limit },
+      );
     }
     this.remaining -= limit;
   }
@@ -63,7 +65,13 @@ export class PointGate {
           const i = this.queue.indexOf(entry);
           if (i >= 0) this.queue.splice(i, 1);
           this.drain(); // a large waiter leaving may let smaller ones behind it in
-          reject(new AppError('SERVICE_UNAVAILABLE', `time-series queries are at capacity on this server (${this.capacity} points in flight); retry in a few seconds`, { reason: 'TIMESERIES_BUSY', retry_after: 2 }));
+          reject(
+            new AppError(
+              'SERVICE_UNAVAILABLE',
+              `time-series queries are at capacity on this server (${this.capacity} points in flight); retry in a few seconds`,
+              { reason: 'TIMESERIES_BUSY', retry_after: 2 },
+            ),
+          );
         }, waitMs);
         this.queue.push(entry);
       });

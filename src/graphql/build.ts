@@ -23,11 +23,24 @@ import { timeseriesResolvers } from './resolvers/timeseries.js';
 import { eventResolvers } from './resolvers/events.js';
 import { subscriptionResolvers } from './resolvers/subscriptions.js';
 
-type FieldDef = GraphQLFieldResolver<unknown, unknown> | { subscribe: GraphQLFieldResolver<unknown, unknown>; resolve?: GraphQLFieldResolver<unknown, unknown> };
+type FieldDef =
+  | GraphQLFieldResolver<unknown, unknown>
+  | { subscribe: GraphQLFieldResolver<unknown, unknown>; resolve?: GraphQLFieldResolver<unknown, unknown> };
 type ResolverMap = Record<string, Record<string, FieldDef>>;
 
 const modules: ResolverMap[] = [
-  networkResolvers, powerFlowResolvers, agentResolvers, deviceResolvers, alarmResolvers, timeseriesResolvers, eventResolvers, subscriptionResolvers, studyResolvers, opfResolvers, sensitivityResolvers, layoutResolvers,
+  networkResolvers,
+  powerFlowResolvers,
+  agentResolvers,
+  deviceResolvers,
+  alarmResolvers,
+  timeseriesResolvers,
+  eventResolvers,
+  subscriptionResolvers,
+  studyResolvers,
+  opfResolvers,
+  sensitivityResolvers,
+  layoutResolvers,
   stateEstimationResolvers,
 ] as unknown as ResolverMap[];
 

@@ -40,7 +40,14 @@ export function createContext(init: Omit<GqlContext, 'loaders'>): GqlContext {
 
 /** The caller, or UNAUTHENTICATED. */
 export function need(ctx: GqlContext): Caller {
-  if (!ctx.caller) throw ctx.authError ?? new AppError('UNAUTHORIZED', 'authentication required: send Authorization: Bearer <token> (or the token connection parameter on the WebSocket)');
+  if (!ctx.caller)
+    throw (
+      ctx.authError ??
+      new AppError(
+        'UNAUTHORIZED',
+        'authentication required: send Authorization: Bearer <token> (or the token connection parameter on the WebSocket)',
+      )
+    );
   return ctx.caller;
 }
 

@@ -124,13 +124,46 @@ export class GraphqlEngine {
     }
     const { complexity, points, longList } = costOf(this.schema, document, operation, variables);
     if (longList) {
-      return { errors: [gqlError('QUERY_TOO_COMPLEX', `${longList.field}(${longList.argument}: ...) holds ${longList.length} entries; at most ${LIMITS.listArgument} are allowed (split the request)`, { reason: 'LIST_TOO_LONG', field: longList.field, argument: longList.argument, got: longList.length, limit: LIMITS.listArgument }, operation)] };
+      return {
+        errors: [
+          gqlError(
+            'QUERY_TOO_COMPLEX',
+            `${longList.field}(${longList.argument}: ...) holds ${longList.length} entries; at most ${LIMITS.listArgument} are allowed (split the request)`,
+            {
+              reason: 'LIST_TOO_LONG',
+              field: longList.field,
+              argument: longList.argument,
+              got: longList.length,
+              limit: LIMITS.listArgument,
+            },
+            operation,
+          ),
+        ],
+      };
     }
     if (complexity > this.maxComplexity) {
-      return { errors: [gqlError('QUERY_TOO_COMPLEX', `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies what it selects by its pageSize, its list argument's length, its points limit / 1000, or by 10)`, { complexity, limit: this.maxComplexity }, operation)] };
+      return {
+        errors: [
+          gqlError(
+            'QUERY_TOO_COMPLEX',
+            `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies what it selects by its pageSize, its list argument's length, its points limit / 1000, or by 10)`,
+            { complexity, limit: this.maxComplexity },
+            operation,
+          ),
+        ],
+      };
     }
     if (points > LIMITS.points) {
-      return { errors: [gqlError('QUERY_TOO_COMPLEX', `the operation asks for ${points} time-series points in all (the sum of the limits, 10000 each by default); at most ${LIMITS.points} per request: lower limit or split the request`, { reason: 'POINT_BUDGET', points, limit: LIMITS.points }, operation)] };
+      return {
+        errors: [
+          gqlError(
+            'QUERY_TOO_COMPLEX',
+            `the operation asks for ${points} time-series points in all (the sum of the limits, 10000 each by default); at most ${LIMITS.points} per request: lower limit or split the request`,
+            { reason: 'POINT_BUDGET', points, limit: LIMITS.points },
+            operation,
+          ),
+        ],
+      };
     }
     return { document, operation, variables, complexity };
   }
@@ -172,7 +205,12 @@ export class GraphqlEngine {
         Promise.resolve(run).catch(() => {});
         return {
           data: null,
-          errors: [gqlError('INTERNAL_ERROR', `the operation did not finish within the ${this.opts.timeoutMs / 1000} s limit`, { reason: 'QUERY_TIMEOUT', timeout_ms: this.opts.timeoutMs })],
+          errors: [
+            gqlError('INTERNAL_ERROR', `the operation did not finish within the ${this.opts.timeoutMs / 1000} s limit`, {
+              reason: 'QUERY_TIMEOUT',
+              timeout_ms: this.opts.timeoutMs,
+            }),
+          ],
         };
       }
       return out;

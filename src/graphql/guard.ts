@@ -21,16 +21,25 @@ export interface RateClass {
 
 /** Takes the REST endpoint's tokens (its IP class and L4 bucket) for this operation. `bypass`: an emergency
  *  shutdown passes a refusal of the endpoint layer once its agent is found (src/security/emergency.ts). */
-export async function endpointLimit(ctx: GqlContext, caller: Caller, rc: RateClass, bypass?: { command: unknown; agentFound: () => Promise<boolean> }): Promise<void> {
+export async function endpointLimit(
+  ctx: GqlContext,
+  caller: Caller,
+  rc: RateClass,
+  bypass?: { command: unknown; agentFound: () => Promise<boolean> },
+): Promise<void> {
   const ip = caller.ip ?? ctx.request?.ip ?? 'unknown';
   let rl = await checkRateLimits(ctx.s, { ip, ipClass: rc.ipClass, endpoint: rc.endpoint, caller });
-  if (bypass && endpointBypassMayApply(rl, bypass.command)) rl = (await emergencyBypass(ctx.s, { ip, ipClass: rc.ipClass, caller }, bypass.agentFound)) ?? rl;
+  if (bypass && endpointBypassMayApply(rl, bypass.command))
+    rl = (await emergencyBypass(ctx.s, { ip, ipClass: rc.ipClass, caller }, bypass.agentFound)) ?? rl;
   if (!rl.allowed) throw rl.error!;
   if (rl.waitMs > 0) await new Promise((r) => setTimeout(r, rl.waitMs));
 }
 
 /** A query field: needs the permission, nothing else. */
-export function query<R, A extends object = NoArgs>(permission: Permission, fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R> | R) {
+export function query<R, A extends object = NoArgs>(
+  permission: Permission,
+  fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R> | R,
+) {
   return (_root: unknown, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => fn(allow(ctx, permission), args, ctx, info);
 }
 
@@ -44,9 +53,22 @@ export interface MutationSpec<R, A> {
   resourceId?: (args: A, result?: R) => string | undefined;
 }
 
-const DENIED = new Set(['UNAUTHORIZED', 'TOKEN_EXPIRED', 'CERT_INVALID', 'CERT_EXPIRED', 'FORBIDDEN', 'TENANT_MISMATCH', 'IP_BLOCKED', 'AUDIT_REQUIRED', 'RATE_LIMITED']);
+const DENIED = new Set([
+  'UNAUTHORIZED',
+  'TOKEN_EXPIRED',
+  'CERT_INVALID',
+  'CERT_EXPIRED',
+  'FORBIDDEN',
+  'TENANT_MISMATCH',
+  'IP_BLOCKED',
+  'AUDIT_REQUIRED',
+  'RATE_LIMITED',
+]);
 
-export function mutation<R, A extends object = NoArgs>(spec: MutationSpec<R, A>, fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>) {
+export function mutation<R, A extends object = NoArgs>(
+  spec: MutationSpec<R, A>,
+  fn: (caller: Caller, args: A, ctx: GqlContext, info: GraphQLResolveInfo) => Promise<R>,
+) {
   return async (_root: unknown, args: A, ctx: GqlContext, info: GraphQLResolveInfo): Promise<R> => {
     const field = info.fieldName;
     const idOf = spec.resourceId ?? ((a: A) => ('id' in a && typeof a.id === 'string' ? a.id : undefined));
@@ -54,7 +76,10 @@ export function mutation<R, A extends object = NoArgs>(spec: MutationSpec<R, A>,
     try {
       caller = allow(ctx, spec.permission);
       assertCallerText(args); // control characters in ids, names and text: INVALID_FIELD naming the argument
-      if (ctx.s.security.auditFailing) throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', { retry_after: 5 });
+      if (ctx.s.security.auditFailing)
+        throw new AppError('AUDIT_REQUIRED', 'the audit trail cannot be written right now; changes are refused until it can', {
+          retry_after: 5,
+        });
       if (spec.rate) await endpointLimit(ctx, caller, spec.rate, spec.rateBypass?.(args, caller, ctx));
       const result = await fn(caller, args, ctx, info);
       await audit(ctx, caller, field, spec.resourceType, idOf(args, result), 'success', 200);
@@ -65,13 +90,25 @@ export function mutation<R, A extends object = NoArgs>(spec: MutationSpec<R, A>,
       const who = caller ?? ctx.caller ?? anonymousCaller(ctx.requestId, ctx.request?.ip, ctx.request?.headers['user-agent'], 'graphql');
       // The refusing layer of a 429 (rate-limit refusals are audited in aggregate per layer).
       const scope = e instanceof AppError && typeof e.details?.scope === 'string' ? { scope: e.details.scope } : {};
-      await audit(ctx, who, field, spec.resourceType, idOf(args), DENIED.has(code) ? 'denied' : 'failure', status, { error_code: code, ...scope });
+      await audit(ctx, who, field, spec.resourceType, idOf(args), DENIED.has(code) ? 'denied' : 'failure', status, {
+        error_code: code,
+        ...scope,
+      });
       throw e;
     }
   };
 }
 
-async function audit(ctx: GqlContext, caller: Caller, field: string, type: string, id: string | undefined, result: 'success' | 'failure' | 'denied', status: number, details: Record<string, unknown> = {}) {
+async function audit(
+  ctx: GqlContext,
+  caller: Caller,
+  field: string,
+  type: string,
+  id: string | undefined,
+  result: 'success' | 'failure' | 'denied',
+  status: number,
+  details: Record<string, unknown> = {},
+) {
   try {
     await recordAudit(ctx.s, {
       ...fromCaller(caller),

@@ -92,7 +92,14 @@ export function aliasLimitRule(limit: number = LIMITS.aliases): ValidationRule {
       Document: {
         leave() {
           if (count > limit) {
-            context.reportError(gqlError('QUERY_TOO_COMPLEX', `the request uses ${count} aliases; at most ${limit} are allowed`, { reason: 'TOO_MANY_ALIASES', aliases: count, limit }, nodes));
+            context.reportError(
+              gqlError(
+                'QUERY_TOO_COMPLEX',
+                `the request uses ${count} aliases; at most ${limit} are allowed`,
+                { reason: 'TOO_MANY_ALIASES', aliases: count, limit },
+                nodes,
+              ),
+            );
           }
         },
       },
@@ -103,7 +110,14 @@ export function aliasLimitRule(limit: number = LIMITS.aliases): ValidationRule {
 export const noIntrospectionRule: ValidationRule = (context: ValidationContext) => ({
   Field(node: FieldNode) {
     if (node.name.value === '__schema' || node.name.value === '__type') {
-      context.reportError(gqlError('VALIDATION_FAILED', 'introspection is disabled on this deployment (GRAPHQL_INTROSPECTION=true enables it)', { reason: 'INTROSPECTION_DISABLED' }, node));
+      context.reportError(
+        gqlError(
+          'VALIDATION_FAILED',
+          'introspection is disabled on this deployment (GRAPHQL_INTROSPECTION=true enables it)',
+          { reason: 'INTROSPECTION_DISABLED' },
+          node,
+        ),
+      );
     }
   },
 });

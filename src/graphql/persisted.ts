@@ -75,13 +75,27 @@ export class PersistedQueries {
   async resolve(query: unknown, extensions: unknown): Promise<{ query?: string; register?: string }> {
     const pq = (extensions as { persistedQuery?: { version?: unknown; sha256Hash?: unknown } } | undefined)?.persistedQuery;
     if (!pq) return { query: typeof query === 'string' ? query : undefined };
-    if (pq.version !== 1) throw gqlError('PERSISTED_QUERY_NOT_SUPPORTED', 'PersistedQueryNotSupported', { reason: 'only persistedQuery version 1 is supported', version: pq.version });
+    if (pq.version !== 1)
+      throw gqlError('PERSISTED_QUERY_NOT_SUPPORTED', 'PersistedQueryNotSupported', {
+        reason: 'only persistedQuery version 1 is supported',
+        version: pq.version,
+      });
     const hash = typeof pq.sha256Hash === 'string' ? pq.sha256Hash.toLowerCase() : '';
-    if (!/^[0-9a-f]{64}$/.test(hash)) throw gqlError('VALIDATION_FAILED', 'persistedQuery.sha256Hash must be 64 hexadecimal characters', { reason: 'INVALID_PERSISTED_QUERY_HASH' });
+    if (!/^[0-9a-f]{64}$/.test(hash))
+      throw gqlError('VALIDATION_FAILED', 'persistedQuery.sha256Hash must be 64 hexadecimal characters', {
+        reason: 'INVALID_PERSISTED_QUERY_HASH',
+      });
     if (typeof query === 'string' && query !== '') {
-      if (Buffer.byteLength(query) > MAX_QUERY_BYTES) throw gqlError('VALIDATION_FAILED', `a persisted query is limited to ${MAX_QUERY_BYTES} bytes`, { reason: 'PERSISTED_QUERY_TOO_LARGE' });
+      if (Buffer.byteLength(query) > MAX_QUERY_BYTES)
+        throw gqlError('VALIDATION_FAILED', `a persisted query is limited to ${MAX_QUERY_BYTES} bytes`, {
+          reason: 'PERSISTED_QUERY_TOO_LARGE',
+        });
       const actual = createHash('sha256').update(query, 'utf8').digest('hex');
-      if (actual !== hash) throw gqlError('VALIDATION_FAILED', 'provided sha256Hash does not match the query', { reason: 'PERSISTED_QUERY_HASH_MISMATCH', expected: actual });
+      if (actual !== hash)
+        throw gqlError('VALIDATION_FAILED', 'provided sha256Hash does not match the query', {
+          reason: 'PERSISTED_QUERY_HASH_MISMATCH',
+          expected: actual,
+        });
       return { query, register: hash };
     }
     const stored = await this.get(hash);

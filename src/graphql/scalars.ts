@@ -170,7 +170,8 @@ export const Decimal = new GraphQLScalarType({
   serialize: canonicalDecimal,
   parseValue: canonicalDecimal,
   parseLiteral(ast) {
-    if (ast.kind !== Kind.STRING && ast.kind !== Kind.FLOAT && ast.kind !== Kind.INT) throw new GraphQLError('Decimal must be a string or number', { nodes: ast });
+    if (ast.kind !== Kind.STRING && ast.kind !== Kind.FLOAT && ast.kind !== Kind.INT)
+      throw new GraphQLError('Decimal must be a string or number', { nodes: ast });
     return canonicalDecimal(ast.value);
   },
 });

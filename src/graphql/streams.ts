@@ -28,7 +28,11 @@ export class PushIterator<T> implements AsyncIterableIterator<T> {
     const w = this.waiting.shift();
     if (w) return w({ value: v, done: false });
     if (this.buffer.length >= this.maxBuffer) {
-      this.fail(new AppError('RATE_LIMITED', `the subscriber reads too slowly: more than ${this.maxBuffer} messages are waiting; subscribe again`, { buffered: this.maxBuffer }));
+      this.fail(
+        new AppError('RATE_LIMITED', `the subscriber reads too slowly: more than ${this.maxBuffer} messages are waiting; subscribe again`, {
+          buffered: this.maxBuffer,
+        }),
+      );
       return;
     }
     this.buffer.push(v);
@@ -247,7 +251,14 @@ export class ProgressHub {
     if (t.messages.length === 0 && task.progress && FINISHED.includes(task.status)) {
       // Finished before this process saw it (or long ago): its last stored progress.
       const p = task.progress;
-      it.push({ task_id: task.id, tenant_id: task.tenant_id, iteration: p.iteration, max_iterations: p.max_iterations, mismatch: p.mismatch, timestamp: p.updated_at ?? new Date().toISOString() });
+      it.push({
+        task_id: task.id,
+        tenant_id: task.tenant_id,
+        iteration: p.iteration,
+        max_iterations: p.max_iterations,
+        mismatch: p.mismatch,
+        timestamp: p.updated_at ?? new Date().toISOString(),
+      });
     }
     if (t.finished || FINISHED.includes(task.status)) {
       it.end();

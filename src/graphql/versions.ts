@@ -60,7 +60,10 @@ export function versionFromAccept(accept: string | undefined): string | undefine
 
 function wantsGraphqlResponse(accept: string | undefined): boolean {
   if (!accept) return false;
-  const first = accept.split(',').map((r) => r.split(';')[0].trim().toLowerCase()).find((t) => t === 'application/json' || t === 'application/graphql-response+json');
+  const first = accept
+    .split(',')
+    .map((r) => r.split(';')[0].trim().toLowerCase())
+    .find((t) => t === 'application/json' || t === 'application/graphql-response+json');
   return first === 'application/graphql-response+json';
 }
 
@@ -70,14 +73,29 @@ export function negotiateVersion(headers: { accept?: string; 'schema-version'?: 
   const version = requested ?? CURRENT_VERSION;
   const info = SCHEMA_VERSIONS.find((v) => v.version === version);
   if (!info) {
-    throw new AppError('VALIDATION_FAILED', `unknown GraphQL schema version "${version}"; supported: ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`, {
-      reason: 'UNSUPPORTED_SCHEMA_VERSION', requested: version, supported: SUPPORTED_VERSIONS, current: CURRENT_VERSION,
-    });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `unknown GraphQL schema version "${version}"; supported: ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`,
+      {
+        reason: 'UNSUPPORTED_SCHEMA_VERSION',
+        requested: version,
+        supported: SUPPORTED_VERSIONS,
+        current: CURRENT_VERSION,
+      },
+    );
   }
   if (info.status === 'planned') {
-    throw new AppError('VALIDATION_FAILED', `GraphQL schema version ${version} is planned and not served yet; supported: ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`, {
-      reason: 'UNSUPPORTED_SCHEMA_VERSION', requested: version, status: 'planned', supported: SUPPORTED_VERSIONS, current: CURRENT_VERSION,
-    });
+    throw new AppError(
+      'VALIDATION_FAILED',
+      `GraphQL schema version ${version} is planned and not served yet; supported: ${SUPPORTED_VERSIONS.join(', ')} (current ${CURRENT_VERSION})`,
+      {
+        reason: 'UNSUPPORTED_SCHEMA_VERSION',
+        requested: version,
+        status: 'planned',
+        supported: SUPPORTED_VERSIONS,
+        current: CURRENT_VERSION,
+      },
+    );
   }
   const out: Record<string, string> = { 'Schema-Version': info.version };
   if (info.status === 'deprecated') {

@@ -53,7 +53,12 @@ export async function getNetworkLayout(s: Services, caller: Caller, id: string):
 }
 
 async function computeAndStore(s: Services, id: string, version: number, model: NetworkModel, pinned: Float64Array | null): Promise<Float64Array> {
-  if (!s.solver) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no solver threads (ROLE=api): a network drawing is laid out by an API process with ROLE=all', { dependency: 'solver' });
+  if (!s.solver)
+    throw new AppError(
+      'SERVICE_UNAVAILABLE',
+      'this process has no solver threads (ROLE=api): a network drawing is laid out by an API process with ROLE=all',
+      { dependency: 'solver' },
+    );
   const index = new Map(model.buses.map((b, i) => [b.id, i]));
   const edges: number[] = [];
   for (const br of model.branches) {

@@ -21,7 +21,10 @@ export const MAX_PAGE_SIZE = 100;
 export function paging(q: PageQuery, defaultSize = 20): Paging {
   const pageSize = q.page_size ?? defaultSize;
   if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > MAX_PAGE_SIZE) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `page_size must be between 1 and ${MAX_PAGE_SIZE}, got ${q.page_size}`, { field: 'page_size', limit: MAX_PAGE_SIZE });
+    throw new AppError('PARAM_OUT_OF_RANGE', `page_size must be between 1 and ${MAX_PAGE_SIZE}, got ${q.page_size}`, {
+      field: 'page_size',
+      limit: MAX_PAGE_SIZE,
+    });
   }
   if (q.cursor) {
     const offset = decodeCursor(q.cursor);
@@ -30,7 +33,11 @@ export function paging(q: PageQuery, defaultSize = 20): Paging {
   const page = q.page ?? 1;
   if (!Number.isInteger(page) || page < 1) throw new AppError('PARAM_OUT_OF_RANGE', `page starts at 1, got ${q.page}`, { field: 'page' });
   if ((page - 1) * pageSize > CURSOR_OFFSET_MAX) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `page ${q.page} is beyond the last position a list serves (${CURSOR_OFFSET_MAX} items); narrow the filter instead`, { field: 'page', limit: Math.floor(CURSOR_OFFSET_MAX / pageSize) + 1 });
+    throw new AppError(
+      'PARAM_OUT_OF_RANGE',
+      `page ${q.page} is beyond the last position a list serves (${CURSOR_OFFSET_MAX} items); narrow the filter instead`,
+      { field: 'page', limit: Math.floor(CURSOR_OFFSET_MAX / pageSize) + 1 },
+    );
   }
   return { offset: (page - 1) * pageSize, limit: pageSize, page, pageSize, usingCursor: false };
 }
@@ -53,7 +60,11 @@ export function decodeCursor(c: string): number {
   const o = decoded !== null && typeof decoded === 'object' && !Array.isArray(decoded) && Object.keys(decoded).length === 1
     ? (decoded as { o?: unknown }).o : undefined;
   if (typeof o === 'number' && Number.isSafeInteger(o) && o >= 0 && o <= CURSOR_OFFSET_MAX) return o;
-  throw new AppError('INVALID_FIELD', 'cursor is not one this service issued; use next_cursor from a previous page (or page=1 to start over)', { field: 'cursor' });
+  throw new AppError(
+    'INVALID_FIELD',
+    'cursor is not one this service issued; use next_cursor from a previous page (or page=1 to start over)',
+    { field: 'cursor' },
+  );
 }
 
 export function pageMeta(p: Paging, total: number, returned: number): Record<string, unknown> {
@@ -72,7 +83,11 @@ export function orderBy(sort: string | undefined, allowed: Record<string, string
     const desc = p.startsWith('-');
     const name = desc || p.startsWith('+') ? p.slice(1) : p;
     const col = allowed[name];
-    if (!col) throw new AppError('INVALID_FIELD', `cannot sort by "${name}"; sortable fields: ${Object.keys(allowed).join(', ')}`, { field: 'sort', allowed: Object.keys(allowed) });
+    if (!col)
+      throw new AppError('INVALID_FIELD', `cannot sort by "${name}"; sortable fields: ${Object.keys(allowed).join(', ')}`, {
+        field: 'sort',
+        allowed: Object.keys(allowed),
+      });
     cols.push(`${col} ${desc ? 'DESC' : 'ASC'}`);
   }
   return cols.join(', ');
@@ -83,7 +98,11 @@ export function listParam<T extends string>(name: string, value: string | undefi
   if (value === undefined || value === '') return undefined;
   const parts = value.split(',').map((p) => p.trim().toLowerCase()).filter(Boolean);
   for (const p of parts) {
-    if (!allowed.includes(p as T)) throw new AppError('INVALID_FIELD', `${name} must be one of ${allowed.join(', ')} (comma-separated for several), got "${p}"`, { field: name, allowed });
+    if (!allowed.includes(p as T))
+      throw new AppError('INVALID_FIELD', `${name} must be one of ${allowed.join(', ')} (comma-separated for several), got "${p}"`, {
+        field: name,
+        allowed,
+      });
   }
   return parts as T[];
 }
@@ -112,9 +131,15 @@ interface Queryable {
  * total in a single round trip (a window count); only a page past the end carries no
  * row with the total, and then one counting query answers it.
  */
-export async function selectPage<T>(db: Queryable, q: { from: string; columns?: string; where: string; params: unknown[]; order: string }, p: Paging): Promise<{ rows: T[]; total: number }> {
+export async function selectPage<T>(
+  db: Queryable,
+  q: { from: string; columns?: string; where: string; params: unknown[]; order: string },
+  p: Paging,
+): Promise<{ rows: T[]; total: number }> {
   const { rows } = await db.query<T & { page_total__?: number }>(
-    `SELECT ${q.columns ?? '*'}, count(*) OVER ()::int AS page_total__ FROM ${q.from} WHERE ${q.where} ORDER BY ${q.order} LIMIT ${p.limit} OFFSET ${p.offset}`, q.params);
+    `SELECT ${q.columns ?? '*'}, count(*) OVER ()::int AS page_total__ FROM ${q.from} WHERE ${q.where} ORDER BY ${q.order} LIMIT ${p.limit} OFFSET ${p.offset}`,
+    q.params,
+  );
   let total: number;
   if (rows.length > 0) {
     total = Number(rows[0].page_total__);
@@ -129,7 +154,14 @@ export async function selectPage<T>(db: Queryable, q: { from: string; columns?: 
  * The row `id` of `table` when it belongs to `tenantId` (optionally locked FOR UPDATE),
  * else NOT_FOUND: a resource of another tenant is indistinguishable from a missing one.
  */
-export async function findOwnedRow<T>(db: Queryable, table: 'agents' | 'alarms' | 'devices', kind: string, tenantId: string, id: string, lock = false): Promise<T> {
+export async function findOwnedRow<T>(
+  db: Queryable,
+  table: 'agents' | 'alarms' | 'devices',
+  kind: string,
+  tenantId: string,
+  id: string,
+  lock = false,
+): Promise<T> {
   const { rows } = await db.query<T>(`SELECT * FROM ${table} WHERE id = $1 AND tenant_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, tenantId]);
   if (!rows[0]) throw notFound(kind, id);
   return rows[0];

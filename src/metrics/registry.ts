@@ -32,14 +32,59 @@ export function createMetrics(opts: { role: string; db?: Database }): Metrics {
   const registers = [registry];
   const m: Metrics = {
     registry,
-    httpDuration: new Histogram({ name: 'http_request_duration_seconds', help: 'HTTP requests by method, route pattern and status', labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers }),
-    tasks: new Counter({ name: 'gridops_tasks_total', help: 'Tasks finished in this process, by kind and final status', labelNames: ['kind', 'status'], registers }),
-    taskDuration: new Histogram({ name: 'gridops_task_duration_seconds', help: 'Task run time (started to finished) by kind and method', labelNames: ['kind', 'method'], buckets: SECONDS, registers }),
-    solverIterations: new Histogram({ name: 'gridops_solver_iterations', help: 'Iterations of each power-flow solve by method', labelNames: ['method'], buckets: ITERATIONS, registers }),
-    solveDuration: new Histogram({ name: 'gridops_solve_duration_seconds', help: 'Solver time of each power flow (in the solver thread) by method', labelNames: ['method'], buckets: SECONDS, registers }),
-    publishLag: new Histogram({ name: 'gridops_event_publish_lag_seconds', help: 'From an event\'s creation to its delivery to the live subscribers of this process', labelNames: ['topic'], buckets: LAG, registers }),
-    rateLimitRejections: new Counter({ name: 'gridops_rate_limit_rejections_total', help: 'Requests refused by a rate limit, by layer', labelNames: ['layer'], registers }),
-    liveConnections: new Gauge({ name: 'gridops_live_connections', help: 'Open live connections of this process by transport', labelNames: ['transport'], registers }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP requests by method, route pattern and status',
+      labelNames: ['method', 'route', 'status'],
+      buckets: SECONDS,
+      registers,
+    }),
+    tasks: new Counter({
+      name: 'gridops_tasks_total',
+      help: 'Tasks finished in this process, by kind and final status',
+      labelNames: ['kind', 'status'],
+      registers,
+    }),
+    taskDuration: new Histogram({
+      name: 'gridops_task_duration_seconds',
+      help: 'Task run time (started to finished) by kind and method',
+      labelNames: ['kind', 'method'],
+      buckets: SECONDS,
+      registers,
+    }),
+    solverIterations: new Histogram({
+      name: 'gridops_solver_iterations',
+      help: 'Iterations of each power-flow solve by method',
+      labelNames: ['method'],
+      buckets: ITERATIONS,
+      registers,
+    }),
+    solveDuration: new Histogram({
+      name: 'gridops_solve_duration_seconds',
+      help: 'Solver time of each power flow (in the solver thread) by method',
+      labelNames: ['method'],
+      buckets: SECONDS,
+      registers,
+    }),
+    publishLag: new Histogram({
+      name: 'gridops_event_publish_lag_seconds',
+      help: "From an event's creation to its delivery to the live subscribers of this process",
+      labelNames: ['topic'],
+      buckets: LAG,
+      registers,
+    }),
+    rateLimitRejections: new Counter({
+      name: 'gridops_rate_limit_rejections_total',
+      help: 'Requests refused by a rate limit, by layer',
+      labelNames: ['layer'],
+      registers,
+    }),
+    liveConnections: new Gauge({
+      name: 'gridops_live_connections',
+      help: 'Open live connections of this process by transport',
+      labelNames: ['transport'],
+      registers,
+    }),
   };
   for (const t of ['sse', 'ws', 'graphql-ws'] as const) m.liveConnections.set({ transport: t }, 0);
   if (opts.db) {

@@ -30,9 +30,16 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
     parsed = parseArgs({
       args: argv, allowPositionals: true, strict: true,
       options: {
-        method: { type: 'string' }, tolerance: { type: 'string' }, 'max-iterations': { type: 'string' },
-        'timeout-ms': { type: 'string' }, islanding: { type: 'string' }, start: { type: 'string' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' },
-        security: { type: 'string' }, limit: { type: 'string' },
+        method: { type: 'string' },
+        tolerance: { type: 'string' },
+        'max-iterations': { type: 'string' },
+        'timeout-ms': { type: 'string' },
+        islanding: { type: 'string' },
+        start: { type: 'string' },
+        json: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+        security: { type: 'string' },
+        limit: { type: 'string' },
       },
     });
   } catch (e) {
@@ -47,7 +54,8 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
   const num = (name: string, text: string | undefined, integer: boolean): number | undefined => {
     if (text === undefined) return undefined;
     const v = Number(text);
-    if (text.trim() === '' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v))) throw usage(`--${name} needs a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
+    if (text.trim() === '' || !Number.isFinite(v) || v <= 0 || (integer && !Number.isInteger(v)))
+      throw usage(`--${name} needs a positive ${integer ? 'integer' : 'number'}, got '${text}'`);
     return v;
   };
   const options: OpfCommand['options'] = { method };
@@ -58,7 +66,8 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
   if (maxIterations !== undefined) options.maxIterations = maxIterations;
   if (timeoutMs !== undefined) options.timeoutMs = timeoutMs;
   if (values.islanding !== undefined) {
-    if (!(ISLANDING_RULES as readonly string[]).includes(values.islanding)) throw usage(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
+    if (!(ISLANDING_RULES as readonly string[]).includes(values.islanding))
+      throw usage(`--islanding must be one of ${ISLANDING_RULES.join(', ')}, got '${values.islanding}'`);
     options.islanding = values.islanding as IslandingRule;
   }
   if (values.start !== undefined) {
@@ -66,9 +75,13 @@ export function parseOpfArgs(argv: string[], usage: (message: string) => Error):
     options.start = values.start as OpfStart;
   }
   if (values.security !== undefined) {
-    if (values.security !== 'n-1-branches') throw usage(`--security takes n-1-branches (a contingency list goes through the service's "security" body), got '${values.security}'`);
+    if (values.security !== 'n-1-branches')
+      throw usage(
+        `--security takes n-1-branches (a contingency list goes through the service's "security" body), got '${values.security}'`,
+      );
     if (method !== 'dc') throw usage('--security needs --method dc: the security-constrained OPF is a DC-OPF');
-    if (values.limit !== undefined && !(SECURITY_LIMITS as readonly string[]).includes(values.limit)) throw usage(`--limit must be one of ${SECURITY_LIMITS.join(', ')}, got '${values.limit}'`);
+    if (values.limit !== undefined && !(SECURITY_LIMITS as readonly string[]).includes(values.limit))
+      throw usage(`--limit must be one of ${SECURITY_LIMITS.join(', ')}, got '${values.limit}'`);
     options.security = { contingencies: 'n-1-branches', ...(values.limit ? { limit: values.limit as SecurityLimit } : {}) };
   } else if (values.limit !== undefined) throw usage('--limit goes with --security');
   return { file: positionals[0]!, json: values.json ?? false, options };
@@ -116,11 +129,17 @@ export function opfSummary(net: NetworkModel, r: OpfResult): string {
   for (const d of dcLines.slice(0, 10)) lines.push(`  #${d.index} ${d.from}-${d.to}  ${f(d.p_from, 2)} MW in, ${f(d.p_to, 2)} MW out`);
   const congested = r.branches.filter((b) => b.mu_sf > 0 || b.mu_st > 0);
   lines.push(congested.length === 0 ? 'Congested branches: none' : 'Congested branches:');
-  for (const b of congested.slice(0, 10)) lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);
+  for (const b of congested.slice(0, 10))
+    lines.push(`  #${b.index} ${b.from}-${b.to}  ${f(b.loading, 1)} %  shadow price ${f(Math.max(b.mu_sf, b.mu_st), 3)} per MWh`);
   if (r.security) {
     const s = r.security;
-    lines.push(`Security (N-1, ${s.limit}): ${s.contingencies} outages, ${s.excluded.length} excluded (they split the network), ${s.rounds} rounds, ${s.constraints_added} post-contingency rows added`);
-    for (const b of s.binding.slice(0, 10)) lines.push(`  binding: branch ${b.branch} after outage ${b.outage}: ${f(b.flow_mw, 2)} MW of ${f(b.limit_mw, 2)}, ${f(b.mu, 4)} per MWh`);
+    lines.push(
+      `Security (N-1, ${s.limit}): ${s.contingencies} outages, ${s.excluded.length} excluded (they split the network), ${s.rounds} rounds, ${s.constraints_added} post-contingency rows added`,
+    );
+    for (const b of s.binding.slice(0, 10))
+      lines.push(
+        `  binding: branch ${b.branch} after outage ${b.outage}: ${f(b.flow_mw, 2)} MW of ${f(b.limit_mw, 2)}, ${f(b.mu, 4)} per MWh`,
+      );
   }
   return `${lines.join('\n')}\n`;
 }

@@ -25,7 +25,8 @@ export function costProblems(cost: GeneratorCost, what: string, unit: 'MW' | 'MV
     return out;
   }
   if (cost.model === 'polynomial') {
-    if (c.length < 1 || c.length > MAX_COST_TERMS) out.push(`${what}: a polynomial cost needs 1 to ${MAX_COST_TERMS} coefficients (highest order first), got ${c.length}`);
+    if (c.length < 1 || c.length > MAX_COST_TERMS)
+      out.push(`${what}: a polynomial cost needs 1 to ${MAX_COST_TERMS} coefficients (highest order first), got ${c.length}`);
     return out;
   }
   if (c.length % 2 !== 0) out.push(`${what}: a piecewise-linear cost lists points as x1,y1,x2,y2,...: an even number of values, got ${c.length}`);
@@ -41,7 +42,9 @@ export function costProblems(cost: GeneratorCost, what: string, unit: 'MW' | 'MV
     }
     const slope = (c[2 * k + 1]! - c[2 * k - 1]!) / dx;
     if (slope < prevSlope - 1e-10 * Math.max(1, Math.abs(prevSlope))) {
-      out.push(`${what}: piecewise-linear cost is not convex: the slope falls from ${fmt(prevSlope)} to ${fmt(slope)} at point ${k + 1}; OPF needs non-decreasing marginal cost`);
+      out.push(
+        `${what}: piecewise-linear cost is not convex: the slope falls from ${fmt(prevSlope)} to ${fmt(slope)} at point ${k + 1}; OPF needs non-decreasing marginal cost`,
+      );
       return out;
     }
     prevSlope = slope;
@@ -77,7 +80,13 @@ export function opfFieldIssues(m: NetworkModel): ValidationIssue[] {
   });
   m.branches.forEach((br, i) => {
     const lo = br.angmin ?? -360, hi = br.angmax ?? 360;
-    if (!(lo <= hi)) issues.push({ field: `branches[${i}].angmin`, message: `branch ${i} (${br.from}-${br.to}) angmin (${lo}°) must not exceed angmax (${hi}°)`, code: 'PARAM_OUT_OF_RANGE', details: { branch_index: i } });
+    if (!(lo <= hi))
+      issues.push({
+        field: `branches[${i}].angmin`,
+        message: `branch ${i} (${br.from}-${br.to}) angmin (${lo}°) must not exceed angmax (${hi}°)`,
+        code: 'PARAM_OUT_OF_RANGE',
+        details: { branch_index: i },
+      });
   });
   return issues;
 }
@@ -98,7 +107,9 @@ export function opfCostProblems(network: NetworkModel, method: 'dc' | 'ac'): str
     if (method === 'ac' && g.reactive_cost) p.push(...costProblems(g.reactive_cost, `${what} reactive_cost`, 'MVAr'));
     out.push(...p);
     if (p.length === 0 && method === 'dc' && cost.model === 'polynomial' && trimLeadingZeros(cost.coefficients).length > 3) {
-      out.push(`${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`);
+      out.push(
+        `${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`,
+      );
     }
   });
   // a DC line's cost is optional (MATPOWER's mpc.dclinecost; none = zero)

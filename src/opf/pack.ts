@@ -30,7 +30,8 @@ export function checkOpfOptions(o: OpfOptions): void {
   const bad = (msg: string, field: string): never => { throw new PowerFlowInputError(msg, 'VALIDATION_FAILED', { field }); };
   if (!OPF_METHODS.includes(o.method)) bad(`unknown OPF method '${String(o.method)}' (dc, ac)`, 'method');
   if (!(typeof o.tolerance === 'number' && o.tolerance > 0 && o.tolerance < 1)) bad('tolerance must be a number between 0 and 1', 'tolerance');
-  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 10000)) bad('max_iterations must be an integer between 1 and 10000', 'max_iterations');
+  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 10000))
+    bad('max_iterations must be an integer between 1 and 10000', 'max_iterations');
   if (!(typeof o.timeoutMs === 'number' && o.timeoutMs > 0)) bad('timeout_ms must be a positive number', 'timeout_ms');
 }
 
@@ -38,17 +39,28 @@ export function packOpf(net: NetworkModel, o: OpfOptions): PackedOpf {
   checkOpfOptions(o);
   const problems = opfCostProblems(net, o.method);
   if (problems.length > 0) {
-    throw new PowerFlowInputError(problems.length === 1 ? problems[0]! : `${problems.length} generator cost problems: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; ...' : ''}`,
-      'VALIDATION_FAILED', { field: 'generators', problems: problems.slice(0, 50) });
+    throw new PowerFlowInputError(
+      problems.length === 1
+        ? problems[0]!
+        : `${problems.length} generator cost problems: ${problems.slice(0, 5).join('; ')}${problems.length > 5 ? '; ...' : ''}`,
+      'VALIDATION_FAILED',
+      { field: 'generators', problems: problems.slice(0, 50) },
+    );
   }
   const base = net.base_mva;
   if (!(base > 0 && Number.isFinite(base))) throw new PowerFlowInputError('base_mva must be a positive number', 'VALIDATION_FAILED', { field: 'base_mva' });
   const ext = ext2int(net, 'dispatch');
   const { nb, busOrder, branchOrder, genOrder, genBus, busLoadP, busLoadQ } = ext;
-  if (!Array.prototype.some.call(busOrder, (k: number) => net.buses[k]!.type === 'slack')) throw new PowerFlowInputError('the network has no slack bus: OPF needs one as the angle reference', 'TOPOLOGY_INVALID', {});
+  if (!Array.prototype.some.call(busOrder, (k: number) => net.buses[k]!.type === 'slack'))
+    throw new PowerFlowInputError('the network has no slack bus: OPF needs one as the angle reference', 'TOPOLOGY_INVALID', {});
   if (o.method === 'dc') for (const l of branchOrder) {
     const br = net.branches[l]!;
-    if (br.x === 0) throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`, 'VALIDATION_FAILED', { branch: l, branch_index: l });
+    if (br.x === 0)
+      throw new PowerFlowInputError(
+        `branch ${l + 1} (${br.from}-${br.to}) has x = 0: the DC model needs a reactance`,
+        'VALIDATION_FAILED',
+        { branch: l, branch_index: l },
+      );
   }
   // reactive costs (AC only: MATPOWER's DC-OPF drops them)
   const reactive = (m: NetworkModel['generators'][number]) => (o.method === 'ac' ? m.reactive_cost ?? null : null);

@@ -72,7 +72,12 @@ export async function solveOpf(pool: SolverPool, network: NetworkModel, call: Op
   const split = islandSplit(network, rule);
   const r = await solveOpfModel(pool, split.model, call);
   const out: OpfResult = { ...r, islands: split.islands, lost_load_mw: split.lostLoadMw, lost_generation_mw: split.lostGenerationMw };
-  if (r.buses.length > 0) out.buses = r.buses.map((b, k) => (split.energized[k] ? { ...b, energized: true } : { ...b, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false }));
+  if (r.buses.length > 0)
+    out.buses = r.buses.map((b, k) =>
+      split.energized[k]
+        ? { ...b, energized: true }
+        : { ...b, v: 0, theta: 0, lmp_p: 0, lmp_q: 0, mu_vmin: 0, mu_vmax: 0, energized: false },
+    );
   return out;
 }
 
@@ -81,7 +86,11 @@ export function refuseIslands(network: NetworkModel): void {
   const orphans = islandSummaries(network).filter((i) => i.slack_bus === null).flatMap((i) => i.buses)
     .filter((id) => network.buses.find((b) => b.id === id)?.type !== 'isolated');
   if (orphans.length === 0) return;
-  throw new PowerFlowInputError(`${orphans.length} bus(es) are not connected to a slack bus through closed branches: ${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to optimise the rest`, 'ISLANDED_BUS', { buses: orphans.slice(0, 100) });
+  throw new PowerFlowInputError(
+    `${orphans.length} bus(es) are not connected to a slack bus through closed branches: ${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to optimise the rest`,
+    'ISLANDED_BUS',
+    { buses: orphans.slice(0, 100) },
+  );
 }
 
 /** The start point (docs/opf.md "Start points"): 'case' and 'powerflow' run once from the model's state (a power
@@ -101,7 +110,11 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
     }
     if (pf.status !== 'converged') {
       const r = await solveOnce(pool, network, { ...call, start: 'default', timeoutMs: left() });
-      return { ...r, start: 'default', message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}` };
+      return {
+        ...r,
+        start: 'default',
+        message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}`,
+      };
     }
     const solved = withPowerFlowState(network, pf);
     return { ...(await solveOnce(pool, solved, { ...call, timeoutMs: left() })), start };
@@ -109,12 +122,36 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
   const first = await solveOnce(pool, network, call);
   // Only the AC problem is non-convex, where the start point decides whether MIPS converges; a DC-OPF is a
   // convex QP or LP (an LP that MIPS does not finish goes to HiGHS): a second run there would only cost.
-  if (start !== 'default' || call.method === 'dc' || !(first.status === 'infeasible' || first.status === 'diverged') || first.iterations === 0) return { ...first, start };
+  if (
+    start !== 'default' ||
+    call.method === 'dc' ||
+    !(first.status === 'infeasible' || first.status === 'diverged') ||
+    first.iterations === 0
+  )
+    return { ...first, start };
   const again = await solveOnce(pool, network, { ...call, start: 'case', timeoutMs: left() });
-  const earlier = { start: 'default' as const, status: first.status, iterations: first.iterations, duration_ms: first.duration_ms, ...(first.message ? { message: first.message } : {}) };
+  const earlier = {
+    start: 'default' as const,
+    status: first.status,
+    iterations: first.iterations,
+    duration_ms: first.duration_ms,
+    ...(first.message ? { message: first.message } : {}),
+  };
   // the retry answers only when it did better; else the default run's answer stands, the retry listed
   if (again.status === 'converged' || again.status === 'timeout' || again.status === 'cancelled') return { ...again, start: 'case', earlier_runs: [earlier] };
-  return { ...first, start: 'default', earlier_runs: [{ start: 'case', status: again.status, iterations: again.iterations, duration_ms: again.duration_ms, ...(again.message ? { message: again.message } : {}) }] };
+  return {
+    ...first,
+    start: 'default',
+    earlier_runs: [
+      {
+        start: 'case',
+        status: again.status,
+        iterations: again.iterations,
+        duration_ms: again.duration_ms,
+        ...(again.message ? { message: again.message } : {}),
+      },
+    ],
+  };
 }
 
 /** The model with a solved power flow's voltages and generator outputs (the start point of start 'powerflow'). */
@@ -268,13 +305,47 @@ export function unpackOpf(net: NetworkModel, p: PackedOpf, out: Float64Array, o:
 
 /** The limits with the largest multipliers at MIPS's last iterate: at an infeasible end those are the
  *  limits pushing against each other (as best an interior-point method can tell). */
-function bindingLimits(net: NetworkModel, buses: OpfResult['buses'], gens: OpfResult['generators'], brs: OpfResult['branches'], muAngle: Float64Array): BindingLimit[] {
+function bindingLimits(
+  net: NetworkModel,
+  buses: OpfResult['buses'],
+  gens: OpfResult['generators'],
+  brs: OpfResult['branches'],
+  muAngle: Float64Array,
+): BindingLimit[] {
   const all: BindingLimit[] = [];
   for (const g of gens) {
-    if (g.mu_pmax > 0) all.push({ kind: 'generator_pmax', index: g.index, bus: g.bus, multiplier: g.mu_pmax, message: `generator ${g.index} (bus ${g.bus}) at its pmax ${net.generators[g.index]!.pmax} MW` });
-    if (g.mu_pmin > 0) all.push({ kind: 'generator_pmin', index: g.index, bus: g.bus, multiplier: g.mu_pmin, message: `generator ${g.index} (bus ${g.bus}) at its pmin ${net.generators[g.index]!.pmin} MW` });
-    if (g.mu_qmax > 0) all.push({ kind: 'generator_qmax', index: g.index, bus: g.bus, multiplier: g.mu_qmax, message: `generator ${g.index} (bus ${g.bus}) at its qmax ${net.generators[g.index]!.qmax} MVAr` });
-    if (g.mu_qmin > 0) all.push({ kind: 'generator_qmin', index: g.index, bus: g.bus, multiplier: g.mu_qmin, message: `generator ${g.index} (bus ${g.bus}) at its qmin ${net.generators[g.index]!.qmin} MVAr` });
+    if (g.mu_pmax > 0)
+      all.push({
+        kind: 'generator_pmax',
+        index: g.index,
+        bus: g.bus,
+        multiplier: g.mu_pmax,
+        message: `generator ${g.index} (bus ${g.bus}) at its pmax ${net.generators[g.index]!.pmax} MW`,
+      });
+    if (g.mu_pmin > 0)
+      all.push({
+        kind: 'generator_pmin',
+        index: g.index,
+        bus: g.bus,
+        multiplier: g.mu_pmin,
+        message: `generator ${g.index} (bus ${g.bus}) at its pmin ${net.generators[g.index]!.pmin} MW`,
+      });
+    if (g.mu_qmax > 0)
+      all.push({
+        kind: 'generator_qmax',
+        index: g.index,
+        bus: g.bus,
+        multiplier: g.mu_qmax,
+        message: `generator ${g.index} (bus ${g.bus}) at its qmax ${net.generators[g.index]!.qmax} MVAr`,
+      });
+    if (g.mu_qmin > 0)
+      all.push({
+        kind: 'generator_qmin',
+        index: g.index,
+        bus: g.bus,
+        multiplier: g.mu_qmin,
+        message: `generator ${g.index} (bus ${g.bus}) at its qmin ${net.generators[g.index]!.qmin} MVAr`,
+      });
   }
   net.buses.forEach((b, k) => {
     const r = buses[k]!;
@@ -283,9 +354,25 @@ function bindingLimits(net: NetworkModel, buses: OpfResult['buses'], gens: OpfRe
   });
   for (const b of brs) {
     const mu = Math.max(b.mu_sf, b.mu_st);
-    if (mu > 0) all.push({ kind: 'branch_flow', index: b.index, from: b.from, to: b.to, multiplier: mu, message: `branch ${b.index} (${b.from}-${b.to}) at its rate_a ${net.branches[b.index]!.rate_a} MVA` });
+    if (mu > 0)
+      all.push({
+        kind: 'branch_flow',
+        index: b.index,
+        from: b.from,
+        to: b.to,
+        multiplier: mu,
+        message: `branch ${b.index} (${b.from}-${b.to}) at its rate_a ${net.branches[b.index]!.rate_a} MVA`,
+      });
     const ma = Math.max(muAngle[2 * b.index]!, muAngle[2 * b.index + 1]!);
-    if (ma > 0) all.push({ kind: 'branch_angle', index: b.index, from: b.from, to: b.to, multiplier: ma, message: `branch ${b.index} (${b.from}-${b.to}) at its angle limit` });
+    if (ma > 0)
+      all.push({
+        kind: 'branch_angle',
+        index: b.index,
+        from: b.from,
+        to: b.to,
+        multiplier: ma,
+        message: `branch ${b.index} (${b.from}-${b.to}) at its angle limit`,
+      });
   }
   all.sort((a, b) => b.multiplier! - a.multiplier!);
   return all.slice(0, MAX_BINDING);

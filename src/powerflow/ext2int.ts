@@ -43,7 +43,8 @@ export function ext2int(net: NetworkModel, what: 'solve' | 'dispatch' = 'solve')
   let maxId = 0;
   for (let k = 0; k < nBusAll; k++) {
     const b = buses[k]!;
-    if (!(Number.isInteger(b.id) && b.id >= 0)) throw new PowerFlowInputError(`bus id ${String(b.id)} is not a non-negative integer`, 'VALIDATION_FAILED', { bus: b.id });
+    if (!(Number.isInteger(b.id) && b.id >= 0))
+      throw new PowerFlowInputError(`bus id ${String(b.id)} is not a non-negative integer`, 'VALIDATION_FAILED', { bus: b.id });
     if (b.id > maxId) maxId = b.id;
     if (!Number.isFinite(b.v) || !Number.isFinite(b.theta) || !Number.isFinite(b.gs) || !Number.isFinite(b.bs)) {
       throw new PowerFlowInputError(`bus ${b.id} has a non-finite v, theta, gs or bs`, 'VALIDATION_FAILED', { bus: b.id });
@@ -86,7 +87,10 @@ export function ext2int(net: NetworkModel, what: 'solve' | 'dispatch' = 'solve')
       throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has a non-finite parameter`, 'VALIDATION_FAILED', { branch: l, branch_index: l });
     }
     if (br.r === 0 && br.x === 0) {
-      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has zero impedance (r = x = 0)`, 'VALIDATION_FAILED', { branch: l, branch_index: l });
+      throw new PowerFlowInputError(`branch ${l + 1} (${br.from}-${br.to}) has zero impedance (r = x = 0)`, 'VALIDATION_FAILED', {
+        branch: l,
+        branch_index: l,
+      });
     }
     brF[nl] = f; brT[nl] = t; brOrder[nl] = l;
     nl++;
@@ -102,7 +106,10 @@ export function ext2int(net: NetworkModel, what: 'solve' | 'dispatch' = 'solve')
     const i = busIndex[p]!;
     if (!gen.in_service || i < 0) continue;
     if (!Number.isFinite(gen.mw) || !Number.isFinite(gen.mvar) || !Number.isFinite(gen.vg)) {
-      throw new PowerFlowInputError(`generator ${g + 1} at bus ${gen.bus} has a non-finite mw, mvar or vg`, 'VALIDATION_FAILED', { generator: g, generator_index: g });
+      throw new PowerFlowInputError(`generator ${g + 1} at bus ${gen.bus} has a non-finite mw, mvar or vg`, 'VALIDATION_FAILED', {
+        generator: g,
+        generator_index: g,
+      });
     }
     genOrder[ng] = g; genBus[ng] = i;
     ng++;

@@ -85,7 +85,13 @@ function computeSplit(net: NetworkModel, rule: Exclude<IslandingRule, 'refuse'>,
   const islands: IslandSummary[] = members.map((m, s) => {
     const on = reference[s]! >= 0 && buses[m[0]!]!.type !== 'isolated';
     if (!on) { lostLoadMw += loadMw[s]!; lostGenerationMw += genMw[s]!; }
-    return { buses: m.map((k) => buses[k]!.id), reference_bus: on ? buses[reference[s]!]!.id : null, energized: on, load_mw: loadMw[s]!, generation_mw: genMw[s]! };
+    return {
+      buses: m.map((k) => buses[k]!.id),
+      reference_bus: on ? buses[reference[s]!]!.id : null,
+      energized: on,
+      load_mw: loadMw[s]!,
+      generation_mw: genMw[s]!,
+    };
   });
   // The largest first; Array.prototype.sort is stable, and components are numbered by their first bus.
   islands.sort((a, b) => b.buses.length - a.buses.length);

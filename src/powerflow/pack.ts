@@ -60,7 +60,8 @@ export function checkOptions(o: SolveOptions): void {
   };
   if (!POWERFLOW_METHODS.includes(o.method)) bad(`unknown power flow method '${String(o.method)}' (newton_raphson, fast_decoupled, dc)`, 'method');
   if (!(typeof o.tolerance === 'number' && o.tolerance > 0 && Number.isFinite(o.tolerance))) bad('tolerance must be a positive number', 'tolerance');
-  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 100000)) bad('max_iterations must be an integer between 1 and 100000', 'max_iterations');
+  if (!(Number.isInteger(o.maxIterations) && o.maxIterations >= 1 && o.maxIterations <= 100000))
+    bad('max_iterations must be an integer between 1 and 100000', 'max_iterations');
   if (!(typeof o.timeoutMs === 'number' && o.timeoutMs > 0)) bad('timeout_ms must be a positive number', 'timeout_ms');
 }
 
@@ -121,7 +122,9 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
     const all = orphans.flat();
     throw new PowerFlowInputError(
       `${orphans.length === 1 ? 'an island' : `${orphans.length} islands`} without a slack bus or a pv bus with an in-service generator: bus${all.length === 1 ? '' : 'es'} ${nameBuses(all)}`,
-      'ISLANDED_BUS', { buses: all, islands: orphans });
+      'ISLANDED_BUS',
+      { buses: all, islands: orphans },
+    );
   }
 
   // ---- start point

@@ -44,7 +44,11 @@ export type SolveOutcome = Static<typeof SolveOutcomeOut>;
 /** Raised (as a rejected promise) for inputs the solver cannot accept:
  *  islands without a slack, unknown bus numbers, no slack at all, singular Jacobian... */
 export class PowerFlowInputError extends Error {
-  constructor(message: string, public readonly code: 'TOPOLOGY_INVALID' | 'ISLANDED_BUS' | 'BUS_NOT_FOUND' | 'VALIDATION_FAILED', public readonly details: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    public readonly code: 'TOPOLOGY_INVALID' | 'ISLANDED_BUS' | 'BUS_NOT_FOUND' | 'VALIDATION_FAILED',
+    public readonly details: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = 'PowerFlowInputError';
   }

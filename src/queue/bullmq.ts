@@ -148,9 +148,17 @@ export function jobFailure(job: Pick<Job, 'failedReason' | 'stalledCounter' | 'a
 }
 
 /** The error of a piece (a study chunk) whose job failed for good, in its kind's words. */
-export function pieceFailure<P>(kind: PieceKind<P>, piece: P, job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>, tuning: QueueTuning) {
+export function pieceFailure<P>(
+  kind: PieceKind<P>,
+  piece: P,
+  job: Pick<Job, 'failedReason' | 'stalledCounter' | 'attemptsMade' | 'opts'>,
+  tuning: QueueTuning,
+) {
   const f = jobFailure(job, tuning);
-  const why = f.details.reason === 'worker_stopped' ? 'the worker solving it stopped' : `the worker could not run it: ${job.failedReason ?? 'unknown error'}`;
+  const why =
+    f.details.reason === 'worker_stopped'
+      ? 'the worker solving it stopped'
+      : `the worker could not run it: ${job.failedReason ?? 'unknown error'}`;
   return kind.failure(piece, `${why} (attempt ${f.details.attempt} of ${f.details.max_attempts})`, f.details);
 }
 
@@ -211,10 +219,15 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
     if (tasks.length === 0) return;
     const jobs = groupIntoJobs(tasks, tuning.tasksPerJob).map((group) => ({
       group,
-      job: group.length === 1
-        ? { name: QUEUE_NAME, data: { taskId: group[0]!.id, tenantId: group[0]!.tenant_id } as JobData, opts: { jobId: group[0]!.id } }
-        // A re-sent group gets a fresh id: its old job may be gone while its id is still remembered.
-        : { name: QUEUE_NAME, data: { taskIds: group.map((t) => t.id) } as JobData, opts: { jobId: `batch_${group[0]!.id}${resend ? `_${randomBytes(4).toString('hex')}` : ''}` } },
+      job:
+        group.length === 1
+          ? { name: QUEUE_NAME, data: { taskId: group[0]!.id, tenantId: group[0]!.tenant_id } as JobData, opts: { jobId: group[0]!.id } }
+          : // A re-sent group gets a fresh id: its old job may be gone while its id is still remembered.
+            {
+              name: QUEUE_NAME,
+              data: { taskIds: group.map((t) => t.id) } as JobData,
+              opts: { jobId: `batch_${group[0]!.id}${resend ? `_${randomBytes(4).toString('hex')}` : ''}` },
+            },
     }));
     // The sweeper must find each task's job before the job can run (and finish) without it.
     const shared = jobs.filter((j) => resend || j.group.length > 1)
@@ -250,7 +263,8 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
       const state = await lookup;
       if (state === 'failed') {
         const job = await queue.getJob(t.job_id);
-        if (job && (await failTask(services(), t.id, jobFailure(job, tuning, t.attempts)))) s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
+        if (job && (await failTask(services(), t.id, jobFailure(job, tuning, t.attempts))))
+          s.log.warn({ task: t.id, reason: job.failedReason }, 'task failed: its queue job failed');
         continue;
       }
       if (state !== 'unknown' && state !== 'completed') continue; // waiting, active, delayed...: healthy
@@ -420,7 +434,17 @@ export async function startBullWorker(s: Services): Promise<{ worker: Worker<Job
     if (m?.task_id) s.localRuns.abort(m.task_id);
   });
   await Promise.all([worker.waitUntilReady(), ...pieceWorkers.map((w) => w.waitUntilReady())]);
-  s.log.info({ queue: QUEUE_NAME, prefix: s.config.redisPrefix, concurrency: worker.opts.concurrency, lockDurationMs: tuning.lockDurationMs, stalledIntervalMs: tuning.stalledIntervalMs, maxStalledCount: tuning.maxStalledCount }, 'BullMQ worker consuming');
+  s.log.info(
+    {
+      queue: QUEUE_NAME,
+      prefix: s.config.redisPrefix,
+      concurrency: worker.opts.concurrency,
+      lockDurationMs: tuning.lockDurationMs,
+      stalledIntervalMs: tuning.stalledIntervalMs,
+      maxStalledCount: tuning.maxStalledCount,
+    },
+    'BullMQ worker consuming',
+  );
 
   let closing: Promise<void> | undefined;
   return {

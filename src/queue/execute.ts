@@ -106,7 +106,18 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
     const byId = new Map<string, TaskRow>(rows.map((r) => [r.id, { ...r, result: null }]));
     const claimed = ids.map((id) => byId.get(id)).filter((t): t is TaskRow => t !== undefined);
     // The claim has committed: only its event is written again if the database goes away now.
-    const events = await rideOutOutage(s, 'announce the claim', () => insertEvents(s.db, claimed.map((t) => ({ tenantId: t.tenant_id, topic: 'task' as const, kind: 'task.running', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts } }))));
+    const events = await rideOutOutage(s, 'announce the claim', () =>
+      insertEvents(
+        s.db,
+        claimed.map((t) => ({
+          tenantId: t.tenant_id,
+          topic: 'task' as const,
+          kind: 'task.running',
+          networkId: t.network_id,
+          payload: { task_id: t.id, network_id: t.network_id, status: 'running', attempt: t.attempts },
+        })),
+      ),
+    );
     await publishEvents(s.bus, events);
     return ids.map((id) => byId.get(id));
   });
@@ -122,7 +133,9 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
       [JSON.stringify(rowsIn), values]);
     if (rows.length === 0) return items.map(() => undefined);
     const byId = new Map(items.map((f) => [f.task.id, f]));
-    const finals = rows.map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null })).sort((a, b) => Number(a.seq) - Number(b.seq));
+    const finals = rows
+      .map((r) => ({ ...r, result: byId.get(r.id)!.result as unknown as Record<string, unknown> | null }))
+      .sort((a, b) => Number(a.seq) - Number(b.seq));
     // The results have committed: what follows is retried on its own if the database goes
     // away now (retrying the whole finish would find the rows finished and skip their events).
     await rideOutOutage(s, 'announce the results', () => networksChanged(s, finals.map((t) => t.tenant_id))); // their networks are no longer locked
@@ -190,21 +203,70 @@ async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent 
   const news: NewEvent[] = [];
   for (const t of tasks) {
     const rstatus = (t.result as { status?: string } | null)?.status ?? t.status;
-    news.push({ tenantId: t.tenant_id, topic: 'task', kind: `task.${t.status}`, networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
+    news.push({
+      tenantId: t.tenant_id,
+      topic: 'task',
+      kind: `task.${t.status}`,
+      networkId: t.network_id,
+      payload: { task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) },
+    });
     if (t.kind === 'study') {
       const studyId = (t.options as { study_id?: string }).study_id;
-      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'study.finished', networkId: t.network_id, payload: { study_id: studyId, task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'powerflow',
+        kind: 'study.finished',
+        networkId: t.network_id,
+        payload: { study_id: studyId, task_id: t.id, network_id: t.network_id, status: t.status, ...(t.error ? { error: t.error } : {}) },
+      });
     } else if (t.kind === 'opf') {
       const objective = (t.result as { objective?: number } | null)?.objective ?? null;
-      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'opf.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, objective, ...(t.error ? { error: t.error } : {}) } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'powerflow',
+        kind: 'opf.finished',
+        networkId: t.network_id,
+        payload: { task_id: t.id, network_id: t.network_id, status: t.status, objective, ...(t.error ? { error: t.error } : {}) },
+      });
     } else if (t.kind === 'state_estimation') {
       const r = t.result as { status?: string; J?: number | null; bad_data?: unknown[] } | null;
-      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'state_estimation.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, result_status: r?.status ?? null, J: r?.J ?? null, bad_data: r?.bad_data?.length ?? null, ...(t.error ? { error: t.error } : {}) } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'powerflow',
+        kind: 'state_estimation.finished',
+        networkId: t.network_id,
+        payload: {
+          task_id: t.id,
+          network_id: t.network_id,
+          status: t.status,
+          result_status: r?.status ?? null,
+          J: r?.J ?? null,
+          bad_data: r?.bad_data?.length ?? null,
+          ...(t.error ? { error: t.error } : {}),
+        },
+      });
     } else if (t.kind === 'sensitivities') {
       const entries = (t.result as { entries?: number } | null)?.entries ?? null;
-      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'sensitivities.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: t.status, entries, ...(t.error ? { error: t.error } : {}) } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'powerflow',
+        kind: 'sensitivities.finished',
+        networkId: t.network_id,
+        payload: { task_id: t.id, network_id: t.network_id, status: t.status, entries, ...(t.error ? { error: t.error } : {}) },
+      });
     } else if (t.result || t.status !== 'cancelled') {
-      news.push({ tenantId: t.tenant_id, topic: 'powerflow', kind: 'powerflow.finished', networkId: t.network_id, payload: { task_id: t.id, network_id: t.network_id, status: rstatus, iterations: (t.result as { iterations?: number } | null)?.iterations ?? null } });
+      news.push({
+        tenantId: t.tenant_id,
+        topic: 'powerflow',
+        kind: 'powerflow.finished',
+        networkId: t.network_id,
+        payload: {
+          task_id: t.id,
+          network_id: t.network_id,
+          status: rstatus,
+          iterations: (t.result as { iterations?: number } | null)?.iterations ?? null,
+        },
+      });
     }
   }
   await publishEvents(s.bus, await insertEvents(s.db, news));

@@ -19,11 +19,32 @@ function outcomeOf(r: OpfResult, o: OpfOptions): { status: 'completed' | 'failed
     case 'converged':
       return { status: 'completed', failure: null };
     case 'infeasible':
-      return { status: 'failed', failure: { code: 'OPF_INFEASIBLE', message: `no dispatch meets the limits: ${r.message ?? 'the interior point method stopped infeasible'}`, details: { binding: r.binding ?? [], iterations: r.iterations } } };
+      return {
+        status: 'failed',
+        failure: {
+          code: 'OPF_INFEASIBLE',
+          message: `no dispatch meets the limits: ${r.message ?? 'the interior point method stopped infeasible'}`,
+          details: { binding: r.binding ?? [], iterations: r.iterations },
+        },
+      };
     case 'diverged':
-      return { status: 'failed', failure: { code: 'POWERFLOW_DIVERGED', message: `the OPF did not converge in ${r.iterations} iterations${r.message ? `: ${r.message}` : ''}`, details: { iterations: r.iterations, convergence: r.convergence } } };
+      return {
+        status: 'failed',
+        failure: {
+          code: 'POWERFLOW_DIVERGED',
+          message: `the OPF did not converge in ${r.iterations} iterations${r.message ? `: ${r.message}` : ''}`,
+          details: { iterations: r.iterations, convergence: r.convergence },
+        },
+      };
     case 'timeout':
-      return { status: 'failed', failure: { code: 'GATEWAY_TIMEOUT', message: `the OPF exceeded timeout_ms ${o.timeoutMs}`, details: { timeout_ms: o.timeoutMs, iterations: r.iterations } } };
+      return {
+        status: 'failed',
+        failure: {
+          code: 'GATEWAY_TIMEOUT',
+          message: `the OPF exceeded timeout_ms ${o.timeoutMs}`,
+          details: { timeout_ms: o.timeoutMs, iterations: r.iterations },
+        },
+      };
     default:
       return { status: 'cancelled', failure: null };
   }
@@ -60,9 +81,18 @@ export async function runOpfTask(s: Services, task: TaskRow, signal: AbortSignal
       failure = { code: 'INTERNAL_ERROR', message: `the OPF solver failed: ${(e as Error).message}` };
     }
   }
-  const stored = status === 'completed' && result
-    ? { task_id: task.id, network_id: task.network_id, network_version: task.network_version, ...result, duration_ms: Math.round(result.duration_ms), started_at: task.started_at, completed_at: new Date().toISOString() }
-    : null;
+  const stored =
+    status === 'completed' && result
+      ? {
+          task_id: task.id,
+          network_id: task.network_id,
+          network_version: task.network_version,
+          ...result,
+          duration_ms: Math.round(result.duration_ms),
+          started_at: task.started_at,
+          completed_at: new Date().toISOString(),
+        }
+      : null;
   // A cancel that raced the end wins (the row is no longer 'running').
   const { rows } = await s.db.query<StoredTaskRow>(
     `UPDATE tasks SET status = $2, result = $3::jsonb, error = $4, completed_at = now(),

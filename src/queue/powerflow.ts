@@ -33,13 +33,31 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
     outcome = await solveOnPool(s.solver!, model, opts, {
       signal,
       onProgress: (p) => {
-        const progress = { task_id: task.id, tenant_id: task.tenant_id, network_id: task.network_id, iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, timestamp: new Date().toISOString() };
+        const progress = {
+          task_id: task.id,
+          tenant_id: task.tenant_id,
+          network_id: task.network_id,
+          iteration: p.iteration,
+          max_iterations: p.maxIterations,
+          mismatch: p.mismatch,
+          timestamp: new Date().toISOString(),
+        };
         void s.bus.publish('progress', progress);
         const now = Date.now();
         if (lastWrite === 0) lastWrite = now;
         else if (now - lastWrite >= PROGRESS_WRITE_MS) {
           lastWrite = now;
-          void s.db.query(`UPDATE tasks SET progress = $2 WHERE id = $1 AND status = 'running'`, [task.id, JSON.stringify({ iteration: p.iteration, max_iterations: p.maxIterations, mismatch: p.mismatch, updated_at: progress.timestamp })]).catch(() => {});
+          void s.db
+            .query(`UPDATE tasks SET progress = $2 WHERE id = $1 AND status = 'running'`, [
+              task.id,
+              JSON.stringify({
+                iteration: p.iteration,
+                max_iterations: p.maxIterations,
+                mismatch: p.mismatch,
+                updated_at: progress.timestamp,
+              }),
+            ])
+            .catch(() => {});
         }
       },
     });
@@ -75,11 +93,19 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
         break;
       case 'diverged':
         status = 'failed';
-        failure = { code: 'POWERFLOW_DIVERGED', message: `power flow did not converge: mismatch ${outcome.mismatch.toExponential(3)} p.u. after ${outcome.iterations} iterations (tolerance ${outcome.tolerance})`, details: { iterations: outcome.iterations, mismatch: outcome.mismatch, tolerance: outcome.tolerance } };
+        failure = {
+          code: 'POWERFLOW_DIVERGED',
+          message: `power flow did not converge: mismatch ${outcome.mismatch.toExponential(3)} p.u. after ${outcome.iterations} iterations (tolerance ${outcome.tolerance})`,
+          details: { iterations: outcome.iterations, mismatch: outcome.mismatch, tolerance: outcome.tolerance },
+        };
         break;
       case 'timeout':
         status = 'failed';
-        failure = { code: 'GATEWAY_TIMEOUT', message: `power flow exceeded timeout_ms ${opts.timeoutMs}`, details: { task_id: task.id, timeout_ms: opts.timeoutMs } };
+        failure = {
+          code: 'GATEWAY_TIMEOUT',
+          message: `power flow exceeded timeout_ms ${opts.timeoutMs}`,
+          details: { task_id: task.id, timeout_ms: opts.timeoutMs },
+        };
         break;
       default:
         status = 'cancelled';

@@ -119,7 +119,13 @@ export class TaskScheduler {
         [newId('task'), caller.tenantId, networkId, version, kind, JSON.stringify(options)]);
       const task = rows[0]!;
       await within(tx, task);
-      const event = await insertEvent(tx, { tenantId: task.tenant_id, topic: 'task', kind: 'task.queued', networkId, payload: { task_id: task.id, network_id: networkId, status: 'queued', kind } });
+      const event = await insertEvent(tx, {
+        tenantId: task.tenant_id,
+        topic: 'task',
+        kind: 'task.queued',
+        networkId,
+        payload: { task_id: task.id, network_id: networkId, status: 'queued', kind },
+      });
       return { task, event };
     });
     await publishEvents(this.s.bus, [event]);
@@ -146,10 +152,25 @@ export class TaskScheduler {
        SELECT t.*, e.seq AS event_seq, e.created_at AS event_created_at, e.payload AS event_payload
        FROM t JOIN e ON e.payload->>'task_id' = t.id ORDER BY t.seq`,
       [ids, subs.map((t) => t.tenantId), subs.map((t) => t.networkId), subs.map((t) => t.version), subs.map((t) => JSON.stringify(t.options))]);
-    const byId = new Map(rows.map(({ event_seq, event_created_at, event_payload, ...task }) => [task.id, {
-      row: task as TaskRow,
-      event: eventFromRow({ seq: Number(event_seq), tenant_id: task.tenant_id, topic: 'task', kind: 'task.queued', payload: event_payload, network_id: task.network_id, agent_id: null, severity: null, created_at: event_created_at }),
-    }]));
+    const byId = new Map(
+      rows.map(({ event_seq, event_created_at, event_payload, ...task }) => [
+        task.id,
+        {
+          row: task as TaskRow,
+          event: eventFromRow({
+            seq: Number(event_seq),
+            tenant_id: task.tenant_id,
+            topic: 'task',
+            kind: 'task.queued',
+            payload: event_payload,
+            network_id: task.network_id,
+            agent_id: null,
+            severity: null,
+            created_at: event_created_at,
+          }),
+        },
+      ]),
+    );
     return ids.map((id) => byId.get(id)!);
   });
 
@@ -220,7 +241,10 @@ export class TaskScheduler {
   async cancel(caller: Caller, taskId: string): Promise<TaskRow> {
     const task = await findTask(this.s, caller, taskId);
     if (FINISHED.includes(task.status)) {
-      throw new AppError('CONFLICT', `task ${taskId} is already ${task.status}; only queued or running tasks can be cancelled`, { task_id: taskId, status: task.status });
+      throw new AppError('CONFLICT', `task ${taskId} is already ${task.status}; only queued or running tasks can be cancelled`, {
+        task_id: taskId,
+        status: task.status,
+      });
     }
     const { rows } = await this.s.db.query<StoredTaskRow>(
       `UPDATE tasks SET status = 'cancelled', completed_at = now(),
@@ -264,7 +288,10 @@ export class TaskScheduler {
   /** Position of a queued task in its tenant's FIFO (1 = next), for the task view. */
   async queuePosition(t: TaskRow): Promise<number | null> {
     if (t.status !== 'queued') return null;
-    const { rows } = await this.s.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'queued' AND seq <= $2`, [t.tenant_id, t.seq]);
+    const { rows } = await this.s.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM tasks WHERE tenant_id = $1 AND status = 'queued' AND seq <= $2`,
+      [t.tenant_id, t.seq],
+    );
     return rows[0].n;
   }
 }

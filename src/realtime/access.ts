@@ -66,9 +66,19 @@ export async function acquireSlots(s: Services, kind: ConnKind, caller: Caller, 
   if (perToken !== undefined) {
     const r = await s.liveCredentials.acquire(kind, cred.key, cred.key, perToken, perToken);
     if (!r.ok) {
-      throw new AppError('RATE_LIMITED', `this token already has ${r.count} ${kind === 'sse' ? 'SSE' : 'WebSocket'} connections, the per-token limit of ${perToken}`, {
-        scope: 'user', limit: perToken, current: r.count, per: 'token', retry_after: 5, window_seconds: 0, reset_at: new Date(Date.now() + 5000).toISOString(),
-      });
+      throw new AppError(
+        'RATE_LIMITED',
+        `this token already has ${r.count} ${kind === 'sse' ? 'SSE' : 'WebSocket'} connections, the per-token limit of ${perToken}`,
+        {
+          scope: 'user',
+          limit: perToken,
+          current: r.count,
+          per: 'token',
+          retry_after: 5,
+          window_seconds: 0,
+          reset_at: new Date(Date.now() + 5000).toISOString(),
+        },
+      );
     }
     tokenSlot = r.slot;
   }
@@ -92,6 +102,13 @@ export function connectionCount(s: Services, kind: ConnKind, tenantId: string): 
 }
 
 /** Writes an audit entry; a failure is logged, never thrown (the stream is already open). */
-export function auditLive(s: Services, caller: Caller, entry: Omit<AuditInput, 'actor' | 'tenantId' | 'requestId' | 'ip' | 'userAgent' | 'interface'> & Partial<AuditInput>): Promise<void> {
-  return recordAudit(s, { ...fromCaller(caller), ...entry }).then(() => undefined, (err) => logAuditFailure(s.log, err));
+export function auditLive(
+  s: Services,
+  caller: Caller,
+  entry: Omit<AuditInput, 'actor' | 'tenantId' | 'requestId' | 'ip' | 'userAgent' | 'interface'> & Partial<AuditInput>,
+): Promise<void> {
+  return recordAudit(s, { ...fromCaller(caller), ...entry }).then(
+    () => undefined,
+    (err) => logAuditFailure(s.log, err),
+  );
 }

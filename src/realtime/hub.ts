@@ -25,7 +25,15 @@ type Wire = Record<string, unknown>;
 const idOrNull = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
 function asEvent(m: Wire | null): LiveEvent | undefined {
-  if (!m || typeof m !== 'object' || typeof m.tenant_id !== 'string' || typeof m.topic !== 'string' || !TOPICS.has(m.topic) || typeof m.kind !== 'string') return undefined;
+  if (
+    !m ||
+    typeof m !== 'object' ||
+    typeof m.tenant_id !== 'string' ||
+    typeof m.topic !== 'string' ||
+    !TOPICS.has(m.topic) ||
+    typeof m.kind !== 'string'
+  )
+    return undefined;
   return {
     id: typeof m.id === 'string' ? m.id : null,
     seq: typeof m.seq === 'number' ? m.seq : null,
@@ -49,7 +57,14 @@ function asProgress(m: Wire | null): LiveEvent | undefined {
     tenant_id: m.tenant_id,
     topic: 'powerflow',
     kind: m.kind === 'opf' ? 'opf.progress' : m.kind === 'state_estimation' ? 'state_estimation.progress' : 'powerflow.progress',
-    payload: { task_id: m.task_id, network_id: m.network_id ?? null, iteration: m.iteration, max_iterations: m.max_iterations, mismatch: m.mismatch, ...(m.opf ? { opf: m.opf } : {}) },
+    payload: {
+      task_id: m.task_id,
+      network_id: m.network_id ?? null,
+      iteration: m.iteration,
+      max_iterations: m.max_iterations,
+      mismatch: m.mismatch,
+      ...(m.opf ? { opf: m.opf } : {}),
+    },
     network_id: idOrNull(m.network_id),
     agent_id: null,
     severity: 0,

@@ -18,7 +18,8 @@ export function clientSocketError(err: unknown): boolean {
 export function websocketErrorHandler(err: Error, socket: WebSocket, request: FastifyRequest): void {
   if (!reported.has(socket)) {
     reported.add(socket);
-    if (clientSocketError(err)) request.log.warn({ code: (err as { code?: string }).code, reason: err.message }, 'WebSocket connection closed on a client error');
+    if (clientSocketError(err))
+      request.log.warn({ code: (err as { code?: string }).code, reason: err.message }, 'WebSocket connection closed on a client error');
     else request.log.error({ err }, 'WebSocket connection failed');
   }
   socket.terminate();

@@ -60,7 +60,15 @@ function capped(e: LiveEvent, json: string, max: number): LiveEvent | undefined 
   if (json.length <= max / 3 || Buffer.byteLength(json) <= max) return undefined;
   const bytes = Buffer.byteLength(JSON.stringify(e.payload));
   const url = e.seq !== null ? `/api/v1/events?after=${eventId(e.seq - 1)}&page_size=1` : null;
-  return { ...e, payload: { truncated: true, original_bytes: bytes, url, message: `the payload (${bytes} bytes) exceeds the ${max / 1024} KB SSE limit; fetch the whole event from url` } };
+  return {
+    ...e,
+    payload: {
+      truncated: true,
+      original_bytes: bytes,
+      url,
+      message: `the payload (${bytes} bytes) exceeds the ${max / 1024} KB SSE limit; fetch the whole event from url`,
+    },
+  };
 }
 
 function plainText(e: LiveEvent): string {
@@ -108,7 +116,18 @@ export function eventFrame(e: LiveEvent, format: SseFormat, maxPayload: number):
  */
 function controlFrame(topic: 'system' | 'heartbeat', kind: string, payload: Record<string, unknown>, format: SseFormat): string {
   const timestamp = new Date().toISOString();
-  const e: LiveEvent = { id: null, seq: null, tenant_id: '', topic, kind, payload, network_id: null, agent_id: null, severity: topic === 'system' && payload.type === 'error' ? 2 : 0, timestamp };
+  const e: LiveEvent = {
+    id: null,
+    seq: null,
+    tenant_id: '',
+    topic,
+    kind,
+    payload,
+    network_id: null,
+    agent_id: null,
+    severity: topic === 'system' && payload.type === 'error' ? 2 : 0,
+    timestamp,
+  };
   return frame(topic, null, format === 'json' ? JSON.stringify({ ...eventView(e), ...payload }) : plainText(e));
 }
 
@@ -223,7 +242,10 @@ export class SseStream {
     let after = o.afterSeq ?? 0;
     for (;;) {
       const { where, params } = filterSql(o.caller.tenantId, o.filter, { afterSeq: after, since: o.since, until: o.until });
-      const { rows } = await this.s.db.query<Parameters<typeof eventFromRow>[0]>(`SELECT * FROM events WHERE ${where} ORDER BY seq LIMIT ${REPLAY_PAGE}`, params);
+      const { rows } = await this.s.db.query<Parameters<typeof eventFromRow>[0]>(
+        `SELECT * FROM events WHERE ${where} ORDER BY seq LIMIT ${REPLAY_PAGE}`,
+        params,
+      );
       for (const r of rows) {
         if (this.ended) return;
         const e = eventWire(eventFromRow(r)) as LiveEvent;
@@ -326,14 +348,25 @@ export class SseStream {
     const last = Math.max(this.lastActivity, await lastHeartbeatAck(this.s, this.o.caller.tenantId, this.o.connectionId));
     const quiet = Date.now() - last;
     if (quiet < idleMs) return this.armIdle(idleMs - quiet);
-    this.systemError('IDLE_TIMEOUT', `no event and no heartbeat response for ${Math.round(idleMs / 1000)} s; the stream is closed (reconnect with Last-Event-ID to resume)`, { idle_ms: idleMs });
+    this.systemError(
+      'IDLE_TIMEOUT',
+      `no event and no heartbeat response for ${Math.round(idleMs / 1000)} s; the stream is closed (reconnect with Last-Event-ID to resume)`,
+      { idle_ms: idleMs },
+    );
     this.end('idle');
   }
 
   /** until reached: say so and close. */
   private finish(): void {
     if (this.ended) return;
-    this.write(controlFrame('system', 'system.end', { type: 'end', reason: 'until', until: this.o.until?.toISOString(), message: 'the requested time window has ended' }, this.o.format));
+    this.write(
+      controlFrame(
+        'system',
+        'system.end',
+        { type: 'end', reason: 'until', until: this.o.until?.toISOString(), message: 'the requested time window has ended' },
+        this.o.format,
+      ),
+    );
     this.end('until');
   }
 
@@ -358,7 +391,14 @@ export class SseStream {
     const interval = this.o.cfg.sseRetryMs + Math.floor(Math.random() * this.o.cfg.sseRetryMs);
     this.write(`retry: ${interval}\n\n`);
     this.write(controlFrame('system', 'system.reconnect_backoff', { type: 'reconnect_backoff', interval_ms: interval }, this.o.format));
-    this.write(controlFrame('system', 'system.shutdown', { type: 'shutdown', message: 'this server is shutting down; reconnect (with Last-Event-ID) to resume', retry_ms: interval }, this.o.format));
+    this.write(
+      controlFrame(
+        'system',
+        'system.shutdown',
+        { type: 'shutdown', message: 'this server is shutting down; reconnect (with Last-Event-ID) to resume', retry_ms: interval },
+        this.o.format,
+      ),
+    );
     this.end('shutdown');
   }
 

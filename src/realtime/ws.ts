@@ -199,7 +199,11 @@ export class WsSession {
     const delay = Math.min(Math.max(0, at - Date.now()), 2 ** 31 - 1);
     this.expiryTimer = setTimeout(() => {
       if (this.credential?.expiresAt && this.credential.expiresAt <= Date.now()) {
-        this.fail(CLOSE.UNAUTHORIZED, 'TOKEN_EXPIRED', 'the access token of this connection has expired; reconnect, or send {type:"auth", token} with a fresh token before expiry');
+        this.fail(
+          CLOSE.UNAUTHORIZED,
+          'TOKEN_EXPIRED',
+          'the access token of this connection has expired; reconnect, or send {type:"auth", token} with a fresh token before expiry',
+        );
       } else this.armExpiry();
     }, delay);
     this.expiryTimer.unref();
@@ -227,7 +231,18 @@ export class WsSession {
       });
     } catch (e) {
       const ae = e instanceof AppError ? e : new AppError('UNAUTHORIZED', 'authentication failed');
-      await recordAudit(this.s, { actor: { type: 'anonymous', id: 'anonymous', tenant: '' }, tenantId: 'default', action: 'ws.auth', requestId: this.req.id, ip: this.ip, userAgent: h['user-agent'], interface: 'websocket', result: 'denied', status: ae.statusCode, details: { code: ae.code, reason: ae.message } }).catch(() => {});
+      await recordAudit(this.s, {
+        actor: { type: 'anonymous', id: 'anonymous', tenant: '' },
+        tenantId: 'default',
+        action: 'ws.auth',
+        requestId: this.req.id,
+        ip: this.ip,
+        userAgent: h['user-agent'],
+        interface: 'websocket',
+        result: 'denied',
+        status: ae.statusCode,
+        details: { code: ae.code, reason: ae.message },
+      }).catch(() => {});
       if (this.caller) return this.error(m.id, ae.code, ae.message); // a failed refresh keeps the current credential
       return this.fail(CLOSE.UNAUTHORIZED, ae.code, ae.message);
     }
@@ -284,7 +299,12 @@ export class WsSession {
       }
       // One error per refused message would double the traffic of a flood: every 10th.
       if (this.refused.length === 1 || this.refused.length % 10 === 0) {
-        this.error(undefined, 'RATE_LIMITED', `at most ${cfg.wsMessagesPerSecond} messages per second per connection; messages above it are dropped`, { limit: cfg.wsMessagesPerSecond, window_seconds: 1, scope: 'connection', retry_after: 1 });
+        this.error(
+          undefined,
+          'RATE_LIMITED',
+          `at most ${cfg.wsMessagesPerSecond} messages per second per connection; messages above it are dropped`,
+          { limit: cfg.wsMessagesPerSecond, window_seconds: 1, scope: 'connection', retry_after: 1 },
+        );
       }
       return;
     }
@@ -372,7 +392,10 @@ export class WsSession {
     const key = String(m.id);
     const cfg = this.s.config.realtime;
     if (!this.subs.has(key) && this.subs.size >= cfg.wsMaxSubscriptions) {
-      return this.error(m.id, 'RATE_LIMITED', `at most ${cfg.wsMaxSubscriptions} subscriptions per connection; unsubscribe one first`, { limit: cfg.wsMaxSubscriptions, scope: 'connection' });
+      return this.error(m.id, 'RATE_LIMITED', `at most ${cfg.wsMaxSubscriptions} subscriptions per connection; unsubscribe one first`, {
+        limit: cfg.wsMaxSubscriptions,
+        scope: 'connection',
+      });
     }
     const topics = m.topics;
     if (topics !== undefined && !(typeof topics === 'string' || (Array.isArray(topics) && topics.every((t) => typeof t === 'string')))) {
@@ -413,7 +436,10 @@ export class WsSession {
     }).catch((err) => logAuditFailure(this.s.log, err));
     if (!caller.permissions.has('command')) {
       await audit('denied', 403, 'FORBIDDEN');
-      return this.error(m.id, 'FORBIDDEN', `role ${caller.role} lacks the "command" permission this operation needs`, { permission: 'command', role: caller.role });
+      return this.error(m.id, 'FORBIDDEN', `role ${caller.role} lacks the "command" permission this operation needs`, {
+        permission: 'command',
+        role: caller.role,
+      });
     }
     if (!checkCommand.Check(body)) {
       const first = checkCommand.Errors(body).First();
@@ -429,7 +455,11 @@ export class WsSession {
     }
     // The rate-limit layers of POST /api/v1/agents/{id}/command (user, tenant, endpoint).
     let rl = await checkRateLimits(this.s, { ip: this.ip, ipClass: 'authenticated', endpoint: 'POST /agents/:id/command', caller });
-    if (endpointBypassMayApply(rl, body.command)) rl = (await emergencyBypass(this.s, { ip: this.ip, ipClass: 'authenticated', caller }, () => agentInTenant(this.s.db, caller, agentId))) ?? rl;
+    if (endpointBypassMayApply(rl, body.command))
+      rl =
+        (await emergencyBypass(this.s, { ip: this.ip, ipClass: 'authenticated', caller }, () =>
+          agentInTenant(this.s.db, caller, agentId),
+        )) ?? rl;
     if (!rl.allowed) {
       await audit('denied', 429, 'RATE_LIMITED');
       return this.error(m.id, 'RATE_LIMITED', rl.error!.message, rl.error!.details);

@@ -7,7 +7,12 @@ export const Role = literals(ROLES);
 export const Plan = literals(PLAN_NAMES);
 
 export const TenantIn = Type.Object({ tenant_id: TenantId, plan: Type.Optional(Plan) }, { additionalProperties: false });
-export const TenantOut = Type.Object({ tenant_id: Type.String(), plan: Type.String(), quotas: Type.Optional(Type.Record(Type.String(), Type.Number())), created_at: Timestamp });
+export const TenantOut = Type.Object({
+  tenant_id: Type.String(),
+  plan: Type.String(),
+  quotas: Type.Optional(Type.Record(Type.String(), Type.Number())),
+  created_at: Timestamp,
+});
 
 export const UserIn = Type.Object({
   username: Type.String({ pattern: '^[A-Za-z0-9._@-]{1,64}$' }),
@@ -20,7 +25,14 @@ export const UserPatch = Type.Object({
   disabled: Type.Optional(Type.Boolean({ description: 'true ends every session of the user at once, open connections included' })),
 }, { additionalProperties: false, minProperties: 1 });
 export const UserIdParams = Type.Object({ id: Type.String({ pattern: '^usr_[0-9a-f]+$' }) });
-export const UserOut = Type.Object({ id: Type.String(), username: Type.String(), tenant_id: Type.String(), role: Type.String(), disabled: Type.Boolean(), created_at: Timestamp });
+export const UserOut = Type.Object({
+  id: Type.String(),
+  username: Type.String(),
+  tenant_id: Type.String(),
+  role: Type.String(),
+  disabled: Type.Boolean(),
+  created_at: Timestamp,
+});
 
 export const ApiKeyIn = Type.Object({ name: Type.String({ minLength: 1, maxLength: 100 }), tenant_id: TenantId, role: Role }, { additionalProperties: false });
 export const ApiKeyOut = Type.Object({
@@ -56,13 +68,22 @@ export const QuotaChangeOut = Type.Object({
   override_id: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const RateOverrideIn = Type.Object({
-  factor: Type.Optional(Type.Number({ exclusiveMinimum: 0, maximum: 10000, description: 'multiplies every rate and burst of the tenant\'s requests (all four layers), e.g. 100' })),
-  lift: Type.Optional(Type.Boolean({ description: 'true: no rate limit applies to the tenant\'s requests' })),
-  expires_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, description: 'default 3600; at most 7 days' })),
-  expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'instead of expires_in_seconds' })),
-  reason: Type.String({ minLength: 1, maxLength: 500, description: 'recorded in the audit trail' }),
-}, { additionalProperties: false });
+export const RateOverrideIn = Type.Object(
+  {
+    factor: Type.Optional(
+      Type.Number({
+        exclusiveMinimum: 0,
+        maximum: 10000,
+        description: "multiplies every rate and burst of the tenant's requests (all four layers), e.g. 100",
+      }),
+    ),
+    lift: Type.Optional(Type.Boolean({ description: "true: no rate limit applies to the tenant's requests" })),
+    expires_in_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 604800, description: 'default 3600; at most 7 days' })),
+    expires_at: Type.Optional(Type.String({ format: 'date-time', description: 'instead of expires_in_seconds' })),
+    reason: Type.String({ minLength: 1, maxLength: 500, description: 'recorded in the audit trail' }),
+  },
+  { additionalProperties: false },
+);
 
 export const RateOverrideOut = Type.Object({
   tenant_id: Type.String(), active: Type.Boolean(), factor: Type.Union([Type.Number(), Type.Null()]), lifted: Type.Boolean(),

@@ -91,5 +91,14 @@ export const ActionListQuery = Type.Object({
 
 export const CommandBatchOut = Type.Object({
   succeeded: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String(), status: Type.String(), result: CommandOut })),
-  failed: Type.Array(Type.Object({ index: Type.Integer(), error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }) })),
+  failed: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      error: Type.Object({
+        code: Type.String(),
+        message: Type.String(),
+        details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
+    }),
+  ),
 });

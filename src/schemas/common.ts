@@ -25,7 +25,12 @@ export const ErrorBody = Type.Object({
 });
 
 export function envelope<T extends TSchema>(data: T, meta?: TSchema) {
-  return Type.Object({ data, ...(meta ? { meta } : { meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }), request_id: Type.String(), timestamp: Timestamp });
+  return Type.Object({
+    data,
+    ...(meta ? { meta } : { meta: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }),
+    request_id: Type.String(),
+    timestamp: Timestamp,
+  });
 }
 
 export const errorResponses = (...codes: number[]) => Object.fromEntries(codes.map((c) => [c, ErrorBody]));
@@ -34,5 +39,14 @@ export const IdParams = (prefix: string) => Type.Object({ id: Type.String({ patt
 
 export const BatchResult = Type.Object({
   succeeded: Type.Array(Type.Object({ index: Type.Integer(), id: Type.String() })),
-  failed: Type.Array(Type.Object({ index: Type.Integer(), error: Type.Object({ code: Type.String(), message: Type.String(), details: Type.Optional(Type.Record(Type.String(), Type.Unknown())) }) })),
+  failed: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      error: Type.Object({
+        code: Type.String(),
+        message: Type.String(),
+        details: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+      }),
+    }),
+  ),
 });

@@ -52,6 +52,13 @@ export const DeviceListQuery = Type.Object({
   network_id: Type.Optional(Type.String({ maxLength: 64 })),
 }, { additionalProperties: false });
 
-export const DeviceBatchIn = Type.Object({
-  devices: Type.Array(Type.Unknown(), { minItems: 1, maxItems: DEVICE_BATCH_MAX, description: `at most ${DEVICE_BATCH_MAX} entries, each shaped like POST /devices` }),
-}, { additionalProperties: false });
+export const DeviceBatchIn = Type.Object(
+  {
+    devices: Type.Array(Type.Unknown(), {
+      minItems: 1,
+      maxItems: DEVICE_BATCH_MAX,
+      description: `at most ${DEVICE_BATCH_MAX} entries, each shaped like POST /devices`,
+    }),
+  },
+  { additionalProperties: false },
+);

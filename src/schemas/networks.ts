@@ -94,8 +94,12 @@ export const NetworkOut = Type.Object({
 
 /** GET /networks/{id}/layout (src/layout/networkLayout.ts). */
 export const NetworkLayoutOut = Type.Object({
-  network_id: Type.String(), version: Type.Integer(),
-  source: Type.Union([Type.Literal('coordinates'), Type.Literal('computed'), Type.Literal('mixed')], { description: "coordinates: every bus's lat/lon, projected; computed: the structure layout; mixed: computed around the buses that have coordinates" }),
+  network_id: Type.String(),
+  version: Type.Integer(),
+  source: Type.Union([Type.Literal('coordinates'), Type.Literal('computed'), Type.Literal('mixed')], {
+    description:
+      "coordinates: every bus's lat/lon, projected; computed: the structure layout; mixed: computed around the buses that have coordinates",
+  }),
   bus_ids: Type.Array(Type.Integer(), { description: 'bus ids in model order' }),
   positions: Type.Array(Type.Number(), { description: 'x, y per bus in bus_ids order, interleaved (y up)' }),
 });

@@ -16,10 +16,17 @@ export const OpfIn = Type.Object({
   // Store the dispatch (generator p; for AC also voltage set-points) as the network's next version.
   apply: Type.Optional(Type.Boolean()),
   // Preventive N-1 of the DC-OPF (CONTRACT "Security-constrained DC-OPF"; docs/opf.md).
-  security: Type.Optional(Type.Object({
-    // "n-1-branches" or [{id?, branches: [indexes]}]: checked by src/opf/security.ts securityOutages (a union
-    // here would meet the service's array coercion, which rewrites a one-element list before the second branch)
-    contingencies: Type.Unsafe<'n-1-branches' | { id?: string; branches: number[] }[]>({ description: '"n-1-branches", or a list of {id?: string, branches: [branch indexes from 0]}' }),
-    limit: Type.Optional(Type.Union([Type.Literal('rate_c'), Type.Literal('rate_b'), Type.Literal('rate_a')])),
-  }, { additionalProperties: false })),
+  security: Type.Optional(
+    Type.Object(
+      {
+        // "n-1-branches" or [{id?, branches: [indexes]}]: checked by src/opf/security.ts securityOutages (a union
+        // here would meet the service's array coercion, which rewrites a one-element list before the second branch)
+        contingencies: Type.Unsafe<'n-1-branches' | { id?: string; branches: number[] }[]>({
+          description: '"n-1-branches", or a list of {id?: string, branches: [branch indexes from 0]}',
+        }),
+        limit: Type.Optional(Type.Union([Type.Literal('rate_c'), Type.Literal('rate_b'), Type.Literal('rate_a')])),
+      },
+      { additionalProperties: false },
+    ),
+  ),
 }, { additionalProperties: false });

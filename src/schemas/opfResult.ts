@@ -9,7 +9,17 @@ import { IslandSummaryOut } from './powerflowResult.js';
 
 export const OPF_STATUSES = ['converged', 'infeasible', 'diverged', 'timeout', 'cancelled'] as const;
 export const OPF_SOLVERS = ['mips', 'highs'] as const;
-export const BINDING_KINDS = ['generator_pmax', 'generator_pmin', 'generator_qmax', 'generator_qmin', 'bus_vmax', 'bus_vmin', 'branch_flow', 'branch_angle', 'total_generation'] as const;
+export const BINDING_KINDS = [
+  'generator_pmax',
+  'generator_pmin',
+  'generator_qmax',
+  'generator_qmin',
+  'bus_vmax',
+  'bus_vmin',
+  'branch_flow',
+  'branch_angle',
+  'total_generation',
+] as const;
 
 export const OpfBusOut = Type.Object({
   id: Type.Integer(),

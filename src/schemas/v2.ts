@@ -58,7 +58,11 @@ export function networkDetailV2(n: NetworkDetail) {
 export function networkInputV1(input: Record<string, unknown>): NetworkInput & { status?: 'draft' | 'ready' | 'archived' } {
   const buses = (input.buses as Record<string, unknown>[]).map((b) => {
     const { voltage, ...rest } = b as { voltage?: Partial<Voltage> } & Record<string, unknown>;
-    return { ...rest, ...(voltage?.magnitude !== undefined ? { v: voltage.magnitude } : {}), ...(voltage?.angle !== undefined ? { theta: voltage.angle } : {}) };
+    return {
+      ...rest,
+      ...(voltage?.magnitude !== undefined ? { v: voltage.magnitude } : {}),
+      ...(voltage?.angle !== undefined ? { theta: voltage.angle } : {}),
+    };
   });
   return { ...input, buses } as unknown as NetworkInput & { status?: 'draft' | 'ready' | 'archived' };
 }

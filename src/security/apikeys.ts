@@ -26,14 +26,20 @@ const MAX_CACHE = 10_000;
 
 export const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 
-export async function createApiKey(st: SecurityState, caller: Caller, input: { name: string; tenant_id: string; role: RoleName }): Promise<ApiKeyRecord & { key: string }> {
+export async function createApiKey(
+  st: SecurityState,
+  caller: Caller,
+  input: { name: string; tenant_id: string; role: RoleName },
+): Promise<ApiKeyRecord & { key: string }> {
   if (!ROLES.includes(input.role)) throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
-  if (!(await tenantExists(st, input.tenant_id))) throw new AppError('VALIDATION_FAILED', `tenant ${input.tenant_id} does not exist`, { field: 'tenant_id' });
+  if (!(await tenantExists(st, input.tenant_id)))
+    throw new AppError('VALIDATION_FAILED', `tenant ${input.tenant_id} does not exist`, { field: 'tenant_id' });
   const key = `gok_${randomBytes(32).toString('base64url')}`;
   const { rows } = await st.s.db.query<ApiKeyRecord>(
     `INSERT INTO api_keys (id, tenant_id, name, role, key_hash, created_by) VALUES ($1, $2, $3, $4, $5, $6)
      RETURNING id, tenant_id, name, role, created_by, created_at, revoked_at`,
-    [newId('key'), input.tenant_id, input.name, input.role, hashKey(key), caller.actor.id]);
+    [newId('key'), input.tenant_id, input.name, input.role, hashKey(key), caller.actor.id],
+  );
   return { ...rows[0], key };
 }
 

@@ -94,11 +94,27 @@ type AuditValues = unknown[];
 
 function auditValues(e: AuditInput): AuditValues {
   const tenant = e.tenantId || e.actor.tenant || 'default';
-  return [newId('aud'), tenant, e.actor.type, cut(e.actor.id, 200), e.actor.tenant || tenant, cut(e.action, 200), cut(e.resource?.type, 100), cut(e.resource?.id, 200),
-    cut(e.requestId, 200), cut(e.ip, 100), cut(e.userAgent, 500), cut(e.interface, 50), e.result, e.status ?? null, storableJson(JSON.stringify(e.details ?? {}))];
+  return [
+    newId('aud'),
+    tenant,
+    e.actor.type,
+    cut(e.actor.id, 200),
+    e.actor.tenant || tenant,
+    cut(e.action, 200),
+    cut(e.resource?.type, 100),
+    cut(e.resource?.id, 200),
+    cut(e.requestId, 200),
+    cut(e.ip, 100),
+    cut(e.userAgent, 500),
+    cut(e.interface, 50),
+    e.result,
+    e.status ?? null,
+    storableJson(JSON.stringify(e.details ?? {})),
+  ];
 }
 
-const COLUMNS = 'id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details';
+const COLUMNS =
+  'id, tenant_id, actor_type, actor_id, actor_tenant, action, resource_type, resource_id, request_id, ip, user_agent, interface, result, status, details';
 
 // The event-log mirror of an entry (topic "audit"), built beside it in the same statement: the
 // payload's timestamp is the entry's, as toISOString() writes it (milliseconds, UTC).

@@ -3,5 +3,6 @@ import type { Caller } from '../domain/caller.js';
 import { AppError } from '../lib/errors.js';
 
 export function requireAuditPermission(caller: Caller): void {
-  if (!caller.permissions.has('audit')) throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
+  if (!caller.permissions.has('audit'))
+    throw new AppError('FORBIDDEN', `role ${caller.role} lacks the "audit" permission`, { permission: 'audit', role: caller.role });
 }

@@ -66,18 +66,25 @@ export async function certificateIdentity(st: SecurityState, socket: unknown): P
     throw new AppError('CERT_INVALID', `the client certificate is not valid: ${reason}`, { reason });
   }
   const cn = String(first((peer.subject as unknown as Record<string, string | string[] | undefined>)?.CN) ?? '');
-  if (peer.bits !== undefined && !peer.asn1Curve && peer.bits < 2048) throw new AppError('CERT_INVALID', `the client certificate's RSA key has ${peer.bits} bits; at least 2048 are required`, { bits: peer.bits });
+  if (peer.bits !== undefined && !peer.asn1Curve && peer.bits < 2048)
+    throw new AppError('CERT_INVALID', `the client certificate's RSA key has ${peer.bits} bits; at least 2048 are required`, {
+      bits: peer.bits,
+    });
   // Identity from configuration only: the subject's O and OU are ignored (docs/security.md).
   const mapped = mappingOf(st.s.config.clientCertMap, cn, peer.fingerprint256);
   if (!mapped) {
-    throw new AppError('CERT_INVALID', `the client certificate (CN "${cn}", SHA-256 ${peer.fingerprint256 ?? 'unknown'}) is signed by the trusted CA but is not mapped to an identity; an administrator must add its CN or fingerprint to TLS_CLIENT_MAP`,
-      { reason: 'CERT_NOT_MAPPED', cn, fingerprint256: peer.fingerprint256 });
+    throw new AppError(
+      'CERT_INVALID',
+      `the client certificate (CN "${cn}", SHA-256 ${peer.fingerprint256 ?? 'unknown'}) is signed by the trusted CA but is not mapped to an identity; an administrator must add its CN or fingerprint to TLS_CLIENT_MAP`,
+      { reason: 'CERT_NOT_MAPPED', cn, fingerprint256: peer.fingerprint256 },
+    );
   }
   const prefixed = /^(agent|service)-(.{1,128})$/.exec(cn);
   const kind = mapped.kind ?? (prefixed?.[1] === 'agent' ? 'agent' : 'service');
   const id = mapped.user ?? prefixed?.[2] ?? cn;
   const { tenant, role } = mapped;
-  if (!(await tenantExists(st, tenant))) throw new AppError('CERT_INVALID', `the client certificate is mapped to tenant "${tenant}", which does not exist`, { tenant });
+  if (!(await tenantExists(st, tenant)))
+    throw new AppError('CERT_INVALID', `the client certificate is mapped to tenant "${tenant}", which does not exist`, { tenant });
   const validTo = new Date(peer.valid_to);
   const days = Math.floor((validTo.getTime() - Date.now()) / 86_400_000);
   return { cn, kind, id, tenant, role, serial: peer.serialNumber, valid_to: validTo.toISOString(), expires_in_days: days };
@@ -116,17 +123,38 @@ export async function authenticate(s: Services, input: AuthInput): Promise<AuthR
     base = { tenant: k.tenant_id, actor: { type: 'service', id: k.id, tenant: k.tenant_id }, role: k.role, permissions: permissionsFor(k.role, 'default') };
     method = cert ? 'api_key+mtls' : 'api_key';
   } else if (cert) {
-    base = { tenant: cert.tenant, actor: { type: cert.kind, id: cert.id, tenant: cert.tenant }, role: cert.role, permissions: permissionsFor(cert.role, 'default') };
+    base = {
+      tenant: cert.tenant,
+      actor: { type: cert.kind, id: cert.id, tenant: cert.tenant },
+      role: cert.role,
+      permissions: permissionsFor(cert.role, 'default'),
+    };
     method = 'mtls';
   }
-  if (!base || !method) throw new AppError('UNAUTHORIZED', 'authentication required: send Authorization: Bearer <token> (POST /api/v1/auth/token), X-API-Key, or a client certificate');
+  if (!base || !method)
+    throw new AppError(
+      'UNAUTHORIZED',
+      'authentication required: send Authorization: Bearer <token> (POST /api/v1/auth/token), X-API-Key, or a client certificate',
+    );
   let tenantId = base.tenant;
   const wanted = input.tenantHeader?.trim();
   if (wanted && wanted !== base.tenant) {
     if (!base.permissions.has('cross_tenant')) {
-      const err = new AppError('TENANT_MISMATCH', `X-Tenant-Id names tenant ${wanted}, but this credential belongs to tenant ${base.tenant} and has no cross-tenant permission`, { tenant_id: wanted });
+      const err = new AppError(
+        'TENANT_MISMATCH',
+        `X-Tenant-Id names tenant ${wanted}, but this credential belongs to tenant ${base.tenant} and has no cross-tenant permission`,
+        { tenant_id: wanted },
+      );
       // The credential itself was good: the denial is audited as this actor, in its own tenant.
-      Object.defineProperty(err, 'identified', { value: { ...anonymousCaller(input.requestId, input.ip, input.userAgent, input.interface), tenantId: base.tenant, actor: base.actor, role: base.role, permissions: base.permissions } });
+      Object.defineProperty(err, 'identified', {
+        value: {
+          ...anonymousCaller(input.requestId, input.ip, input.userAgent, input.interface),
+          tenantId: base.tenant,
+          actor: base.actor,
+          role: base.role,
+          permissions: base.permissions,
+        },
+      });
       throw err;
     }
     if (!(await tenantExists(st, wanted))) throw new AppError('NOT_FOUND', `tenant ${wanted} does not exist`, { resource: 'tenant', id: wanted });
@@ -151,12 +179,30 @@ export async function authenticate(s: Services, input: AuthInput): Promise<AuthR
 
 /** The caller of a public endpoint: no tenant, no permissions. */
 export function anonymousCaller(requestId: string, ip: string | undefined, userAgent: string | undefined, iface: Caller['interface']): Caller {
-  return { tenantId: '', actor: { type: 'anonymous', id: 'anonymous', tenant: '' }, role: 'viewer', permissions: new Set(), requestId, ip: ip ? normalizeIp(ip) : undefined, userAgent, interface: iface };
+  return {
+    tenantId: '',
+    actor: { type: 'anonymous', id: 'anonymous', tenant: '' },
+    role: 'viewer',
+    permissions: new Set(),
+    requestId,
+    ip: ip ? normalizeIp(ip) : undefined,
+    userAgent,
+    interface: iface,
+  };
 }
 
 /** The bootstrap admin of tenant default (GRIDOPS_AUTH=off benchmark baselines only). */
 export function unauthenticatedAdmin(s: Services, requestId: string, ip?: string, userAgent?: string): Caller {
-  return { tenantId: 'default', actor: { type: 'user', id: s.config.adminUsername, tenant: 'default' }, role: 'admin', permissions: new Set(ROLE_PERMISSIONS.admin), requestId, ip, userAgent, interface: 'rest' };
+  return {
+    tenantId: 'default',
+    actor: { type: 'user', id: s.config.adminUsername, tenant: 'default' },
+    role: 'admin',
+    permissions: new Set(ROLE_PERMISSIONS.admin),
+    requestId,
+    ip,
+    userAgent,
+    interface: 'rest',
+  };
 }
 
 /** The caller a denied authentication had identified (TENANT_MISMATCH), for the audit entry. */

@@ -33,12 +33,19 @@ function entryOf(key: string, v: unknown): CertMapping {
   const where = `TLS_CLIENT_MAP entry "${key}"`;
   if (v === null || typeof v !== 'object' || Array.isArray(v)) throw new Error(`${where} must be an object {tenant, role, user?, kind?}`);
   const e = v as Record<string, unknown>;
-  for (const k of Object.keys(e)) if (!['tenant', 'role', 'user', 'kind'].includes(k)) throw new Error(`${where}: unknown field "${k}" (allowed: tenant, role, user, kind)`);
+  for (const k of Object.keys(e))
+    if (!['tenant', 'role', 'user', 'kind'].includes(k))
+      throw new Error(`${where}: unknown field "${k}" (allowed: tenant, role, user, kind)`);
   if (typeof e.tenant !== 'string' || e.tenant === '') throw new Error(`${where}: tenant must be a non-empty string`);
   if (typeof e.role !== 'string' || !ROLES.includes(e.role)) throw new Error(`${where}: role must be one of ${ROLES.join(', ')}`);
   if (e.user !== undefined && (typeof e.user !== 'string' || e.user === '' || e.user.length > 128)) throw new Error(`${where}: user must be 1-128 characters`);
   if (e.kind !== undefined && e.kind !== 'agent' && e.kind !== 'service') throw new Error(`${where}: kind must be agent or service`);
-  return { tenant: e.tenant, role: e.role as RoleName, ...(e.user ? { user: e.user as string } : {}), ...(e.kind ? { kind: e.kind as 'agent' | 'service' } : {}) };
+  return {
+    tenant: e.tenant,
+    role: e.role as RoleName,
+    ...(e.user ? { user: e.user as string } : {}),
+    ...(e.kind ? { kind: e.kind as 'agent' | 'service' } : {}),
+  };
 }
 
 /** Parses the mapping (JSON text); throws with a message naming the bad entry. */
@@ -49,7 +56,8 @@ export function parseCertMap(text: string): ClientCertMap {
   } catch (e) {
     throw new Error(`TLS_CLIENT_MAP is not valid JSON: ${(e as Error).message}`);
   }
-  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw new Error('TLS_CLIENT_MAP must be a JSON object {"<CN or sha256:fingerprint>": {tenant, role, user?, kind?}}');
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
+    throw new Error('TLS_CLIENT_MAP must be a JSON object {"<CN or sha256:fingerprint>": {tenant, role, user?, kind?}}');
   const map: ClientCertMap = { byCn: new Map(), byFingerprint: new Map() };
   for (const [key, v] of Object.entries(raw)) {
     const entry = entryOf(key, v);

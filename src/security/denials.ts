@@ -68,7 +68,20 @@ export function countDenial(s: Services, e: AuditInput): void {
   const key = `${minute}|${tenant}|${e.actor.type}|${e.actor.id}|${layer}|${ip}|${door}`;
   let t = c.tallies.get(key);
   if (!t) {
-    t = { minute, tenant_id: tenant, actor_type: e.actor.type, actor_id: e.actor.id.slice(0, 200), layer, ip: ip.slice(0, 100), interface: door, count: 0, first_at: now.toISOString(), last_at: '', last_request_id: null, actions: {} };
+    t = {
+      minute,
+      tenant_id: tenant,
+      actor_type: e.actor.type,
+      actor_id: e.actor.id.slice(0, 200),
+      layer,
+      ip: ip.slice(0, 100),
+      interface: door,
+      count: 0,
+      first_at: now.toISOString(),
+      last_at: '',
+      last_request_id: null,
+      actions: {},
+    };
     c.tallies.set(key, t);
   }
   t.count++;
@@ -161,7 +174,11 @@ export async function listDenials(s: Services, caller: Caller, q: DenialQuery) {
   if (q.from) add('minute >= ?', new Date(Math.floor(parseDateTime('from', q.from).getTime() / 60_000) * 60_000).toISOString());
   if (q.to) add('minute < ?', parseDateTime('to', q.to).toISOString());
   const order = orderBy(q.sort, { minute: 'minute', count: 'count', actor: 'actor_id', layer: 'layer' }, '-minute');
-  const { rows, total } = await selectPage<DenialRow>(s.db, { from: 'audit_rate_limited', where: w.sql(), params: w.params, order: `${order}, count DESC, actor_id, layer, ip` }, p);
+  const { rows, total } = await selectPage<DenialRow>(
+    s.db,
+    { from: 'audit_rate_limited', where: w.sql(), params: w.params, order: `${order}, count DESC, actor_id, layer, ip` },
+    p,
+  );
   const items = rows.map((r) => ({
     minute: new Date(r.minute), actor: { type: r.actor_type, id: r.actor_id }, layer: r.layer, ip: r.ip, interface: r.interface,
     count: Number(r.count), first_at: new Date(r.first_at), last_at: new Date(r.last_at), last_request_id: r.last_request_id, actions: r.actions,

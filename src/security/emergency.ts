@@ -20,7 +20,11 @@ export function endpointBypassMayApply(refused: RateLimitDecision, command: unkn
  * with, or null when no bypass applies (answer the endpoint layer's refusal). The other layers are taken
  * first on purpose: a refused request costs no database lookup once its address or user is out of tokens.
  */
-export async function emergencyBypass(s: Services, r: Omit<RateLimitRequest, 'endpoint'> & { caller: Caller }, agentFound: () => Promise<boolean>): Promise<RateLimitDecision | null> {
+export async function emergencyBypass(
+  s: Services,
+  r: Omit<RateLimitRequest, 'endpoint'> & { caller: Caller },
+  agentFound: () => Promise<boolean>,
+): Promise<RateLimitDecision | null> {
   const others = await checkRateLimits(s, { ip: r.ip, ipClass: r.ipClass, caller: r.caller });
   if (!others.allowed) return others;
   return (await agentFound()) ? others : null;

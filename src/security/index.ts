@@ -58,7 +58,14 @@ export interface GateResult {
 export async function gate(s: Services, g: GateInput): Promise<GateResult> {
   const anon = anonymousCaller(g.requestId, g.ip, g.userAgent, g.door);
   const deny = async (caller: Caller, e: AppError) => {
-    await recordAudit(s, { ...fromCaller(caller), tenantId: caller.tenantId || 'default', action: g.action, result: 'denied', status: e.statusCode, details: { code: e.code, reason: e.message } }).catch(() => {});
+    await recordAudit(s, {
+      ...fromCaller(caller),
+      tenantId: caller.tenantId || 'default',
+      action: g.action,
+      result: 'denied',
+      status: e.statusCode,
+      details: { code: e.code, reason: e.message },
+    }).catch(() => {});
     throw e;
   };
   if (isBlockedIp(s, g.ip)) await deny(anon, new AppError('IP_BLOCKED', `address ${normalizeIp(g.ip)} is blocked`));
@@ -76,7 +83,13 @@ export async function gate(s: Services, g: GateInput): Promise<GateResult> {
   if (authError) await deny(identified ?? anon, authError);
   if (rate.waitMs > 0) await new Promise((r) => setTimeout(r, rate.waitMs));
   if (g.permission && !auth!.caller.permissions.has(g.permission)) {
-    await deny(auth!.caller, new AppError('FORBIDDEN', `role ${auth!.caller.role} lacks the "${g.permission}" permission this operation needs`, { permission: g.permission, role: auth!.caller.role }));
+    await deny(
+      auth!.caller,
+      new AppError('FORBIDDEN', `role ${auth!.caller.role} lacks the "${g.permission}" permission this operation needs`, {
+        permission: g.permission,
+        role: auth!.caller.role,
+      }),
+    );
   }
   return { caller: auth!.caller, auth: auth!, rate };
 }
@@ -93,10 +106,21 @@ export async function acquireConnection(s: Services, caller: Caller, kind: ConnK
   const r = await s.security.conns.acquire(kind, caller.tenantId, `${caller.actor.type}:${caller.actor.id}`, tenantLimit, userLimit);
   if (!r.ok) {
     const what = kind === 'ws' ? 'WebSocket' : 'SSE';
-    throw new AppError('RATE_LIMITED', r.scope === 'tenant'
-      ? `tenant ${caller.tenantId} already has ${r.count} ${what} connections, its quota`
-      : `${caller.actor.id} already has ${r.count} ${what} connections, the per-user limit`,
-    { scope: r.scope, limit: r.limit, current: r.count, retry_after: 5, window_seconds: 0, reset_at: new Date(Date.now() + 5000).toISOString(), ...(r.scope === 'tenant' ? { tenant_id: caller.tenantId } : {}) });
+    throw new AppError(
+      'RATE_LIMITED',
+      r.scope === 'tenant'
+        ? `tenant ${caller.tenantId} already has ${r.count} ${what} connections, its quota`
+        : `${caller.actor.id} already has ${r.count} ${what} connections, the per-user limit`,
+      {
+        scope: r.scope,
+        limit: r.limit,
+        current: r.count,
+        retry_after: 5,
+        window_seconds: 0,
+        reset_at: new Date(Date.now() + 5000).toISOString(),
+        ...(r.scope === 'tenant' ? { tenant_id: caller.tenantId } : {}),
+      },
+    );
   }
   return r.slot;
 }

@@ -34,10 +34,14 @@ export function kidOf(publicKey: string | KeyObject): string {
 
 function generatePair(): Promise<SigningKey> {
   return new Promise((resolve, reject) => {
-    genCb('rsa', { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } }, (err, publicPem, privatePem) => {
-      if (err) reject(err);
-      else resolve({ kid: kidOf(publicPem), privatePem, publicPem });
-    });
+    genCb(
+      'rsa',
+      { modulusLength: 2048, publicKeyEncoding: { type: 'spki', format: 'pem' }, privateKeyEncoding: { type: 'pkcs8', format: 'pem' } },
+      (err, publicPem, privatePem) => {
+        if (err) reject(err);
+        else resolve({ kid: kidOf(publicPem), privatePem, publicPem });
+      },
+    );
   });
 }
 
@@ -97,7 +101,12 @@ async function loadFromDatabase(s: ServiceCore): Promise<KeyRing> {
     await s.db.transaction(async (tx) => {
       await tx.query('SELECT pg_advisory_xact_lock($1)', [KEY_LOCK]);
       const { rows: cur } = await tx.query(`SELECT 1 FROM jwt_keys WHERE retired_at IS NULL`);
-      if (cur.length === 0) await tx.query('INSERT INTO jwt_keys (kid, private_pem, public_pem) VALUES ($1, $2, $3)', [fresh.kid, fresh.privatePem, fresh.publicPem]);
+      if (cur.length === 0)
+        await tx.query('INSERT INTO jwt_keys (kid, private_pem, public_pem) VALUES ($1, $2, $3)', [
+          fresh.kid,
+          fresh.privatePem,
+          fresh.publicPem,
+        ]);
     });
     rows = await read();
   }

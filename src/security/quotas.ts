@@ -94,19 +94,34 @@ function compose(plan: string, base: Partial<Quotas>, temps: TemporaryQuota[]): 
 }
 
 async function readState(q: Queryable, tenantId: string): Promise<TenantQuotaState | null> {
-  const { rows } = await q.query<{ plan: string; base_quotas: Record<string, unknown>; temps: { id: string; quotas: Record<string, unknown>; reason: string; expires_at: string }[] | null; rl: { factor: number | null; reason: string; actor: string; created_at: string; expires_at: string } | null }>(
+  const { rows } = await q.query<{
+    plan: string;
+    base_quotas: Record<string, unknown>;
+    temps: { id: string; quotas: Record<string, unknown>; reason: string; expires_at: string }[] | null;
+    rl: { factor: number | null; reason: string; actor: string; created_at: string; expires_at: string } | null;
+  }>(
     `SELECT t.plan, t.base_quotas,
             (SELECT json_agg(json_build_object('id', o.id, 'quotas', o.quotas, 'reason', o.reason, 'expires_at', o.expires_at) ORDER BY o.created_at, o.id)
                FROM tenant_quota_overrides o WHERE o.tenant_id = t.id AND o.expired_at IS NULL AND o.expires_at > now()) AS temps,
             (SELECT json_build_object('factor', r.factor, 'reason', r.reason, 'actor', r.actor, 'created_at', r.created_at, 'expires_at', r.expires_at)
                FROM tenant_rate_limit_overrides r WHERE r.tenant_id = t.id AND r.expires_at > now()) AS rl
-       FROM tenants t WHERE t.id = $1`, [tenantId]);
+       FROM tenants t WHERE t.id = $1`,
+    [tenantId],
+  );
   const r = rows[0];
   if (!r) return null;
   const temporary = (r.temps ?? []).map((t) => ({ id: t.id, quotas: pick(t.quotas), reason: t.reason, expires_at: new Date(t.expires_at) }));
   const base = pick(r.base_quotas);
   const plan = (PLANS[r.plan as PlanName] ? r.plan : 'pro') as PlanName;
-  const rateOverride = r.rl ? { factor: r.rl.factor, reason: r.rl.reason, actor: r.rl.actor, created_at: new Date(r.rl.created_at), expires_at: new Date(r.rl.expires_at) } : undefined;
+  const rateOverride = r.rl
+    ? {
+        factor: r.rl.factor,
+        reason: r.rl.reason,
+        actor: r.rl.actor,
+        created_at: new Date(r.rl.created_at),
+        expires_at: new Date(r.rl.expires_at),
+      }
+    : undefined;
   const expiries = [...temporary.map((t) => t.expires_at.getTime()), ...(rateOverride ? [rateOverride.expires_at.getTime()] : [])];
   return {
     tenant_id: tenantId, plan, base, temporary, quotas: compose(plan, base, temporary), rateOverride,
@@ -166,7 +181,11 @@ export async function checkCountQuota(s: Services, q: Queryable, tenantId: strin
   const n = Number(rows[0]?.n ?? 0);
   if (n >= limit) {
     const what = quota === 'network_count' ? 'networks' : 'agents';
-    throw new AppError('CONFLICT', `tenant ${tenantId} already has ${n} ${what}, its quota; delete one or ask an admin to raise ${quota}`, { quota, limit, current: n });
+    throw new AppError('CONFLICT', `tenant ${tenantId} already has ${n} ${what}, its quota; delete one or ask an admin to raise ${quota}`, {
+      quota,
+      limit,
+      current: n,
+    });
   }
   void s;
 }
@@ -187,25 +206,46 @@ export function checkNetworkQuota(s: Services, q: Queryable, tenantId: string): 
  * and refuses it (429 RATE_LIMITED, scope tenant) when it would exceed either.
  * Atomic across processes (one conditional upsert).
  */
-export async function consumeTimeseriesQuota(s: Services, caller: Caller, points: number, bytes: number): Promise<{ points_today: number; bytes_today: number }> {
+export async function consumeTimeseriesQuota(
+  s: Services,
+  caller: Caller,
+  points: number,
+  bytes: number,
+): Promise<{ points_today: number; bytes_today: number }> {
   const quotas = await getQuotas(s, caller.tenantId);
   const maxBytes = Math.round(quotas.timeseries_daily_gb * 1e9);
   const refuse = (used?: { points: number; bytes: number }) => {
     const tomorrow = new Date();
     tomorrow.setUTCHours(24, 0, 0, 0);
-    return new AppError('RATE_LIMITED', `tenant ${caller.tenantId} has reached its daily time-series quota (${quotas.timeseries_daily_points} points, ${quotas.timeseries_daily_gb} GB); writes are refused until ${tomorrow.toISOString()}`, {
-      scope: 'tenant', tenant_id: caller.tenantId, quota: 'timeseries_daily', limit: quotas.timeseries_daily_points, limit_gb: quotas.timeseries_daily_gb,
-      used_points: used?.points, reset_at: tomorrow.toISOString(), retry_after: Math.ceil((tomorrow.getTime() - Date.now()) / 1000), window_seconds: 86400,
-    });
+    return new AppError(
+      'RATE_LIMITED',
+      `tenant ${caller.tenantId} has reached its daily time-series quota (${quotas.timeseries_daily_points} points, ${quotas.timeseries_daily_gb} GB); writes are refused until ${tomorrow.toISOString()}`,
+      {
+        scope: 'tenant',
+        tenant_id: caller.tenantId,
+        quota: 'timeseries_daily',
+        limit: quotas.timeseries_daily_points,
+        limit_gb: quotas.timeseries_daily_gb,
+        used_points: used?.points,
+        reset_at: tomorrow.toISOString(),
+        retry_after: Math.ceil((tomorrow.getTime() - Date.now()) / 1000),
+        window_seconds: 86400,
+      },
+    );
   };
   if (points > quotas.timeseries_daily_points || bytes > maxBytes) throw refuse();
   const { rows } = await s.db.query<{ points: number; bytes: number }>(
     `INSERT INTO tenant_usage_daily AS u (tenant_id, day, points, bytes) VALUES ($1, (now() AT TIME ZONE 'UTC')::date, $2, $3)
      ON CONFLICT (tenant_id, day) DO UPDATE SET points = u.points + EXCLUDED.points, bytes = u.bytes + EXCLUDED.bytes
        WHERE u.points + EXCLUDED.points <= $4 AND u.bytes + EXCLUDED.bytes <= $5
-     RETURNING points, bytes`, [caller.tenantId, points, bytes, quotas.timeseries_daily_points, maxBytes]);
+     RETURNING points, bytes`,
+    [caller.tenantId, points, bytes, quotas.timeseries_daily_points, maxBytes],
+  );
   if (!rows[0]) {
-    const cur = await s.db.query<{ points: number; bytes: number }>(`SELECT points, bytes FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`, [caller.tenantId]);
+    const cur = await s.db.query<{ points: number; bytes: number }>(
+      `SELECT points, bytes FROM tenant_usage_daily WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,
+      [caller.tenantId],
+    );
     throw refuse(cur.rows[0] ? { points: Number(cur.rows[0].points), bytes: Number(cur.rows[0].bytes) } : undefined);
   }
   return { points_today: Number(rows[0].points), bytes_today: Number(rows[0].bytes) };
@@ -255,7 +295,8 @@ export async function quotaView(st: SecurityState, tenantId: string, fresh = fal
   ]);
   let agents = 0;
   const hasAgents = await db.query<{ t: string | null }>(`SELECT to_regclass('agents')::text AS t`);
-  if (hasAgents.rows[0]?.t) agents = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM agents WHERE tenant_id = $1', [tenantId])).rows[0].n);
+  if (hasAgents.rows[0]?.t)
+    agents = Number((await db.query<{ n: number }>('SELECT count(*)::int AS n FROM agents WHERE tenant_id = $1', [tenantId])).rows[0].n);
   const c = counts.rows[0];
   return {
     tenant_id: tenantId,
@@ -334,7 +375,9 @@ export async function sweepExpiredQuotas(s: Services): Promise<number> {
     const done = await s.db.transaction(async (tx) => {
       await tx.query('SELECT 1 FROM tenants WHERE id = $1 FOR UPDATE', [tenant_id]);
       const { rows: ex } = await tx.query<{ id: string; quotas: Record<string, unknown>; reason: string }>(
-        `UPDATE tenant_quota_overrides SET expired_at = now() WHERE tenant_id = $1 AND expired_at IS NULL AND expires_at <= now() RETURNING id, quotas, reason`, [tenant_id]);
+        `UPDATE tenant_quota_overrides SET expired_at = now() WHERE tenant_id = $1 AND expired_at IS NULL AND expires_at <= now() RETURNING id, quotas, reason`,
+        [tenant_id],
+      );
       if (ex.length === 0) return undefined;
       const quotas = await writeEffectiveQuotas(tx, tenant_id);
       return { ex, quotas };

@@ -51,7 +51,10 @@ function expiryOf(c: RateOverrideChange): Date {
   const left = at.getTime() - Date.now();
   if (left <= 0) throw new AppError('PARAM_OUT_OF_RANGE', 'expires_at must be in the future', { field: 'expires_at' });
   if (left > MAX_OVERRIDE_SECONDS * 1000) {
-    throw new AppError('PARAM_OUT_OF_RANGE', `an override lasts at most ${MAX_OVERRIDE_SECONDS} s (7 days); set it again to extend it`, { field: 'expires_at', limit: MAX_OVERRIDE_SECONDS });
+    throw new AppError('PARAM_OUT_OF_RANGE', `an override lasts at most ${MAX_OVERRIDE_SECONDS} s (7 days); set it again to extend it`, {
+      field: 'expires_at',
+      limit: MAX_OVERRIDE_SECONDS,
+    });
   }
   return at;
 }
@@ -64,9 +67,18 @@ export async function getRateOverride(st: SecurityState, tenantId: string): Prom
 }
 
 /** Sets (replaces) the tenant's override; every API process applies it with its next request of the tenant. */
-export async function setRateOverride(st: SecurityState, caller: Caller, tenantId: string, c: RateOverrideChange): Promise<{ override: RateOverrideView; previous: RateOverrideView }> {
+export async function setRateOverride(
+  st: SecurityState,
+  caller: Caller,
+  tenantId: string,
+  c: RateOverrideChange,
+): Promise<{ override: RateOverrideView; previous: RateOverrideView }> {
   if ((c.factor === undefined) === (c.lift !== true)) {
-    throw new AppError('INVALID_REQUEST', 'give either factor (a multiplier of every rate and burst, e.g. 100) or lift: true (no rate limits), until expires_at / expires_in_seconds', { field: 'factor' });
+    throw new AppError(
+      'INVALID_REQUEST',
+      'give either factor (a multiplier of every rate and burst, e.g. 100) or lift: true (no rate limits), until expires_at / expires_in_seconds',
+      { field: 'factor' },
+    );
   }
   if (c.factor !== undefined && !(c.factor > 0 && c.factor <= MAX_FACTOR)) {
     throw new AppError('PARAM_OUT_OF_RANGE', `factor must be above 0 and at most ${MAX_FACTOR}`, { field: 'factor', limit: MAX_FACTOR });
@@ -76,7 +88,8 @@ export async function setRateOverride(st: SecurityState, caller: Caller, tenantI
   await st.s.db.query(
     `INSERT INTO tenant_rate_limit_overrides (tenant_id, factor, reason, actor, expires_at) VALUES ($1, $2, $3, $4, $5)
      ON CONFLICT (tenant_id) DO UPDATE SET factor = EXCLUDED.factor, reason = EXCLUDED.reason, actor = EXCLUDED.actor, expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
-    [tenantId, c.lift ? null : c.factor, c.reason, caller.actor.id, expires.toISOString()]);
+    [tenantId, c.lift ? null : c.factor, c.reason, caller.actor.id, expires.toISOString()],
+  );
   await broadcast(st, { kind: 'quota_changed', tenant: tenantId });
   return { override: await getRateOverride(st, tenantId), previous };
 }

@@ -258,19 +258,56 @@ function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQu
   const L = st.limits;
   const specs: Spec[] = [];
   const ipB = L.ip[r.ipClass];
-  if (!r.skipIp) specs.push({ layer: 'ip', key: `rl:ip:${r.ipClass}:${ip}`, perMs: perMinute(ipB), burst: ipB.burst, debt: 0, maxWaitMs: 0, limit: ipB.rate, window: 60 });
+  if (!r.skipIp)
+    specs.push({
+      layer: 'ip',
+      key: `rl:ip:${r.ipClass}:${ip}`,
+      perMs: perMinute(ipB),
+      burst: ipB.burst,
+      debt: 0,
+      maxWaitMs: 0,
+      limit: ipB.rate,
+      window: 60,
+    });
   let tenantIdx = -1;
   let tenantLimit = 0;
   if (c) {
     if (q) {
       tenantLimit = Math.max(1, Math.round(q.quotas.api_requests_per_hour * scale));
       tenantIdx = specs.length;
-      specs.push({ layer: 'tenant', key: `rl:tenant:${c.tenantId}`, perMs: tenantLimit / 3_600_000, burst: Math.min(tenantLimit, L.tenantBurst ?? tenantLimit), debt: L.tenantQueueDepth, maxWaitMs: L.tenantQueueMaxWaitMs, limit: tenantLimit, window: 3600 });
+      specs.push({
+        layer: 'tenant',
+        key: `rl:tenant:${c.tenantId}`,
+        perMs: tenantLimit / 3_600_000,
+        burst: Math.min(tenantLimit, L.tenantBurst ?? tenantLimit),
+        debt: L.tenantQueueDepth,
+        maxWaitMs: L.tenantQueueMaxWaitMs,
+        limit: tenantLimit,
+        window: 3600,
+      });
     }
-    specs.push({ layer: 'user', key: `rl:user:${c.actor.tenant}:${c.actor.type}:${c.actor.id}`, perMs: perMinute(L.user), burst: L.user.burst, debt: 0, maxWaitMs: 0, limit: L.user.rate, window: 60 });
+    specs.push({
+      layer: 'user',
+      key: `rl:user:${c.actor.tenant}:${c.actor.type}:${c.actor.id}`,
+      perMs: perMinute(L.user),
+      burst: L.user.burst,
+      debt: 0,
+      maxWaitMs: 0,
+      limit: L.user.rate,
+      window: 60,
+    });
     if (r.endpoint) {
       const e = L.endpoint[r.endpoint];
-      specs.push({ layer: 'endpoint', key: `rl:ep:${c.tenantId}:${r.endpoint}`, perMs: perMinute(e), burst: e.burst, debt: 0, maxWaitMs: 0, limit: e.rate, window: 60 });
+      specs.push({
+        layer: 'endpoint',
+        key: `rl:ep:${c.tenantId}:${r.endpoint}`,
+        perMs: perMinute(e),
+        burst: e.burst,
+        debt: 0,
+        maxWaitMs: 0,
+        limit: e.rate,
+        window: 60,
+      });
     }
   }
   if (factor !== 1) {
@@ -346,7 +383,14 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   const retryAfter = Math.max(1, Math.ceil((1 - res.tokens[show]) / sp.perMs / 1000));
   headers['Retry-After'] = String(retryAfter);
   const resetAt = new Date(res.now + retryAfter * 1000).toISOString();
-  const details: Record<string, unknown> = { limit: sp.limit, window_seconds: sp.window, retry_after: retryAfter, reset_at: resetAt, scope: sp.layer, burst: sp.burst };
+  const details: Record<string, unknown> = {
+    limit: sp.limit,
+    window_seconds: sp.window,
+    retry_after: retryAfter,
+    reset_at: resetAt,
+    scope: sp.layer,
+    burst: sp.burst,
+  };
   if (sp.layer === 'ip') details.ip = ip;
   if (sp.layer === 'tenant') {
     details.tenant_id = c!.tenantId;
@@ -354,10 +398,22 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
   }
   if (sp.layer === 'endpoint') details.endpoint = r.endpoint;
   if (sp.layer === 'user') details.actor = { type: c!.actor.type, id: c!.actor.id };
-  const what = { ip: `client address ${ip} (${r.ipClass} endpoints)`, tenant: `tenant ${c?.tenantId} (API requests per hour; queue of ${L.tenantQueueDepth} full)`, user: `${c?.actor.type} ${c?.actor.id}`, endpoint: `endpoint ${r.endpoint}` }[sp.layer];
+  const what = {
+    ip: `client address ${ip} (${r.ipClass} endpoints)`,
+    tenant: `tenant ${c?.tenantId} (API requests per hour; queue of ${L.tenantQueueDepth} full)`,
+    user: `${c?.actor.type} ${c?.actor.id}`,
+    endpoint: `endpoint ${r.endpoint}`,
+  }[sp.layer];
   return {
-    allowed: false, headers, waitMs: 0, scope: sp.layer,
-    error: new AppError('RATE_LIMITED', `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s. Load testing? See ${LOAD_TESTING_DOC} (an admin can raise or lift a tenant's limits for a while)`, details),
+    allowed: false,
+    headers,
+    waitMs: 0,
+    scope: sp.layer,
+    error: new AppError(
+      'RATE_LIMITED',
+      `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s. Load testing? See ${LOAD_TESTING_DOC} (an admin can raise or lift a tenant's limits for a while)`,
+      details,
+    ),
   };
 }
 
@@ -378,7 +434,8 @@ export function classifyRoute(method: string, url: string | undefined, isPublic:
   const u = url ?? '';
   const endpoint = ENDPOINTS[`${method} ${u}`];
   if (u.startsWith('/api/v1/auth/')) return { ipClass: 'auth' };
-  if (/\/(powerflow|opf|sensitivities|state-estimation)$/.test(u) || (method === 'POST' && u === '/api/v1/networks/:id/studies')) return { ipClass: 'compute', endpoint };
+  if (/\/(powerflow|opf|sensitivities|state-estimation)$/.test(u) || (method === 'POST' && u === '/api/v1/networks/:id/studies'))
+    return { ipClass: 'compute', endpoint };
   if (method === 'POST' && u === '/api/v1/timeseries/batch') return { ipClass: 'timeseries_write', endpoint };
   if (u === '/api/v1/events/stream') return { ipClass: 'sse_connect' };
   if (u === '/ws' || u === '/graphql' && method === 'GET') return { ipClass: isPublic ? 'ws_connect' : 'authenticated' };

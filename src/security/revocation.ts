@@ -235,7 +235,13 @@ async function resync(st: SecurityState): Promise<void> {
        UNION ALL SELECT family_id, reason FROM revoked_sessions WHERE revoked_at > now() - make_interval(secs => $1)) r
      GROUP BY family_id`, [window]);
   for (const r of rows) {
-    if (!st.revokedFamilies.has(r.family_id)) st.applyNotice({ kind: 'family_revoked', family: r.family_id, until, reason: r.reason ?? reg.reasons.get(r.family_id) ?? 'session_revoked' });
+    if (!st.revokedFamilies.has(r.family_id))
+      st.applyNotice({
+        kind: 'family_revoked',
+        family: r.family_id,
+        until,
+        reason: r.reason ?? reg.reasons.get(r.family_id) ?? 'session_revoked',
+      });
   }
   const hashes = [...reg.byKey.keys()];
   if (hashes.length === 0) return;

@@ -15,14 +15,24 @@ const liveSeconds = (st: SecurityState) => st.s.config.security.tokenTtlSeconds 
  * Revokes the user's families (or one of them) inside the caller's transaction and
  * records those whose access tokens may still be alive; returns them for announce().
  */
-export async function revokeFamilies(st: SecurityState, q: Queryable, by: { userId: string; family?: string; tenant?: string }, reason: RevocationReason): Promise<string[]> {
+export async function revokeFamilies(
+  st: SecurityState,
+  q: Queryable,
+  by: { userId: string; family?: string; tenant?: string },
+  reason: RevocationReason,
+): Promise<string[]> {
   const live = liveSeconds(st);
   const { rows } = await q.query<{ family_id: string; tenant_id: string }>(
     `UPDATE refresh_tokens SET revoked_at = now()
       WHERE user_id = $1 AND revoked_at IS NULL ${by.family ? 'AND family_id = $3' : ''} AND created_at > now() - make_interval(secs => $2)
-      RETURNING family_id, tenant_id`, by.family ? [by.userId, live, by.family] : [by.userId, live]);
+      RETURNING family_id, tenant_id`,
+    by.family ? [by.userId, live, by.family] : [by.userId, live],
+  );
   // Older rows cannot belong to a live access token; they are only closed for refresh.
-  await q.query(`UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL ${by.family ? 'AND family_id = $2' : ''}`, by.family ? [by.userId, by.family] : [by.userId]);
+  await q.query(
+    `UPDATE refresh_tokens SET revoked_at = now() WHERE user_id = $1 AND revoked_at IS NULL ${by.family ? 'AND family_id = $2' : ''}`,
+    by.family ? [by.userId, by.family] : [by.userId],
+  );
   const byFamily = new Map(rows.map((r) => [r.family_id, r.tenant_id]));
   if (by.family && !byFamily.has(by.family)) {
     // Logout with a live token whose family's refresh tokens were all used or revoked already.
@@ -33,7 +43,8 @@ export async function revokeFamilies(st: SecurityState, q: Queryable, by: { user
     await q.query(
       `INSERT INTO revoked_sessions (family_id, user_id, tenant_id, reason)
        SELECT f, $2, t, $4 FROM unnest($1::text[], $3::text[]) AS x(f, t) ON CONFLICT (family_id) DO NOTHING`,
-      [families, by.userId, families.map((f) => byFamily.get(f) ?? ''), reason]);
+      [families, by.userId, families.map((f) => byFamily.get(f) ?? ''), reason],
+    );
   }
   await q.query('DELETE FROM revoked_sessions WHERE revoked_at < now() - make_interval(secs => $1)', [live * 2]);
   return families;
@@ -45,9 +56,14 @@ export async function announceRevoked(st: SecurityState, userId: string, familie
 }
 
 /** POST /auth/logout: ends the session of the presented access token, or every session of its user. */
-export async function logout(st: SecurityState, session: { userId: string; family: string; tenant: string }, allSessions: boolean): Promise<{ sessions: number }> {
+export async function logout(
+  st: SecurityState,
+  session: { userId: string; family: string; tenant: string },
+  allSessions: boolean,
+): Promise<{ sessions: number }> {
   const families = await st.s.db.transaction((tx) => revokeFamilies(st, tx, allSessions ? { userId: session.userId } : session, 'logout'));
   if (allSessions) await announceRevoked(st, session.userId, families, 'logout');
-  else await broadcast(st, { kind: 'family_revoked', family: session.family, until: Date.now() + liveSeconds(st) * 1000, reason: 'logout' });
+  else
+    await broadcast(st, { kind: 'family_revoked', family: session.family, until: Date.now() + liveSeconds(st) * 1000, reason: 'logout' });
   return { sessions: families.length };
 }

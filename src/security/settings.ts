@@ -12,7 +12,14 @@ export interface Bucket {
 /** L1, client IP, per endpoint type (SPEC 8.1 first table). */
 export type IpClass = 'public' | 'auth' | 'authenticated' | 'compute' | 'timeseries_write' | 'ws_connect' | 'sse_connect' | 'static';
 /** L4, endpoint table (SPEC 8.1 second table), keyed "METHOD /path/pattern" below /api/v1. */
-export type EndpointKey = 'POST /networks/:id/powerflow' | 'POST /networks/:id/opf' | 'POST /networks/:id/validate' | 'POST /agents/:id/command' | 'POST /timeseries/batch' | 'DELETE /networks/:id' | 'POST /networks/:id/studies';
+export type EndpointKey =
+  | 'POST /networks/:id/powerflow'
+  | 'POST /networks/:id/opf'
+  | 'POST /networks/:id/validate'
+  | 'POST /agents/:id/command'
+  | 'POST /timeseries/batch'
+  | 'DELETE /networks/:id'
+  | 'POST /networks/:id/studies';
 
 export interface RateLimitTable {
   ip: Record<IpClass, Bucket>;
@@ -128,7 +135,9 @@ export function effectiveLimits(c: SecurityConfig): RateLimitTable {
   const k = c.rateLimitScale;
   const scale = (b: Bucket): Bucket => ({ rate: b.rate * k, burst: Math.max(1, Math.round(b.burst * k)) });
   const ip = Object.fromEntries(Object.entries(DEFAULT_LIMITS.ip).map(([n, b]) => [n, c.rateLimits.ip?.[n as IpClass] ?? scale(b)])) as Record<IpClass, Bucket>;
-  const endpoint = Object.fromEntries(Object.entries(DEFAULT_LIMITS.endpoint).map(([n, b]) => [n, c.rateLimits.endpoint?.[n as EndpointKey] ?? scale(b)])) as Record<EndpointKey, Bucket>;
+  const endpoint = Object.fromEntries(
+    Object.entries(DEFAULT_LIMITS.endpoint).map(([n, b]) => [n, c.rateLimits.endpoint?.[n as EndpointKey] ?? scale(b)]),
+  ) as Record<EndpointKey, Bucket>;
   return {
     ip,
     user: c.rateLimits.user ?? scale(DEFAULT_LIMITS.user),

@@ -36,7 +36,16 @@ export interface TokenVerifiers {
 export function buildVerifiers(ring: KeyRing): TokenVerifiers {
   const byKid = new Map<string, Verify>();
   for (const [kid, pem] of ring.verify) {
-    byKid.set(kid, createVerifier({ key: pem, algorithms: ['RS256'], cache: 10_000, allowedIss: ISSUER, requiredClaims: ['sub', 'tenant', 'role', 'exp', 'jti'] }) as Verify);
+    byKid.set(
+      kid,
+      createVerifier({
+        key: pem,
+        algorithms: ['RS256'],
+        cache: 10_000,
+        allowedIss: ISSUER,
+        requiredClaims: ['sub', 'tenant', 'role', 'exp', 'jti'],
+      }) as Verify,
+    );
   }
   return { byKid, signingKid: ring.signing?.kid };
 }
@@ -52,8 +61,22 @@ function signer(st: SecurityState) {
   const kid = st.keys.signing?.kid;
   let cur = st.signer;
   if (!cur || cur.kid !== kid || cur.ttl !== ttl) {
-    if (!st.keys.signing) throw new AppError('SERVICE_UNAVAILABLE', 'this process has no JWT signing key (JWT_PRIVATE_KEY_FILE not set); it can verify tokens but not issue them');
-    cur = { kid: st.keys.signing.kid, ttl, sign: createSigner({ algorithm: 'RS256', key: st.keys.signing.privatePem, kid: st.keys.signing.kid, iss: ISSUER, expiresIn: ttl * 1000 }) };
+    if (!st.keys.signing)
+      throw new AppError(
+        'SERVICE_UNAVAILABLE',
+        'this process has no JWT signing key (JWT_PRIVATE_KEY_FILE not set); it can verify tokens but not issue them',
+      );
+    cur = {
+      kid: st.keys.signing.kid,
+      ttl,
+      sign: createSigner({
+        algorithm: 'RS256',
+        key: st.keys.signing.privatePem,
+        kid: st.keys.signing.kid,
+        iss: ISSUER,
+        expiresIn: ttl * 1000,
+      }),
+    };
     st.signer = cur;
   }
   return cur.sign;
@@ -72,7 +95,10 @@ export function parseScope(scope: string | undefined): string {
   const parts = s.split(/[\s,]+/).filter(Boolean);
   for (const p of parts) {
     if (!PERMISSIONS.includes(p as Permission)) {
-      throw new AppError('INVALID_FIELD', `scope "${p}" is not known; use "default" or permission names (${PERMISSIONS.join(', ')})`, { field: 'scope', allowed: ['default', ...PERMISSIONS] });
+      throw new AppError('INVALID_FIELD', `scope "${p}" is not known; use "default" or permission names (${PERMISSIONS.join(', ')})`, {
+        field: 'scope',
+        allowed: ['default', ...PERMISSIONS],
+      });
     }
   }
   return [...new Set(parts)].sort().join(' ');
@@ -138,7 +164,8 @@ export function verifyAccessToken(st: SecurityState, token: string): AccessClaim
   try {
     claims = verify(token);
   } catch (e) {
-    if (e instanceof TokenError && e.code === TokenError.codes.expired) throw new AppError('TOKEN_EXPIRED', 'the bearer token has expired; obtain a new one with POST /api/v1/auth/refresh or /auth/token');
+    if (e instanceof TokenError && e.code === TokenError.codes.expired)
+      throw new AppError('TOKEN_EXPIRED', 'the bearer token has expired; obtain a new one with POST /api/v1/auth/refresh or /auth/token');
     throw new AppError('UNAUTHORIZED', 'the bearer token is not valid (bad signature, claims or format)');
   }
   if (!ROLE_PERMISSIONS[claims.role]) throw new AppError('UNAUTHORIZED', 'the bearer token carries an unknown role');
@@ -149,7 +176,11 @@ export function verifyAccessToken(st: SecurityState, token: string): AccessClaim
 
 function checkRevocation(st: SecurityState, claims: AccessClaims): AccessClaims {
   const revoked = claims.fam ? st.revokedFamilies.get(claims.fam) : undefined;
-  if (revoked !== undefined && revoked > Date.now()) throw new AppError('UNAUTHORIZED', 'the bearer token was revoked (its session was ended: logout, refresh-token reuse or a change of the account); log in again');
+  if (revoked !== undefined && revoked > Date.now())
+    throw new AppError(
+      'UNAUTHORIZED',
+      'the bearer token was revoked (its session was ended: logout, refresh-token reuse or a change of the account); log in again',
+    );
   return claims;
 }
 
@@ -183,7 +214,15 @@ async function newRefresh(st: SecurityState, subj: TokenSubject, family: string,
 }
 
 function access(st: SecurityState, subj: TokenSubject, family: string): string {
-  return signer(st)({ sub: subj.username, uid: subj.userId, tenant: subj.tenant, role: subj.role, scope: subj.scope, fam: family, jti: randomBytes(12).toString('base64url') });
+  return signer(st)({
+    sub: subj.username,
+    uid: subj.userId,
+    tenant: subj.tenant,
+    role: subj.role,
+    scope: subj.scope,
+    fam: family,
+    jti: randomBytes(12).toString('base64url'),
+  });
 }
 
 /** A new session (login): a new refresh family. */
@@ -206,20 +245,40 @@ export async function rotateRefreshToken(st: SecurityState, presented: string): 
   if (!m) return invalid();
   const [, id, secret] = m;
   const out = await st.s.db.transaction(async (tx): Promise<RefreshOutcome> => {
-    const { rows } = await tx.query<{ family_id: string; user_id: string; tenant_id: string; scope: string; token_hash: string; expired: boolean; used_at: Date | null; revoked_at: Date | null; username: string | null; role: RoleName | null; disabled: boolean | null; home: string | null }>(
+    const { rows } = await tx.query<{
+      family_id: string;
+      user_id: string;
+      tenant_id: string;
+      scope: string;
+      token_hash: string;
+      expired: boolean;
+      used_at: Date | null;
+      revoked_at: Date | null;
+      username: string | null;
+      role: RoleName | null;
+      disabled: boolean | null;
+      home: string | null;
+    }>(
       `SELECT r.family_id, r.user_id, r.tenant_id, r.scope, r.token_hash, r.expires_at <= now() AS expired, r.used_at, r.revoked_at,
               u.username, u.role, u.disabled, u.tenant_id AS home
-         FROM refresh_tokens r LEFT JOIN users u ON u.id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`, [id]);
+         FROM refresh_tokens r LEFT JOIN users u ON u.id = r.user_id WHERE r.id = $1 FOR UPDATE OF r`,
+      [id],
+    );
     const r = rows[0];
     const given = Buffer.from(sha256(secret), 'hex');
     if (!r || !timingSafeEqual(given, Buffer.from(r.token_hash, 'hex'))) return invalid();
     if (r.revoked_at) return { ok: false, error: new AppError('UNAUTHORIZED', 'the refresh token was revoked; log in again') };
     if (r.used_at) {
       await tx.query('UPDATE refresh_tokens SET revoked_at = now() WHERE family_id = $1 AND revoked_at IS NULL', [r.family_id]);
-      await tx.query(`INSERT INTO revoked_sessions (family_id, user_id, tenant_id, reason) VALUES ($1, $2, $3, 'refresh_token_reused') ON CONFLICT (family_id) DO NOTHING`, [r.family_id, r.user_id, r.tenant_id]);
+      await tx.query(
+        `INSERT INTO revoked_sessions (family_id, user_id, tenant_id, reason) VALUES ($1, $2, $3, 'refresh_token_reused') ON CONFLICT (family_id) DO NOTHING`,
+        [r.family_id, r.user_id, r.tenant_id],
+      );
       return {
         ok: false,
-        error: new AppError('UNAUTHORIZED', 'the refresh token was already used; its session has been revoked, log in again', { reason: 'refresh_token_reused' }),
+        error: new AppError('UNAUTHORIZED', 'the refresh token was already used; its session has been revoked, log in again', {
+          reason: 'refresh_token_reused',
+        }),
         reuse: { family: r.family_id, userId: r.user_id, username: r.username ?? undefined, tenant: r.tenant_id },
       };
     }
@@ -231,10 +290,27 @@ export async function rotateRefreshToken(st: SecurityState, presented: string): 
     const subject: TokenSubject = { userId: r.user_id, username: r.username, tenant, role: r.role, scope: r.scope };
     const refresh = await newRefresh(st, subject, r.family_id, tx);
     const c = st.s.config.security;
-    return { ok: true, subject, family: r.family_id, pair: { token: access(st, subject, r.family_id), refresh_token: refresh, expires_in: c.tokenTtlSeconds, refresh_expires_in: c.refreshTtlSeconds, token_type: 'Bearer', scope: r.scope } };
+    return {
+      ok: true,
+      subject,
+      family: r.family_id,
+      pair: {
+        token: access(st, subject, r.family_id),
+        refresh_token: refresh,
+        expires_in: c.tokenTtlSeconds,
+        refresh_expires_in: c.refreshTtlSeconds,
+        token_type: 'Bearer',
+        scope: r.scope,
+      },
+    };
   });
   if (!out.ok && out.reuse) {
-    await broadcast(st, { kind: 'family_revoked', family: out.reuse.family, until: Date.now() + (st.s.config.security.tokenTtlSeconds + 60) * 1000, reason: 'refresh_token_reused' });
+    await broadcast(st, {
+      kind: 'family_revoked',
+      family: out.reuse.family,
+      until: Date.now() + (st.s.config.security.tokenTtlSeconds + 60) * 1000,
+      reason: 'refresh_token_reused',
+    });
   }
   return out;
 }

@@ -56,9 +56,14 @@ export async function login(st: SecurityState, input: { username: string; passwo
   let tenant = u.tenant_id;
   if (input.tenant_id && input.tenant_id !== u.tenant_id) {
     if (!ROLE_PERMISSIONS[u.role].includes('cross_tenant')) {
-      throw new AppError('TENANT_MISMATCH', `user ${u.username} belongs to tenant ${u.tenant_id} and may not act in tenant ${input.tenant_id}`, { tenant_id: input.tenant_id });
+      throw new AppError(
+        'TENANT_MISMATCH',
+        `user ${u.username} belongs to tenant ${u.tenant_id} and may not act in tenant ${input.tenant_id}`,
+        { tenant_id: input.tenant_id },
+      );
     }
-    if (!(await tenantExists(st, input.tenant_id))) throw new AppError('NOT_FOUND', `tenant ${input.tenant_id} does not exist`, { resource: 'tenant', id: input.tenant_id });
+    if (!(await tenantExists(st, input.tenant_id)))
+      throw new AppError('NOT_FOUND', `tenant ${input.tenant_id} does not exist`, { resource: 'tenant', id: input.tenant_id });
     tenant = input.tenant_id;
   }
   const subject: TokenSubject = { userId: u.id, username: u.username, tenant, role: u.role, scope };
@@ -94,15 +99,24 @@ function view(r: UserRow): UserView {
   return { id: r.id, username: r.username, tenant_id: r.tenant_id, role: r.role, disabled: r.disabled, created_at: r.created_at };
 }
 
-export async function createUser(st: SecurityState, caller: Caller, input: { username: string; password: string; tenant_id: string; role: RoleName }): Promise<UserView> {
+export async function createUser(
+  st: SecurityState,
+  caller: Caller,
+  input: { username: string; password: string; tenant_id: string; role: RoleName },
+): Promise<UserView> {
   if (!ROLES.includes(input.role)) throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
-  if (st.s.config.production && input.password.length < 12) throw new AppError('VALIDATION_FAILED', 'in production a password has at least 12 characters', { field: 'password' });
-  if (!(await tenantExists(st, input.tenant_id))) throw new AppError('VALIDATION_FAILED', `tenant ${input.tenant_id} does not exist; create it first with POST /api/v1/admin/tenants`, { field: 'tenant_id' });
+  if (st.s.config.production && input.password.length < 12)
+    throw new AppError('VALIDATION_FAILED', 'in production a password has at least 12 characters', { field: 'password' });
+  if (!(await tenantExists(st, input.tenant_id)))
+    throw new AppError('VALIDATION_FAILED', `tenant ${input.tenant_id} does not exist; create it first with POST /api/v1/admin/tenants`, {
+      field: 'tenant_id',
+    });
   const hash = await hashPassword(input.password);
   const { rows } = await st.s.db.query<UserRow>(
     `INSERT INTO users (id, tenant_id, username, password_hash, role, created_by) VALUES ($1, $2, $3, $4, $5, $6)
      ON CONFLICT (username) DO NOTHING RETURNING *`,
-    [newId('usr'), input.tenant_id, input.username, hash, input.role, caller.actor.id]);
+    [newId('usr'), input.tenant_id, input.username, hash, input.role, caller.actor.id],
+  );
   if (!rows[0]) throw new AppError('CONFLICT', `username ${input.username} is taken`, { resource: 'user', field: 'username' });
   return view(rows[0]);
 }
@@ -130,7 +144,8 @@ async function lockedUser(q: Queryable, caller: Caller, id: string, what: string
  * (close 4401 when disabled, 4403 for the role); a wider role applies from the next login or refresh.
  */
 export async function updateUser(st: SecurityState, caller: Caller, id: string, input: { role?: RoleName; disabled?: boolean }): Promise<UserView> {
-  if (input.role !== undefined && !ROLES.includes(input.role)) throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
+  if (input.role !== undefined && !ROLES.includes(input.role))
+    throw new AppError('INVALID_FIELD', `role must be one of ${ROLES.join(', ')}`, { field: 'role' });
   const out = await st.s.db.transaction(async (tx) => {
     const u = await lockedUser(tx, caller, id, 'change the role or disable');
     const role = input.role ?? u.role;

@@ -94,10 +94,23 @@ export function caseValues(model: NetworkModel, plan: StudyPlan, o: SolveOutcome
 function rebuilt(plan: StudyPlan, chunk: StudyChunk, replaced: Map<number, CaseValues>): StudyChunk {
   const n = chunk.end - chunk.start;
   const lists = new CaseLists();
-  const out: StudyChunk = { ...chunk, code: chunk.code.slice(), iterations: chunk.iterations.slice(), minV: chunk.minV.slice(), minVBus: chunk.minVBus.slice(),
-    maxV: chunk.maxV.slice(), maxVBus: chunk.maxVBus.slice(), maxLoading: chunk.maxLoading.slice(), maxLoadingBranch: chunk.maxLoadingBranch.slice(),
-    violationStart: new Uint32Array(n + 1), islandStart: new Uint32Array(n + 1), islandLoadMw: chunk.islandLoadMw.slice(), islandGenerationMw: chunk.islandGenerationMw.slice(),
-    monitoredBranches: chunk.monitoredBranches.slice(), monitoredBuses: chunk.monitoredBuses.slice() };
+  const out: StudyChunk = {
+    ...chunk,
+    code: chunk.code.slice(),
+    iterations: chunk.iterations.slice(),
+    minV: chunk.minV.slice(),
+    minVBus: chunk.minVBus.slice(),
+    maxV: chunk.maxV.slice(),
+    maxVBus: chunk.maxVBus.slice(),
+    maxLoading: chunk.maxLoading.slice(),
+    maxLoadingBranch: chunk.maxLoadingBranch.slice(),
+    violationStart: new Uint32Array(n + 1),
+    islandStart: new Uint32Array(n + 1),
+    islandLoadMw: chunk.islandLoadMw.slice(),
+    islandGenerationMw: chunk.islandGenerationMw.slice(),
+    monitoredBranches: chunk.monitoredBranches.slice(),
+    monitoredBuses: chunk.monitoredBuses.slice(),
+  };
   const nMb = MON_BR.FIELDS * plan.monitor.branches.length, nMu = MON_BUS.FIELDS * plan.monitor.buses.length;
   for (let i = 0; i < n; i++) {
     const r = replaced.get(i);
@@ -125,7 +138,13 @@ function rebuilt(plan: StudyPlan, chunk: StudyChunk, replaced: Map<number, CaseV
  * new_reference) and returns the chunk with their values; a chunk without such cases, or a plan
  * with islanding skip, comes back as it is.
  */
-export async function solveIslandedCases(pool: SolverPool, network: NetworkModel, plan: StudyPlan, chunk: StudyChunk, signal?: AbortSignal): Promise<StudyChunk> {
+export async function solveIslandedCases(
+  pool: SolverPool,
+  network: NetworkModel,
+  plan: StudyPlan,
+  chunk: StudyChunk,
+  signal?: AbortSignal,
+): Promise<StudyChunk> {
   const rule = plan.islanding;
   if (rule === 'skip') return chunk;
   const n = chunk.end - chunk.start;
@@ -152,11 +171,23 @@ export async function solveIslandedCases(pool: SolverPool, network: NetworkModel
       replaced.set(i, caseValues(model, plan, o));
     } catch (e) {
       if (!(e instanceof PowerFlowInputError)) throw e;
-      replaced.set(i, { ...caseValues(model, plan, { status: 'diverged', message: 'singular', iterations: 0, buses: [], branches: [], generators: [] } as unknown as SolveOutcome), code: CASE_CODE.SINGULAR });
+      replaced.set(i, {
+        ...caseValues(model, plan, {
+          status: 'diverged',
+          message: 'singular',
+          iterations: 0,
+          buses: [],
+          branches: [],
+          generators: [],
+        } as unknown as SolveOutcome),
+        code: CASE_CODE.SINGULAR,
+      });
     }
   };
-  await Promise.all(Array.from({ length: Math.min(todo.length, 2 * pool.threads) }, async () => {
-    while (next < todo.length) await one(todo[next++]!);
-  }));
+  await Promise.all(
+    Array.from({ length: Math.min(todo.length, 2 * pool.threads) }, async () => {
+      while (next < todo.length) await one(todo[next++]!);
+    }),
+  );
   return rebuilt(plan, chunk, replaced);
 }

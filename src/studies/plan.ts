@@ -72,7 +72,11 @@ function contingencyList(net: NetworkModel, busType: Map<number, string>, spec: 
       const dup = new Set<number>();
       idx.forEach((i, q) => {
         const f = `${field}.${what}[${q}]`;
-        if (!Number.isInteger(i) || i < 0 || i >= n) invalid(f, `${what === 'branches' ? 'branch' : 'generator'} index ${i} does not exist (the network version has ${n}, indexes 0 to ${n - 1})`);
+        if (!Number.isInteger(i) || i < 0 || i >= n)
+          invalid(
+            f,
+            `${what === 'branches' ? 'branch' : 'generator'} index ${i} does not exist (the network version has ${n}, indexes 0 to ${n - 1})`,
+          );
         if (dup.has(i)) invalid(f, `index ${i} is listed twice`);
         dup.add(i);
         if (!inService(net, busType, i)) invalid(f, `${what === 'branches' ? 'branch' : 'generator'} ${i} is already out of service in this network version`);
@@ -102,14 +106,22 @@ function scenarioColumns(net: NetworkModel, busType: Map<number, string>, spec: 
   const loads = Object.entries(spec.loads ?? {}).map(([key, v]) => {
     const index = Number(key);
     const field = `scenarios.loads.${key}`;
-    if (!Number.isInteger(index) || index >= net.loads.length) invalid(field, `load index ${key} does not exist (the network version has ${net.loads.length} loads, indexes 0 to ${net.loads.length - 1})`);
+    if (!Number.isInteger(index) || index >= net.loads.length)
+      invalid(
+        field,
+        `load index ${key} does not exist (the network version has ${net.loads.length} loads, indexes 0 to ${net.loads.length - 1})`,
+      );
     if (!loadInService(net, busType, index)) invalid(field, `load ${index} is out of service in this network version`);
     return { index, p: column(v.p_mw, count, `${field}.p_mw`, -Infinity), q: v.q_mvar ? column(v.q_mvar, count, `${field}.q_mvar`, -Infinity) : null };
   }).sort((a, b) => a.index - b.index);
   const generators = Object.entries(spec.generators ?? {}).map(([key, v]) => {
     const index = Number(key);
     const field = `scenarios.generators.${key}`;
-    if (!Number.isInteger(index) || index >= net.generators.length) invalid(field, `generator index ${key} does not exist (the network version has ${net.generators.length} generators, indexes 0 to ${net.generators.length - 1})`);
+    if (!Number.isInteger(index) || index >= net.generators.length)
+      invalid(
+        field,
+        `generator index ${key} does not exist (the network version has ${net.generators.length} generators, indexes 0 to ${net.generators.length - 1})`,
+      );
     if (!generatorInService(net, busType, index)) invalid(field, `generator ${index} is out of service in this network version`);
     return { index, p: column(v.p_mw, count, `${field}.p_mw`, -Infinity) };
   }).sort((a, b) => a.index - b.index);
@@ -126,7 +138,11 @@ function monitorLists(net: NetworkModel, busType: Map<number, string>, spec: Stu
   const buses: number[] = [];
   if (spec?.branches === 'all') for (let i = 0; i < net.branches.length; i++) branches.push(i);
   else for (const [q, i] of (spec?.branches ?? []).entries()) {
-    if (!Number.isInteger(i) || i < 0 || i >= net.branches.length) invalid(`monitor.branches[${q}]`, `branch index ${i} does not exist (the network version has ${net.branches.length}, indexes 0 to ${net.branches.length - 1})`);
+    if (!Number.isInteger(i) || i < 0 || i >= net.branches.length)
+      invalid(
+        `monitor.branches[${q}]`,
+        `branch index ${i} does not exist (the network version has ${net.branches.length}, indexes 0 to ${net.branches.length - 1})`,
+      );
     branches.push(i);
   }
   if (spec?.buses === 'all') for (const b of net.buses) buses.push(b.id);

@@ -313,7 +313,12 @@ async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPl
   if (screened.size > 0) {
     const kept: number[] = [];
     for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);
-    const sub: StudyPlan = { ...plan, screening: null, contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!), caseCount: kept.length };
+    const sub: StudyPlan = {
+      ...plan,
+      screening: null,
+      contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!),
+      caseCount: kept.length,
+    };
     // the kept cases' plan packs as the study's own: share its packed network instead of packing it again per chunk
     studyNetworks.set(sub, { network, sn: studyNetwork(network, plan) });
     const ac = kept.length > 0 ? await solveCases(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
@@ -333,11 +338,30 @@ async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPl
 
 function emptyChunk(): StudyChunk {
   return {
-    start: 0, end: 0, cancelled: false, code: new Uint8Array(0), iterations: new Uint16Array(0), minV: new Float64Array(0), minVBus: new Int32Array(0),
-    maxV: new Float64Array(0), maxVBus: new Int32Array(0), maxLoading: new Float64Array(0), maxLoadingBranch: new Int32Array(0),
-    violationStart: new Uint32Array(1), violationType: new Uint8Array(0), violationElement: new Int32Array(0), violationValue: new Float64Array(0), violationLimit: new Float64Array(0),
-    violationBase: new Float64Array(0), violationKind: new Uint8Array(0),
-    islandStart: new Uint32Array(1), islandBuses: new Int32Array(0), islandLoadMw: new Float64Array(0), islandGenerationMw: new Float64Array(0),
-    monitoredBranches: new Float64Array(0), monitoredBuses: new Float64Array(0), solveMs: 0,
+    start: 0,
+    end: 0,
+    cancelled: false,
+    code: new Uint8Array(0),
+    iterations: new Uint16Array(0),
+    minV: new Float64Array(0),
+    minVBus: new Int32Array(0),
+    maxV: new Float64Array(0),
+    maxVBus: new Int32Array(0),
+    maxLoading: new Float64Array(0),
+    maxLoadingBranch: new Int32Array(0),
+    violationStart: new Uint32Array(1),
+    violationType: new Uint8Array(0),
+    violationElement: new Int32Array(0),
+    violationValue: new Float64Array(0),
+    violationLimit: new Float64Array(0),
+    violationBase: new Float64Array(0),
+    violationKind: new Uint8Array(0),
+    islandStart: new Uint32Array(1),
+    islandBuses: new Int32Array(0),
+    islandLoadMw: new Float64Array(0),
+    islandGenerationMw: new Float64Array(0),
+    monitoredBranches: new Float64Array(0),
+    monitoredBuses: new Float64Array(0),
+    solveMs: 0,
   };
 }

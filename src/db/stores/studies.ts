@@ -7,7 +7,13 @@ import type { Queryable } from '../database.js';
 import type { StoredTaskRow, TaskRow, TaskState } from '../../domain/tasks.js';
 import type { StudyRow } from '../../domain/studyCases.js';
 
-export type StudyWithTask = StudyRow & { task_status: TaskState; started_at: Date | null; completed_at: Date | null; error: TaskRow['error']; attempts: number };
+export type StudyWithTask = StudyRow & {
+  task_status: TaskState;
+  started_at: Date | null;
+  completed_at: Date | null;
+  error: TaskRow['error'];
+  attempts: number;
+};
 
 export interface NewStudy {
   id: string; tenantId: string; taskId: string; networkId: string; networkVersion: number;
@@ -21,14 +27,35 @@ export async function insertStudy(tx: Queryable, n: NewStudy): Promise<void> {
   await tx.query(
     `INSERT INTO studies (id, tenant_id, task_id, network_id, network_version, kind, request, case_count, contingency_count, scenario_count, monitor, chunk_size, chunk_count, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
-    [n.id, n.tenantId, n.taskId, n.networkId, n.networkVersion, n.kind, JSON.stringify(n.request), n.caseCount, n.contingencies.length,
-      n.scenarioCount, JSON.stringify(n.monitor), n.chunkSize, n.chunkCount, n.createdBy]);
+    [
+      n.id,
+      n.tenantId,
+      n.taskId,
+      n.networkId,
+      n.networkVersion,
+      n.kind,
+      JSON.stringify(n.request),
+      n.caseCount,
+      n.contingencies.length,
+      n.scenarioCount,
+      JSON.stringify(n.monitor),
+      n.chunkSize,
+      n.chunkCount,
+      n.createdBy,
+    ],
+  );
   if (n.contingencies.length > 0) {
     await tx.query(
       `INSERT INTO study_contingencies (study_id, position, id, branches, generators)
        SELECT $1, x.ord - 1, x.id, ARRAY(SELECT jsonb_array_elements_text(x.b)::int), ARRAY(SELECT jsonb_array_elements_text(x.g)::int)
        FROM unnest($2::text[], $3::jsonb[], $4::jsonb[]) WITH ORDINALITY AS x(id, b, g, ord)`,
-      [n.id, n.contingencies.map((c) => c.id), n.contingencies.map((c) => JSON.stringify(c.branches)), n.contingencies.map((c) => JSON.stringify(c.generators))]);
+      [
+        n.id,
+        n.contingencies.map((c) => c.id),
+        n.contingencies.map((c) => JSON.stringify(c.branches)),
+        n.contingencies.map((c) => JSON.stringify(c.generators)),
+      ],
+    );
   }
   await tx.query(
     `INSERT INTO study_chunks (study_id, chunk, case_start, case_end)
@@ -93,22 +120,30 @@ export async function completeStudy(q: Queryable, studyId: string, counts: unkno
   const { rows } = await q.query<StoredTaskRow>(
     `WITH st AS (UPDATE studies SET counts = $2 WHERE id = $1 AND chunks_done = chunk_count RETURNING task_id, case_count)
      UPDATE tasks t SET status = 'completed', completed_at = now(), result = jsonb_build_object('study_id', $1::text, 'cases', st.case_count, 'counts', $2::jsonb)
-     FROM st WHERE t.id = st.task_id AND t.status = 'running' RETURNING t.*`, [studyId, JSON.stringify(counts)]);
+     FROM st WHERE t.id = st.task_id AND t.status = 'running' RETURNING t.*`,
+    [studyId, JSON.stringify(counts)],
+  );
   return rows[0];
 }
 
 /** Remembers which queue job carries each chunk (the BullMQ sweeper looks them up). */
 export async function setChunkJobs(q: Queryable, jobs: { studyId: string; chunk: number; jobId: string }[]): Promise<void> {
-  await q.query('UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
-    [jobs.map((j) => j.studyId), jobs.map((j) => j.chunk), jobs.map((j) => j.jobId)]);
+  await q.query(
+    'UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
+    [jobs.map((j) => j.studyId), jobs.map((j) => j.chunk), jobs.map((j) => j.jobId)],
+  );
 }
 
 /** Running studies with their pending chunks that have a queue job (one row per study without any). */
-export async function runningStudyChunks(q: Queryable, limit = 5000): Promise<{ study_id: string; task_id: string; chunk: number | null; job_id: string | null; all_done: boolean }[]> {
+export async function runningStudyChunks(
+  q: Queryable,
+  limit = 5000,
+): Promise<{ study_id: string; task_id: string; chunk: number | null; job_id: string | null; all_done: boolean }[]> {
   const { rows } = await q.query<{ study_id: string; task_id: string; chunk: number | null; job_id: string | null; all_done: boolean }>(
     `SELECT st.id AS study_id, st.task_id, c.chunk, c.job_id, st.chunks_done = st.chunk_count AS all_done
      FROM studies st JOIN tasks t ON t.id = st.task_id AND t.kind = 'study' AND t.status = 'running'
      LEFT JOIN study_chunks c ON c.study_id = st.id AND c.status = 'pending' AND c.job_id IS NOT NULL
-     ORDER BY st.created_at, c.chunk LIMIT ${Math.trunc(limit)}`);
+     ORDER BY st.created_at, c.chunk LIMIT ${Math.trunc(limit)}`,
+  );
   return rows;
 }

@@ -50,12 +50,32 @@ export function commandResult(a: ActionRow, result: Record<string, unknown> | nu
   };
 }
 
-export async function insertAction(tx: Queryable, caller: Caller, agent: AgentRow, commandId: string, c: CheckedRequest, control: boolean, status: string): Promise<ActionRow> {
+export async function insertAction(
+  tx: Queryable,
+  caller: Caller,
+  agent: AgentRow,
+  commandId: string,
+  c: CheckedRequest,
+  control: boolean,
+  status: string,
+): Promise<ActionRow> {
   const { rows } = await tx.query<ActionRow>(
     `INSERT INTO agent_actions (id, tenant_id, agent_id, command_id, command, params, priority, status, control, actor, requested_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-    [newId('act'), caller.tenantId, agent.id, commandId, c.command, JSON.stringify(c.params), c.priority, status, control,
-      JSON.stringify(status === 'confirmation_required' ? { requested_by: caller.actor } : caller.actor), JSON.stringify(caller.actor)]);
+    [
+      newId('act'),
+      caller.tenantId,
+      agent.id,
+      commandId,
+      c.command,
+      JSON.stringify(c.params),
+      c.priority,
+      status,
+      control,
+      JSON.stringify(status === 'confirmation_required' ? { requested_by: caller.actor } : caller.actor),
+      JSON.stringify(caller.actor),
+    ],
+  );
   return rows[0];
 }
 

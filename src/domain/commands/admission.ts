@@ -38,14 +38,22 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
     const agent = await findAgentRow(tx, caller, agentId, true);
     if (!c.def.anyState && !ACCEPTS_WORK.has(agent.status)) {
       const how = agent.status === 'paused' ? 'resume it first' : agent.status === 'stopped' ? 'start it first' : 'fix the cause (status_reason) and resume it';
-      throw new AppError('CONFLICT', `agent ${agentId} is ${agent.status} and refuses ${c.command}; ${how} (only status, emergency_shutdown and the lifecycle commands are taken in this state)`,
-        { agent_id: agentId, status: agent.status, command: c.command, accepted_now: ANY_STATE });
+      throw new AppError(
+        'CONFLICT',
+        `agent ${agentId} is ${agent.status} and refuses ${c.command}; ${how} (only status, emergency_shutdown and the lifecycle commands are taken in this state)`,
+        { agent_id: agentId, status: agent.status, command: c.command, accepted_now: ANY_STATE },
+      );
     }
 
     // A slot lease that ran out belongs to a command whose process died.
     if (agent.busy_command_id && !slotTaken(agent)) {
-      await tx.query(`UPDATE agent_actions SET status = 'failed', completed_at = clock_timestamp(), error = $2 WHERE command_id = $1 AND status IN ('running', 'queued')`,
-        [agent.busy_command_id, JSON.stringify({ code: 'INTERNAL_ERROR', message: 'abandoned: the process executing the command stopped before it finished' })]);
+      await tx.query(
+        `UPDATE agent_actions SET status = 'failed', completed_at = clock_timestamp(), error = $2 WHERE command_id = $1 AND status IN ('running', 'queued')`,
+        [
+          agent.busy_command_id,
+          JSON.stringify({ code: 'INTERNAL_ERROR', message: 'abandoned: the process executing the command stopped before it finished' }),
+        ],
+      );
       await tx.query('UPDATE agents SET busy_command_id = NULL, busy_until = NULL WHERE id = $1', [agentId]);
       agent.busy_command_id = null;
       agent.busy_until = null;
@@ -54,7 +62,16 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
     // emergency_shutdown skips every per-agent limit (its agent was found above, in the caller's tenant).
     if (c.command !== 'emergency_shutdown') {
       const exclude = control && c.token ? sha256(c.token) : '';
-      const { rows: [w] } = await tx.query<{ n1: number; n60: number; wait1: number | null; wait60: number | null; since_control: number | null; waiting: number }>(
+      const {
+        rows: [w],
+      } = await tx.query<{
+        n1: number;
+        n60: number;
+        wait1: number | null;
+        wait60: number | null;
+        since_control: number | null;
+        waiting: number;
+      }>(
         `SELECT count(*) FILTER (WHERE a.created_at > clock_timestamp() - interval '1 second')::int AS n1,
                 count(*)::int AS n60,
                 extract(epoch FROM (min(a.created_at) FILTER (WHERE a.created_at > clock_timestamp() - interval '1 second') + interval '1 second' - clock_timestamp())) * 1000 AS wait1,
@@ -64,19 +81,36 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
          FROM agent_actions a
          WHERE a.agent_id = $1 AND a.command <> 'emergency_shutdown' AND a.created_at > clock_timestamp() - interval '60 seconds'
            AND a.command_id NOT IN (SELECT command_id FROM command_confirmations WHERE token_hash = $2)`,
-        [agentId, exclude]);
+        [agentId, exclude],
+      );
       if (w.n1 >= COMMAND_LIMITS.perSecond) throw rateLimited(agentId, 'per_second', COMMAND_LIMITS.perSecond, 1, Number(w.wait1 ?? 1000));
       if (usesSlot && priorityRank(c.priority) > 0) {
         if (slotTaken(agent)) {
-          throw new AppError('AGENT_BUSY', `agent ${agentId} is executing command ${agent.busy_command_id}; one command runs at a time (retry when it has finished, or use priority "emergency" to wait for it)`,
-            { agent_id: agentId, reason: 'executing', command_id: agent.busy_command_id });
+          throw new AppError(
+            'AGENT_BUSY',
+            `agent ${agentId} is executing command ${agent.busy_command_id}; one command runs at a time (retry when it has finished, or use priority "emergency" to wait for it)`,
+            { agent_id: agentId, reason: 'executing', command_id: agent.busy_command_id },
+          );
         }
-        if (w.waiting > 0) throw new AppError('AGENT_BUSY', `agent ${agentId} has an emergency-priority command waiting to run; it goes first`, { agent_id: agentId, reason: 'emergency_waiting' });
+        if (w.waiting > 0)
+          throw new AppError('AGENT_BUSY', `agent ${agentId} has an emergency-priority command waiting to run; it goes first`, {
+            agent_id: agentId,
+            reason: 'emergency_waiting',
+          });
       }
       if (w.n60 >= agent.max_actions_per_minute) {
         const retry = Math.max(1, Math.ceil(Number(w.wait60 ?? 60000) / 1000));
-        throw new AppError('AGENT_BUSY', `agent ${agentId} has taken ${w.n60} commands in the last minute, its max_actions_per_minute (${agent.max_actions_per_minute}); retry in ${retry} s`,
-          { agent_id: agentId, reason: 'max_actions_per_minute', limit: agent.max_actions_per_minute, window_seconds: 60, retry_after: retry });
+        throw new AppError(
+          'AGENT_BUSY',
+          `agent ${agentId} has taken ${w.n60} commands in the last minute, its max_actions_per_minute (${agent.max_actions_per_minute}); retry in ${retry} s`,
+          {
+            agent_id: agentId,
+            reason: 'max_actions_per_minute',
+            limit: agent.max_actions_per_minute,
+            window_seconds: 60,
+            retry_after: retry,
+          },
+        );
       }
       if (control && c.token && w.since_control !== null && Number(w.since_control) < COMMAND_LIMITS.controlIntervalMs) {
         throw rateLimited(agentId, 'control_interval', 1, COMMAND_LIMITS.controlIntervalMs / 1000, COMMAND_LIMITS.controlIntervalMs - Number(w.since_control));
@@ -96,11 +130,15 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
     let slot: 'held' | 'none' | 'wait' = 'none';
     if (usesSlot) slot = slotTaken(agent) ? 'wait' : 'held';
     const action = confirmed
-      ? (slot === 'wait' ? (await tx.query<ActionRow>(`UPDATE agent_actions SET status = 'queued' WHERE id = $1 RETURNING *`, [confirmed.id])).rows[0] : confirmed)
+      ? slot === 'wait'
+        ? (await tx.query<ActionRow>(`UPDATE agent_actions SET status = 'queued' WHERE id = $1 RETURNING *`, [confirmed.id])).rows[0]
+        : confirmed
       : await insertAction(tx, caller, agent, newId('cmd'), c, control, slot === 'wait' ? 'queued' : 'running');
     if (slot === 'held') {
-      await tx.query(`UPDATE agents SET busy_command_id = $2, busy_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), last_active_at = now() WHERE id = $1`,
-        [agentId, action.command_id, c.timeoutMs + COMMAND_LIMITS.slotGraceMs]);
+      await tx.query(
+        `UPDATE agents SET busy_command_id = $2, busy_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), last_active_at = now() WHERE id = $1`,
+        [agentId, action.command_id, c.timeoutMs + COMMAND_LIMITS.slotGraceMs],
+      );
     } else {
       await tx.query('UPDATE agents SET last_active_at = now() WHERE id = $1', [agentId]);
     }

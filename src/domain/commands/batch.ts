@@ -9,7 +9,10 @@ import { COMMAND_LIMITS, priorityRank, type CommandRequest, type CommandResult }
 
 /** Entries that hit the per-second or control-interval limit wait for their turn (at most a few seconds) instead of failing. */
 export async function executeCommandBatch(s: Services, caller: Caller, agentId: string, entries: CommandRequest[]) {
-  if (entries.length > COMMAND_LIMITS.batchMax) throw new AppError('VALIDATION_FAILED', `a command batch holds at most ${COMMAND_LIMITS.batchMax} commands, got ${entries.length}`, { limit: COMMAND_LIMITS.batchMax });
+  if (entries.length > COMMAND_LIMITS.batchMax)
+    throw new AppError('VALIDATION_FAILED', `a command batch holds at most ${COMMAND_LIMITS.batchMax} commands, got ${entries.length}`, {
+      limit: COMMAND_LIMITS.batchMax,
+    });
   await findAgentRow(s.db, caller, agentId);
   const order = entries.map((e, i) => ({ e, i, rank: priorityRank(e?.priority) })).sort((x, y) => x.rank - y.rank || x.i - y.i);
   const succeeded: { index: number; id: string; status: string; result: CommandResult }[] = [];

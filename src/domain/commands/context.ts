@@ -35,6 +35,14 @@ export const runningCommands = new Map<string, { commandId: string; controller: 
 
 export function abortError(ctx: Pick<CommandContext, 'action' | 'timeoutMs'>, why: 'timeout' | 'shutdown'): AppError {
   return why === 'timeout'
-    ? new AppError('GATEWAY_TIMEOUT', `command ${ctx.action.command} did not finish within timeout_ms ${ctx.timeoutMs}; nothing was changed`, { command_id: ctx.action.command_id, timeout_ms: ctx.timeoutMs })
-    : new AppError('CONFLICT', `command ${ctx.action.command} was cancelled: the agent was shut down (emergency_shutdown) while it ran; nothing was changed`, { command_id: ctx.action.command_id, reason: 'emergency_shutdown' });
+    ? new AppError(
+        'GATEWAY_TIMEOUT',
+        `command ${ctx.action.command} did not finish within timeout_ms ${ctx.timeoutMs}; nothing was changed`,
+        { command_id: ctx.action.command_id, timeout_ms: ctx.timeoutMs },
+      )
+    : new AppError(
+        'CONFLICT',
+        `command ${ctx.action.command} was cancelled: the agent was shut down (emergency_shutdown) while it ran; nothing was changed`,
+        { command_id: ctx.action.command_id, reason: 'emergency_shutdown' },
+      );
 }

@@ -43,11 +43,21 @@ function describe(command: string, key: string, s: TSchema, value: unknown): App
       return fieldError('INVALID_FIELD', field, `${field} must be ${t === 'integer' ? 'an integer' : 'a number'}`);
     }
     const { minimum, maximum, exclusiveMinimum } = s as { minimum?: number; maximum?: number; exclusiveMinimum?: number };
-    const range = [minimum !== undefined ? `>= ${minimum}` : exclusiveMinimum !== undefined ? `> ${exclusiveMinimum}` : '', maximum !== undefined ? `<= ${maximum}` : ''].filter(Boolean).join(' and ');
+    const range = [
+      minimum !== undefined ? `>= ${minimum}` : exclusiveMinimum !== undefined ? `> ${exclusiveMinimum}` : '',
+      maximum !== undefined ? `<= ${maximum}` : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
     return fieldError('PARAM_OUT_OF_RANGE', field, `${field} must be ${range}, got ${value}`, { minimum: minimum ?? exclusiveMinimum, maximum });
   }
   if (t === 'boolean') return fieldError('INVALID_FIELD', field, `${field} must be true or false`);
-  if (t === 'string') return fieldError('INVALID_FIELD', field, `${field} must be a string of at most ${(s as { maxLength?: number }).maxLength ?? 256} characters`);
+  if (t === 'string')
+    return fieldError(
+      'INVALID_FIELD',
+      field,
+      `${field} must be a string of at most ${(s as { maxLength?: number }).maxLength ?? 256} characters`,
+    );
   return fieldError('INVALID_FIELD', field, `${field} is not valid`);
 }
 
@@ -57,7 +67,11 @@ export function checkParams(def: CommandDefinition, p: Params): Params {
   const known = Object.keys(props);
   for (const k of Object.keys(p)) {
     if (!(k in props)) {
-      throw new AppError('INVALID_REQUEST', `params has an unknown field "${k}" for command ${def.name}; known: ${known.join(', ') || 'none'}`, { field: `params.${k}`, known });
+      throw new AppError(
+        'INVALID_REQUEST',
+        `params has an unknown field "${k}" for command ${def.name}; known: ${known.join(', ') || 'none'}`,
+        { field: `params.${k}`, known },
+      );
     }
   }
   const check = checkerOf(def.params);
@@ -75,17 +89,25 @@ export function checkParams(def: CommandDefinition, p: Params): Params {
 export function checkRequest(req: CommandRequest): CheckedRequest & { def: CommandDefinition } {
   const def = typeof req.command === 'string' ? commandDefinition(req.command) : undefined;
   if (!def) {
-    throw new AppError('VALIDATION_FAILED', `unknown command "${String(req.command)}"; known commands: ${COMMANDS.join(', ')}`, { field: 'command', known: COMMANDS });
+    throw new AppError('VALIDATION_FAILED', `unknown command "${String(req.command)}"; known commands: ${COMMANDS.join(', ')}`, {
+      field: 'command',
+      known: COMMANDS,
+    });
   }
   const raw = req.params ?? {};
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) throw fieldError('INVALID_FIELD', 'params', 'params must be an object');
   const priority = req.priority ?? 'normal';
-  if (!PRIORITIES.includes(priority)) throw fieldError('INVALID_FIELD', 'priority', `priority must be one of ${PRIORITIES.join(', ')}`, { allowed: PRIORITIES });
+  if (!PRIORITIES.includes(priority))
+    throw fieldError('INVALID_FIELD', 'priority', `priority must be one of ${PRIORITIES.join(', ')}`, { allowed: PRIORITIES });
   const timeoutMs = req.timeout_ms ?? COMMAND_LIMITS.defaultTimeoutMs;
   if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > COMMAND_LIMITS.maxTimeoutMs) {
-    throw fieldError('PARAM_OUT_OF_RANGE', 'timeout_ms', `timeout_ms must be an integer from 1 to ${COMMAND_LIMITS.maxTimeoutMs}`, { minimum: 1, maximum: COMMAND_LIMITS.maxTimeoutMs });
+    throw fieldError('PARAM_OUT_OF_RANGE', 'timeout_ms', `timeout_ms must be an integer from 1 to ${COMMAND_LIMITS.maxTimeoutMs}`, {
+      minimum: 1,
+      maximum: COMMAND_LIMITS.maxTimeoutMs,
+    });
   }
-  if (req.await_result !== undefined && typeof req.await_result !== 'boolean') throw fieldError('INVALID_FIELD', 'await_result', 'await_result must be true or false');
+  if (req.await_result !== undefined && typeof req.await_result !== 'boolean')
+    throw fieldError('INVALID_FIELD', 'await_result', 'await_result must be true or false');
   const params = checkParams(def, raw as Params);
   const token = (raw as Params).confirmation_token as string | undefined;
   return { def, command: def.name, params, token, priority, timeoutMs, awaitResult: req.await_result ?? true };

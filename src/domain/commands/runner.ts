@@ -16,9 +16,11 @@ import type { CommandAnswer, CommandRequest, CommandResult, Params } from './voc
 
 /** What a client learns of an unexpected failure: no exception text (#11 finding 9a). */
 function internalCommandError(command: string, commandId: string): AppError {
-  return new AppError('INTERNAL_ERROR',
+  return new AppError(
+    'INTERNAL_ERROR',
     `command ${command} failed with an internal error and changed nothing; the agent is now in status error. Resume it to retry; if it happens again, give an administrator the command_id ${commandId} (the service log has the cause)`,
-    { reason: 'internal_error' });
+    { reason: 'internal_error' },
+  );
 }
 
 function errorStatus(e: AppError): string {
@@ -56,11 +58,15 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
     output = await c.def.run(ctx, c.params);
   } catch (e) {
     if (e instanceof AppError) error = e;
-    else if (e instanceof Abort || (e as Error)?.name === 'AbortError') error = abortError(ctx, controller.signal.aborted ? ((controller.signal.reason as Abort)?.why ?? 'timeout') : 'timeout');
+    else if (e instanceof Abort || (e as Error)?.name === 'AbortError')
+      error = abortError(ctx, controller.signal.aborted ? ((controller.signal.reason as Abort)?.why ?? 'timeout') : 'timeout');
     else {
       // The cause stays in the log (it may name internals: SQL, file paths, stack frames); the client,
       // the history and the event get a stable code and a message that says what to do.
-      s.log.error({ err: e, command_id: a.action.command_id, agent_id: a.agent.id, command: a.action.command }, 'agent command failed with an internal error');
+      s.log.error(
+        { err: e, command_id: a.action.command_id, agent_id: a.agent.id, command: a.action.command },
+        'agent command failed with an internal error',
+      );
       error = internalCommandError(a.action.command, a.action.command_id);
       ctx.agentFailure ??= `internal error in command ${a.action.command} (${a.action.command_id})`;
     }
@@ -75,7 +81,13 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
   const auditId = await auditCommand(s, caller, a.action, status, error, output);
   if (output) output = { ...output, constraint_checked: output.constraint_checked === true, audit_id: auditId };
   if (error) {
-    error = new AppError(error.code, error.message, { ...(error.details ?? {}), command_id: a.action.command_id, action_id: a.action.id, audit_id: auditId, constraint_checked: error.code === 'CONSTRAINT_VIOLATION' });
+    error = new AppError(error.code, error.message, {
+      ...(error.details ?? {}),
+      command_id: a.action.command_id,
+      action_id: a.action.id,
+      audit_id: auditId,
+      constraint_checked: error.code === 'CONSTRAINT_VIOLATION',
+    });
   }
   const fin = await finish(s, caller, a, c, { status, output, error, duration, auditId, agentFailure: ctx.agentFailure });
   await publishEvents(s.bus, fin.events);
@@ -88,7 +100,15 @@ async function finish(s: Services, caller: Caller, a: Extract<Admission, { kind:
   return s.db.transaction(async (tx) => {
     const { rows } = await tx.query<ActionRow>(
       `UPDATE agent_actions SET status = $2, result = $3, error = $4, duration_ms = $5, completed_at = clock_timestamp(), audit_id = $6 WHERE id = $1 RETURNING *`,
-      [a.action.id, r.status, r.output ? JSON.stringify(r.output) : null, r.error ? JSON.stringify({ code: r.error.code, message: r.error.message, details: r.error.details }) : null, r.duration, r.auditId]);
+      [
+        a.action.id,
+        r.status,
+        r.output ? JSON.stringify(r.output) : null,
+        r.error ? JSON.stringify({ code: r.error.code, message: r.error.message, details: r.error.details }) : null,
+        r.duration,
+        r.auditId,
+      ],
+    );
     await tx.query(
       `UPDATE agents SET busy_command_id = CASE WHEN busy_command_id = $2 THEN NULL ELSE busy_command_id END,
                          busy_until = CASE WHEN busy_command_id = $2 THEN NULL ELSE busy_until END,
@@ -106,9 +126,19 @@ async function finish(s: Services, caller: Caller, a: Extract<Admission, { kind:
     events.push(await insertEvent(tx, {
       tenantId: caller.tenantId, topic: 'agent', kind: 'command.completed', agentId: a.agent.id, networkId: a.agent.network_id ?? undefined,
       payload: {
-        agent_id: a.agent.id, command_id: act.command_id, action_id: act.id, command: act.command, status: act.status, priority: act.priority,
-        result: act.result, error: act.error, duration_ms: act.duration_ms, executed_at: new Date(act.executed_at).toISOString(), timestamp: new Date().toISOString(),
-        requested_by: act.requested_by ?? null, confirmed_by: act.confirmed_by ?? null,
+        agent_id: a.agent.id,
+        command_id: act.command_id,
+        action_id: act.id,
+        command: act.command,
+        status: act.status,
+        priority: act.priority,
+        result: act.result,
+        error: act.error,
+        duration_ms: act.duration_ms,
+        executed_at: new Date(act.executed_at).toISOString(),
+        timestamp: new Date().toISOString(),
+        requested_by: act.requested_by ?? null,
+        confirmed_by: act.confirmed_by ?? null,
       },
     }));
     return { act, events };
@@ -136,7 +166,14 @@ export async function executeCommand(s: Services, caller: Caller, agentId: strin
   const a = await admit(s, caller, agentId, c, rawParams);
   if (a.kind === 'refused') throw a.error;
   if (a.kind === 'prompt') {
-    const auditId = await auditCommand(s, caller, { agent_id: agentId, command_id: a.answer.result.command_id, command: c.command, params: c.params, priority: c.priority }, 'confirmation_required', undefined, null);
+    const auditId = await auditCommand(
+      s,
+      caller,
+      { agent_id: agentId, command_id: a.answer.result.command_id, command: c.command, params: c.params, priority: c.priority },
+      'confirmation_required',
+      undefined,
+      null,
+    );
     if (auditId) {
       await s.db.query('UPDATE agent_actions SET audit_id = $2 WHERE command_id = $1', [a.answer.result.command_id, auditId]);
       a.answer.result.result!.audit_id = auditId;

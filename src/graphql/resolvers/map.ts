@@ -21,10 +21,51 @@ export const str = (v: unknown): string | undefined => (typeof v === 'string' ? 
 
 // GraphQL inputs as the SDL declares them (camelCase, UPPERCASE enums); graphql-js has checked their shape.
 type Enum = Uppercase<string>;
-interface GqlBusInput { id: number; type: Enum; v?: Nullish<number>; theta?: Nullish<number>; area?: Nullish<number>; gs?: Nullish<number>; bs?: Nullish<number>; baseKv?: Nullish<number>; vmin?: Nullish<number>; vmax?: Nullish<number>; name?: Nullish<string>; zone?: Nullish<number>; lat?: Nullish<number>; lon?: Nullish<number> }
-interface GqlBranchInput { from: number; to: number; r: number; x: number; b?: Nullish<number>; status?: Nullish<Enum>; ratio?: Nullish<number>; shift?: Nullish<number>; rateA?: Nullish<number>; rateB?: Nullish<number>; rateC?: Nullish<number>; angmin?: Nullish<number>; angmax?: Nullish<number> }
+interface GqlBusInput {
+  id: number;
+  type: Enum;
+  v?: Nullish<number>;
+  theta?: Nullish<number>;
+  area?: Nullish<number>;
+  gs?: Nullish<number>;
+  bs?: Nullish<number>;
+  baseKv?: Nullish<number>;
+  vmin?: Nullish<number>;
+  vmax?: Nullish<number>;
+  name?: Nullish<string>;
+  zone?: Nullish<number>;
+  lat?: Nullish<number>;
+  lon?: Nullish<number>;
+}
+interface GqlBranchInput {
+  from: number;
+  to: number;
+  r: number;
+  x: number;
+  b?: Nullish<number>;
+  status?: Nullish<Enum>;
+  ratio?: Nullish<number>;
+  shift?: Nullish<number>;
+  rateA?: Nullish<number>;
+  rateB?: Nullish<number>;
+  rateC?: Nullish<number>;
+  angmin?: Nullish<number>;
+  angmax?: Nullish<number>;
+}
 interface GqlCostInput { model: Enum; startup?: Nullish<number>; shutdown?: Nullish<number>; coefficients: number[] }
-interface GqlGeneratorInput { bus: number; mw: number; mvar?: Nullish<number>; pmin: number; pmax: number; qmin: number; qmax: number; vg?: Nullish<number>; inService?: Nullish<boolean>; cost?: Nullish<GqlCostInput>; reactiveCost?: Nullish<GqlCostInput> }
+interface GqlGeneratorInput {
+  bus: number;
+  mw: number;
+  mvar?: Nullish<number>;
+  pmin: number;
+  pmax: number;
+  qmin: number;
+  qmax: number;
+  vg?: Nullish<number>;
+  inService?: Nullish<boolean>;
+  cost?: Nullish<GqlCostInput>;
+  reactiveCost?: Nullish<GqlCostInput>;
+}
 interface GqlLoadInput { bus: number; mw: number; mvar?: Nullish<number>; inService?: Nullish<boolean> }
 type N = Nullish<number>;
 interface GqlDcLineInput { from: number; to: number; inService?: Nullish<boolean>; pFrom: number; pTo?: N; qFrom?: N; qTo?: N; vFrom?: N; vTo?: N;
@@ -40,7 +81,8 @@ export interface GqlNetworkInput {
 
 export const up = (v: string | null | undefined) => (v === null || v === undefined ? null : v.toUpperCase());
 /** A GraphQL enum value as the domain's (lowercase) value. */
-export const down = <T extends string>(v: Uppercase<T> | null | undefined): T | undefined => (v === null || v === undefined ? undefined : (v.toLowerCase() as T));
+export const down = <T extends string>(v: Uppercase<T> | null | undefined): T | undefined =>
+  v === null || v === undefined ? undefined : (v.toLowerCase() as T);
 /** The alarm severities as GraphQL spells them, in the vocabulary's order (index = level). */
 export const SEVERITIES = SEVERITY_VALUES.map((v) => v.toUpperCase() as Uppercase<typeof v>);
 export const severityLevel = (s: string) => SEVERITIES.indexOf(s as (typeof SEVERITIES)[number]);
@@ -84,9 +126,21 @@ export function toBus(b: Bus, model: NetworkModel) {
 
 export function toBranch(br: Branch, index: number, ref: { id: string; version: number }) {
   return {
-    __ref: ref, index,
-    from: br.from, to: br.to, r: br.r, x: br.x, b: br.b, status: up(br.status), ratio: br.ratio, shift: br.shift, rateA: br.rate_a, rateB: br.rate_b ?? null, rateC: br.rate_c ?? null,
-    angmin: br.angmin, angmax: br.angmax,
+    __ref: ref,
+    index,
+    from: br.from,
+    to: br.to,
+    r: br.r,
+    x: br.x,
+    b: br.b,
+    status: up(br.status),
+    ratio: br.ratio,
+    shift: br.shift,
+    rateA: br.rate_a,
+    rateB: br.rate_b ?? null,
+    rateC: br.rate_c ?? null,
+    angmin: br.angmin,
+    angmax: br.angmax,
   };
 }
 
@@ -100,7 +154,9 @@ function costOut(c: GeneratorCost | null | undefined) {
 }
 
 function costIn(c: Nullish<GqlCostInput>): Fields | undefined {
-  return c == null ? undefined : defined({ model: down(c.model), startup: c.startup ?? undefined, shutdown: c.shutdown ?? undefined, coefficients: c.coefficients });
+  return c == null
+    ? undefined
+    : defined({ model: down(c.model), startup: c.startup ?? undefined, shutdown: c.shutdown ?? undefined, coefficients: c.coefficients });
 }
 
 export function toDcLine(d: DcLine) {
@@ -127,14 +183,44 @@ export function fromNetworkInput(i: GqlNetworkInput): Fields {
       base_kv: b.baseKv ?? undefined, vmin: b.vmin ?? undefined, vmax: b.vmax ?? undefined, name: b.name ?? undefined, zone: b.zone ?? undefined,
       lat: b.lat ?? undefined, lon: b.lon ?? undefined,
     })),
-    branches: i.branches == null ? undefined : i.branches.map((b) => defined({
-      from: b.from, to: b.to, r: b.r, x: b.x, b: b.b ?? undefined, status: down(b.status), ratio: b.ratio ?? undefined, shift: b.shift ?? undefined, rate_a: b.rateA ?? undefined, rate_b: b.rateB ?? undefined, rate_c: b.rateC ?? undefined,
-      angmin: b.angmin ?? undefined, angmax: b.angmax ?? undefined,
-    })),
-    generators: i.generators == null ? undefined : i.generators.map((g) => defined({
-      bus: g.bus, mw: g.mw, mvar: g.mvar ?? undefined, pmin: g.pmin, pmax: g.pmax, qmin: g.qmin, qmax: g.qmax, vg: g.vg ?? undefined, in_service: g.inService ?? undefined,
-      cost: costIn(g.cost), reactive_cost: costIn(g.reactiveCost),
-    })),
+    branches:
+      i.branches == null
+        ? undefined
+        : i.branches.map((b) =>
+            defined({
+              from: b.from,
+              to: b.to,
+              r: b.r,
+              x: b.x,
+              b: b.b ?? undefined,
+              status: down(b.status),
+              ratio: b.ratio ?? undefined,
+              shift: b.shift ?? undefined,
+              rate_a: b.rateA ?? undefined,
+              rate_b: b.rateB ?? undefined,
+              rate_c: b.rateC ?? undefined,
+              angmin: b.angmin ?? undefined,
+              angmax: b.angmax ?? undefined,
+            }),
+          ),
+    generators:
+      i.generators == null
+        ? undefined
+        : i.generators.map((g) =>
+            defined({
+              bus: g.bus,
+              mw: g.mw,
+              mvar: g.mvar ?? undefined,
+              pmin: g.pmin,
+              pmax: g.pmax,
+              qmin: g.qmin,
+              qmax: g.qmax,
+              vg: g.vg ?? undefined,
+              in_service: g.inService ?? undefined,
+              cost: costIn(g.cost),
+              reactive_cost: costIn(g.reactiveCost),
+            }),
+          ),
     loads: i.loads == null ? undefined : i.loads.map((l) => defined({ bus: l.bus, mw: l.mw, mvar: l.mvar ?? undefined, in_service: l.inService ?? undefined })),
     dc_lines: i.dcLines == null ? undefined : i.dcLines.map((d) => defined({
       from: d.from, to: d.to, in_service: d.inService ?? undefined, p_from: d.pFrom, p_to: d.pTo ?? undefined,
@@ -187,18 +273,52 @@ export function toPowerFlowResult(t: TaskRow) {
     mismatch: r.mismatch ?? (p ? p.mismatch : null),
     durationMs: r.duration_ms ?? null,
     tolerance: r.tolerance ?? o.tolerance ?? 1e-8,
-    buses: (r.buses ?? []).map((b) => ({ id: b.id, v: b.v, theta: b.theta, pGen: b.p_gen, qGen: b.q_gen, pLoad: b.p_load, qLoad: b.q_load, energized: b.energized ?? null })),
-    branches: (r.branches ?? []).map((b, index) => ({ index: (b as { index?: number }).index ?? index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading })),
+    buses: (r.buses ?? []).map((b) => ({
+      id: b.id,
+      v: b.v,
+      theta: b.theta,
+      pGen: b.p_gen,
+      qGen: b.q_gen,
+      pLoad: b.p_load,
+      qLoad: b.q_load,
+      energized: b.energized ?? null,
+    })),
+    branches: (r.branches ?? []).map((b, index) => ({
+      index: (b as { index?: number }).index ?? index,
+      from: b.from,
+      to: b.to,
+      pFrom: b.p_from,
+      qFrom: b.q_from,
+      pTo: b.p_to,
+      qTo: b.q_to,
+      loading: b.loading,
+    })),
     generators: (r.generators ?? []).map((g) => ({ bus: g.bus, pGen: g.p_gen, qGen: g.q_gen })),
     losses: r.losses ? { pMw: r.losses.p_mw, qMvar: r.losses.q_mvar } : null,
-    islands: r.islands ? r.islands.map((i) => ({ buses: i.buses, referenceBus: i.reference_bus, energized: i.energized, loadMw: i.load_mw, generationMw: i.generation_mw })) : null,
+    islands: r.islands
+      ? r.islands.map((i) => ({
+          buses: i.buses,
+          referenceBus: i.reference_bus,
+          energized: i.energized,
+          loadMw: i.load_mw,
+          generationMw: i.generation_mw,
+        }))
+      : null,
     lostLoadMw: r.lost_load_mw ?? null,
     lostGenerationMw: r.lost_generation_mw ?? null,
     startedAt: date(r.started_at ?? t.started_at),
     completedAt: date(r.completed_at ?? t.completed_at),
     createdAt: date(t.created_at),
     pollUrl: `/api/v1/tasks/${t.id}`,
-    progress: p ? { taskId: t.id, iteration: p.iteration, maxIterations: p.max_iterations, mismatch: p.mismatch, timestamp: date(p.updated_at ?? t.started_at ?? t.created_at) } : null,
+    progress: p
+      ? {
+          taskId: t.id,
+          iteration: p.iteration,
+          maxIterations: p.max_iterations,
+          mismatch: p.mismatch,
+          timestamp: date(p.updated_at ?? t.started_at ?? t.created_at),
+        }
+      : null,
     error: t.error ? { code: t.error.code, message: t.error.message, details: t.error.details ?? null } : null,
   };
 }
@@ -240,7 +360,13 @@ export function toDevice(d: Omit<Device, 'online'> & { online?: boolean }) {
 }
 
 /** From the domain Alarm view or an alarm event payload (alarm_id, severity as a level or a name). */
-export type AlarmLike = Omit<Partial<Alarm>, 'severity' | 'source'> & { alarm_id?: string; severity?: string | number | null; source?: { type: string; id: string }; source_type?: string; source_id?: string };
+export type AlarmLike = Omit<Partial<Alarm>, 'severity' | 'source'> & {
+  alarm_id?: string;
+  severity?: string | number | null;
+  source?: { type: string; id: string };
+  source_type?: string;
+  source_id?: string;
+};
 export function toAlarm(a: AlarmLike) {
   const sev = typeof a.severity === 'number' ? SEVERITIES[a.severity] : up(a.severity);
   return {
@@ -270,7 +396,12 @@ export interface LiveEvent {
 /** An event from the bus or the log, as a plain object (src/events/bus.ts sends JSON): each field checked. */
 export function normalizeEvent(e: Fields): LiveEvent {
   const id = str(e.id) ?? '';
-  const sev = typeof e.severity === 'string' ? SEVERITIES.indexOf(e.severity.toUpperCase() as (typeof SEVERITIES)[number]) : typeof e.severity === 'number' ? e.severity : null;
+  const sev =
+    typeof e.severity === 'string'
+      ? SEVERITIES.indexOf(e.severity.toUpperCase() as (typeof SEVERITIES)[number])
+      : typeof e.severity === 'number'
+        ? e.severity
+        : null;
   const ts = e.timestamp;
   return {
     id, seq: typeof e.seq === 'number' ? e.seq : eventSeq(id) ?? 0, tenant_id: str(e.tenant_id), topic: str(e.topic) ?? '', kind: str(e.kind) ?? '',

@@ -72,22 +72,35 @@ export const networkResolvers = {
   },
 
   Mutation: {
-    createNetwork: mutation({ permission: 'write', resourceType: 'network', resourceId: (_a: { input: NetworkInputArgs }, r?: GqlNetwork) => r?.id as string | undefined }, async (caller, a: { input: NetworkInputArgs }, ctx) => {
-      const input = checkInput(NetworkIn, fromNetworkInput(a.input), 'input');
-      return toNetwork(await networks.createNetwork(ctx.s, caller, input));
-    }),
+    createNetwork: mutation(
+      {
+        permission: 'write',
+        resourceType: 'network',
+        resourceId: (_a: { input: NetworkInputArgs }, r?: GqlNetwork) => r?.id as string | undefined,
+      },
+      async (caller, a: { input: NetworkInputArgs }, ctx) => {
+        const input = checkInput(NetworkIn, fromNetworkInput(a.input), 'input');
+        return toNetwork(await networks.createNetwork(ctx.s, caller, input));
+      },
+    ),
     updateNetwork: mutation({ permission: 'write', resourceType: 'network' }, async (caller, a: IdArgs & { input: NetworkInputArgs }, ctx) => {
       const input = checkInput(NetworkUpdate, fromNetworkInput(a.input), 'input');
       return toNetwork(await networks.updateNetwork(ctx.s, caller, a.id, input));
     }),
-    deleteNetwork: mutation({ permission: 'write', resourceType: 'network', rate: { ipClass: 'authenticated', endpoint: 'DELETE /networks/:id' } }, async (caller, a: IdArgs, ctx) => {
-      await networks.deleteNetwork(ctx.s, caller, a.id);
-      return true;
-    }),
-    validateNetwork: mutation({ permission: 'read', resourceType: 'network', rate: { ipClass: 'authenticated', endpoint: 'POST /networks/:id/validate' } }, async (caller, a: IdArgs, ctx) => {
-      const r = await networks.validateNetwork(ctx.s, caller, a.id);
-      return { valid: r.valid, errors: r.errors, islands: r.islands.map((i) => ({ buses: i.buses, slackBus: i.slack_bus })) };
-    }),
+    deleteNetwork: mutation(
+      { permission: 'write', resourceType: 'network', rate: { ipClass: 'authenticated', endpoint: 'DELETE /networks/:id' } },
+      async (caller, a: IdArgs, ctx) => {
+        await networks.deleteNetwork(ctx.s, caller, a.id);
+        return true;
+      },
+    ),
+    validateNetwork: mutation(
+      { permission: 'read', resourceType: 'network', rate: { ipClass: 'authenticated', endpoint: 'POST /networks/:id/validate' } },
+      async (caller, a: IdArgs, ctx) => {
+        const r = await networks.validateNetwork(ctx.s, caller, a.id);
+        return { valid: r.valid, errors: r.errors, islands: r.islands.map((i) => ({ buses: i.buses, slackBus: i.slack_bus })) };
+      },
+    ),
   },
 
   Network: {
@@ -103,16 +116,25 @@ export const networkResolvers = {
     generators: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await model(n, ctx)).generators.map(toGenerator),
     loads: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await model(n, ctx)).loads.map(toLoad),
     dcLines: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => ((await model(n, ctx)).dc_lines ?? []).map(toDcLine),
-    totalLoadMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => decimalSum((await model(n, ctx)).loads.filter((l) => l.in_service).map((l) => l.mw)),
-    totalGenerationMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => decimalSum((await model(n, ctx)).generators.filter((g) => g.in_service).map((g) => g.mw)),
+    totalLoadMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) =>
+      decimalSum((await model(n, ctx)).loads.filter((l) => l.in_service).map((l) => l.mw)),
+    totalGenerationMw: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) =>
+      decimalSum((await model(n, ctx)).generators.filter((g) => g.in_service).map((g) => g.mw)),
     powerFlow: async (n: GqlNetwork, a: { method?: Opt<GqlEnum<PowerFlowMethod>> }, ctx: GqlContext) => {
       const t = await ctx.loaders.latestTask.load({ networkId: n.__summary.id, method: down<PowerFlowMethod>(a.method) });
       return t ? toPowerFlowResult(t) : null;
     },
     agents: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await ctx.loaders.agentsByNetwork.load(n.__summary.id)).map(toAgent),
     alarms: async (n: GqlNetwork, a: { severity?: Opt<GqlEnum<Severity>>; status?: Opt<GqlEnum<AlarmStatus>> }, ctx: GqlContext) =>
-      (await ctx.loaders.alarmsByNetwork.load({ networkId: n.__summary.id, severity: a.severity ? severityLevel(a.severity) : undefined, status: down<AlarmStatus>(a.status) })).map(toAlarm),
-    devices: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) => (await ctx.loaders.devicesByNetwork.load(n.__summary.id)).map(toDevice),
+      (
+        await ctx.loaders.alarmsByNetwork.load({
+          networkId: n.__summary.id,
+          severity: a.severity ? severityLevel(a.severity) : undefined,
+          status: down<AlarmStatus>(a.status),
+        })
+      ).map(toAlarm),
+    devices: async (n: GqlNetwork, _a: FieldArgs, ctx: GqlContext) =>
+      (await ctx.loaders.devicesByNetwork.load(n.__summary.id)).map(toDevice),
   },
 
   Bus: {

@@ -47,33 +47,125 @@ interface StoredOpf {
 
 export const opfResolvers = {
   Mutation: {
-    runOpf: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/opf' } }, async (caller, a: RunOpfArgs, ctx) => {
-      const method = down<OpfMethod>(a.method) ?? 'ac';
-      const answer = await runOpf(ctx.s, caller, a.id, defined({
-        method, async: a.async ?? undefined, timeout_ms: a.timeoutMs ?? undefined, tolerance: a.tolerance ?? undefined, max_iterations: a.maxIterations ?? undefined,
-        islanding: down<IslandingRule>(a.islanding),
-        start: down<OpfStart>(a.start),
-        security: a.security ? securityRequest(a.security) : undefined,
-      }));
-      if (answer.kind === 'queued') return { taskId: answer.task.task_id, status: 'QUEUED', method: method.toUpperCase(), solver: null, objective: null, iterations: null, buses: [], generators: [], branches: [] };
-      const r = answer.result as unknown as StoredOpf;
-      return {
-        taskId: r.task_id, status: r.status.toUpperCase(), method: r.method.toUpperCase(), solver: r.solver ?? 'mips', objective: r.objective, iterations: r.iterations,
-        buses: r.buses.map((b) => ({ id: b.id, v: b.v, theta: b.theta, lmpP: b.lmp_p, lmpQ: b.lmp_q, muVmin: b.mu_vmin, muVmax: b.mu_vmax, energized: b.energized ?? null })),
-        lostLoadMw: r.lost_load_mw ?? null, lostGenerationMw: r.lost_generation_mw ?? null,
-        generators: r.generators.map((g) => ({ index: g.index, bus: g.bus, pMw: g.p_mw, qMvar: g.q_mvar, muPmin: g.mu_pmin, muPmax: g.mu_pmax, muQmin: g.mu_qmin, muQmax: g.mu_qmax })),
-        branches: r.branches.map((b) => ({ index: b.index, from: b.from, to: b.to, pFrom: b.p_from, qFrom: b.q_from, pTo: b.p_to, qTo: b.q_to, loading: b.loading, muSf: b.mu_sf, muSt: b.mu_st })),
-        dcLines: r.dc_lines?.map((d) => ({ index: d.index, from: d.from, to: d.to, inService: d.in_service, pFrom: d.p_from, pTo: d.p_to, qFrom: d.q_from,
-          qTo: d.q_to, vFrom: d.v_from, vTo: d.v_to, muPmin: d.mu_pmin, muPmax: d.mu_pmax, muQminFrom: d.mu_qmin_from, muQmaxFrom: d.mu_qmax_from,
-          muQminTo: d.mu_qmin_to, muQmaxTo: d.mu_qmax_to })) ?? null,
-        start: r.start?.toUpperCase() ?? null,
-        earlierRuns: r.earlier_runs?.map((e) => ({ start: e.start.toUpperCase(), status: e.status.toUpperCase(), iterations: e.iterations, durationMs: e.duration_ms, message: e.message ?? null })) ?? null,
-        security: r.security ? {
-          contingencies: r.security.contingencies, limit: r.security.limit.toUpperCase(), rounds: r.security.rounds, constraintsAdded: r.security.constraints_added,
-          excluded: r.security.excluded.map(String),
-          binding: r.security.binding.map((b) => ({ outage: String(b.outage), branch: b.branch, flowMw: b.flow_mw, limitMw: b.limit_mw, mu: b.mu })),
-        } : null,
-      };
-    }),
+    runOpf: mutation(
+      { permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/opf' } },
+      async (caller, a: RunOpfArgs, ctx) => {
+        const method = down<OpfMethod>(a.method) ?? 'ac';
+        const answer = await runOpf(
+          ctx.s,
+          caller,
+          a.id,
+          defined({
+            method,
+            async: a.async ?? undefined,
+            timeout_ms: a.timeoutMs ?? undefined,
+            tolerance: a.tolerance ?? undefined,
+            max_iterations: a.maxIterations ?? undefined,
+            islanding: down<IslandingRule>(a.islanding),
+            start: down<OpfStart>(a.start),
+            security: a.security ? securityRequest(a.security) : undefined,
+          }),
+        );
+        if (answer.kind === 'queued')
+          return {
+            taskId: answer.task.task_id,
+            status: 'QUEUED',
+            method: method.toUpperCase(),
+            solver: null,
+            objective: null,
+            iterations: null,
+            buses: [],
+            generators: [],
+            branches: [],
+          };
+        const r = answer.result as unknown as StoredOpf;
+        return {
+          taskId: r.task_id,
+          status: r.status.toUpperCase(),
+          method: r.method.toUpperCase(),
+          solver: r.solver ?? 'mips',
+          objective: r.objective,
+          iterations: r.iterations,
+          buses: r.buses.map((b) => ({
+            id: b.id,
+            v: b.v,
+            theta: b.theta,
+            lmpP: b.lmp_p,
+            lmpQ: b.lmp_q,
+            muVmin: b.mu_vmin,
+            muVmax: b.mu_vmax,
+            energized: b.energized ?? null,
+          })),
+          lostLoadMw: r.lost_load_mw ?? null,
+          lostGenerationMw: r.lost_generation_mw ?? null,
+          generators: r.generators.map((g) => ({
+            index: g.index,
+            bus: g.bus,
+            pMw: g.p_mw,
+            qMvar: g.q_mvar,
+            muPmin: g.mu_pmin,
+            muPmax: g.mu_pmax,
+            muQmin: g.mu_qmin,
+            muQmax: g.mu_qmax,
+          })),
+          branches: r.branches.map((b) => ({
+            index: b.index,
+            from: b.from,
+            to: b.to,
+            pFrom: b.p_from,
+            qFrom: b.q_from,
+            pTo: b.p_to,
+            qTo: b.q_to,
+            loading: b.loading,
+            muSf: b.mu_sf,
+            muSt: b.mu_st,
+          })),
+          dcLines:
+            r.dc_lines?.map((d) => ({
+              index: d.index,
+              from: d.from,
+              to: d.to,
+              inService: d.in_service,
+              pFrom: d.p_from,
+              pTo: d.p_to,
+              qFrom: d.q_from,
+              qTo: d.q_to,
+              vFrom: d.v_from,
+              vTo: d.v_to,
+              muPmin: d.mu_pmin,
+              muPmax: d.mu_pmax,
+              muQminFrom: d.mu_qmin_from,
+              muQmaxFrom: d.mu_qmax_from,
+              muQminTo: d.mu_qmin_to,
+              muQmaxTo: d.mu_qmax_to,
+            })) ?? null,
+          start: r.start?.toUpperCase() ?? null,
+          earlierRuns:
+            r.earlier_runs?.map((e) => ({
+              start: e.start.toUpperCase(),
+              status: e.status.toUpperCase(),
+              iterations: e.iterations,
+              durationMs: e.duration_ms,
+              message: e.message ?? null,
+            })) ?? null,
+          security: r.security
+            ? {
+                contingencies: r.security.contingencies,
+                limit: r.security.limit.toUpperCase(),
+                rounds: r.security.rounds,
+                constraintsAdded: r.security.constraints_added,
+                excluded: r.security.excluded.map(String),
+                binding: r.security.binding.map((b) => ({
+                  outage: String(b.outage),
+                  branch: b.branch,
+                  flowMw: b.flow_mw,
+                  limitMw: b.limit_mw,
+                  mu: b.mu,
+                })),
+              }
+            : null,
+        };
+      },
+    ),
   },
 };

@@ -19,10 +19,27 @@ export const sensitivityResolvers = {
     }, async (caller, a: SensitivityArgs, ctx) => {
       const i = a.input;
       // GraphQL resolves every number as a field: a matrix past this size is REST's (it streams).
-      const r = await runSensitivities(ctx.s, caller, a.networkId, {
-        kind: i.kind === 'PTDF' ? 'ptdf' : 'lodf', ...(i.branches ? { branches: i.branches } : {}), ...(i.buses ? { buses: i.buses } : {}), ...(i.outages ? { outages: i.outages } : {}),
-      }, { maxEntries: GRAPHQL_MAX_ENTRIES, door: 'through GraphQL (REST POST /networks/{id}/sensitivities answers up to 10,000,000)' });
-      return { networkId: r.network_id, networkVersion: r.network_version, kind: r.kind.toUpperCase(), rows: r.rows, columns: r.columns, values: r.values, bridges: r.bridges };
+      const r = await runSensitivities(
+        ctx.s,
+        caller,
+        a.networkId,
+        {
+          kind: i.kind === 'PTDF' ? 'ptdf' : 'lodf',
+          ...(i.branches ? { branches: i.branches } : {}),
+          ...(i.buses ? { buses: i.buses } : {}),
+          ...(i.outages ? { outages: i.outages } : {}),
+        },
+        { maxEntries: GRAPHQL_MAX_ENTRIES, door: 'through GraphQL (REST POST /networks/{id}/sensitivities answers up to 10,000,000)' },
+      );
+      return {
+        networkId: r.network_id,
+        networkVersion: r.network_version,
+        kind: r.kind.toUpperCase(),
+        rows: r.rows,
+        columns: r.columns,
+        values: r.values,
+        bridges: r.bridges,
+      };
     }),
   },
 };

@@ -38,24 +38,58 @@ const FINISHED = new Set(['completed', 'failed', 'cancelled']);
 
 function toStudy(v: StudyView) {
   return {
-    id: v.study_id, taskId: v.task_id, networkId: v.network_id, networkVersion: v.network_version, kind: up(v.kind), status: up(v.status),
-    done: v.progress.done, total: v.progress.total, request: v.request, base: v.base,
+    id: v.study_id,
+    taskId: v.task_id,
+    networkId: v.network_id,
+    networkVersion: v.network_version,
+    kind: up(v.kind),
+    status: up(v.status),
+    done: v.progress.done,
+    total: v.progress.total,
+    request: v.request,
+    base: v.base,
     counts: {
-      ...v.counts.by_status, branchOverload: v.counts.by_violation.branch_overload, lowVoltage: v.counts.by_violation.low_voltage,
-      highVoltage: v.counts.by_violation.high_voltage, withViolations: v.counts.with_violations,
-      casesWithLostLoad: v.counts.cases_with_lost_load, casesWithNewViolations: v.counts.cases_with_new_violations,
+      ...v.counts.by_status,
+      branchOverload: v.counts.by_violation.branch_overload,
+      lowVoltage: v.counts.by_violation.low_voltage,
+      highVoltage: v.counts.by_violation.high_voltage,
+      withViolations: v.counts.with_violations,
+      casesWithLostLoad: v.counts.cases_with_lost_load,
+      casesWithNewViolations: v.counts.cases_with_new_violations,
     },
-    createdAt: v.timings.created_at, startedAt: v.timings.started_at, completedAt: v.timings.completed_at, wallMs: v.timings.wall_ms, solveMs: v.timings.solve_ms,
+    createdAt: v.timings.created_at,
+    startedAt: v.timings.started_at,
+    completedAt: v.timings.completed_at,
+    wallMs: v.timings.wall_ms,
+    solveMs: v.timings.solve_ms,
     error: v.error,
   };
 }
 
 function toCase(r: StudyCaseRow) {
   return {
-    caseId: r.case_id, scenario: r.scenario ?? null, contingency: r.contingency ?? null, status: up(r.status), reason: r.reason ?? null, iterations: r.iterations,
-    maxLoadingPercent: r.max_loading_percent, maxLoadingBranch: r.max_loading_branch, minV: r.min_v, minVBus: r.min_v_bus, maxV: r.max_v, maxVBus: r.max_v_bus,
-    violations: r.violations.map((v) => ({ type: up(v.type), element: v.element, value: v.value, limit: v.limit, baseValue: v.base_value, kind: up(v.kind) })),
-    newViolations: r.new_violations, maxNewLoadingPercent: r.max_new_loading_percent,
+    caseId: r.case_id,
+    scenario: r.scenario ?? null,
+    contingency: r.contingency ?? null,
+    status: up(r.status),
+    reason: r.reason ?? null,
+    iterations: r.iterations,
+    maxLoadingPercent: r.max_loading_percent,
+    maxLoadingBranch: r.max_loading_branch,
+    minV: r.min_v,
+    minVBus: r.min_v_bus,
+    maxV: r.max_v,
+    maxVBus: r.max_v_bus,
+    violations: r.violations.map((v) => ({
+      type: up(v.type),
+      element: v.element,
+      value: v.value,
+      limit: v.limit,
+      baseValue: v.base_value,
+      kind: up(v.kind),
+    })),
+    newViolations: r.new_violations,
+    maxNewLoadingPercent: r.max_new_loading_percent,
     islanded: r.islanded ? { buses: r.islanded.buses, loadMw: r.islanded.load_mw, generationMw: r.islanded.generation_mw } : null,
     monitored: r.monitored ?? null,
   };
@@ -123,24 +157,44 @@ export const studyResolvers = {
     }),
   },
   Mutation: {
-    runStudy: mutation({ permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/studies' } }, async (caller, a: RunStudyArgs, ctx) => {
-      const o = a.options ?? {};
-      // The same check as the REST body (the first error, naming its field).
-      const request = checkStudyRequest(defined({
-        kind: down<StudyKind>(a.kind), contingencies: a.contingencies ?? undefined, scenarios: a.scenarios ?? undefined, monitor: a.monitor ?? undefined,
-        loading_limit_percent: a.loadingLimitPercent ?? undefined, method: down<PowerFlowMethod>(o.method), tolerance: o.tolerance ?? undefined,
-        max_iterations: o.maxIterations ?? undefined, enforce_q_limits: o.enforceQLimits ?? undefined, islanding: down<StudyIslanding>(o.islanding),
-        screening: o.screeningThresholdPercent == null && o.screeningMethod == null ? undefined : defined({
-          method: o.screeningMethod == null ? undefined : down(o.screeningMethod), threshold_percent: o.screeningThresholdPercent ?? undefined,
-        }),
-        violation_filter: o.flowIncreasePercent == null && o.voltageIncreasePu == null ? undefined : defined({
-          flow_increase_percent: o.flowIncreasePercent ?? undefined, voltage_increase_pu: o.voltageIncreasePu ?? undefined,
-        }),
-        warm_start: down<StudyWarmStart>(o.warmStart),
-      }));
-      const sub = await submitStudy(ctx.s, caller, a.id, request);
-      return toStudy(await getStudy(ctx.s, caller, sub.study_id));
-    }),
+    runStudy: mutation(
+      { permission: 'compute', resourceType: 'network', rate: { ipClass: 'compute', endpoint: 'POST /networks/:id/studies' } },
+      async (caller, a: RunStudyArgs, ctx) => {
+        const o = a.options ?? {};
+        // The same check as the REST body (the first error, naming its field).
+        const request = checkStudyRequest(
+          defined({
+            kind: down<StudyKind>(a.kind),
+            contingencies: a.contingencies ?? undefined,
+            scenarios: a.scenarios ?? undefined,
+            monitor: a.monitor ?? undefined,
+            loading_limit_percent: a.loadingLimitPercent ?? undefined,
+            method: down<PowerFlowMethod>(o.method),
+            tolerance: o.tolerance ?? undefined,
+            max_iterations: o.maxIterations ?? undefined,
+            enforce_q_limits: o.enforceQLimits ?? undefined,
+            islanding: down<StudyIslanding>(o.islanding),
+            screening:
+              o.screeningThresholdPercent == null && o.screeningMethod == null
+                ? undefined
+                : defined({
+                    method: o.screeningMethod == null ? undefined : down(o.screeningMethod),
+                    threshold_percent: o.screeningThresholdPercent ?? undefined,
+                  }),
+            violation_filter:
+              o.flowIncreasePercent == null && o.voltageIncreasePu == null
+                ? undefined
+                : defined({
+                    flow_increase_percent: o.flowIncreasePercent ?? undefined,
+                    voltage_increase_pu: o.voltageIncreasePu ?? undefined,
+                  }),
+            warm_start: down<StudyWarmStart>(o.warmStart),
+          }),
+        );
+        const sub = await submitStudy(ctx.s, caller, a.id, request);
+        return toStudy(await getStudy(ctx.s, caller, sub.study_id));
+      },
+    ),
     cancelStudy: mutation({ permission: 'compute', resourceType: 'study' }, async (caller, a: IdArgs, ctx) => toStudy(await cancelStudy(ctx.s, caller, a.id))),
   },
   Task: {

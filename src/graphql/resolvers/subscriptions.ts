@@ -21,7 +21,10 @@ interface ReplayArgs {
 
 function checkAfter(after: unknown): string | undefined {
   if (after === undefined || after === null) return undefined;
-  if (typeof after !== 'string' || eventSeq(after) === undefined) throw new AppError('INVALID_FIELD', `after must be an event id such as evt_0000000000000042, got ${JSON.stringify(after)}`, { field: 'after' });
+  if (typeof after !== 'string' || eventSeq(after) === undefined)
+    throw new AppError('INVALID_FIELD', `after must be an event id such as evt_0000000000000042, got ${JSON.stringify(after)}`, {
+      field: 'after',
+    });
   return after;
 }
 

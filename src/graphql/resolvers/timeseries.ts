@@ -56,16 +56,37 @@ export const timeseriesResolvers = {
       const queries = a.queries;
       // Also refused by the cost rules before execution (limits.ts); checked here too
       // because the resolver must not rely on the door it was called through.
-      if (queries.length > TS_MULTI_QUERIES_MAX) throw tooComplex(`timeseriesMulti takes at most ${TS_MULTI_QUERIES_MAX} queries, got ${queries.length}`, { reason: 'LIST_TOO_LONG', argument: 'queries', limit: TS_MULTI_QUERIES_MAX, got: queries.length });
+      if (queries.length > TS_MULTI_QUERIES_MAX)
+        throw tooComplex(`timeseriesMulti takes at most ${TS_MULTI_QUERIES_MAX} queries, got ${queries.length}`, {
+          reason: 'LIST_TOO_LONG',
+          argument: 'queries',
+          limit: TS_MULTI_QUERIES_MAX,
+          got: queries.length,
+        });
       const total = queries.reduce((n, q) => n + limitOf(q.limit), 0);
       if (total > budgetOf(ctx).remaining) budgetOf(ctx).take(total, tooComplex); // fails whole, before any entry runs
       return mapBounded(queries, TS_MULTI_CONCURRENCY, (q) => points(ctx, caller, q));
     }),
   },
   Mutation: {
-    writeTimeseries: mutation({ permission: 'write', resourceType: 'timeseries', resourceId: () => undefined, rate: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } }, async (caller, a: { points: TimeSeriesPointArgs[] }, ctx) => {
-      const pts = a.points.map((p) => defined({ metric: p.metric, timestamp: p.timestamp ? p.timestamp.toISOString() : undefined, value: p.value, tags: p.tags ?? undefined }));
-      return (await domain()).writeTimeseries(ctx.s, caller, pts);
-    }),
+    writeTimeseries: mutation(
+      {
+        permission: 'write',
+        resourceType: 'timeseries',
+        resourceId: () => undefined,
+        rate: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' },
+      },
+      async (caller, a: { points: TimeSeriesPointArgs[] }, ctx) => {
+        const pts = a.points.map((p) =>
+          defined({
+            metric: p.metric,
+            timestamp: p.timestamp ? p.timestamp.toISOString() : undefined,
+            value: p.value,
+            tags: p.tags ?? undefined,
+          }),
+        );
+        return (await domain()).writeTimeseries(ctx.s, caller, pts);
+      },
+    ),
   },
 };

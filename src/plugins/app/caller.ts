@@ -146,7 +146,10 @@ export default fp(async (app: FastifyInstance) => {
           const h = req.headers;
           const apiKey = h['x-api-key'];
           const tenant = h['x-tenant-id'];
-          const queryToken = cfg.queryToken || req.routeOptions.url === '/api/v1/events/stream' ? (req.query as Record<string, unknown> | undefined)?.token : undefined;
+          const queryToken =
+            cfg.queryToken || req.routeOptions.url === '/api/v1/events/stream'
+              ? (req.query as Record<string, unknown> | undefined)?.token
+              : undefined;
           const r = await authenticate(s, {
             authorization: h.authorization,
             token: typeof queryToken === 'string' ? queryToken : undefined,
@@ -170,7 +173,13 @@ export default fp(async (app: FastifyInstance) => {
         }
       }
     }
-    const rl = await checkRateLimits(s, { ip, ipClass: cls.ipClass, endpoint: cls.endpoint, caller: permission && !authError ? req.caller : null, skipIp: ipTaken });
+    const rl = await checkRateLimits(s, {
+      ip,
+      ipClass: cls.ipClass,
+      endpoint: cls.endpoint,
+      caller: permission && !authError ? req.caller : null,
+      skipIp: ipTaken,
+    });
     for (const k in rl.headers) reply.header(k, rl.headers[k]);
     if (!rl.allowed) {
       // Only an endpoint-layer refusal may be bypassed; every other layer refuses here and now.

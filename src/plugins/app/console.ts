@@ -35,7 +35,12 @@ export default fp(async (app: FastifyInstance) => {
   const type = (name: string) => TYPES[name.slice(name.lastIndexOf('.'))] ?? 'application/octet-stream';
   const hide = { schema: { hide: true } };
   app.get('/console', hide, async (_req, reply) => reply.redirect('/console/'));
-  app.get('/console/', hide, async (_req, reply) => reply.type(TYPES['.html']!).header('Cache-Control', 'no-cache').send(load(join(ROOT, 'console', 'index.html'))));
+  app.get('/console/', hide, async (_req, reply) =>
+    reply
+      .type(TYPES['.html']!)
+      .header('Cache-Control', 'no-cache')
+      .send(load(join(ROOT, 'console', 'index.html'))),
+  );
   // Names are checked against FILE (and folders against FOLDERS) before any path is built: nothing outside
   // console/ can be named.
   const sendFile = async (reply: FastifyReply, file: string, ...folder: string[]) => {

@@ -14,7 +14,9 @@ const PAGES: Record<string, string> = { '/docs/load-testing': 'load-testing.md',
 
 export default fp(async (app: FastifyInstance) => {
   const html = errorsPageHtml();
-  app.get(ERRORS_PAGE, { schema: { hide: true } }, async (_req, reply) => reply.type('text/html; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(html));
+  app.get(ERRORS_PAGE, { schema: { hide: true } }, async (_req, reply) =>
+    reply.type('text/html; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(html),
+  );
   for (const [path, file] of Object.entries(PAGES)) {
     app.get(path, { schema: { hide: true } }, async (_req, reply) => {
       // Read on request: small, rare, and the file may be updated without a restart.

@@ -61,14 +61,20 @@ function validationError(err: FastifyError): AppError {
       return new AppError('INVALID_REQUEST', `${label} is required`, { field, location: where });
     case 'additionalProperties': {
       const extra = String((v.params as { additionalProperty?: string }).additionalProperty ?? '');
-      return new AppError('INVALID_REQUEST', `${where} has an unknown field "${[path, extra].filter(Boolean).join('.')}"`, { field: [path, extra].filter(Boolean).join('.'), location: where });
+      return new AppError('INVALID_REQUEST', `${where} has an unknown field "${[path, extra].filter(Boolean).join('.')}"`, {
+        field: [path, extra].filter(Boolean).join('.'),
+        location: where,
+      });
     }
     case 'const':
     case 'enum': {
       // A TypeBox union of literals fails as one `const` error per branch, then `anyOf`: name them all.
-      const allowed = v.keyword === 'enum'
-        ? (v.params as { allowedValues?: unknown[] }).allowedValues ?? []
-        : (err.validation ?? []).filter((x) => x.keyword === 'const' && x.instancePath === v.instancePath).map((x) => (x.params as { allowedValue?: unknown }).allowedValue);
+      const allowed =
+        v.keyword === 'enum'
+          ? ((v.params as { allowedValues?: unknown[] }).allowedValues ?? [])
+          : (err.validation ?? [])
+              .filter((x) => x.keyword === 'const' && x.instancePath === v.instancePath)
+              .map((x) => (x.params as { allowedValue?: unknown }).allowedValue);
       return new AppError('INVALID_FIELD', `${label} must be one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`, { field, allowed, location: where });
     }
     case 'minimum':
@@ -78,7 +84,11 @@ function validationError(err: FastifyError): AppError {
       return new AppError('PARAM_OUT_OF_RANGE', `${label} ${v.message}`, { field, limit: (v.params as { limit?: number }).limit, location: where });
     case 'minItems':
     case 'maxItems':
-      return new AppError(where === 'body' ? 'VALIDATION_FAILED' : 'INVALID_REQUEST', `${label} ${v.message}`, { field, limit: (v.params as { limit?: number }).limit, location: where });
+      return new AppError(where === 'body' ? 'VALIDATION_FAILED' : 'INVALID_REQUEST', `${label} ${v.message}`, {
+        field,
+        limit: (v.params as { limit?: number }).limit,
+        location: where,
+      });
     default:
       return new AppError('INVALID_FIELD', `${label} ${v.message}`, { field, location: where });
   }
@@ -132,7 +142,12 @@ function envelopeTemplate(reply: FastifyReply, data: object, meta?: Record<strin
   if (!byRoute) templates.set(data, (byRoute = new Map()));
   const have = byRoute.get(key);
   if (have && have.meta === meta) return have;
-  const json = reply.serialize({ data: renderDates(data), ...(meta ? { meta } : {}), request_id: REQUEST_ID_MARK.slice(1, -1), timestamp: TIMESTAMP_MARK }) as string;
+  const json = reply.serialize({
+    data: renderDates(data),
+    ...(meta ? { meta } : {}),
+    request_id: REQUEST_ID_MARK.slice(1, -1),
+    timestamp: TIMESTAMP_MARK,
+  }) as string;
   const i = json.lastIndexOf(REQUEST_ID_MARK);
   const j = json.lastIndexOf(TIMESTAMP_MARK);
   const t = { meta, head: json.slice(0, i), middle: json.slice(i + REQUEST_ID_MARK.length, j), tail: json.slice(j + TIMESTAMP_MARK.length) };
@@ -220,7 +235,14 @@ async function envelope(app: FastifyInstance) {
     if (allowed.length > 0) {
       reply.header('Allow', allowed.join(', '));
       req.rejection = { code: 'METHOD_NOT_ALLOWED', message: `${req.method} is not supported on ${path}` };
-      return reply.code(405).send(errorBody(req, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}; allowed: ${allowed.join(', ')}`, { method: req.method, allow: allowed }));
+      return reply
+        .code(405)
+        .send(
+          errorBody(req, 'METHOD_NOT_ALLOWED', `${req.method} is not supported on ${path}; allowed: ${allowed.join(', ')}`, {
+            method: req.method,
+            allow: allowed,
+          }),
+        );
     }
     req.rejection = { code: 'NOT_FOUND', message: `no endpoint ${req.method} ${path}` };
     return reply.code(404).send(errorBody(req, 'NOT_FOUND', `no endpoint ${req.method} ${path}`, { path }));

@@ -15,7 +15,10 @@ import { checkRateLimits, classifyRoute } from '../../security/ratelimit.js';
 
 function refusal(err: FastifyError, path: string): { message: string; details: Record<string, unknown> } {
   if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    return { message: `a path segment of ${path.slice(0, 120)} is too long: identifiers are at most 100 characters`, details: { reason: 'path_segment_too_long' } };
+    return {
+      message: `a path segment of ${path.slice(0, 120)} is too long: identifiers are at most 100 characters`,
+      details: { reason: 'path_segment_too_long' },
+    };
   }
   return {
     message: `the path ${path.slice(0, 120)} is not valid percent-encoding: every byte outside A-Z a-z 0-9 - . _ ~ must be written as %XX of its UTF-8 encoding (encodeURIComponent in JavaScript, urllib.parse.quote in Python)`,

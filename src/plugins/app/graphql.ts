@@ -27,7 +27,14 @@ import { PersistedQueries } from '../../graphql/persisted.js';
 import { formatError, gqlCodeOf, gqlError, toGraphQLError } from '../../graphql/errors.js';
 import { createContext } from '../../graphql/context.js';
 import { negotiateVersion, type Negotiated } from '../../graphql/versions.js';
-import { checkCredential, revocableCredential, revocationError, watchCredential, type Revocation, type RevocableCredential } from '../../security/revocation.js';
+import {
+  checkCredential,
+  revocableCredential,
+  revocationError,
+  watchCredential,
+  type Revocation,
+  type RevocableCredential,
+} from '../../security/revocation.js';
 
 export const GRAPHQL_PATH = '/graphql';
 const HTTP_OPERATIONS = new Set(['query', 'mutation'] as const);
@@ -110,7 +117,8 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
     await apq.close();
   });
 
-  const format = (errors: readonly GraphQLError[], traceId: string) => errors.map((e) => formatError(e, { traceId, log: s.log, production: s.config.production }));
+  const format = (errors: readonly GraphQLError[], traceId: string) =>
+    errors.map((e) => formatError(e, { traceId, log: s.log, production: s.config.production }));
 
   function send(reply: FastifyReply, neg: Negotiated | undefined, body: Record<string, unknown>) {
     if (neg) for (const [k, v] of Object.entries(neg.headers)) reply.header(k, v);
@@ -128,7 +136,10 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
     // with its HTTP status by the envelope's handler: a WebSocket client reports the
     // status; a 200 would make it fail with "Unexpected server response: 200".
     if (isUpgrade(req)) throw err;
-    const gerr = (err as GraphQLError).extensions?.code !== undefined && !(err instanceof AppError) ? (err as GraphQLError) : toGraphQLError(toAppError(err as FastifyError));
+    const gerr =
+      (err as GraphQLError).extensions?.code !== undefined && !(err instanceof AppError)
+        ? (err as GraphQLError)
+        : toGraphQLError(toAppError(err as FastifyError));
     const original = gerr.originalError;
     if (original instanceof AppError && [401, 403, 429].includes(original.statusCode)) {
       const caller = req.caller ?? anonymousCaller(req.id, req.ip, req.headers['user-agent'], 'graphql');
@@ -157,7 +168,11 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
       throw gqlError('VALIDATION_FAILED', 'send a JSON object {"query": "...", "variables": {...}, "operationName": "..."}', { reason: 'INVALID_REQUEST' });
     }
     const { query, register } = await apq.resolve(body.query, body.extensions);
-    const request = { query, variables: body.variables as Record<string, unknown> | null | undefined, operationName: typeof body.operationName === 'string' ? body.operationName : undefined };
+    const request = {
+      query,
+      variables: body.variables as Record<string, unknown> | null | undefined,
+      operationName: typeof body.operationName === 'string' ? body.operationName : undefined,
+    };
     const prepared = engine.prepare(request, HTTP_OPERATIONS);
     if ('errors' in prepared) return send(reply, neg, { errors: format(prepared.errors, req.traceId) });
     if (register) await apq.set(register, query!);
@@ -188,7 +203,11 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
           socket: req.raw.socket, ip: normalizeIp(req.ip), userAgent: req.headers['user-agent'], requestId: req.id,
         });
         conn.caller = { ...caller, interface: 'graphql' };
-        conn.revocable = revocableCredential({ token, authorization: token ? undefined : req.headers.authorization, apiKey: str(params.apiKey) ?? str(req.headers['x-api-key']) });
+        conn.revocable = revocableCredential({
+          token,
+          authorization: token ? undefined : req.headers.authorization,
+          apiKey: str(params.apiKey) ?? str(req.headers['x-api-key']),
+        });
         conn.unwatch = watchCredential(s, conn.revocable, (r) => closeRevoked(conn, r));
         const slot = await acquireConnection(s, conn.caller, 'ws');
         let released = false;
@@ -202,7 +221,10 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         if (conn.socket.readyState !== conn.socket.OPEN) await conn.release();
         const exp = tokenExpiry(token ?? str(req.headers.authorization)?.replace(/^Bearer\s+/i, ''));
         if (exp && exp - Date.now() < 2 ** 31 - 1) {
-          conn.expiry = setTimeout(() => conn.socket.close(CloseCode.Unauthorized, 'UNAUTHENTICATED: the access token expired; reconnect with a fresh one'), Math.max(0, exp - Date.now()));
+          conn.expiry = setTimeout(
+            () => conn.socket.close(CloseCode.Unauthorized, 'UNAUTHENTICATED: the access token expired; reconnect with a fresh one'),
+            Math.max(0, exp - Date.now()),
+          );
           conn.expiry.unref();
         }
         const v = conn.version.info;
@@ -228,7 +250,12 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         return [toGraphQLError(revocationError(revoked))];
       }
       if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS) {
-        return [gqlError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS} operations may run at once on one connection`, { limit: MAX_SUBSCRIPTIONS, scope: 'connection' })];
+        return [
+          gqlError('RATE_LIMITED', `at most ${MAX_SUBSCRIPTIONS} operations may run at once on one connection`, {
+            limit: MAX_SUBSCRIPTIONS,
+            scope: 'connection',
+          }),
+        ];
       }
       let query: string | undefined;
       let register: string | undefined;
@@ -319,7 +346,16 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         neg = undefined;
       }
       return send(reply, neg, {
-        errors: format([gqlError('VALIDATION_FAILED', `send queries and mutations with POST ${GRAPHQL_PATH}; GET ${GRAPHQL_PATH} only upgrades to the graphql-ws WebSocket protocol (subprotocol graphql-transport-ws)`, { reason: 'METHOD_NOT_ALLOWED', allow: ['POST'] })], req.traceId),
+        errors: format(
+          [
+            gqlError(
+              'VALIDATION_FAILED',
+              `send queries and mutations with POST ${GRAPHQL_PATH}; GET ${GRAPHQL_PATH} only upgrades to the graphql-ws WebSocket protocol (subprotocol graphql-transport-ws)`,
+              { reason: 'METHOD_NOT_ALLOWED', allow: ['POST'] },
+            ),
+          ],
+          req.traceId,
+        ),
       });
     },
     wsHandler,

@@ -52,8 +52,10 @@ export default fp(async (app: FastifyInstance) => {
       const who = req.caller?.actor.id && req.caller.actor.type !== 'anonymous' ? `${req.caller.actor.type}:${req.caller.actor.id}` : req.ip;
       const s = sample(`${who}|${r?.scope ?? ''}`);
       if (s.log) {
-        req.log.info({ ...line, code: 'RATE_LIMITED', scope: r?.scope, refused_previous_minute: s.previousMinute },
-          `request rejected: ${what} RATE_LIMITED ${r?.message ?? ''} (further refusals of this caller and layer this minute are not logged; they are counted in GET /api/v1/audit/rate-limited)`);
+        req.log.info(
+          { ...line, code: 'RATE_LIMITED', scope: r?.scope, refused_previous_minute: s.previousMinute },
+          `request rejected: ${what} RATE_LIMITED ${r?.message ?? ''} (further refusals of this caller and layer this minute are not logged; they are counted in GET /api/v1/audit/rate-limited)`,
+        );
       }
     } else if (status >= 400) {
       req.log.info({ ...line, code: r?.code }, `request rejected: ${what}${r ? ` ${r.code}: ${r.message}` : ''}`);

@@ -92,7 +92,10 @@ export default fp(async (app: FastifyInstance) => {
 
   const successorOf = (rule: DeprecationRule, method: string, path: string, params: Record<string, string>): string | undefined => {
     // "/api/v2/networks/{id}" names the same resource: {param} takes the request's value.
-    if (rule.path !== '/api/v1/*') return rule.successor?.replace(/\{(\w+)\}/g, (all, k: string) => (typeof params[k] === 'string' ? encodeURIComponent(params[k]) : all));
+    if (rule.path !== '/api/v1/*')
+      return rule.successor?.replace(/\{(\w+)\}/g, (all, k: string) =>
+        typeof params[k] === 'string' ? encodeURIComponent(params[k]) : all,
+      );
     const candidate = '/api/v2' + path.slice('/api/v1'.length);
     return cfg.enabled.includes('v2') && v2.find(method as 'GET', candidate) ? candidate : rule.successor;
   };
@@ -120,16 +123,25 @@ export default fp(async (app: FastifyInstance) => {
       const sunset = new Date(rule.sunset);
       const successor = successorOf(rule, req.method, path, (req.params ?? {}) as Record<string, string>);
       if (phase === 4) {
-        throw new AppError('GONE', `${req.method} ${pattern ?? path} was removed on ${sunset.toISOString().slice(0, 10)}${successor ? `; use ${successor}` : ''}`, {
-          removed_at: sunset.toISOString(), successor: successor ?? null, doc_url: rule.doc_url ?? `${cfg.docBase}#removed`,
-        });
+        throw new AppError(
+          'GONE',
+          `${req.method} ${pattern ?? path} was removed on ${sunset.toISOString().slice(0, 10)}${successor ? `; use ${successor}` : ''}`,
+          {
+            removed_at: sunset.toISOString(),
+            successor: successor ?? null,
+            doc_url: rule.doc_url ?? `${cfg.docBase}#removed`,
+          },
+        );
       }
       req.deprecation = { rule, phase, sunset, successor };
       reply.header('Deprecation', 'true');
       reply.header('Sunset', sunset.toUTCString());
       if (successor) reply.header('Link', `<${successor}>; rel="successor-version"`);
       if (phase >= 2) {
-        reply.header('Warning', `299 - "Deprecated API: ${req.method} ${pattern ?? path} will be removed on ${sunset.toUTCString()}${successor ? `; use ${successor}` : ''}"`);
+        reply.header(
+          'Warning',
+          `299 - "Deprecated API: ${req.method} ${pattern ?? path} will be removed on ${sunset.toUTCString()}${successor ? `; use ${successor}` : ''}"`,
+        );
       }
       if (phase === 3) await tighten(req, reply, rule, pattern ?? path);
       return;
@@ -149,9 +161,20 @@ export default fp(async (app: FastifyInstance) => {
     reply.header('X-RateLimit-Limit', String(perMin));
     reply.header('X-RateLimit-Remaining', '0');
     reply.header('X-RateLimit-Policy', `${perMin};w=60`);
-    throw new AppError('RATE_LIMITED', `${req.method} ${what} is deprecated and in its last month: its limit is cut to ${perMin} per minute; move to ${rule.successor ?? 'its successor'}`, {
-      limit: perMin, window_seconds: 60, retry_after: retryAfter, reset_at: new Date(Date.now() + retryAfter * 1000).toISOString(), scope: 'endpoint', endpoint: `${req.method} ${what}`, ip, deprecated: true,
-    });
+    throw new AppError(
+      'RATE_LIMITED',
+      `${req.method} ${what} is deprecated and in its last month: its limit is cut to ${perMin} per minute; move to ${rule.successor ?? 'its successor'}`,
+      {
+        limit: perMin,
+        window_seconds: 60,
+        retry_after: retryAfter,
+        reset_at: new Date(Date.now() + retryAfter * 1000).toISOString(),
+        scope: 'endpoint',
+        endpoint: `${req.method} ${what}`,
+        ip,
+        deprecated: true,
+      },
+    );
   }
 
   // meta of a deprecated endpoint's success envelope: deprecated flag and sunset (SPEC 4.1 "version info").

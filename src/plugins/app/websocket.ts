@@ -91,10 +91,19 @@ export default fp(async (app: FastifyInstance) => {
     config: { audit: false },
     schema: { hide: true },
     preHandler: async (req, reply) => {
-      if (!req.ws) throw new AppError('INVALID_REQUEST', `${WS_PATH} is a WebSocket endpoint: send an upgrade request (subprotocol ${supported.join(', ')})`, { supported });
+      if (!req.ws)
+        throw new AppError(
+          'INVALID_REQUEST',
+          `${WS_PATH} is a WebSocket endpoint: send an upgrade request (subprotocol ${supported.join(', ')})`,
+          { supported },
+        );
       const offered = offeredProtocols(req.headers['sec-websocket-protocol']);
       if (chooseSubprotocol(offered, supported) === undefined) {
-        throw new AppError('INVALID_REQUEST', `none of the offered subprotocols (${offered.join(', ')}) is served here; supported: ${supported.join(', ')}`, { offered, supported });
+        throw new AppError(
+          'INVALID_REQUEST',
+          `none of the offered subprotocols (${offered.join(', ')}) is served here; supported: ${supported.join(', ')}`,
+          { offered, supported },
+        );
       }
       const h = req.headers;
       const q = (req.query ?? {}) as Record<string, unknown>;
@@ -102,7 +111,9 @@ export default fp(async (app: FastifyInstance) => {
       const apiKey = typeof h['x-api-key'] === 'string' ? h['x-api-key'] : undefined;
       const hasCredential = Boolean(h.authorization || token || apiKey);
       // GRIDOPS_AUTH=off (benchmark baselines): the bootstrap admin, as on the REST door.
-      let caller: Caller | undefined = s.config.security.authDisabled ? { ...unauthenticatedAdmin(s, req.id, normalizeIp(req.ip), h['user-agent']), interface: 'websocket' } : undefined;
+      let caller: Caller | undefined = s.config.security.authDisabled
+        ? { ...unauthenticatedAdmin(s, req.id, normalizeIp(req.ip), h['user-agent']), interface: 'websocket' }
+        : undefined;
       if (!caller) try {
         const r = await authenticate(s, {
           authorization: h.authorization, token, apiKey, tenantHeader: typeof h['x-tenant-id'] === 'string' ? h['x-tenant-id'] : undefined,

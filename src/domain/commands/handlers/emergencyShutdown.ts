@@ -17,10 +17,21 @@ export default defineCommand({
       const row = await findAgentRow(tx, ctx.caller, ctx.agent.id, true);
       const cancelled = await tx.query<{ command_id: string }>(
         `UPDATE agent_actions SET status = 'cancelled', completed_at = clock_timestamp(), error = $2 WHERE agent_id = $1 AND status = 'queued' RETURNING command_id`,
-        [row.id, JSON.stringify({ code: 'CONFLICT', message: 'cancelled by emergency_shutdown', details: { reason: 'emergency_shutdown' } })]);
-      if (row.status === 'stopped') return { old: row.status, row, event: undefined, cancelled: cancelled.rows.map((r) => r.command_id), busy: row.busy_command_id };
+        [
+          row.id,
+          JSON.stringify({ code: 'CONFLICT', message: 'cancelled by emergency_shutdown', details: { reason: 'emergency_shutdown' } }),
+        ],
+      );
+      if (row.status === 'stopped')
+        return { old: row.status, row, event: undefined, cancelled: cancelled.rows.map((r) => r.command_id), busy: row.busy_command_id };
       const t = await transitionAgent(tx, row, 'emergency_shutdown', reason, ctx.caller.actor.id);
-      return { old: row.status, row: t.row, event: t.event, cancelled: cancelled.rows.map((r) => r.command_id), busy: slotTaken(row) ? row.busy_command_id : null };
+      return {
+        old: row.status,
+        row: t.row,
+        event: t.event,
+        cancelled: cancelled.rows.map((r) => r.command_id),
+        busy: slotTaken(row) ? row.busy_command_id : null,
+      };
     });
     if (out.event) await publishEvents(ctx.s.bus, [out.event]);
     const local = runningCommands.get(ctx.agent.id);

@@ -7,7 +7,17 @@ import setGeneration from './setGeneration.js';
 import emergencyShutdown from './emergencyShutdown.js';
 import { start, stop, pause, resume } from './lifecycle.js';
 
-export const COMMAND_DEFINITIONS: readonly CommandDefinition[] = [status, runPowerflow, switchBranch, setGeneration, emergencyShutdown, start, stop, pause, resume];
+export const COMMAND_DEFINITIONS: readonly CommandDefinition[] = [
+  status,
+  runPowerflow,
+  switchBranch,
+  setGeneration,
+  emergencyShutdown,
+  start,
+  stop,
+  pause,
+  resume,
+];
 
 const BY_NAME = new Map(COMMAND_DEFINITIONS.map((d) => [d.name, d]));
 

@@ -49,11 +49,21 @@ export default defineCommand({
       const code = (KNOWN.find((k) => k === err.code) ?? (t.status === 'cancelled' ? 'CONFLICT' : 'INTERNAL_ERROR')) as ErrorCode;
       if (code === 'INTERNAL_ERROR') {
         s.log.error({ task_id: t.id, task_error: err, command_id: ctx.action.command_id }, 'the power flow task of an agent command failed');
-        throw new AppError(code, `the power flow task ${t.id} of command run_powerflow failed (${t.status}); nothing was changed. Retry it; if it happens again, give an administrator the task_id`, { task_id: t.id, reason: 'internal_error' });
+        throw new AppError(
+          code,
+          `the power flow task ${t.id} of command run_powerflow failed (${t.status}); nothing was changed. Retry it; if it happens again, give an administrator the task_id`,
+          { task_id: t.id, reason: 'internal_error' },
+        );
       }
       throw new AppError(code, err.message, { task_id: t.id, ...(err.details ?? {}) });
     }
     const model = await loadVersion(s.db, summary.id, t.network_version);
-    return { task_id: t.id, network_id: summary.id, network_version: t.network_version, ...flowSummary(model, t.result as FlowLike), constraint_checked: false };
+    return {
+      task_id: t.id,
+      network_id: summary.id,
+      network_version: t.network_version,
+      ...flowSummary(model, t.result as FlowLike),
+      constraint_checked: false,
+    };
   },
 });

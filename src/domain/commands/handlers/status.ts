@@ -24,7 +24,10 @@ export default defineCommand({
       }
     }
     const n = p.actions ?? 10;
-    const { rows } = await s.db.query<ActionRow>(`SELECT * FROM agent_actions WHERE agent_id = $1 AND command_id <> $2 ORDER BY seq DESC LIMIT ${n}`, [agent.id, ctx.action.command_id]);
+    const { rows } = await s.db.query<ActionRow>(
+      `SELECT * FROM agent_actions WHERE agent_id = $1 AND command_id <> $2 ORDER BY seq DESC LIMIT ${n}`,
+      [agent.id, ctx.action.command_id],
+    );
     return {
       agent: agentView(agent), network, ...(networkError ? { network_error: networkError } : {}),
       busy: slotTaken(agent), busy_command_id: slotTaken(agent) ? agent.busy_command_id : null,

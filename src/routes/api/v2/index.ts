@@ -13,16 +13,26 @@ import { V2_META } from '../../../schemas/v2.js';
 export default async function v2Root(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
-  app.post('/timeseries::batchWrite', {
-    bodyLimit: TS_BODY_LIMIT,
-    config: { permission: 'write', rateLimit: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } },
-    schema: { summary: 'Write up to 10,000 points (v2 action)', tags: ['v2 timeseries (preview)'], body: BatchIn, response: { 200: envelope(WriteResult), ...errorResponses(400, 401, 403, 413, 422, 429) } },
-  }, async (req, reply) => {
-    try {
-      return reply.ok(await writeTimeseries(s, req.caller, req.body.points), V2_META);
-    } catch (e) {
-      if (e instanceof AppError && e.code === 'RATE_LIMITED' && typeof e.details?.retry_after === 'number') reply.header('Retry-After', String(e.details.retry_after));
-      throw e;
-    }
-  });
+  app.post(
+    '/timeseries::batchWrite',
+    {
+      bodyLimit: TS_BODY_LIMIT,
+      config: { permission: 'write', rateLimit: { ipClass: 'timeseries_write', endpoint: 'POST /timeseries/batch' } },
+      schema: {
+        summary: 'Write up to 10,000 points (v2 action)',
+        tags: ['v2 timeseries (preview)'],
+        body: BatchIn,
+        response: { 200: envelope(WriteResult), ...errorResponses(400, 401, 403, 413, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      try {
+        return reply.ok(await writeTimeseries(s, req.caller, req.body.points), V2_META);
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'RATE_LIMITED' && typeof e.details?.retry_after === 'number')
+          reply.header('Retry-After', String(e.details.retry_after));
+        throw e;
+      }
+    },
+  );
 }

@@ -18,7 +18,11 @@ const checkCommandIn = TypeCompiler.Compile(CommandIn);
 const checkReason = TypeCompiler.Compile(ReasonIn);
 
 /** Judges one batch entry with the schema of the single endpoint. */
-function entry<T>(checker: { Check(x: unknown): x is T; Errors(x: unknown): { First(): { path: string; message: string } | undefined } }, x: unknown, what: string): T {
+function entry<T>(
+  checker: { Check(x: unknown): x is T; Errors(x: unknown): { First(): { path: string; message: string } | undefined } },
+  x: unknown,
+  what: string,
+): T {
   if (checker.Check(x)) return x;
   const first = checker.Errors(x).First();
   const field = first?.path.replace(/^\//, '').replace(/\//g, '.') || 'entry';
@@ -40,64 +44,131 @@ export default async function agentRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
 
-  app.get('/', {
-    config: { permission: 'read' },
-    schema: { summary: 'List agents (filters status, type, network_id; paging; sort)', tags, querystring: AgentListQuery, response: { 200: envelope(Type.Array(AgentOut)), ...errorResponses(400, 401, 403, 422) } },
-  }, async (req, reply) => {
-    const { items, meta } = await agents.listAgents(s, req.caller, req.query as agents.AgentListQuery);
-    return reply.ok(items, meta);
-  });
+  app.get(
+    '/',
+    {
+      config: { permission: 'read' },
+      schema: {
+        summary: 'List agents (filters status, type, network_id; paging; sort)',
+        tags,
+        querystring: AgentListQuery,
+        response: { 200: envelope(Type.Array(AgentOut)), ...errorResponses(400, 401, 403, 422) },
+      },
+    },
+    async (req, reply) => {
+      const { items, meta } = await agents.listAgents(s, req.caller, req.query as agents.AgentListQuery);
+      return reply.ok(items, meta);
+    },
+  );
 
-  app.post('/', {
-    config: { permission: 'write' },
-    schema: { summary: 'Create an agent (auto_start: true starts it at once)', tags, body: AgentIn, response: { 201: envelope(AgentOut), ...errorResponses(400, 401, 403, 409, 413, 422) } },
-  }, async (req, reply) => reply.ok(await agents.createAgent(s, req.caller, req.body as agents.AgentInput), undefined, 201));
+  app.post(
+    '/',
+    {
+      config: { permission: 'write' },
+      schema: {
+        summary: 'Create an agent (auto_start: true starts it at once)',
+        tags,
+        body: AgentIn,
+        response: { 201: envelope(AgentOut), ...errorResponses(400, 401, 403, 409, 413, 422) },
+      },
+    },
+    async (req, reply) => reply.ok(await agents.createAgent(s, req.caller, req.body as agents.AgentInput), undefined, 201),
+  );
 
-  app.post('/batch', {
-    config: { permission: 'write' },
-    schema: { summary: 'Create up to 50 agents; each entry succeeds or fails alone', tags, body: BatchCreateIn, response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) } },
-  }, async (req, reply) => {
-    const out: agents.BatchResult = { succeeded: [], failed: [] };
-    const valid: { index: number; input: agents.AgentInput }[] = [];
-    req.body.agents.forEach((e, index) => {
-      try {
-        valid.push({ index, input: entry<agents.AgentInput>(checkAgentIn, e, 'agent') });
-      } catch (err) {
-        out.failed.push({ index, error: agents.batchError(err) });
-      }
-    });
-    const r = await agents.batchCreateAgents(s, req.caller, valid.map((v) => v.input));
-    for (const ok of r.succeeded) out.succeeded.push({ index: valid[ok.index].index, id: ok.id });
-    for (const f of r.failed) out.failed.push({ index: valid[f.index].index, error: f.error });
-    out.failed.sort((a, b) => a.index - b.index);
-    return reply.ok(out);
-  });
+  app.post(
+    '/batch',
+    {
+      config: { permission: 'write' },
+      schema: {
+        summary: 'Create up to 50 agents; each entry succeeds or fails alone',
+        tags,
+        body: BatchCreateIn,
+        response: { 200: envelope(BatchResult), ...errorResponses(400, 401, 403, 413, 422) },
+      },
+    },
+    async (req, reply) => {
+      const out: agents.BatchResult = { succeeded: [], failed: [] };
+      const valid: { index: number; input: agents.AgentInput }[] = [];
+      req.body.agents.forEach((e, index) => {
+        try {
+          valid.push({ index, input: entry<agents.AgentInput>(checkAgentIn, e, 'agent') });
+        } catch (err) {
+          out.failed.push({ index, error: agents.batchError(err) });
+        }
+      });
+      const r = await agents.batchCreateAgents(
+        s,
+        req.caller,
+        valid.map((v) => v.input),
+      );
+      for (const ok of r.succeeded) out.succeeded.push({ index: valid[ok.index].index, id: ok.id });
+      for (const f of r.failed) out.failed.push({ index: valid[f.index].index, error: f.error });
+      out.failed.sort((a, b) => a.index - b.index);
+      return reply.ok(out);
+    },
+  );
 
-  app.get('/:id', {
-    config: { permission: 'read' },
-    schema: { summary: 'Agent detail', tags, params: Params, querystring: Type.Object({ tz: Type.Optional(Type.String()) }), response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404) } },
-  }, async (req, reply) => reply.ok(await agents.getAgent(s, req.caller, req.params.id)));
+  app.get(
+    '/:id',
+    {
+      config: { permission: 'read' },
+      schema: {
+        summary: 'Agent detail',
+        tags,
+        params: Params,
+        querystring: Type.Object({ tz: Type.Optional(Type.String()) }),
+        response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (req, reply) => reply.ok(await agents.getAgent(s, req.caller, req.params.id)),
+  );
 
-  app.put('/:id', {
-    config: { permission: 'write' },
-    schema: { summary: 'Update an agent\'s configuration (fields given replace the stored ones; status changes through pause/resume/start/stop)', tags, params: Params, body: AgentUpdate, response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 413, 422) } },
-  }, async (req, reply) => reply.ok(await agents.updateAgent(s, req.caller, req.params.id, req.body as agents.AgentUpdate)));
+  app.put(
+    '/:id',
+    {
+      config: { permission: 'write' },
+      schema: {
+        summary: "Update an agent's configuration (fields given replace the stored ones; status changes through pause/resume/start/stop)",
+        tags,
+        params: Params,
+        body: AgentUpdate,
+        response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 413, 422) },
+      },
+    },
+    async (req, reply) => reply.ok(await agents.updateAgent(s, req.caller, req.params.id, req.body as agents.AgentUpdate)),
+  );
 
-  app.delete('/:id', {
-    config: { permission: 'write' },
-    schema: { summary: 'Delete an agent and its action history', tags, params: Params, response: { 200: envelope(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 422) } },
-  }, async (req, reply) => {
-    await agents.deleteAgent(s, req.caller, req.params.id);
-    return reply.ok({ id: req.params.id, deleted: true });
-  });
+  app.delete(
+    '/:id',
+    {
+      config: { permission: 'write' },
+      schema: {
+        summary: 'Delete an agent and its action history',
+        tags,
+        params: Params,
+        response: { 200: envelope(Type.Object({ id: Type.String(), deleted: Type.Boolean() })), ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req, reply) => {
+      await agents.deleteAgent(s, req.caller, req.params.id);
+      return reply.ok({ id: req.params.id, deleted: true });
+    },
+  );
 
   for (const op of ['pause', 'resume', 'start', 'stop'] as const) {
     app.post(`/:id/${op}`, {
       config: { permission: 'command' },
       schema: {
-        summary: { pause: 'Pause a running agent', resume: 'Resume a paused agent (also starts an idle one, recovers one in error)', start: 'Start an idle or stopped agent (additive)', stop: 'Stop an agent (additive)' }[op],
+        summary: {
+          pause: 'Pause a running agent',
+          resume: 'Resume a paused agent (also starts an idle one, recovers one in error)',
+          start: 'Start an idle or stopped agent (additive)',
+          stop: 'Stop an agent (additive)',
+        }[op],
         // The body ({reason}) is optional, so it is checked here rather than by a body schema.
-        tags, params: Params, response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 409) },
+        tags,
+        params: Params,
+        response: { 200: envelope(AgentOut), ...errorResponses(400, 401, 403, 404, 409) },
       },
     }, async (req, reply) => {
       const body = req.body ?? {};
@@ -118,7 +189,10 @@ export default async function agentRoutes(fastify: FastifyInstance) {
       },
     },
     schema: {
-      summary: 'Send a command to an agent (docs/agents.md lists commands, limits and the confirmation of control commands)', tags, params: Params, body: CommandIn,
+      summary: 'Send a command to an agent (docs/agents.md lists commands, limits and the confirmation of control commands)',
+      tags,
+      params: Params,
+      body: CommandIn,
       response: { 200: envelope(CommandOut), 202: envelope(CommandOut), ...errorResponses(400, 401, 403, 404, 409, 422, 429, 503, 504) },
     },
   }, async (req, reply) => {
@@ -134,7 +208,10 @@ export default async function agentRoutes(fastify: FastifyInstance) {
   app.post('/:id/commands', {
     config: { permission: 'command' },
     schema: {
-      summary: 'Send up to 50 commands (additive): run one after another, highest priority first; each succeeds or fails alone', tags, params: Params, body: CommandBatchIn,
+      summary: 'Send up to 50 commands (additive): run one after another, highest priority first; each succeeds or fails alone',
+      tags,
+      params: Params,
+      body: CommandBatchIn,
       response: { 200: envelope(CommandBatchOut), ...errorResponses(400, 401, 403, 404, 413, 422) },
     },
   }, async (req, reply) => {
@@ -155,11 +232,24 @@ export default async function agentRoutes(fastify: FastifyInstance) {
     return reply.ok(out);
   });
 
-  app.get('/:id/actions', {
-    config: { permission: 'read' },
-    schema: { summary: 'The agent\'s command history (AgentAction), newest first', tags, params: Params, querystring: ActionListQuery, response: { 200: envelope(Type.Array(ActionOut)), ...errorResponses(400, 401, 403, 404, 422) } },
-  }, async (req, reply) => {
-    const { items, meta } = await commands.listActions(s, req.caller, req.params.id, { ...req.query, sort: req.query.sort ?? '-executed_at' });
-    return reply.ok(items, meta);
-  });
+  app.get(
+    '/:id/actions',
+    {
+      config: { permission: 'read' },
+      schema: {
+        summary: "The agent's command history (AgentAction), newest first",
+        tags,
+        params: Params,
+        querystring: ActionListQuery,
+        response: { 200: envelope(Type.Array(ActionOut)), ...errorResponses(400, 401, 403, 404, 422) },
+      },
+    },
+    async (req, reply) => {
+      const { items, meta } = await commands.listActions(s, req.caller, req.params.id, {
+        ...req.query,
+        sort: req.query.sort ?? '-executed_at',
+      });
+      return reply.ok(items, meta);
+    },
+  );
 }

@@ -11,19 +11,38 @@ import { listAudit } from '../../../../security/audit.js';
 export default async function auditRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
-  app.get('/', {
-    config: { permission: 'audit' },
-    schema: { summary: 'Audit log (filters actor, action, resource_type, resource_id, from, to; page_size default 50, max 100)', tags: ['audit'], querystring: AuditQuery, response: { 200: envelope(Type.Array(AuditOut), PageMeta), ...errorResponses(400, 401, 403, 422, 429) } },
-  }, async (req, reply) => {
-    const { items, meta } = await listAudit(s, req.caller, req.query);
-    return reply.ok(items, meta);
-  });
+  app.get(
+    '/',
+    {
+      config: { permission: 'audit' },
+      schema: {
+        summary: 'Audit log (filters actor, action, resource_type, resource_id, from, to; page_size default 50, max 100)',
+        tags: ['audit'],
+        querystring: AuditQuery,
+        response: { 200: envelope(Type.Array(AuditOut), PageMeta), ...errorResponses(400, 401, 403, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { items, meta } = await listAudit(s, req.caller, req.query);
+      return reply.ok(items, meta);
+    },
+  );
 
-  app.get('/rate-limited', {
-    config: { permission: 'audit' },
-    schema: { summary: 'Rate-limit refusals, one row per minute, caller, layer and address with a count (filters actor, layer, ip, from, to; sort -minute)', tags: ['audit'], querystring: DenialQuery, response: { 200: envelope(Type.Array(DenialOut), PageMeta), ...errorResponses(400, 401, 403, 422, 429) } },
-  }, async (req, reply) => {
-    const { items, meta } = await listDenials(s, req.caller, req.query);
-    return reply.ok(items, meta);
-  });
+  app.get(
+    '/rate-limited',
+    {
+      config: { permission: 'audit' },
+      schema: {
+        summary:
+          'Rate-limit refusals, one row per minute, caller, layer and address with a count (filters actor, layer, ip, from, to; sort -minute)',
+        tags: ['audit'],
+        querystring: DenialQuery,
+        response: { 200: envelope(Type.Array(DenialOut), PageMeta), ...errorResponses(400, 401, 403, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      const { items, meta } = await listDenials(s, req.caller, req.query);
+      return reply.ok(items, meta);
+    },
+  );
 }

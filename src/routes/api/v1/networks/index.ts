@@ -295,7 +295,11 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/:id/opf', {
     config: { permission: 'compute' },
     schema: {
-      summary: 'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) or dc (rundcopf); islanding as power flow', tags, params: Params, body: Type.Optional(OpfIn),
+      summary:
+        'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) or dc (rundcopf); islanding as power flow',
+      tags,
+      params: Params,
+      body: Type.Optional(OpfIn),
       response: { 200: envelope(OpfResultOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
     },
     serializerCompiler: plainJson,
@@ -320,9 +324,16 @@ export default async function networkRoutes(fastify: FastifyInstance) {
   app.post('/:id/state-estimation', {
     config: { permission: 'compute' },
     schema: {
-      summary: 'Estimate the network\'s state from its measurements (weighted least squares as MATPOWER Extras\' doSE, largest-normalized-residual bad-data removal); stored readings at "at", or inline "measurements"; "async": true queues a task', tags,
-      params: Params, body: Type.Optional(StateEstimationIn),
-      response: { 200: envelope(StateEstimationResultOut), 202: envelope(TaskSubmittedOut), ...errorResponses(400, 401, 403, 404, 409, 422, 504) },
+      summary:
+        'Estimate the network\'s state from its measurements (weighted least squares as MATPOWER Extras\' doSE, largest-normalized-residual bad-data removal); stored readings at "at", or inline "measurements"; "async": true queues a task',
+      tags,
+      params: Params,
+      body: Type.Optional(StateEstimationIn),
+      response: {
+        200: envelope(StateEstimationResultOut),
+        202: envelope(TaskSubmittedOut),
+        ...errorResponses(400, 401, 403, 404, 409, 422, 504),
+      },
     },
     serializerCompiler: plainJson,
   }, async (req, reply) => {

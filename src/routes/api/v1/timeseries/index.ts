@@ -14,25 +14,44 @@ export default async function timeseriesRoutes(fastify: FastifyInstance) {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const s = app.services;
 
-  app.get('/', {
-    config: { permission: 'read' },
-    schema: { summary: 'Query a metric over [from, to), raw or aggregated per interval', tags, querystring: QueryIn, response: { 200: envelope(QueryOut), ...errorResponses(400, 401, 403, 422) } },
-  }, async (req, reply) => {
-    const r = await queryTimeseries(s, req.caller, req.query);
-    const { truncated, next_from, ...data } = r;
-    return reply.ok(data, { limit: req.query.limit ?? 10000, truncated, ...(next_from ? { next_from: next_from.toISOString() } : {}) });
-  });
+  app.get(
+    '/',
+    {
+      config: { permission: 'read' },
+      schema: {
+        summary: 'Query a metric over [from, to), raw or aggregated per interval',
+        tags,
+        querystring: QueryIn,
+        response: { 200: envelope(QueryOut), ...errorResponses(400, 401, 403, 422) },
+      },
+    },
+    async (req, reply) => {
+      const r = await queryTimeseries(s, req.caller, req.query);
+      const { truncated, next_from, ...data } = r;
+      return reply.ok(data, { limit: req.query.limit ?? 10000, truncated, ...(next_from ? { next_from: next_from.toISOString() } : {}) });
+    },
+  );
 
-  app.post('/batch', {
-    bodyLimit: TS_BODY_LIMIT,
-    config: { permission: 'write', callerText: 'handler' }, // metric and tags are judged per point (control characters too)
-    schema: { summary: 'Write up to 10,000 points; each point is accepted or rejected alone', tags, body: BatchIn, response: { 200: envelope(WriteResult), ...errorResponses(400, 401, 403, 413, 422, 429) } },
-  }, async (req, reply) => {
-    try {
-      return reply.ok(await writeTimeseries(s, req.caller, req.body.points));
-    } catch (e) {
-      if (e instanceof AppError && e.code === 'RATE_LIMITED' && typeof e.details?.retry_after === 'number') reply.header('Retry-After', String(e.details.retry_after));
-      throw e;
-    }
-  });
+  app.post(
+    '/batch',
+    {
+      bodyLimit: TS_BODY_LIMIT,
+      config: { permission: 'write', callerText: 'handler' }, // metric and tags are judged per point (control characters too)
+      schema: {
+        summary: 'Write up to 10,000 points; each point is accepted or rejected alone',
+        tags,
+        body: BatchIn,
+        response: { 200: envelope(WriteResult), ...errorResponses(400, 401, 403, 413, 422, 429) },
+      },
+    },
+    async (req, reply) => {
+      try {
+        return reply.ok(await writeTimeseries(s, req.caller, req.body.points));
+      } catch (e) {
+        if (e instanceof AppError && e.code === 'RATE_LIMITED' && typeof e.details?.retry_after === 'number')
+          reply.header('Retry-After', String(e.details.retry_after));
+        throw e;
+      }
+    },
+  );
 }

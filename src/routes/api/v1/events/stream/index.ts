@@ -91,7 +91,14 @@ export default async function eventStreamRoutes(fastify: FastifyInstance) {
       throw e;
     }
     const connectionId = newConnectionId();
-    const filters = { topics: filter.topics ? [...filter.topics] : 'all', network_id: filter.networkId, agent_id: filter.agentId, severity: q.severity, include_audit: filter.includeAudit, format };
+    const filters = {
+      topics: filter.topics ? [...filter.topics] : 'all',
+      network_id: filter.networkId,
+      agent_id: filter.agentId,
+      severity: q.severity,
+      include_audit: filter.includeAudit,
+      format,
+    };
     void auditLive(s, caller, {
       action: 'sse.connect', resource: { type: 'event_stream', id: connectionId }, result: 'success', status: 200,
       details: { ...filters, resume_after: afterSeq, since: since?.toISOString(), until: until?.toISOString(), concurrent: lease.concurrent },
