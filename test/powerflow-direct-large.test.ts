@@ -3,6 +3,7 @@
 // the large one is held at its statement here (a gate in front of the real database); the case9 answer must come,
 // and, answers being written behind (SYNC_POWERFLOW_STORE=after), the case9 task must be stored meanwhile.
 import { test } from 'node:test';
+import { holdTaskStore } from './helpers/storeGate.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,22 +30,11 @@ test('embedded: a case9 power flow is answered and stored while a large result i
 
     // the gate: the statement storing the large run's task waits until opened
     const db = app.services.db;
-    const query = db.query.bind(db);
-    let open!: () => void;
-    const opened = new Promise<void>((r) => (open = r));
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
-      if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(large.id)) {
-        held();
-        await opened;
-      }
-      return query(sql, params as never);
-    }) as typeof db.query;
+    const gate = holdTaskStore(db, large.id);
 
     const pf = (id: string) => app.app!.inject({ method: 'POST', url: `/api/v1/networks/${id}/powerflow`, headers: h, payload: {} });
     const big = pf(large.id);
-    await holding;
+    await gate.holding;
     let deadline: NodeJS.Timeout | undefined;
     const answer = await Promise.race([
       pf(small.id),
@@ -61,7 +51,7 @@ test('embedded: a case9 power flow is answered and stored while a large result i
       new Promise<'stuck'>((r) => (deadline = setTimeout(() => r('stuck'), 30_000))),
     ]);
     clearTimeout(deadline);
-    open();
+    gate.open();
     assert.equal(stored, 'stored', 'the case9 finish waited for the large batch');
     assert.equal((await db.query('SELECT status FROM tasks WHERE id = $1', [id])).rows.length, 1);
     assert.equal((await big).statusCode, 200);

@@ -3,6 +3,7 @@
 // so PGlite opened again on the same data directory has every answered task with its result and events.
 // SYNC_POWERFLOW_STORE=before stores the task before the answer, and so does any answer while MAX_PENDING_ANSWERS wait.
 import { test } from 'node:test';
+import { holdTaskStore } from './helpers/storeGate.js';
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -102,26 +103,14 @@ test('embedded: with MAX_PENDING_ANSWERS answered runs waiting to be stored, the
       pending.add({ id: `task_standin_${i}`, tenant_id: 'nobody' } as TaskRow, released);
     }
     const db = app.services.db;
-    const query = db.query;
-    let open!: () => void;
-    const opened = new Promise<void>((r) => (open = r));
-    let held!: () => void;
-    const holding = new Promise<void>((r) => (held = r));
-    (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
-      if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(net)) {
-        held();
-        await opened;
-      }
-      return query.call(db, sql, params as never);
-    }) as typeof db.query;
+    const gate = holdTaskStore(db, net);
     const posted = app.app!.inject({ method: 'POST', url: `/api/v1/networks/${net}/powerflow`, headers: h, payload: {} });
-    await holding;
+    await gate.holding;
     assert.equal(pending.size, MAX_PENDING_ANSWERS, 'the run is not kept in memory: its answer waits for the store');
-    open();
+    gate.restore();
     const r = await posted;
     assert.equal(r.statusCode, 200, r.body);
-    assert.equal((await query.call(db, 'SELECT 1 FROM tasks WHERE id = $1', [json(r).data.task_id])).rows.length, 1);
-    (db as { query: typeof db.query }).query = query;
+    assert.equal((await db.query('SELECT 1 FROM tasks WHERE id = $1', [json(r).data.task_id])).rows.length, 1);
   } finally {
     release();
     await app.close();

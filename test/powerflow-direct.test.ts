@@ -2,6 +2,7 @@
 // embedded), or through the queue (at capacity, behind queued tasks, or distributed): either way it
 // is a task that GET /tasks/{id} finds with its result and events, and the FIFO and the quota hold.
 import { describe, it, before, after } from 'node:test';
+import { holdTaskStore } from './helpers/storeGate.js';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -105,23 +106,12 @@ for (const mode of MODES) {
       it('answers before its group commit: GET /tasks/{id}, the list, alarms, DELETE and GraphQL find the task meanwhile', { timeout: 120_000 }, async () => {
         // The gate: the statement storing this network's direct runs waits until opened.
         const db = app.services.db;
-        const query = db.query;
-        let open!: () => void;
-        const opened = new Promise<void>((r) => (open = r));
-        let held!: () => void;
-        const holding = new Promise<void>((r) => (held = r));
-        (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
-          if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(small)) {
-            held();
-            await opened;
-          }
-          return query.call(db, sql, params as never);
-        }) as typeof db.query;
+        const gate = holdTaskStore(db, small);
         const seen: { kind: string; payload: { task_id?: string } }[] = [];
         const off = app.services.bus.subscribe<{ kind: string; payload: { task_id?: string } }>('event', (e) => seen.push(e));
         try {
           const posted = call('POST', `/api/v1/networks/${small}/powerflow`, {});
-          await holding;
+          await gate.holding;
           let deadline: NodeJS.Timeout | undefined;
           const res = await Promise.race([posted, new Promise<'stuck'>((r) => (deadline = setTimeout(() => r('stuck'), 60_000)))]);
           clearTimeout(deadline);
@@ -156,7 +146,7 @@ for (const mode of MODES) {
           const alarms = call('GET', `/api/v1/alarms?network_id=${small}`);
           const deleted = call('DELETE', `/api/v1/tasks/${id}`);
           await new Promise((r) => setImmediate(r));
-          open();
+          gate.open();
           const listed = json(await list).data as { task_id: string }[];
           assert.ok(listed.some((t) => t.task_id === id), 'listed once stored');
           const logged = json(await events).data as { payload: { task_id?: string } }[];
@@ -172,31 +162,23 @@ for (const mode of MODES) {
           const audit = await db.query<{ status: number }>(`SELECT status FROM audit_log WHERE details::text LIKE $1 OR resource_id = $2`, [`%${id}%`, small]);
           assert.ok(audit.rows.some((a) => a.status === 200), JSON.stringify(audit.rows));
         } finally {
-          open();
+          gate.restore();
           off();
-          (db as { query: typeof db.query }).query = query;
         }
       });
     }
 
     if (mode === 'embedded') {
       it('reads the same before and after its store (converged, and timed out with a NaN mismatch)', { timeout: 120_000 }, async () => {
-        const db = app.services.db;
-        const query = db.query;
         for (const body of [{}, { timeout_ms: 1, flat_start: true, max_iterations: 200, tolerance: 1e-15 }]) {
           const net = Object.keys(body).length === 0 ? small : large;
-          let open!: () => void;
-          const opened = new Promise<void>((r) => (open = r));
-          (db as { query: typeof db.query }).query = (async (sql: string, params?: unknown[]) => {
-            if (sql.includes('INSERT INTO tasks') && typeof params?.[0] === 'string' && params[0].includes(net)) await opened;
-            return query.call(db, sql, params as never);
-          }) as typeof db.query;
+          const gate = holdTaskStore(app.services.db, net);
           try {
             const res = await call('POST', `/api/v1/networks/${net}/powerflow`, body);
             const id = (res.statusCode === 200 ? json(res).data.task_id : json(res).error.details.task_id) as string;
             assert.ok(app.services.pendingTasks.get('default', id), `${id} not stored yet`);
             const before = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
-            open();
+            gate.open();
             await app.services.pendingTasks.stored(id);
             assert.equal(app.services.pendingTasks.get('default', id), undefined);
             const after = await Promise.all([call('GET', `/api/v1/tasks/${id}?include=result`), call('GET', `/api/v1/tasks/${id}`)]);
@@ -205,8 +187,7 @@ for (const mode of MODES) {
               assert.deepEqual(json(before[i]!).data, json(after[i]!).data);
             }
           } finally {
-            open();
-            (db as { query: typeof db.query }).query = query;
+            gate.restore();
           }
         }
       });
