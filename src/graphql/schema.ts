@@ -2,22 +2,8 @@
 // the camelCase forms of the REST names; enums are UPPERCASE. Additive fields
 // beyond the specification are marked "(additive)"; deprecated ones carry
 // @deprecated(reason) and stay answerable until their sunset (docs/graphql.md).
-import {
-  AGENT_STATUSES,
-  AGENT_TYPES,
-  AGGREGATIONS,
-  ALARM_STATUSES,
-  BRANCH_STATUSES,
-  BUS_TYPES,
-  COMMAND_PRIORITIES,
-  DEVICE_TYPES,
-  NETWORK_STATUSES,
-  POWERFLOW_METHODS,
-  POWERFLOW_STATUSES,
-  SEVERITIES,
-  TASK_STATUSES,
-  graphqlEnum,
-} from '../schemas/vocabulary.js';
+import { AGENT_STATUSES, AGENT_TYPES, AGGREGATIONS, ALARM_STATUSES, BRANCH_STATUSES, BUS_TYPES, COMMAND_PRIORITIES, DEVICE_TYPES,
+  NETWORK_STATUSES, POWERFLOW_METHODS, POWERFLOW_STATUSES, SEVERITIES, TASK_STATUSES, graphqlEnum } from '../schemas/vocabulary.js';
 export const typeDefs = /* GraphQL */ `
 """RFC 3339 date-time in UTC, e.g. 2026-07-01T12:00:00.000Z."""
 scalar DateTime
