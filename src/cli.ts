@@ -157,7 +157,8 @@ const fmt = (x: number, digits: number): string => (Number.isFinite(x) ? x.toFix
 export function summary(network: NetworkModel, outcome: SolveOutcome): string {
   const lines: string[] = [];
   lines.push(
-    `${network.name}: ${network.buses.length} buses, ${network.branches.length} branches, ${network.generators.length} generators, base ${network.base_mva} MVA`,
+    `${network.name}: ${network.buses.length} buses, ${network.branches.length} branches, ${network.generators.length} generators, ` +
+      `base ${network.base_mva} MVA`,
   );
   const how = METHOD_NAMES[outcome.method] ?? outcome.method;
   const its = `${outcome.iterations} iteration${outcome.iterations === 1 ? '' : 's'}`;
@@ -176,7 +177,8 @@ export function summary(network: NetworkModel, outcome: SolveOutcome): string {
   if (outcome.islands && outcome.islands.length > 1) {
     const off = outcome.islands.filter((i) => !i.energized);
     lines.push(
-      `Islands: ${outcome.islands.length}, ${off.length} de-energized (${fmt(outcome.lost_load_mw ?? 0, 1)} MW of load and ${fmt(outcome.lost_generation_mw ?? 0, 1)} MW of generation lost)`,
+      `Islands: ${outcome.islands.length}, ${off.length} de-energized (${fmt(outcome.lost_load_mw ?? 0, 1)} MW of load and ` +
+        `${fmt(outcome.lost_generation_mw ?? 0, 1)} MW of generation lost)`,
     );
     for (const i of off.slice(0, 5))
       lines.push(

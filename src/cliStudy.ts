@@ -172,7 +172,9 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
     const ms = Math.round(performance.now() - t0);
     const lines = [
       `${network.name}: ${plan.caseCount} contingencies (${cmd.request.contingencies}), ${pool.threads} thread${pool.threads === 1 ? '' : 's'}, ${ms} ms`,
-      `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ${base.violations.length} violation(s)`,
+      `Base case: ${base.status} in ${base.iterations} iterations; v ${fmt(base.min_v, 4)} (bus ${base.min_v_bus ?? '-'}) .. ` +
+        `${fmt(base.max_v, 4)} (bus ${base.max_v_bus ?? '-'}) p.u.; max loading ${fmt(base.max_loading_percent, 1)} %; ` +
+        `${base.violations.length} violation(s)`,
       `Cases: ${counts.converged} converged, ${counts.diverged} diverged, ${counts.islanded} islanded` +
         `${counts.screened ? `, ${counts.screened} screened` : ''}; ` +
         `${withViolations} with violations, ${withNew} new or worsened; ${islanded.filter((r) => r.islanded!.load_mw > 0).length} with lost load`,
@@ -181,7 +183,8 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
       lines.push('Highest loadings:');
       for (const r of worst)
         lines.push(
-          `  ${r.case_id.padEnd(16)} branch ${String(r.max_loading_branch).padEnd(6)} ${fmt(r.max_loading_percent, 1).padStart(7)} %   v ${fmt(r.min_v, 4)} .. ${fmt(r.max_v, 4)}`,
+          `  ${r.case_id.padEnd(16)} branch ${String(r.max_loading_branch).padEnd(6)} ${fmt(r.max_loading_percent, 1).padStart(7)} ` +
+            `%   v ${fmt(r.min_v, 4)} .. ${fmt(r.max_v, 4)}`,
         );
     } else {
       lines.push('Highest loadings: none rated (rate_a is 0 on every branch)');
@@ -190,7 +193,9 @@ export async function runStudyCommand(cmd: StudyCommand, network: NetworkModel, 
       lines.push(cmd.request.islanding === 'skip' ? 'Islanding outages (not solved):' : 'Islanding outages (solved on what stays energized):');
       for (const r of islanded.slice(0, 10))
         lines.push(
-          `  ${r.case_id.padEnd(16)} cuts off bus${r.islanded!.buses.length === 1 ? '' : 'es'} ${r.islanded!.buses.slice(0, 8).join(', ')}${r.islanded!.buses.length > 8 ? ', …' : ''} (${fmt(r.islanded!.load_mw, 1)} MW load, ${fmt(r.islanded!.generation_mw, 1)} MW generation)`,
+          `  ${r.case_id.padEnd(16)} cuts off bus${r.islanded!.buses.length === 1 ? '' : 'es'} ` +
+            `${r.islanded!.buses.slice(0, 8).join(', ')}${r.islanded!.buses.length > 8 ? ', …' : ''} ` +
+            `(${fmt(r.islanded!.load_mw, 1)} MW load, ${fmt(r.islanded!.generation_mw, 1)} MW generation)`,
         );
       if (islanded.length > 10) lines.push(`  and ${islanded.length - 10} more`);
     }

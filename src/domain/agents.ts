@@ -317,7 +317,8 @@ export function illegalTransition(r: Pick<AgentRow, 'id' | 'status'>, op: AgentO
   const legal = Object.keys(AGENT_TRANSITIONS[r.status]);
   return new AppError(
     'CONFLICT',
-    `cannot ${op.replace('_', ' ')} agent ${r.id}: it is ${r.status} (${r.status} → ${to} is not a legal transition; from ${r.status}: ${legal.join(', ') || 'nothing'})`,
+    `cannot ${op.replace('_', ' ')} agent ${r.id}: it is ${r.status} (${r.status} → ${to} is not a legal transition; from ` +
+      `${r.status}: ${legal.join(', ') || 'nothing'})`,
     { agent_id: r.id, operation: op, from: r.status, to, allowed_operations: legal },
   );
 }

@@ -151,7 +151,9 @@ function islandIssues(m: NetworkModel, index: Map<number, number>): ValidationIs
   return [
     {
       field: 'buses',
-      message: `${orphans.length} bus(es) are not connected to any slack bus through closed branches: ${orphans.slice(0, MAX_LISTED).join(', ')}${orphans.length > MAX_LISTED ? ', …' : ''}; connect them, give their island a slack bus, or mark them "isolated"`,
+      message: `${orphans.length} bus(es) are not connected to any slack bus through closed branches: ` +
+        `${orphans.slice(0, MAX_LISTED).join(', ')}${orphans.length > MAX_LISTED ? ', …' : ''}; connect them, give their ` +
+        `island a slack bus, or mark them "isolated"`,
       code: 'ISLANDED_BUS',
       details: { buses: orphans.slice(0, 100), count: orphans.length },
     },

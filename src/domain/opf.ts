@@ -58,7 +58,8 @@ export async function runOpf(s: Services, caller: Caller, networkId: string, req
   if (req.apply && req.async)
     throw new AppError(
       'INVALID_FIELD',
-      'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the result yourself with PUT /networks/{id})',
+      'apply: applying the dispatch is available for synchronous OPF requests in this version; leave out "async" (or apply the ' +
+        'result yourself with PUT /networks/{id})',
       { field: 'apply' },
     );
   const options = opfOptions(req);

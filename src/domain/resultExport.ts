@@ -106,6 +106,7 @@ export async function exportTaskResult(s: Services, caller: Caller, taskId: stri
     return { contentType: 'text/csv; charset=utf-8', filename: `${taskId}-${table}.csv`, body: resultCsv(r, table!) };
   }
   const model = await loadVersion(s.db, t.network_id, t.network_version);
-  const note = `Solved case: power flow task ${taskId} (${String((t.result as { method?: string }).method)}), network ${t.network_id} version ${t.network_version}.`;
+  const note = `Solved case: power flow task ${taskId} (${String((t.result as { method?: string }).method)}), network ` +
+    `${t.network_id} version ${t.network_version}.`;
   return { contentType: 'text/plain; charset=utf-8', filename: `${taskId}.m`, body: writeMatpower(solvedModel(model, r), r.branches, note) };
 }

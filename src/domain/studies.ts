@@ -27,7 +27,8 @@ function requirePermission(caller: Caller, p: 'read' | 'compute', what: string):
   if (!caller.permissions.has(p)) {
     throw new AppError(
       'FORBIDDEN',
-      `${what} needs the ${p} permission (roles ${p === 'compute' ? 'operator and admin' : 'viewer, auditor, operator and admin'}); your role is ${caller.role}`,
+      `${what} needs the ${p} permission (roles ` +
+        `${p === 'compute' ? 'operator and admin' : 'viewer, auditor, operator and admin'}); your role is ${caller.role}`,
       { required: p, role: caller.role },
     );
   }
@@ -125,7 +126,8 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
     const field = plan.scenarios ? 'scenarios.count' : 'contingencies';
     throw new AppError(
       'INVALID_FIELD',
-      `${field}: this study has ${plan.caseCount} cases, more than tenant ${caller.tenantId} may run in one study (quota study_cases = ${limit}); split it into several studies or ask an administrator to raise the quota`,
+      `${field}: this study has ${plan.caseCount} cases, more than tenant ${caller.tenantId} may run in one study (quota ` +
+        `study_cases = ${limit}); split it into several studies or ask an administrator to raise the quota`,
       { field, cases: plan.caseCount, limit, quota: 'study_cases' },
     );
   }

@@ -29,7 +29,8 @@ export class PointBudget {
   take(limit: number, error: (message: string, details: Record<string, unknown>) => Error = restError): void {
     if (limit > this.remaining) {
       throw error(
-        `the request asks for more than ${this.total} time-series points in all (limit ${limit} with ${this.remaining} left); lower limit, narrow from/to or split the request`,
+        `the request asks for more than ${this.total} time-series points in all (limit ${limit} with ${this.remaining} left); ` +
+          `lower limit, narrow from/to or split the request`,
         { reason: 'POINT_BUDGET', budget: this.total, remaining: this.remaining, requested: limit },
       );
     }

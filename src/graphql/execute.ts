@@ -146,7 +146,8 @@ export class GraphqlEngine {
         errors: [
           gqlError(
             'QUERY_TOO_COMPLEX',
-            `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies what it selects by its pageSize, its list argument's length, its points limit / 1000, or by 10)`,
+            `query complexity ${complexity} exceeds the limit of ${this.maxComplexity} (every field counts 1; a list multiplies ` +
+              `what it selects by its pageSize, its list argument's length, its points limit / 1000, or by 10)`,
             { complexity, limit: this.maxComplexity },
             operation,
           ),
@@ -158,7 +159,8 @@ export class GraphqlEngine {
         errors: [
           gqlError(
             'QUERY_TOO_COMPLEX',
-            `the operation asks for ${points} time-series points in all (the sum of the limits, 10000 each by default); at most ${LIMITS.points} per request: lower limit or split the request`,
+            `the operation asks for ${points} time-series points in all (the sum of the limits, 10000 each by default); at most ` +
+              `${LIMITS.points} per request: lower limit or split the request`,
             { reason: 'POINT_BUDGET', points, limit: LIMITS.points },
             operation,
           ),

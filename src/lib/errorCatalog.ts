@@ -33,7 +33,8 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   },
   CERT_INVALID: {
     cause:
-      "The client certificate is not signed by the configured CA, or it is not in the deployment's certificate map (TLS_CLIENT_MAP; details.reason CERT_NOT_MAPPED).",
+      "The client certificate is not signed by the configured CA, or it is not in the deployment's certificate map " +
+        "(TLS_CLIENT_MAP; details.reason CERT_NOT_MAPPED).",
     fix: "Use a certificate issued by the deployment's CA and ask its operator to map its CN or fingerprint to a tenant and role (docs/security.md).",
   },
   CERT_EXPIRED: {
@@ -63,7 +64,8 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   METHOD_NOT_ALLOWED: { cause: 'The path exists but not with this method.', fix: 'Use a method from the Allow header.' },
   CONFLICT: {
     cause:
-      'The resource is in a state that does not allow this (a finished task cancelled again, a draft network solved, a quota reached, a task without a solved case exported).',
+      'The resource is in a state that does not allow this (a finished task cancelled again, a draft network solved, a quota ' +
+        'reached, a task without a solved case exported).',
     fix: 'Read the message: it says the state and what changes it.',
   },
   CONSTRAINT_VIOLATION: {
@@ -76,7 +78,8 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   },
   OPF_INFEASIBLE: {
     cause:
-      'The optimal power flow has no solution within the limits (details.binding names the limits that bind: generator Pmax/Pmin, branch flow or angle, total generation).',
+      'The optimal power flow has no solution within the limits (details.binding names the limits that bind: generator Pmax/Pmin, ' +
+        'branch flow or angle, total generation).',
     fix: 'Relax the named limits (raise a Pmax or rate_a, lower the load) or check the costs and limits imported with the case; docs/opf.md.',
   },
   NETWORK_LOCKED: {
@@ -125,7 +128,8 @@ export const ERROR_HELP: Record<ErrorCode, ErrorHelp> = {
   RATE_LIMITED: {
     cause:
       'A rate-limit layer refused the request (details.scope: ip, tenant, user or endpoint; details.limit per details.window_seconds).',
-    fix: "Wait Retry-After seconds. For a load test, read /docs/load-testing: an admin can raise or lift a tenant's limits for a while (PUT /api/v1/admin/tenants/{id}/rate-limits).",
+    fix: "Wait Retry-After seconds. For a load test, read /docs/load-testing: an admin can raise or lift a tenant's limits for a " +
+      "while (PUT /api/v1/admin/tenants/{id}/rate-limits).",
   },
   INTERNAL_ERROR: {
     cause: 'An unexpected failure inside the service.',
@@ -157,7 +161,8 @@ export const GRAPHQL_ERROR_HELP: Record<string, ErrorHelp> = {
   },
   QUERY_TOO_COMPLEX: {
     cause:
-      "The query's complexity is above 1000 (every field 1, lists multiplied by their page size), a list argument has more than 20 entries (details.reason LIST_TOO_LONG), or its time-series limits add up to more than 100,000 points (POINT_BUDGET).",
+      "The query's complexity is above 1000 (every field 1, lists multiplied by their page size), a list argument has more than 20 " +
+        "entries (details.reason LIST_TOO_LONG), or its time-series limits add up to more than 100,000 points (POINT_BUDGET).",
     fix: 'Select fewer fields or smaller pages, fewer queries per timeseriesMulti, smaller limits; split the query.',
   },
   QUERY_TOO_DEEP: {
@@ -181,7 +186,8 @@ export const errorAnchor = (code: string) => code.toLowerCase();
 export function errorsPageHtml(): string {
   const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
   const entry = (code: string, status: string, h: ErrorHelp) =>
-    `<section id="${errorAnchor(code)}"><h3><a href="#${errorAnchor(code)}">${code}</a> <small>${status}</small></h3>\n<p><b>Cause.</b> ${esc(h.cause)}</p>\n<p><b>Fix.</b> ${esc(h.fix)}</p></section>`;
+    `<section id="${errorAnchor(code)}"><h3><a href="#${errorAnchor(code)}">${code}</a> ` +
+      `<small>${status}</small></h3>\n<p><b>Cause.</b> ${esc(h.cause)}</p>\n<p><b>Fix.</b> ${esc(h.fix)}</p></section>`;
   const rest = (Object.keys(ERROR_HELP) as ErrorCode[]).map((c) => entry(c, `HTTP ${ERROR_STATUS[c]}`, ERROR_HELP[c]));
   const gql = Object.entries(GRAPHQL_ERROR_HELP).map(([c, h]) => entry(c, 'GraphQL', h));
   return `<!doctype html>

@@ -13,8 +13,10 @@ export const RETRY_AFTER_S = 5;
 // down, crashed or is starting), 53300 (too many connections).
 const PG_UNAVAILABLE = /^(08...|57P0[123]|53300)$/;
 const NET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTCONN', 'EAI_AGAIN']);
-const PG_MESSAGES =
-  /^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end)/;
+const PG_MESSAGES = new RegExp(
+  '^(Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error' +
+    '|Client was closed and is not queryable|Cannot use a pool after calling end)',
+);
 const REDIS_MESSAGES = /^(Connection is closed|Stream isn't writeable|Reached the max retries per request limit|the queue \(Redis\) is unavailable)/;
 
 /** Which store an error says is unavailable, or undefined for any other error. */

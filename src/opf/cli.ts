@@ -134,7 +134,8 @@ export function opfSummary(net: NetworkModel, r: OpfResult): string {
   if (r.security) {
     const s = r.security;
     lines.push(
-      `Security (N-1, ${s.limit}): ${s.contingencies} outages, ${s.excluded.length} excluded (they split the network), ${s.rounds} rounds, ${s.constraints_added} post-contingency rows added`,
+      `Security (N-1, ${s.limit}): ${s.contingencies} outages, ${s.excluded.length} excluded (they split the network), ${s.rounds} ` +
+        `rounds, ${s.constraints_added} post-contingency rows added`,
     );
     for (const b of s.binding.slice(0, 10))
       lines.push(

@@ -43,7 +43,8 @@ export function costProblems(cost: GeneratorCost, what: string, unit: 'MW' | 'MV
     const slope = (c[2 * k + 1]! - c[2 * k - 1]!) / dx;
     if (slope < prevSlope - 1e-10 * Math.max(1, Math.abs(prevSlope))) {
       out.push(
-        `${what}: piecewise-linear cost is not convex: the slope falls from ${fmt(prevSlope)} to ${fmt(slope)} at point ${k + 1}; OPF needs non-decreasing marginal cost`,
+        `${what}: piecewise-linear cost is not convex: the slope falls from ${fmt(prevSlope)} to ${fmt(slope)} at point ${k + 1}; ` +
+          `OPF needs non-decreasing marginal cost`,
       );
       return out;
     }
@@ -108,7 +109,8 @@ export function opfCostProblems(network: NetworkModel, method: 'dc' | 'ac'): str
     out.push(...p);
     if (p.length === 0 && method === 'dc' && cost.model === 'polynomial' && trimLeadingZeros(cost.coefficients).length > 3) {
       out.push(
-        `${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`,
+        `${what}: DC-OPF takes polynomial costs up to quadratic; this one has degree ` +
+          `${trimLeadingZeros(cost.coefficients).length - 1} (use method "ac" or a piecewise-linear cost)`,
       );
     }
   });

@@ -87,7 +87,9 @@ export function refuseIslands(network: NetworkModel): void {
     .filter((id) => network.buses.find((b) => b.id === id)?.type !== 'isolated');
   if (orphans.length === 0) return;
   throw new PowerFlowInputError(
-    `${orphans.length} bus(es) are not connected to a slack bus through closed branches: ${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to optimise the rest`,
+    `${orphans.length} bus(es) are not connected to a slack bus through closed branches: ` +
+      `${orphans.slice(0, 20).join(', ')}${orphans.length > 20 ? ', …' : ''}; pass islanding "isolate" or "new_reference" to ` +
+      `optimise the rest`,
     'ISLANDED_BUS',
     { buses: orphans.slice(0, 100) },
   );
@@ -113,7 +115,8 @@ async function solveOpfModel(pool: SolverPool, network: NetworkModel, call: OpfC
       return {
         ...r,
         start: 'default',
-        message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default point${r.message ? `; ${r.message}` : ''}`,
+        message: `the power flow for the start point ended ${pf.status} (${pf.iterations} iterations): started from the default ` +
+          `point${r.message ? `; ${r.message}` : ''}`,
       };
     }
     const solved = withPowerFlowState(network, pf);

@@ -121,7 +121,8 @@ export function packNetwork(net: NetworkModel, o: SolveOptions): PackedNetwork {
     }
     const all = orphans.flat();
     throw new PowerFlowInputError(
-      `${orphans.length === 1 ? 'an island' : `${orphans.length} islands`} without a slack bus or a pv bus with an in-service generator: bus${all.length === 1 ? '' : 'es'} ${nameBuses(all)}`,
+      `${orphans.length === 1 ? 'an island' : `${orphans.length} islands`} without a slack bus or a pv bus with an in-service ` +
+        `generator: bus${all.length === 1 ? '' : 'es'} ${nameBuses(all)}`,
       'ISLANDED_BUS',
       { buses: all, islands: orphans },
     );

@@ -280,7 +280,9 @@ export async function createBullTransport(s: ServiceCore, services: () => Servic
       } else {
         const ok = await failTask(services(), t.id, {
           code: 'INTERNAL_ERROR',
-          message: `the queue no longer holds this task's job (it ${state === 'completed' ? 'completed without recording a result' : 'was lost'}) while the task was ${now[0].status}; submit the power flow again`,
+          message: `the queue no longer holds this task's job (it ` +
+            `${state === 'completed' ? 'completed without recording a result' : 'was lost'}) while the task was ` +
+            `${now[0].status}; submit the power flow again`,
           details: { reason: 'job_lost', job_state: state },
         });
         if (ok) s.log.warn({ task: t.id, state }, 'task failed: its queue job is gone');

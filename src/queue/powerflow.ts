@@ -95,7 +95,8 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
         status = 'failed';
         failure = {
           code: 'POWERFLOW_DIVERGED',
-          message: `power flow did not converge: mismatch ${outcome.mismatch.toExponential(3)} p.u. after ${outcome.iterations} iterations (tolerance ${outcome.tolerance})`,
+          message: `power flow did not converge: mismatch ${outcome.mismatch.toExponential(3)} p.u. after ${outcome.iterations} ` +
+            `iterations (tolerance ${outcome.tolerance})`,
           details: { iterations: outcome.iterations, mismatch: outcome.mismatch, tolerance: outcome.tolerance },
         };
         break;

@@ -111,7 +111,8 @@ export function loadVersioningConfig(env: NodeJS.ProcessEnv = process.env): Vers
       deprecations = JSON.parse(env.API_DEPRECATIONS) as DeprecationRule[];
     } catch {
       throw new Error(
-        'API_DEPRECATIONS must be a JSON array such as [{"path":"/api/v1/networks/:id/validate","sunset":"2027-06-30","successor":"/api/v2/networks/{id}:validate"}]',
+        'API_DEPRECATIONS must be a JSON array such as ' +
+          '[{"path":"/api/v1/networks/:id/validate","sunset":"2027-06-30","successor":"/api/v2/networks/{id}:validate"}]',
       );
     }
     if (!Array.isArray(deprecations)) throw new Error('API_DEPRECATIONS must be a JSON array');

@@ -75,7 +75,8 @@ export async function certificateIdentity(st: SecurityState, socket: unknown): P
   if (!mapped) {
     throw new AppError(
       'CERT_INVALID',
-      `the client certificate (CN "${cn}", SHA-256 ${peer.fingerprint256 ?? 'unknown'}) is signed by the trusted CA but is not mapped to an identity; an administrator must add its CN or fingerprint to TLS_CLIENT_MAP`,
+      `the client certificate (CN "${cn}", SHA-256 ${peer.fingerprint256 ?? 'unknown'}) is signed by the trusted CA but is not ` +
+        `mapped to an identity; an administrator must add its CN or fingerprint to TLS_CLIENT_MAP`,
       { reason: 'CERT_NOT_MAPPED', cn, fingerprint256: peer.fingerprint256 },
     );
   }

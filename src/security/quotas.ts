@@ -219,7 +219,8 @@ export async function consumeTimeseriesQuota(
     tomorrow.setUTCHours(24, 0, 0, 0);
     return new AppError(
       'RATE_LIMITED',
-      `tenant ${caller.tenantId} has reached its daily time-series quota (${quotas.timeseries_daily_points} points, ${quotas.timeseries_daily_gb} GB); writes are refused until ${tomorrow.toISOString()}`,
+      `tenant ${caller.tenantId} has reached its daily time-series quota (${quotas.timeseries_daily_points} points, ` +
+        `${quotas.timeseries_daily_gb} GB); writes are refused until ${tomorrow.toISOString()}`,
       {
         scope: 'tenant',
         tenant_id: caller.tenantId,

@@ -411,7 +411,8 @@ export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise
     scope: sp.layer,
     error: new AppError(
       'RATE_LIMITED',
-      `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s. Load testing? See ${LOAD_TESTING_DOC} (an admin can raise or lift a tenant's limits for a while)`,
+      `rate limit of ${what} exceeded: ${sp.limit} per ${sp.window} s, burst ${sp.burst}; retry in ${retryAfter} s. Load testing? ` +
+        `See ${LOAD_TESTING_DOC} (an admin can raise or lift a tenant's limits for a while)`,
       details,
     ),
   };

@@ -129,7 +129,8 @@ export async function completeStudy(q: Queryable, studyId: string, counts: unkno
 /** Remembers which queue job carries each chunk (the BullMQ sweeper looks them up). */
 export async function setChunkJobs(q: Queryable, jobs: { studyId: string; chunk: number; jobId: string }[]): Promise<void> {
   await q.query(
-    'UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
+    'UPDATE study_chunks SET job_id = x.job_id FROM unnest($1::text[], $2::int[], $3::text[]) AS x(study_id, chunk, job_id) WHERE ' +
+      'study_chunks.study_id = x.study_id AND study_chunks.chunk = x.chunk',
     [jobs.map((j) => j.studyId), jobs.map((j) => j.chunk), jobs.map((j) => j.jobId)],
   );
 }

@@ -40,7 +40,8 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
       const how = agent.status === 'paused' ? 'resume it first' : agent.status === 'stopped' ? 'start it first' : 'fix the cause (status_reason) and resume it';
       throw new AppError(
         'CONFLICT',
-        `agent ${agentId} is ${agent.status} and refuses ${c.command}; ${how} (only status, emergency_shutdown and the lifecycle commands are taken in this state)`,
+        `agent ${agentId} is ${agent.status} and refuses ${c.command}; ${how} (only status, emergency_shutdown and the lifecycle ` +
+          `commands are taken in this state)`,
         { agent_id: agentId, status: agent.status, command: c.command, accepted_now: ANY_STATE },
       );
     }
@@ -88,7 +89,8 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
         if (slotTaken(agent)) {
           throw new AppError(
             'AGENT_BUSY',
-            `agent ${agentId} is executing command ${agent.busy_command_id}; one command runs at a time (retry when it has finished, or use priority "emergency" to wait for it)`,
+            `agent ${agentId} is executing command ${agent.busy_command_id}; one command runs at a time (retry when it has ` +
+              `finished, or use priority "emergency" to wait for it)`,
             { agent_id: agentId, reason: 'executing', command_id: agent.busy_command_id },
           );
         }
@@ -136,7 +138,8 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
       : await insertAction(tx, caller, agent, newId('cmd'), c, control, slot === 'wait' ? 'queued' : 'running');
     if (slot === 'held') {
       await tx.query(
-        `UPDATE agents SET busy_command_id = $2, busy_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000), last_active_at = now() WHERE id = $1`,
+        `UPDATE agents SET busy_command_id = $2, busy_until = clock_timestamp() + make_interval(secs => $3::double precision / ` +
+          `1000), last_active_at = now() WHERE id = $1`,
         [agentId, action.command_id, c.timeoutMs + COMMAND_LIMITS.slotGraceMs],
       );
     } else {

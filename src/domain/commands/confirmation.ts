@@ -29,7 +29,8 @@ function confirmationTtl(agent: AgentRow): number {
 export async function issueConfirmation(tx: Queryable, caller: Caller, agent: AgentRow, c: CheckedRequest, rawParams: Params): Promise<CommandAnswer> {
   await tx.query(
     `UPDATE agent_actions SET status = 'expired', completed_at = clock_timestamp()
-                  WHERE agent_id = $1 AND status = 'confirmation_required' AND command_id IN (SELECT command_id FROM command_confirmations WHERE agent_id = $1 AND used_at IS NULL AND expires_at < clock_timestamp())`,
+                  WHERE agent_id = $1 AND status = 'confirmation_required' AND command_id IN (
+                    SELECT command_id FROM command_confirmations WHERE agent_id = $1 AND used_at IS NULL AND expires_at < clock_timestamp())`,
     [agent.id],
   );
   await tx.query(`DELETE FROM command_confirmations WHERE expires_at < clock_timestamp() - interval '1 hour'`);
@@ -50,7 +51,8 @@ export async function issueConfirmation(tx: Queryable, caller: Caller, agent: Ag
       confirmation_token: token,
       expires_at: new Date(conf.expires_at),
       expires_in_ms: ttl,
-      message: `${c.command} is a control command: a second operator or admin of the tenant (not you) repeats it with params.confirmation_token within ${ttl} ms to execute it`,
+      message: `${c.command} is a control command: a second operator or admin of the tenant (not you) repeats it with ` +
+        `params.confirmation_token within ${ttl} ms to execute it`,
       confirm_with: confirmWith,
       constraint_checked: false,
       audit_id: null as string | null,
@@ -68,7 +70,9 @@ function assertSecondPerson(s: Services, caller: Caller, requester: Actor | null
   if (!requester || !sameActor(requester, caller.actor) || s.config.security.authDisabled) return;
   throw new AppError(
     'FORBIDDEN',
-    `${command} ${commandId} was requested by ${requester.type} ${requester.id}, who cannot also confirm it: a control command needs a second, different operator or admin of tenant ${caller.tenantId} to send the confirmation_token (four-eyes rule); the token stays valid for them until it expires`,
+    `${command} ${commandId} was requested by ${requester.type} ${requester.id}, who cannot also confirm it: a control command ` +
+      `needs a second, different operator or admin of tenant ${caller.tenantId} to send the confirmation_token (four-eyes ` +
+      `rule); the token stays valid for them until it expires`,
     { reason: 'four_eyes', field: 'params.confirmation_token', agent_id: agentId, command, command_id: commandId, requested_by: requester },
   );
 }

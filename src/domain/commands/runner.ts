@@ -18,7 +18,8 @@ import type { CommandAnswer, CommandRequest, CommandResult, Params } from './voc
 function internalCommandError(command: string, commandId: string): AppError {
   return new AppError(
     'INTERNAL_ERROR',
-    `command ${command} failed with an internal error and changed nothing; the agent is now in status error. Resume it to retry; if it happens again, give an administrator the command_id ${commandId} (the service log has the cause)`,
+    `command ${command} failed with an internal error and changed nothing; the agent is now in status error. Resume it to retry; ` +
+      `if it happens again, give an administrator the command_id ${commandId} (the service log has the cause)`,
     { reason: 'internal_error' },
   );
 }
@@ -99,7 +100,8 @@ async function finish(s: Services, caller: Caller, a: Extract<Admission, { kind:
   r: { status: string; output: Record<string, unknown> | null; error?: AppError; duration: number; auditId: string | null; agentFailure?: string }) {
   return s.db.transaction(async (tx) => {
     const { rows } = await tx.query<ActionRow>(
-      `UPDATE agent_actions SET status = $2, result = $3, error = $4, duration_ms = $5, completed_at = clock_timestamp(), audit_id = $6 WHERE id = $1 RETURNING *`,
+      `UPDATE agent_actions SET status = $2, result = $3, error = $4, duration_ms = $5, completed_at = clock_timestamp(), audit_id ` +
+        `= $6 WHERE id = $1 RETURNING *`,
       [
         a.action.id,
         r.status,

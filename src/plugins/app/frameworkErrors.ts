@@ -21,7 +21,8 @@ function refusal(err: FastifyError, path: string): { message: string; details: R
     };
   }
   return {
-    message: `the path ${path.slice(0, 120)} is not valid percent-encoding: every byte outside A-Z a-z 0-9 - . _ ~ must be written as %XX of its UTF-8 encoding (encodeURIComponent in JavaScript, urllib.parse.quote in Python)`,
+    message: `the path ${path.slice(0, 120)} is not valid percent-encoding: every byte outside A-Z a-z 0-9 - . _ ~ must be written ` +
+      `as %XX of its UTF-8 encoding (encodeURIComponent in JavaScript, urllib.parse.quote in Python)`,
     details: { reason: 'invalid_percent_encoding' },
   };
 }

@@ -350,7 +350,8 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
           [
             gqlError(
               'VALIDATION_FAILED',
-              `send queries and mutations with POST ${GRAPHQL_PATH}; GET ${GRAPHQL_PATH} only upgrades to the graphql-ws WebSocket protocol (subprotocol graphql-transport-ws)`,
+              `send queries and mutations with POST ${GRAPHQL_PATH}; GET ${GRAPHQL_PATH} only upgrades to the graphql-ws WebSocket ` +
+                `protocol (subprotocol graphql-transport-ws)`,
               { reason: 'METHOD_NOT_ALLOWED', allow: ['POST'] },
             ),
           ],

@@ -54,7 +54,8 @@ export default fp(async (app: FastifyInstance) => {
       if (s.log) {
         req.log.info(
           { ...line, code: 'RATE_LIMITED', scope: r?.scope, refused_previous_minute: s.previousMinute },
-          `request rejected: ${what} RATE_LIMITED ${r?.message ?? ''} (further refusals of this caller and layer this minute are not logged; they are counted in GET /api/v1/audit/rate-limited)`,
+          `request rejected: ${what} RATE_LIMITED ${r?.message ?? ''} (further refusals of this caller and layer this minute are ` +
+            `not logged; they are counted in GET /api/v1/audit/rate-limited)`,
         );
       }
     } else if (status >= 400) {

@@ -16,7 +16,8 @@ export default defineCommand({
     const out = await ctx.s.db.transaction(async (tx) => {
       const row = await findAgentRow(tx, ctx.caller, ctx.agent.id, true);
       const cancelled = await tx.query<{ command_id: string }>(
-        `UPDATE agent_actions SET status = 'cancelled', completed_at = clock_timestamp(), error = $2 WHERE agent_id = $1 AND status = 'queued' RETURNING command_id`,
+        `UPDATE agent_actions SET status = 'cancelled', completed_at = clock_timestamp(), error = $2 WHERE agent_id = $1 AND ` +
+          `status = 'queued' RETURNING command_id`,
         [
           row.id,
           JSON.stringify({ code: 'CONFLICT', message: 'cancelled by emergency_shutdown', details: { reason: 'emergency_shutdown' } }),

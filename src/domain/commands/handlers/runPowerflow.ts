@@ -51,7 +51,8 @@ export default defineCommand({
         s.log.error({ task_id: t.id, task_error: err, command_id: ctx.action.command_id }, 'the power flow task of an agent command failed');
         throw new AppError(
           code,
-          `the power flow task ${t.id} of command run_powerflow failed (${t.status}); nothing was changed. Retry it; if it happens again, give an administrator the task_id`,
+          `the power flow task ${t.id} of command run_powerflow failed (${t.status}); nothing was changed. Retry it; if it happens ` +
+            `again, give an administrator the task_id`,
           { task_id: t.id, reason: 'internal_error' },
         );
       }

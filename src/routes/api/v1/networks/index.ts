@@ -296,7 +296,8 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     config: { permission: 'compute' },
     schema: {
       summary:
-        'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) or dc (rundcopf); islanding as power flow',
+        'Run an optimal power flow (synchronous result, or a queued task with "async": true); method ac (default, MATPOWER runopf) ' +
+          'or dc (rundcopf); islanding as power flow',
       tags,
       params: Params,
       body: Type.Optional(OpfIn),
@@ -325,7 +326,9 @@ export default async function networkRoutes(fastify: FastifyInstance) {
     config: { permission: 'compute' },
     schema: {
       summary:
-        'Estimate the network\'s state from its measurements (weighted least squares as MATPOWER Extras\' doSE, largest-normalized-residual bad-data removal); stored readings at "at", or inline "measurements"; "async": true queues a task',
+        'Estimate the network\'s state from its measurements (weighted least squares as MATPOWER Extras\' doSE, ' +
+          'largest-normalized-residual bad-data removal); stored readings at "at", or inline "measurements"; "async": true ' +
+          'queues a task',
       tags,
       params: Params,
       body: Type.Optional(StateEstimationIn),
