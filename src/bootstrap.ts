@@ -33,6 +33,7 @@ import { startSweeper } from './security/quotas.js';
 import { RealtimeHub } from './realtime/hub.js';
 import { ProgressHub } from './graphql/streams.js';
 import { createMetrics } from './metrics/registry.js';
+import { alarmJudge } from './domain/alarmJudge.js';
 
 /** Logs a recurring store failure at most once per 10 s (not once per message or request). */
 function throttledWarning(logger: Logger, message: string) {
@@ -99,6 +100,7 @@ export async function createServices(config: Config, log?: Logger): Promise<Serv
     metrics,
     runners: { powerflow: runPowerFlowTask, study: runStudyTask, opf: runOpfTask, sensitivities: runSensitivitiesTask,
       state_estimation: runStateEstimationTask },
+    powerFlowJudge: alarmJudge,
   };
   listenNetworkNotices(security, services.networkStates); // other processes' network writes
   startSweeper(services); // expired temporary quotas, audit retention (src/security/quotas.ts)

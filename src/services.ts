@@ -3,6 +3,7 @@
 // (src/bootstrap.ts createServices, in dependency order) and closed in one place
 // (closeServices, in reverse order): reading bootstrap.ts shows the whole application.
 import type { TaskRunners } from './queue/runner.js';
+import type { PowerFlowJudge } from './queue/finishedPowerFlows.js';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
@@ -71,4 +72,6 @@ export interface Services extends ServiceCore {
   metrics: Metrics;
   /** What runs a claimed task, by kind: power flow, study, OPF (src/queue/runner.ts, filled in bootstrap.ts). */
   runners: TaskRunners;
+  /** The subscriber of finished power flows: the alarm rules (src/queue/finishedPowerFlows.ts, src/domain/alarmJudge.ts). */
+  powerFlowJudge: PowerFlowJudge;
 }

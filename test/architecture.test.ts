@@ -77,6 +77,18 @@ it('the task transports name no calculation: pieces run, fail and finish through
   assert.deepEqual(found, []);
 });
 
+// #40 item 1: a finished power flow is judged by the subscriber bootstrap.ts wires in (Services.powerFlowJudge,
+// src/queue/finishedPowerFlows.ts); the queue stores and announces tasks and never calls up into the alarm rules.
+it('src/queue/ calls no alarm module: finished power flows are judged by their subscriber', () => {
+  const dir = join(process.cwd(), 'src', 'queue');
+  const found: string[] = [];
+  for (const name of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    const text = readFileSync(join(dir, name), 'utf8');
+    for (const m of text.matchAll(/^import (?!type )[^;]*? from '\.\.\/domain\/(alarm\w*)\.js';/gm)) found.push(`${name}: ${m[1]}`);
+  }
+  assert.deepEqual(found, []);
+});
+
 // #40 item 3: what a process holds lives in Services (bootstrap.ts builds and closes it), above all the network
 // models (Services.models). A module-level `new Map()` / `new Set()` that starts empty is state; each one left is
 // listed here with why it is not a service. (Tables built from constants, and WeakMaps keyed by the object they

@@ -29,7 +29,6 @@ import type { TaskRow } from '../domain/tasks.js';
 import { newId } from '../lib/ids.js';
 import { createBatcher } from '../lib/batcher.js';
 import { eventFromRow, publishEvents, type EventRow, type NewEvent } from '../domain/eventLog.js';
-import { evaluatePowerFlowAlarms, isQuietResult, POWERFLOW_ALARM_TYPES, quietJudgementSql } from '../domain/alarms.js';
 import { networksChanged } from '../domain/networks.js';
 import { countFinished, packFinishes, rideOutOutage, type Finish } from './execute.js';
 import { solvePowerFlow } from './powerflow.js';
@@ -284,17 +283,17 @@ export class DirectRuns {
         });
       }
     }
-    // The newest finished task of each network is judged for alarms; a quiet one (nothing violated) in
-    // this same statement, so that a request costs two statements (this one, its audit entry).
+    // The newest finished task of each network is judged (Services.powerFlowJudge: the alarm rules); what the
+    // judge can judge in this same statement (a quiet result) is, so that a request costs two statements
+    // (this one, its audit entry).
     const newestOf = new Map<string, Finish>();
     for (const f of items) if (f.status === 'completed') newestOf.set(f.task.network_id, f);
-    const quiet = new Set<string>();
+    const inStatement = s.powerFlowJudge.inStatement;
+    const taken = new Set<string>();
     for (const f of newestOf.values()) {
-      const done = { ...f.task, status: f.status, result: f.result as unknown as Record<string, unknown> | null };
-      if (f.model && isQuietResult(done, f.model)) quiet.add(f.task.id);
+      if (inStatement && f.model && inStatement.takes(finishedTask(f), f.model)) taken.add(f.task.id);
     }
-    const judge = quietJudgementSql('$4::jsonb', 't', '$5');
-    const judgeIn = items.filter((f) => quiet.has(f.task.id)).map((f) => ({ task_id: f.task.id, network_id: f.task.network_id, tenant_id: f.task.tenant_id }));
+    const judge = inStatement?.sql(items.filter((f) => taken.has(f.task.id)).map((f) => finishedTask(f)), 't', 4) ?? { ctes: '', select: '', params: [] };
     const events = news.map((e, ord) => ({
       ord,
       tenant_id: e.tenantId,
@@ -303,7 +302,7 @@ export class DirectRuns {
       payload: e.payload,
       network_id: e.networkId ?? null,
     }));
-    const { rows } = await s.db.query<EventRow & { task_seqs: Record<string, string>; judged_fresh: string[] | null; judged_open: string[] | null }>(
+    const { rows } = await s.db.query<EventRow & { task_seqs: Record<string, string> }>(
       `WITH t AS (
          INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options, result, error, attempts, created_at, started_at,
                             completed_at, result_values,
@@ -318,10 +317,10 @@ export class DirectRuns {
        e AS (
          INSERT INTO events (tenant_id, topic, kind, payload, network_id)
          SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id
-         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *),
-       ${judge.ctes}
-       SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs, ${judge.select} FROM e ORDER BY e.seq`,
-      [JSON.stringify(tasks), values, JSON.stringify(events), JSON.stringify(judgeIn), POWERFLOW_ALARM_TYPES],
+         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *)${judge.ctes ? `,
+       ${judge.ctes}` : ''}
+       SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs${judge.select ? `, ${judge.select}` : ''} FROM e ORDER BY e.seq`,
+      [JSON.stringify(tasks), values, JSON.stringify(events), ...judge.params],
     );
     const seqs = rows[0]?.task_seqs ?? {};
     const finals: TaskRow[] = items.map((f) => finishedTask(f, Number(seqs[f.task.id] ?? 0)));
@@ -332,16 +331,13 @@ export class DirectRuns {
         finals.map((t) => t.tenant_id),
       ),
     );
-    // Judged above: a quiet result whose network has open alarms clears them here; the others are judged whole.
-    const fresh = new Set(rows[0]?.judged_fresh ?? []);
-    const open = new Set(rows[0]?.judged_open ?? []);
+    // Judged above: a result taken in the statement is judged again only if the judge asks (alarms to clear).
     const models = new Map(items.map((f) => [f.task.id, f.model]));
     for (const t of finals) {
       if (newestOf.get(t.network_id)?.task.id !== t.id) continue;
-      if (quiet.has(t.id) && !(fresh.has(t.network_id) && open.has(t.network_id))) continue;
-      await evaluatePowerFlowAlarms(s, t, undefined, models.get(t.id), { judged: quiet.has(t.id) }).catch((e) =>
-        s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'),
-      );
+      const judged = taken.has(t.id);
+      if (judged && !inStatement!.followUp(rows[0] as unknown as Record<string, unknown> | undefined, t.network_id)) continue;
+      await s.powerFlowJudge.judge(s, { task: t, model: models.get(t.id) }, { judgedInStatement: judged });
     }
     for (const t of finals) countFinished(s, t);
     await publishEvents(

@@ -7,7 +7,6 @@ import { insertEvents, publishEvents, type NewEvent } from '../domain/eventLog.j
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
-import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import { encodeResultValues } from '../powerflow/resultValues.js';
 import { unavailableDependency } from '../lib/unavailable.js';
 
@@ -142,9 +141,7 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
     // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
     const newest = new Map<string, TaskRow>();
     for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
-    for (const t of newest.values()) {
-      await evaluatePowerFlowAlarms(s, t, undefined, byId.get(t.id)!.model).catch((e) => s.log.error({ err: e, task: t.id }, 'alarm evaluation failed'));
-    }
+    for (const t of newest.values()) await s.powerFlowJudge.judge(s, { task: t, model: byId.get(t.id)!.model });
     await rideOutOutage(s, 'announce the results', () => announceFinishedMany(s, finals, true));
     return items.map(() => undefined);
   });

@@ -5,7 +5,6 @@
 import type { Services } from '../services.js';
 import type { StoredTaskRow, TaskRow } from '../domain/tasks.js';
 import { taskFromRow } from '../domain/tasks.js';
-import { evaluatePowerFlowAlarms } from '../domain/alarms.js';
 import type { StateEstimationTaskOptions } from '../domain/stateEstimation.js';
 import { solveStateEstimation } from '../stateEstimation/solve.js';
 import type { StateEstimationResult } from '../stateEstimation/types.js';
@@ -103,9 +102,7 @@ export async function runStateEstimationTask(s: Services, task: TaskRow, signal:
   if (!rows[0]) return;
   const row = taskFromRow(rows[0]);
   if (stored?.status === 'converged') {
-    await evaluatePowerFlowAlarms(s, row, stored as unknown as Record<string, unknown>, model).catch((e) =>
-      s.log.error({ err: e, task: task.id }, 'alarm evaluation failed'),
-    );
+    await s.powerFlowJudge.judge(s, { task: row, result: stored as unknown as Record<string, unknown>, model });
   }
   await announceFinished(s, row);
 }
