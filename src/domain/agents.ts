@@ -202,7 +202,7 @@ const SORTABLE = {
   id: 'id',
 };
 
-export async function listAgents(s: Services, caller: Caller, q: AgentListQuery) {
+export async function listAgents(s: Pick<Services, 'db'>, caller: Caller, q: AgentListQuery) {
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
   if (q.status) {
@@ -229,12 +229,12 @@ export async function agentInTenant(q: Queryable, caller: Caller, id: string): P
   return rows.length > 0;
 }
 
-export async function getAgent(s: Services, caller: Caller, id: string): Promise<Agent> {
+export async function getAgent(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<Agent> {
   return agentView(await findAgentRow(s.db, caller, id));
 }
 
 /** Changes the given configuration fields; absent fields keep their values. Status moves only through operations. */
-export async function updateAgent(s: Services, caller: Caller, id: string, input: AgentUpdate): Promise<Agent> {
+export async function updateAgent(s: Pick<Services, 'db'>, caller: Caller, id: string, input: AgentUpdate): Promise<Agent> {
   checkFields(input, false);
   const row = await s.db.transaction(async (tx) => {
     const cur = await findAgentRow(tx, caller, id, true);
@@ -254,7 +254,7 @@ export function slotTaken(r: AgentRow): boolean {
   return r.busy_command_id !== null && r.busy_until !== null && new Date(r.busy_until).getTime() > Date.now();
 }
 
-export async function deleteAgent(s: Services, caller: Caller, id: string): Promise<void> {
+export async function deleteAgent(s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string): Promise<void> {
   const ev = await s.db.transaction(async (tx) => {
     const cur = await findAgentRow(tx, caller, id, true);
     if (slotTaken(cur))
@@ -345,7 +345,13 @@ export async function transitionAgent(
 }
 
 /** pause / resume / start / stop through REST (and the lifecycle commands). */
-export async function changeAgentStatus(s: Services, caller: Caller, id: string, op: 'start' | 'pause' | 'resume' | 'stop', reason?: string): Promise<Agent> {
+export async function changeAgentStatus(
+  s: Pick<Services, 'bus' | 'db'>,
+  caller: Caller,
+  id: string,
+  op: 'start' | 'pause' | 'resume' | 'stop',
+  reason?: string,
+): Promise<Agent> {
   const out = await s.db.transaction(async (tx) => {
     const row = await findAgentRow(tx, caller, id, true);
     return transitionAgent(tx, row, op, reason ?? `${op} by ${caller.actor.type} ${caller.actor.id}`, caller.actor.id);
@@ -354,7 +360,7 @@ export async function changeAgentStatus(s: Services, caller: Caller, id: string,
   return agentView(out.row);
 }
 
-export const pauseAgent = (s: Services, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'pause', reason);
-export const resumeAgent = (s: Services, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'resume', reason);
-export const startAgent = (s: Services, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'start', reason);
-export const stopAgent = (s: Services, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'stop', reason);
+export const pauseAgent = (s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'pause', reason);
+export const resumeAgent = (s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'resume', reason);
+export const startAgent = (s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'start', reason);
+export const stopAgent = (s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, reason?: string) => changeAgentStatus(s, caller, id, 'stop', reason);

@@ -170,7 +170,7 @@ export async function raiseAlarmInTx(tx: Queryable, tenantId: string, input: Ala
 /** Raises (or refreshes) an alarm in its own transaction and publishes its event. For
  *  other domains, e.g. a device entering `fault`: raiseAlarm(s, tenantId, {type: 'device_fault',
  *  severity: 'error', message, network_id, source: {type: 'device', id}, details}). */
-export async function raiseAlarm(s: Services, tenantId: string, input: AlarmInput): Promise<Alarm> {
+export async function raiseAlarm(s: Pick<Services, 'bus' | 'db'>, tenantId: string, input: AlarmInput): Promise<Alarm> {
   const out = await s.db.transaction((tx) => raiseAlarmInTx(tx, tenantId, input));
   await publishEvents(s.bus, out.events);
   return out.alarm;
@@ -206,7 +206,7 @@ export async function clearAlarmInTx(
 }
 
 /** Clears in its own transaction and publishes (a device leaving `fault`). */
-export async function clearAlarm(s: Services, tenantId: string, match: AlarmMatch, reason?: string): Promise<Alarm | null> {
+export async function clearAlarm(s: Pick<Services, 'bus' | 'db'>, tenantId: string, match: AlarmMatch, reason?: string): Promise<Alarm | null> {
   const out = await s.db.transaction((tx) => clearAlarmInTx(tx, tenantId, match, reason));
   await publishEvents(s.bus, out.events);
   return out.alarm;
@@ -300,7 +300,7 @@ async function judgeQuietResult(db: Queryable, task: TaskRow): Promise<'network 
  * the same network is ignored. Returns the number of alarms raised and cleared.
  */
 export async function evaluatePowerFlowAlarms(
-  s: Services,
+  s: Pick<Services, 'bus' | 'db'>,
   task: TaskRow,
   resultArg?: Record<string, unknown> | null,
   modelArg?: NetworkModel,
@@ -456,7 +456,7 @@ const SORTABLE = {
 };
 
 
-export async function listAlarms(s: Services, caller: Caller, q: AlarmListQuery) {
+export async function listAlarms(s: Pick<Services, 'db' | 'pendingTasks'>, caller: Caller, q: AlarmListQuery) {
   // The alarms of the caller's answered power flows are judged once stored (src/domain/pendingTasks.ts): wait for that.
   await s.pendingTasks.settled(caller.tenantId);
   const p = paging(q);
@@ -483,7 +483,7 @@ async function findAlarmRow(q: Queryable, caller: Caller, id: string, lock = fal
   return findOwnedRow<AlarmRow>(q, 'alarms', 'alarm', caller.tenantId, id, lock);
 }
 
-export async function getAlarm(s: Services, caller: Caller, id: string): Promise<Alarm> {
+export async function getAlarm(s: Pick<Services, 'db' | 'pendingTasks'>, caller: Caller, id: string): Promise<Alarm> {
   await s.pendingTasks.settled(caller.tenantId); // as listAlarms
   return alarmView(await findAlarmRow(s.db, caller, id));
 }
@@ -492,7 +492,7 @@ export async function getAlarm(s: Services, caller: Caller, id: string): Promise
 export type AckInput = Static<typeof AckIn>;
 
 /** active → acknowledged; an acknowledged or cleared alarm answers 409 CONFLICT. */
-export async function acknowledgeAlarm(s: Services, caller: Caller, id: string, input: AckInput): Promise<Alarm> {
+export async function acknowledgeAlarm(s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, input: AckInput): Promise<Alarm> {
   const by = typeof input.acknowledged_by === 'string' ? input.acknowledged_by.trim() : '';
   if (!by) throw new AppError('INVALID_REQUEST', 'acknowledged_by is required (who acknowledges the alarm)', { field: 'acknowledged_by' });
   const out = await s.db.transaction(async (tx) => {

@@ -186,7 +186,7 @@ async function insertDevice(q: Queryable, caller: Caller, input: DeviceInput): P
   return { device, events: [event, ...(await faultAlarm(q, caller.tenantId, device, null))] };
 }
 
-export async function createDevice(s: Services, caller: Caller, input: DeviceInput): Promise<Device> {
+export async function createDevice(s: Pick<Services, 'bus' | 'db'>, caller: Caller, input: DeviceInput): Promise<Device> {
   validateInput(input);
   const { device, events } = await s.db.transaction((tx) => insertDevice(tx, caller, input));
   await publishEvents(s.bus, events);
@@ -198,7 +198,7 @@ export type BatchResult = Static<typeof BatchResultSchema>;
 export const DEVICE_BATCH_MAX = 200;
 
 /** Each entry is judged alone (own validation, own transaction): one bad entry fails only itself. */
-export async function batchCreateDevices(s: Services, caller: Caller, inputs: unknown[]): Promise<BatchResult> {
+export async function batchCreateDevices(s: Pick<Services, 'bus' | 'db' | 'log'>, caller: Caller, inputs: unknown[]): Promise<BatchResult> {
   if (!Array.isArray(inputs) || inputs.length === 0) throw new AppError('VALIDATION_FAILED', 'devices must be a non-empty array', { field: 'devices' });
   if (inputs.length > DEVICE_BATCH_MAX) {
     throw new AppError('VALIDATION_FAILED', `a device batch holds at most ${DEVICE_BATCH_MAX} entries, got ${inputs.length}; split it`, {
@@ -240,7 +240,7 @@ const SORTABLE = {
   id: 'id',
 };
 
-export async function listDevices(s: Services, caller: Caller, q: DeviceListQuery) {
+export async function listDevices(s: Pick<Services, 'db'>, caller: Caller, q: DeviceListQuery) {
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
   if (q.type !== undefined) where.add('type = ?', checkType(q.type));
@@ -256,7 +256,7 @@ async function findRow(q: Queryable, caller: Caller, id: string, lock = false): 
   return findOwnedRow<DeviceRow>(q, 'devices', 'device', caller.tenantId, id, lock);
 }
 
-export async function getDevice(s: Services, caller: Caller, id: string): Promise<Device> {
+export async function getDevice(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<Device> {
   return view(await findRow(s.db, caller, id));
 }
 
@@ -274,7 +274,7 @@ function mergePatch(base: Record<string, unknown>, patch: Record<string, unknown
 const PATCH_FIELDS = new Set(['name', 'status', 'network_id', 'bus', 'capacity_mw', 'metadata', 'last_seen_at', 'heartbeat']);
 
 /** Changes status (by the transition table), name, placement, metadata, or records a heartbeat. */
-export async function updateDevice(s: Services, caller: Caller, id: string, patch: DevicePatch): Promise<Device> {
+export async function updateDevice(s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string, patch: DevicePatch): Promise<Device> {
   if (patch === null || typeof patch !== 'object' || Array.isArray(patch)) throw new AppError('INVALID_REQUEST', 'the update must be a JSON object');
   const extra = Object.keys(patch).find((k) => !PATCH_FIELDS.has(k));
   if (extra) throw new AppError('INVALID_REQUEST', `cannot update "${extra}"; an update may carry ${[...PATCH_FIELDS].join(', ')}`, { field: extra });
@@ -325,7 +325,7 @@ export async function updateDevice(s: Services, caller: Caller, id: string, patc
   return result.device;
 }
 
-export async function deleteDevice(s: Services, caller: Caller, id: string): Promise<void> {
+export async function deleteDevice(s: Pick<Services, 'bus' | 'db'>, caller: Caller, id: string): Promise<void> {
   const events = await s.db.transaction(async (tx) => {
     const row = await findRow(tx, caller, id, true);
     await tx.query('DELETE FROM devices WHERE id = $1', [id]);

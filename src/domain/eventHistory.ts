@@ -71,7 +71,7 @@ const SORTABLE = { id: 'seq', timestamp: 'seq', created_at: 'seq', topic: 'topic
  * list; with `after` the default is oldest first (id), since `after` reads forward.
  * Audit events are listed only for callers with the audit permission.
  */
-export async function listEvents(s: Services, caller: Caller, q: EventListQuery) {
+export async function listEvents(s: Pick<Services, 'db' | 'pendingTasks'>, caller: Caller, q: EventListQuery) {
   // The events of the caller's answered power flows are stored with them (src/domain/pendingTasks.ts): wait for that.
   await s.pendingTasks.settled(caller.tenantId);
   const p = paging(q);

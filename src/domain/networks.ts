@@ -114,7 +114,11 @@ function listKey(q: NetworkListQuery): string {
 }
 
 /** Pages are cached per tenant until a network or a task's lock on one changes (src/cache/listCache.ts). */
-export function listNetworks(s: Services, caller: Caller, q: NetworkListQuery): Promise<{ items: NetworkSummary[]; meta: Record<string, unknown> }> {
+export function listNetworks(
+  s: Pick<Services, 'db' | 'lists'>,
+  caller: Caller,
+  q: NetworkListQuery,
+): Promise<{ items: NetworkSummary[]; meta: Record<string, unknown> }> {
   return s.lists.read(caller.tenantId, 'networks', listKey(q), () => queryNetworks(s, caller, q));
 }
 
@@ -123,7 +127,7 @@ export function networksChanged(s: Pick<Services, 'lists'>, tenantIds: Iterable<
   return s.lists.invalidate('networks', tenantIds);
 }
 
-async function queryNetworks(s: Services, caller: Caller, q: NetworkListQuery) {
+async function queryNetworks(s: Pick<Services, 'db'>, caller: Caller, q: NetworkListQuery) {
   const p = paging(q);
   const where = Where.tenant(caller.tenantId);
   if (q.status === 'locked')
@@ -182,13 +186,13 @@ export function createNetworkStateReader(db: Database): NetworkStateReader {
 }
 
 /** Stored status and current version, without the lock (power flows may run on a locked network). */
-export async function getNetworkState(s: Services, caller: Caller, id: string): Promise<NetworkState> {
+export async function getNetworkState(s: Pick<Services, 'networkStates'>, caller: Caller, id: string): Promise<NetworkState> {
   const state = await s.networkStates.add({ id, tenantId: caller.tenantId });
   if (!state) throw notFound('network', id);
   return state;
 }
 
-export async function getNetworkSummary(s: Services, caller: Caller, id: string): Promise<NetworkSummary> {
+export async function getNetworkSummary(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<NetworkSummary> {
   return summary(await findRow(s.db, caller, id));
 }
 
@@ -200,11 +204,11 @@ export async function loadVersion(q: Queryable, networkId: string, version: numb
 }
 
 /** A network's detail, cached like list pages (same generation: any change of the tenant's networks or their locks). */
-export function getNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
+export function getNetwork(s: Pick<Services, 'db' | 'lists'>, caller: Caller, id: string): Promise<NetworkDetail> {
   return s.lists.read(caller.tenantId, 'networks', `detail:${id}`, () => queryNetwork(s, caller, id));
 }
 
-async function queryNetwork(s: Services, caller: Caller, id: string): Promise<NetworkDetail> {
+async function queryNetwork(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<NetworkDetail> {
   const row = await findRow(s.db, caller, id);
   const model = await loadVersion(s.db, id, row.version);
   return {
@@ -214,7 +218,7 @@ async function queryNetwork(s: Services, caller: Caller, id: string): Promise<Ne
 }
 
 /** The current model and version (for power flow, export, agents' commands). */
-export async function getModel(s: Services, caller: Caller, id: string): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
+export async function getModel(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<{ summary: NetworkSummary; model: NetworkModel }> {
   const row = await findRow(s.db, caller, id);
   return { summary: summary(row), model: await loadVersion(s.db, id, row.version) };
 }
@@ -353,7 +357,7 @@ export async function deleteNetwork(s: Services, caller: Caller, id: string): Pr
   await publishEvents(s.bus, [event]);
 }
 
-export async function validateNetwork(s: Services, caller: Caller, id: string) {
+export async function validateNetwork(s: Pick<Services, 'db'>, caller: Caller, id: string) {
   const { model } = await getModel(s, caller, id);
   const issues = [...validateTopology(model), ...opfFieldIssues(model)];
   return { valid: issues.length === 0, errors: issues.map((i) => ({ field: i.field, message: i.message, code: i.code })), islands: islandSummaries(model) };

@@ -31,7 +31,12 @@ export type PowerFlowAnswer =
   | { kind: 'queued'; task: ReturnType<typeof taskView> }
   | { kind: 'result'; result: Record<string, unknown>; task: TaskRow };
 
-export async function runPowerFlow(s: Services, caller: Caller, networkId: string, req: PowerFlowRequest): Promise<PowerFlowAnswer> {
+export async function runPowerFlow(
+  s: Pick<Services, 'networkStates' | 'tasks'>,
+  caller: Caller,
+  networkId: string,
+  req: PowerFlowRequest,
+): Promise<PowerFlowAnswer> {
   const net = await getNetworkState(s, caller, networkId);
   if (net.status === 'archived')
     throw new AppError('CONFLICT', `network ${networkId} is archived; restore it (status "ready") before running a power flow`, {

@@ -90,7 +90,12 @@ function checkFormat(format: string | undefined, table: string | undefined): { f
   return { format: 'csv', table: table as CsvTable };
 }
 
-export async function exportTaskResult(s: Services, caller: Caller, taskId: string, q: { format?: string; table?: string }): Promise<ExportFile> {
+export async function exportTaskResult(
+  s: Pick<Services, 'db' | 'pendingTasks'>,
+  caller: Caller,
+  taskId: string,
+  q: { format?: string; table?: string },
+): Promise<ExportFile> {
   const { format, table } = checkFormat(q.format, q.table);
   const t = await findTask(s, caller, taskId);
   const r = t.result as (SolvedValues & { status?: string }) | null;

@@ -47,7 +47,7 @@ export async function addStudyRowBytes(q: Queryable, taskId: string, studyId: st
 const mb = (bytes: number) => Math.round((bytes / MB) * 1000) / 1000;
 
 /** Refuses storing `adding` more bytes when the tenant's results would pass result_storage_mb (409 CONFLICT with advice). */
-export async function checkStorageQuota(s: Services, tenantId: string, adding: number, what: string): Promise<void> {
+export async function checkStorageQuota(s: Pick<Services, 'db' | 'security'>, tenantId: string, adding: number, what: string): Promise<void> {
   const quotas = await getQuotas(s, tenantId);
   const limit = quotas.result_storage_mb * MB;
   const used = await storedBytes(s.db, tenantId);

@@ -25,7 +25,7 @@ type Stored = { network_id: string; network_version: number };
  *  (src/sensitivities/compute.ts sensitivityPlan: entries answered, values computed). A failure of the core is a
  *  500 INTERNAL_ERROR that names none of its internals (logged with them). */
 export async function runSensitivityMatrix(
-  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+  s: Pick<Services, 'db' | 'log' | 'solver'>, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
 ): Promise<Stored & { matrix: SensitivityMatrix }> {
   requirePermission(caller, 'compute');
   const { summary, model } = await getModel(s, caller, networkId);
@@ -44,7 +44,7 @@ export async function runSensitivityMatrix(
 }
 
 /** What a caller may be told of a failure: input problems as the doors' 4xx, a core failure without its internals. */
-export function publicError(s: Services, e: unknown): unknown {
+export function publicError(s: Pick<Services, 'log'>, e: unknown): unknown {
   if (e instanceof PowerFlowInputError) return new AppError(e.code, e.message, e.details);
   if (e instanceof SolverCoreError) {
     s.log.error({ work: e.work, core: e.detail }, 'solver core failure');
@@ -54,7 +54,7 @@ export function publicError(s: Services, e: unknown): unknown {
 }
 
 export async function runSensitivities(
-  s: Services, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
+  s: Pick<Services, 'db' | 'log' | 'solver'>, caller: Caller, networkId: string, req: SensitivityRequest, limits: SensitivityLimits = {},
 ): Promise<SensitivityResult & Stored> {
   return sensitivityAnswer(await runSensitivityMatrix(s, caller, networkId, req, limits));
 }
@@ -134,7 +134,12 @@ export function sensitivityStream(head: MatrixHead, rows: Iterable<RowValues> | 
 
 /** POST /networks/{id}/sensitivities with async: true: the request checked against the current
  *  version (indexes, size) at once, then queued as a task of kind 'sensitivities'. */
-export async function submitSensitivities(s: Services, caller: Caller, networkId: string, req: SensitivityRequest): Promise<ReturnType<typeof taskView>> {
+export async function submitSensitivities(
+  s: Pick<Services, 'db' | 'security' | 'tasks'>,
+  caller: Caller,
+  networkId: string,
+  req: SensitivityRequest,
+): Promise<ReturnType<typeof taskView>> {
   requirePermission(caller, 'compute');
   const { summary, model } = await getModel(s, caller, networkId);
   const { rows, columns } = sensitivityPlan(model, req, ASYNC_LIMITS);
@@ -158,7 +163,7 @@ export const INLINE_ENTRIES = 100_000;
 const READ_ROWS_BYTES = 8 << 20;
 
 /** The rows of a completed sensitivities task, read back in order in batches. */
-async function* storedRows(s: Services, t: TaskRow): AsyncGenerator<(number | null)[]> {
+async function* storedRows(s: Pick<Services, 'db'>, t: TaskRow): AsyncGenerator<(number | null)[]> {
   const h = t.result as unknown as MatrixHeader;
   const batch = Math.max(1, Math.floor(READ_ROWS_BYTES / Math.max(8, 8 * h.columns.length)));
   for (let after = -1; ;) {
@@ -170,7 +175,7 @@ async function* storedRows(s: Services, t: TaskRow): AsyncGenerator<(number | nu
 }
 
 /** A completed sensitivities task's result for include=result: the header, with the values when small. */
-export async function sensitivityTaskResult(s: Services, t: TaskRow): Promise<Record<string, unknown> | null> {
+export async function sensitivityTaskResult(s: Pick<Services, 'db'>, t: TaskRow): Promise<Record<string, unknown> | null> {
   if (t.status !== 'completed' || !t.result) return t.result;
   const h = t.result as unknown as MatrixHeader;
   if (h.entries > INLINE_ENTRIES) return t.result;
@@ -181,7 +186,7 @@ export async function sensitivityTaskResult(s: Services, t: TaskRow): Promise<Re
 
 /** GET /tasks/{id}/export of a sensitivities task: the matrix streamed as CSV or as the synchronous answer's JSON. */
 export function sensitivityTaskExport(
-  s: Services,
+  s: Pick<Services, 'db'>,
   t: TaskRow,
   format: 'csv' | 'json',
   requestId: string,

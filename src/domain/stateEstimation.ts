@@ -62,7 +62,7 @@ function badDataThreshold(b: unknown): number | null {
 }
 
 export async function prepareStateEstimation(
-  s: Services,
+  s: Pick<Services, 'db' | 'networkStates'>,
   caller: Caller,
   networkId: string,
   req: StateEstimationRequest,
@@ -108,7 +108,7 @@ export async function prepareStateEstimation(
 }
 
 export async function runStateEstimation(
-  s: Services,
+  s: Pick<Services, 'db' | 'networkStates' | 'tasks'>,
   caller: Caller,
   networkId: string,
   req: StateEstimationRequest,

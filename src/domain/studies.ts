@@ -54,13 +54,13 @@ export interface StudyView {
   attempts: number;
 }
 
-async function findStudy(s: Services, caller: Caller, id: string): Promise<StudyWithTask> {
+async function findStudy(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<StudyWithTask> {
   const st = await studyWithTask(s.db, id, caller.tenantId);
   if (!st) throw notFound('study', id);
   return st;
 }
 
-async function view(s: Services, st: StudyWithTask): Promise<StudyView> {
+async function view(s: Pick<Services, 'db'>, st: StudyWithTask): Promise<StudyView> {
   const created = new Date(st.created_at),
     started = st.started_at ? new Date(st.started_at) : null,
     completed = st.completed_at ? new Date(st.completed_at) : null;
@@ -166,7 +166,7 @@ export async function submitStudy(s: Services, caller: Caller, networkId: string
 }
 
 /** GET /studies/{id}: status, progress, timings, base case summary and counts. */
-export async function getStudy(s: Services, caller: Caller, id: string): Promise<StudyView> {
+export async function getStudy(s: Pick<Services, 'db'>, caller: Caller, id: string): Promise<StudyView> {
   requirePermission(caller, 'read', 'reading a study');
   return view(s, await findStudy(s, caller, id));
 }
@@ -245,7 +245,12 @@ function caseFilter(studyId: string, q: CaseQuery): { where: string; params: unk
 }
 
 /** GET /studies/{id}/cases: one page of case rows (CONTRACT), filtered and sorted. */
-export async function listStudyCases(s: Services, caller: Caller, id: string, q: CaseQuery): Promise<{ items: StudyCaseRow[]; meta: Record<string, unknown> }> {
+export async function listStudyCases(
+  s: Pick<Services, 'db'>,
+  caller: Caller,
+  id: string,
+  q: CaseQuery,
+): Promise<{ items: StudyCaseRow[]; meta: Record<string, unknown> }> {
   requirePermission(caller, 'read', 'reading study results');
   const st = await findStudy(s, caller, id);
   const p = paging(q);
@@ -267,7 +272,7 @@ const CSV_BATCH = 2000;
  * whatever the study's size. Filters and sort as listStudyCases.
  */
 export async function studyCasesCsv(
-  s: Services,
+  s: Pick<Services, 'db'>,
   caller: Caller,
   id: string,
   q: Omit<CaseQuery, 'page' | 'page_size' | 'cursor'>,
@@ -297,7 +302,7 @@ export async function studyCasesCsv(
 }
 
 /** DELETE /studies/{id}: stops every chunk wherever it runs; the cases finished so far stay readable. */
-export async function cancelStudy(s: Services, caller: Caller, id: string): Promise<StudyView> {
+export async function cancelStudy(s: Pick<Services, 'db' | 'tasks'>, caller: Caller, id: string): Promise<StudyView> {
   requirePermission(caller, 'compute', 'cancelling a study');
   const st = await findStudy(s, caller, id);
   if (FINISHED.includes(st.task_status)) {

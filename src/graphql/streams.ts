@@ -110,7 +110,7 @@ export interface EventStreamOptions {
  * matching events (oldest first). Subscribes before reading the log and drops
  * live events already replayed (by sequence), so nothing is lost or doubled.
  */
-export async function eventStream(s: Services, caller: Caller, o: EventStreamOptions): Promise<PushIterator<LiveEvent>> {
+export async function eventStream(s: Pick<Services, 'bus' | 'db' | 'pendingTasks'>, caller: Caller, o: EventStreamOptions): Promise<PushIterator<LiveEvent>> {
   const it = new PushIterator<LiveEvent>();
   let pending: LiveEvent[] | null = o.replay || o.after ? [] : null;
   const unsubscribe = s.bus.subscribe('event', (m: Record<string, unknown>) => {

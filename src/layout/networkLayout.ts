@@ -27,7 +27,7 @@ export interface NetworkLayout {
 
 const inFlight = new Map<string, Promise<Float64Array>>();
 
-export async function getNetworkLayout(s: Services, caller: Caller, id: string): Promise<NetworkLayout> {
+export async function getNetworkLayout(s: Pick<Services, 'db' | 'solver'>, caller: Caller, id: string): Promise<NetworkLayout> {
   const { summary, model } = await getModel(s, caller, id);
   const version = summary.version;
   const pinned = projectedCoordinates(model);
@@ -52,7 +52,13 @@ export async function getNetworkLayout(s: Services, caller: Caller, id: string):
   return { network_id: id, version, source, bus_ids, positions: Array.from(await running) };
 }
 
-async function computeAndStore(s: Services, id: string, version: number, model: NetworkModel, pinned: Float64Array | null): Promise<Float64Array> {
+async function computeAndStore(
+  s: Pick<Services, 'db' | 'solver'>,
+  id: string,
+  version: number,
+  model: NetworkModel,
+  pinned: Float64Array | null,
+): Promise<Float64Array> {
   if (!s.solver)
     throw new AppError(
       'SERVICE_UNAVAILABLE',

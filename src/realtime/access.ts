@@ -61,7 +61,13 @@ export interface ConnectionLease {
  * (perToken, SSE only), then the security layer's per-user limit and the tenant's
  * quota. Throws 429 RATE_LIMITED with details.current (X-RateLimit-Concurrent).
  */
-export async function acquireSlots(s: Services, kind: ConnKind, caller: Caller, cred: Credential, perToken?: number): Promise<ConnectionLease> {
+export async function acquireSlots(
+  s: Pick<Services, 'liveCredentials' | 'security'>,
+  kind: ConnKind,
+  caller: Caller,
+  cred: Credential,
+  perToken?: number,
+): Promise<ConnectionLease> {
   let tokenSlot: { release(): Promise<void> } | undefined;
   if (perToken !== undefined) {
     const r = await s.liveCredentials.acquire(kind, cred.key, cred.key, perToken, perToken);
@@ -97,7 +103,7 @@ export async function acquireSlots(s: Services, kind: ConnKind, caller: Caller, 
 }
 
 /** Count of the tenant's connections of this kind across processes. */
-export function connectionCount(s: Services, kind: ConnKind, tenantId: string): Promise<number> {
+export function connectionCount(s: Pick<Services, 'security'>, kind: ConnKind, tenantId: string): Promise<number> {
   return s.security.conns.count(kind, tenantId);
 }
 

@@ -139,9 +139,9 @@ function controlFrame(topic: 'system' | 'heartbeat', kind: string, payload: Reco
  * process: it is kept in Redis (when REDIS_URL) or in this process.
  */
 const localAcks = new Map<string, number>();
-const ackKey = (s: Services, tenant: string, id: string) => `${s.config.redisPrefix}:sse:ack:${tenant}:${id}`;
+const ackKey = (s: Pick<Services, 'config'>, tenant: string, id: string) => `${s.config.redisPrefix}:sse:ack:${tenant}:${id}`;
 
-export async function recordHeartbeatAck(s: Services, tenantId: string, connectionId: string): Promise<void> {
+export async function recordHeartbeatAck(s: Pick<Services, 'config' | 'security'>, tenantId: string, connectionId: string): Promise<void> {
   const now = Date.now();
   const redis = s.security.redis;
   if (redis) await redis.set(ackKey(s, tenantId, connectionId), String(now), 'PX', Math.max(60_000, s.config.realtime.sseIdleMs * 2));
@@ -151,7 +151,7 @@ export async function recordHeartbeatAck(s: Services, tenantId: string, connecti
   }
 }
 
-async function lastHeartbeatAck(s: Services, tenantId: string, connectionId: string): Promise<number> {
+async function lastHeartbeatAck(s: Pick<Services, 'config' | 'security'>, tenantId: string, connectionId: string): Promise<number> {
   const redis = s.security.redis;
   if (!redis) return localAcks.get(`${tenantId}:${connectionId}`) ?? 0;
   try {

@@ -231,7 +231,7 @@ function aggregatedEntry(e: AuditInput): AuditEntry {
 }
 
 /** GET /audit: the caller's tenant only; needs the audit permission (checked by the door). */
-export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
+export async function listAudit(s: Pick<Services, 'db'>, caller: Caller, q: AuditQuery) {
   requireAuditPermission(caller);
   const p = paging(q, 50);
   const where = Where.tenant(caller.tenantId);
@@ -257,7 +257,7 @@ export async function listAudit(s: Services, caller: Caller, q: AuditQuery) {
 }
 
 /** The only deleter: entries older than the retention (365 days), through the trigger's controlled exception. */
-export async function purgeAudit(s: Services): Promise<number> {
+export async function purgeAudit(s: Pick<Services, 'db'>): Promise<number> {
   return s.db.transaction(async (tx) => {
     await tx.query(`SELECT set_config('gridops.audit_purge', 'on', true)`);
     const { rowCount } = await tx.query(`DELETE FROM audit_log WHERE ts < now() - interval '365 days'`);

@@ -104,7 +104,7 @@ export function bearerToken(header: string): string | undefined {
  * CERT_EXPIRED), 403 TENANT_MISMATCH, 404 for X-Tenant-Id naming no tenant.
  * Bearer token decides tenant and role when combined with a certificate.
  */
-export async function authenticate(s: Services, input: AuthInput): Promise<AuthResult> {
+export async function authenticate(s: Pick<Services, 'security'>, input: AuthInput): Promise<AuthResult> {
   const st = s.security;
   const cert = await certificateIdentity(st, input.socket);
   let token = input.token;
@@ -193,7 +193,7 @@ export function anonymousCaller(requestId: string, ip: string | undefined, userA
 }
 
 /** The bootstrap admin of tenant default (GRIDOPS_AUTH=off benchmark baselines only). */
-export function unauthenticatedAdmin(s: Services, requestId: string, ip?: string, userAgent?: string): Caller {
+export function unauthenticatedAdmin(s: Pick<Services, 'config'>, requestId: string, ip?: string, userAgent?: string): Caller {
   return {
     tenantId: 'default',
     actor: { type: 'user', id: s.config.adminUsername, tenant: 'default' },

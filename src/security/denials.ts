@@ -56,7 +56,7 @@ function layerOf(d: Record<string, unknown>): string {
 }
 
 /** Counts one refusal; written with the next flush. */
-export function countDenial(s: Services, e: AuditInput): void {
+export function countDenial(s: Pick<Services, 'db' | 'denials' | 'log' | 'metrics'>, e: AuditInput): void {
   const c = s.denials;
   const now = new Date();
   const minute = new Date(Math.floor(now.getTime() / 60_000) * 60_000).toISOString();
@@ -100,7 +100,7 @@ export function countDenial(s: Services, e: AuditInput): void {
 }
 
 /** Adds the counted refusals to their rows now (also at shutdown). */
-export async function flushDenials(s: Services): Promise<void> {
+export async function flushDenials(s: Pick<Services, 'db' | 'denials'>): Promise<void> {
   const c = s.denials;
   while (c.flushing) await c.flushing;
   if (c.tallies.size === 0) return;
@@ -140,7 +140,7 @@ export async function flushDenials(s: Services): Promise<void> {
   }
 }
 
-export function stopDenials(s: Services): void {
+export function stopDenials(s: Pick<Services, 'denials'>): void {
   const c = s.denials;
   if (c.timer) clearTimeout(c.timer);
   c.timer = undefined;
@@ -162,7 +162,7 @@ interface DenialRow extends Omit<Tally, 'minute' | 'first_at' | 'last_at'> {
 }
 
 /** GET /audit/rate-limited: the tenant's refusals per minute, caller, layer and address (audit permission). */
-export async function listDenials(s: Services, caller: Caller, q: DenialQuery) {
+export async function listDenials(s: Pick<Services, 'db' | 'denials'>, caller: Caller, q: DenialQuery) {
   requireAuditPermission(caller);
   await flushDenials(s).catch(() => {});
   const p = paging(q, 50);

@@ -21,7 +21,7 @@ export function endpointBypassMayApply(refused: RateLimitDecision, command: unkn
  * first on purpose: a refused request costs no database lookup once its address or user is out of tokens.
  */
 export async function emergencyBypass(
-  s: Services,
+  s: Pick<Services, 'config' | 'security'>,
   r: Omit<RateLimitRequest, 'endpoint'> & { caller: Caller },
   agentFound: () => Promise<boolean>,
 ): Promise<RateLimitDecision | null> {

@@ -25,7 +25,7 @@ export { recordAudit, logAuditFailure, fromCaller, listAudit, purgeAudit, type A
 export { getQuotas, checkAgentQuota, checkNetworkQuota, checkCountQuota, consumeTimeseriesQuota, quotaView, PLANS, type Quotas } from './quotas.js';
 export type { EndpointKey, IpClass } from './settings.js';
 
-export function isBlockedIp(s: Services, ip: string | undefined): boolean {
+export function isBlockedIp(s: Pick<Services, 'security'>, ip: string | undefined): boolean {
   return s.security.isBlocked(normalizeIp(ip));
 }
 
@@ -99,7 +99,7 @@ export async function gate(s: Services, g: GateInput): Promise<GateResult> {
  * tenant's ws_connections / sse_connections quota and the per-user limit (5 WS,
  * 10 SSE). Throws 429 RATE_LIMITED when full; release() the slot on close.
  */
-export async function acquireConnection(s: Services, caller: Caller, kind: ConnKind): Promise<Slot> {
+export async function acquireConnection(s: Pick<Services, 'security'>, caller: Caller, kind: ConnKind): Promise<Slot> {
   const q = await getQuotas(s, caller.tenantId);
   const tenantLimit = kind === 'ws' ? q.ws_connections : q.sse_connections;
   const userLimit = kind === 'ws' ? 5 : 10;

@@ -144,7 +144,7 @@ export function getQuotaState(st: SecurityState, tenantId: string): Promise<Tena
   return value;
 }
 
-export async function getQuotas(s: Services, tenantId: string): Promise<Quotas> {
+export async function getQuotas(s: Pick<Services, 'security'>, tenantId: string): Promise<Quotas> {
   const q = await getQuotaState(s.security, tenantId);
   if (!q) throw new AppError('NOT_FOUND', `tenant ${tenantId} does not exist`, { resource: 'tenant', id: tenantId });
   return q.quotas;
@@ -207,7 +207,7 @@ export function checkNetworkQuota(s: Services, q: Queryable, tenantId: string): 
  * Atomic across processes (one conditional upsert).
  */
 export async function consumeTimeseriesQuota(
-  s: Services,
+  s: Pick<Services, 'db' | 'security'>,
   caller: Caller,
   points: number,
   bytes: number,

@@ -344,7 +344,7 @@ function planFor(st: SecurityState, r: RateLimitRequest, ip: string, q: TenantQu
  * The four layers for one request of any door (REST hook, GraphQL, SSE, WebSocket).
  * Never throws for a limit: returns allowed=false with the 429 error and headers.
  */
-export async function checkRateLimits(s: Services, r: RateLimitRequest): Promise<RateLimitDecision> {
+export async function checkRateLimits(s: Pick<Services, 'config' | 'security'>, r: RateLimitRequest): Promise<RateLimitDecision> {
   const st = s.security;
   if (!s.config.security.rateLimitsEnabled) return { allowed: true, headers: {}, waitMs: 0 };
   const L = st.limits;

@@ -178,7 +178,7 @@ function onNotice(reg: WatchRegistry, n: SecurityNotice): void {
  * 30 s; a revocation empties the entry in every process). A database failure does
  * not refuse (the operation itself will report it).
  */
-export async function checkCredential(s: Services, cred: RevocableCredential): Promise<Revocation | undefined> {
+export async function checkCredential(s: Pick<Services, 'security'>, cred: RevocableCredential): Promise<Revocation | undefined> {
   const st = s.security;
   if (cred.family) {
     const until = st.revokedFamilies.get(cred.family);
@@ -202,7 +202,7 @@ export async function checkCredential(s: Services, cred: RevocableCredential): P
  * credential is checked once right after registering, so a revocation that happened
  * between authentication and this call is not missed.
  */
-export function watchCredential(s: Services, cred: RevocableCredential, onRevoked: (r: Revocation) => void): () => void {
+export function watchCredential(s: Pick<Services, 'security'>, cred: RevocableCredential, onRevoked: (r: Revocation) => void): () => void {
   if (!cred.family && !cred.apiKeyHash && !cred.userId) return () => {};
   const st = s.security;
   const reg = registry(st);
@@ -215,7 +215,7 @@ export function watchCredential(s: Services, cred: RevocableCredential, onRevoke
 }
 
 /** Connections of this process being watched (tests, health). */
-export function watchedCount(s: Services): number {
+export function watchedCount(s: Pick<Services, 'security'>): number {
   const reg = s.security.watches;
   if (!reg) return 0;
   const all = new Set<Watch>();

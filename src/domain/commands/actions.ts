@@ -84,7 +84,7 @@ export type ActionListQuery = Static<typeof ActionListQuerySchema>;
 
 const ACTION_SORT = { executed_at: 'executed_at', created_at: 'created_at', command: 'command', status: 'status', duration_ms: 'duration_ms', seq: 'seq' };
 
-export async function listActions(s: Services, caller: Caller, agentId: string, q: ActionListQuery) {
+export async function listActions(s: Pick<Services, 'db'>, caller: Caller, agentId: string, q: ActionListQuery) {
   await findAgentRow(s.db, caller, agentId);
   const p = paging(q);
   const params: unknown[] = [agentId, caller.tenantId];

@@ -32,7 +32,7 @@ export function rateLimited(agentId: string, rule: 'per_second' | 'control_inter
   });
 }
 
-export async function admit(s: Services, caller: Caller, agentId: string, c: Checked, rawParams: Params): Promise<Admission> {
+export async function admit(s: Pick<Services, 'config' | 'db'>, caller: Caller, agentId: string, c: Checked, rawParams: Params): Promise<Admission> {
   const { control, slot: usesSlot } = c.def;
   return s.db.transaction(async (tx): Promise<Admission> => {
     const agent = await findAgentRow(tx, caller, agentId, true);
@@ -150,7 +150,7 @@ export async function admit(s: Services, caller: Caller, agentId: string, c: Che
 }
 
 /** An emergency-priority command waits for the slot (ahead of everyone: others are refused while it waits). */
-export async function waitForSlot(s: Services, agentId: string, commandId: string, timeoutMs: number, deadline: number): Promise<boolean> {
+export async function waitForSlot(s: Pick<Services, 'db'>, agentId: string, commandId: string, timeoutMs: number, deadline: number): Promise<boolean> {
   for (;;) {
     const { rows } = await s.db.query(
       `UPDATE agents SET busy_command_id = $2, busy_until = clock_timestamp() + make_interval(secs => $3::double precision / 1000)

@@ -66,7 +66,7 @@ const sameActor = (a: Actor, b: Actor) => a.type === b.type && a.id === b.id && 
  *  operator or admin of the tenant (the token binds tenant and agent; the route requires the command permission).
  *  With authentication disabled every request is the same built-in admin, so nobody could confirm: the rule is
  *  then off (docs/agents.md). */
-function assertSecondPerson(s: Services, caller: Caller, requester: Actor | null, agentId: string, command: string, commandId: string): void {
+function assertSecondPerson(s: Pick<Services, 'config'>, caller: Caller, requester: Actor | null, agentId: string, command: string, commandId: string): void {
   if (!requester || !sameActor(requester, caller.actor) || s.config.security.authDisabled) return;
   throw new AppError(
     'FORBIDDEN',
@@ -80,7 +80,7 @@ function assertSecondPerson(s: Services, caller: Caller, requester: Actor | null
 /** Step two: checks and uses the token. Returns the prompt's action, now running (confirmed_by set), or the
  *  refusal to commit (an expired token marks its prompt expired); throws for the other refusals. */
 export async function redeemConfirmation(
-  s: Services,
+  s: Pick<Services, 'config'>,
   tx: Queryable,
   caller: Caller,
   agentId: string,

@@ -96,7 +96,7 @@ async function execute(s: Services, caller: Caller, a: Extract<Admission, { kind
 }
 
 /** One transaction: the action's end, the slot released, the agent moved to error if the failure says so, the event. */
-async function finish(s: Services, caller: Caller, a: Extract<Admission, { kind: 'run' }>, c: Checked,
+async function finish(s: Pick<Services, 'db'>, caller: Caller, a: Extract<Admission, { kind: 'run' }>, c: Checked,
   r: { status: string; output: Record<string, unknown> | null; error?: AppError; duration: number; auditId: string | null; agentFailure?: string }) {
   return s.db.transaction(async (tx) => {
     const { rows } = await tx.query<ActionRow>(

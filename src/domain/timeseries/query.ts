@@ -140,7 +140,7 @@ function normalise(q: TimeseriesQuery) {
  * default), so no request materialises more than the budget, filled bins included.
  */
 export async function queryTimeseries(
-  s: Services,
+  s: Pick<Services, 'db'>,
   caller: Caller,
   query: TimeseriesQuery,
   budget: PointBudget = new PointBudget(),
@@ -155,7 +155,7 @@ export async function queryTimeseries(
   }
 }
 
-async function runQuery(s: Services, caller: Caller, q: ReturnType<typeof normalise>): Promise<TimeseriesResult> {
+async function runQuery(s: Pick<Services, 'db'>, caller: Caller, q: ReturnType<typeof normalise>): Promise<TimeseriesResult> {
   const { rows: series } = await s.db.query<{ id: number }>(
     'SELECT id FROM timeseries_series WHERE tenant_id = $1 AND metric = $2 AND tags @> $3::jsonb',
     [caller.tenantId, q.metric, JSON.stringify(q.tags)],

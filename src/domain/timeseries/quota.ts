@@ -11,7 +11,7 @@ import { consumeTimeseriesQuota, getQuotas } from '../../security/quotas.js';
 const GB = 1e9;
 
 /** Reserves quota for the longest prefix of the points that fits; returns its size and bytes. */
-export async function reserve(s: Services, caller: Caller, sizes: Float64Array): Promise<{ n: number; bytes: number }> {
+export async function reserve(s: Pick<Services, 'db' | 'security'>, caller: Caller, sizes: Float64Array): Promise<{ n: number; bytes: number }> {
   let bytes = 0;
   for (const b of sizes) bytes += b;
   let refusal: unknown;
@@ -50,7 +50,7 @@ export async function reserve(s: Services, caller: Caller, sizes: Float64Array):
 }
 
 /** Gives back what a batch reserved but could not store. */
-export async function refund(s: Services, tenantId: string, n: number, bytes: number) {
+export async function refund(s: Pick<Services, 'db'>, tenantId: string, n: number, bytes: number) {
   await s.db.query(
     `UPDATE tenant_usage_daily SET points = GREATEST(points - $2, 0), bytes = GREATEST(bytes - $3, 0)
      WHERE tenant_id = $1 AND day = (now() AT TIME ZONE 'UTC')::date`,

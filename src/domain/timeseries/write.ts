@@ -29,7 +29,7 @@ export type WriteResult = Static<typeof WriteResultSchema>;
  * in one statement. A point with the series and timestamp of a stored one replaces it
  * (within a batch, the later point wins).
  */
-export async function writeTimeseries(s: Services, caller: Caller, points: unknown): Promise<WriteResult> {
+export async function writeTimeseries(s: Pick<Services, 'db' | 'security'>, caller: Caller, points: unknown): Promise<WriteResult> {
   if (!Array.isArray(points))
     throw new AppError('INVALID_REQUEST', 'points must be an array of {metric, value, timestamp?, tags?}', { field: 'points' });
   if (points.length === 0) throw new AppError('VALIDATION_FAILED', 'points is empty; send at least one point', { field: 'points' });

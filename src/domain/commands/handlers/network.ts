@@ -17,7 +17,7 @@ export type FlowLike = {
 };
 
 export async function agentNetwork(
-  s: Services,
+  s: Pick<Services, 'db'>,
   caller: Caller,
   agent: AgentRow,
   ctx?: CommandContext,
