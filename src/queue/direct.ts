@@ -317,7 +317,8 @@ export class DirectRuns {
        e AS (
          INSERT INTO events (tenant_id, topic, kind, payload, network_id)
          SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id
-         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *)${judge.ctes ? `,
+         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text)
+         ORDER BY x.ord RETURNING *)${judge.ctes ? `,
        ${judge.ctes}` : ''}
        SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs${judge.select ? `, ${judge.select}` : ''} FROM e ORDER BY e.seq`,
       [JSON.stringify(tasks), values, JSON.stringify(events), ...judge.params],
