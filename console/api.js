@@ -72,7 +72,9 @@ export async function api(method, path, body, { raw = false, text = false, signa
 export async function listen(query, onEvent, signal) {
   while (!signal.aborted) {
     try {
-      const r = await fetch(`/api/v1/events/stream?${new URLSearchParams(query)}`, { headers: { authorization: `Bearer ${session.token}`, accept: 'text/event-stream' }, signal });
+      const r = await fetch(`/api/v1/events/stream?${new URLSearchParams(query)}`, {
+        headers: { authorization: `Bearer ${session.token}`, accept: 'text/event-stream' }, signal,
+      });
       if (!r.ok) throw new ApiError(r.status, await r.json().catch(() => null));
       const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
       let buf = '';

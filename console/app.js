@@ -11,7 +11,10 @@ import { Alarms } from '/console/views/alarms.js';
 import { Events } from '/console/views/events.js';
 import { TimeSeries } from '/console/views/time-series.js';
 
-const VIEWS = [['networks', 'Networks', Networks], ['tasks', 'Tasks', Tasks], ['alarms', 'Alarms', Alarms], ['events', 'Events', Events], ['timeseries', 'Time series', TimeSeries]];
+const VIEWS = [
+  ['networks', 'Networks', Networks], ['tasks', 'Tasks', Tasks], ['alarms', 'Alarms', Alarms], ['events', 'Events', Events],
+  ['timeseries', 'Time series', TimeSeries],
+];
 
 function App() {
   const [signedIn, setSignedIn] = useState(Boolean(session.token));
@@ -20,7 +23,8 @@ function App() {
   const c = session.claims ?? {};
   const View = VIEWS.find(([k]) => k === route[0])?.[2] ?? Networks;
   const view = route[0] === 'network' ? html`<${NetworkView} key=${route[1]} id=${route[1]} />` : html`<${View} />`;
-  return html`<header><h1>gridops</h1><nav aria-label="views">${VIEWS.map(([k, label]) => html`<a href=${`#/${k}`} aria-current=${route[0] === k || (k === 'networks' && route[0] === 'network') ? 'page' : undefined}>${label}</a>`)}</nav>
+  return html`<header><h1>gridops</h1><nav aria-label="views">${VIEWS.map(([k, label]) => html`<a href=${`#/${k}`}
+      aria-current=${route[0] === k || (k === 'networks' && route[0] === 'network') ? 'page' : undefined}>${label}</a>`)}</nav>
     <span class="who" id="who">${c.sub} · tenant ${c.tenant} · ${c.role}</span>
     <button class="secondary" onClick=${() => { session.token = null; setSignedIn(false); }}>Sign out</button></header>
     <main>${view}</main>`;

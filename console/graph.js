@@ -21,7 +21,8 @@ export const PTDF_COLORS = [
   { label: '0.1…0.5', color: '#fca5a5' }, { label: '≥ 0.5', color: '#b91c1c' },
 ];
 function ptdfColor(v) {
-  return v <= -0.5 ? PTDF_COLORS[0].color : v <= -0.1 ? PTDF_COLORS[1].color : v < 0.1 ? PTDF_COLORS[2].color : v < 0.5 ? PTDF_COLORS[3].color : PTDF_COLORS[4].color;
+  return v <= -0.5 ? PTDF_COLORS[0].color : v <= -0.1 ? PTDF_COLORS[1].color : v < 0.1 ? PTDF_COLORS[2].color
+    : v < 0.5 ? PTDF_COLORS[3].color : PTDF_COLORS[4].color;
 }
 
 /** Locational marginal prices after an OPF: five equal bins between the lowest and the highest price. */
@@ -36,7 +37,9 @@ export const CASE_COLORS = [
 ];
 
 /** Categories (areas, zones, voltage levels): twelve distinguishable colours, then grey for the rest. */
-export const CATEGORY_COLORS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39'];
+export const CATEGORY_COLORS = [
+  '#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#17becf', '#bcbd22', '#393b79', '#637939', '#843c39',
+];
 const OTHER_COLOR = '#9ca3af';
 
 /** Level of detail: a network above LOD_BUSES buses is drawn as its areas (or zones) while the camera is zoomed
@@ -77,7 +80,10 @@ export class NetworkDrawing {
     // once on a large network
     // allowInvalidContainer: a view being replaced can hand over a container not laid out yet; sigma draws on resize
     // sigma's programs without instancing (./programs.js): the same drawing, 5× faster where WebGL runs in software
-    const settings = { enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true, labelRenderedSizeThreshold: model.buses.length <= 300 || this.large ? 8 : 14, ...PROGRAMS_WITHOUT_INSTANCING };
+    const settings = {
+      enableEdgeEvents: true, renderLabels: true, allowInvalidContainer: true,
+      labelRenderedSizeThreshold: model.buses.length <= 300 || this.large ? 8 : 14, ...PROGRAMS_WITHOUT_INSTANCING,
+    };
     // a large network's branches and labels are left out of the frames painted while the camera moves
     if (this.large) Object.assign(settings, { hideEdgesOnMove: true, hideLabelsOnMove: true });
     this.sigma = new Sigma(this.overview ? this.groupGraph : graph, container, settings);
@@ -105,7 +111,11 @@ export class NetworkDrawing {
     container.dataset.drawnBuses = String(this.overview ? 0 : model.buses.length);
     this.sigma.on('clickNode', ({ node }) => {
       // a group zooms in on itself; a bus is picked
-      if (node.startsWith('g:')) { const d = this.sigma.getNodeDisplayData(node); this.sigma.getCamera().animate({ x: d.x, y: d.y, ratio: LOD_RATIO / 2 }, { duration: 400 }); return; }
+      if (node.startsWith('g:')) {
+        const d = this.sigma.getNodeDisplayData(node);
+        this.sigma.getCamera().animate({ x: d.x, y: d.y, ratio: LOD_RATIO / 2 }, { duration: 400 });
+        return;
+      }
       onPick({ kind: 'bus', id: Number(node) });
     });
     this.sigma.on('clickEdge', ({ edge }) => { if (!edge.startsWith('g:')) onPick({ kind: 'branch', index: Number(edge.slice(1)) }); });
@@ -130,7 +140,9 @@ export class NetworkDrawing {
     values.forEach((v, k) => {
       const g = at.get(v);
       const color = k < CATEGORY_COLORS.length ? CATEGORY_COLORS[k] : OTHER_COLOR;
-      this.groupGraph.addNode(`g:${v}`, { x: g.x / g.n, y: g.y / g.n, size: 6 + 14 * Math.sqrt(g.n / most), label: `${by} ${v} (${g.n} buses)`, color, base: color });
+      this.groupGraph.addNode(`g:${v}`, {
+        x: g.x / g.n, y: g.y / g.n, size: 6 + 14 * Math.sqrt(g.n / most), label: `${by} ${v} (${g.n} buses)`, color, base: color,
+      });
     });
     const group = new Map(this.model.buses.map((b) => [b.id, b[by]])), links = new Map();
     for (const br of this.model.branches) {
@@ -167,7 +179,9 @@ export class NetworkDrawing {
       const key = a < b ? `g:${a}-${b}` : `g:${b}-${a}`;
       load.set(key, Math.max(load.get(key) ?? 0, f.loading ?? 0));
     });
-    for (const [key, l] of load) this.groupGraph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
+    for (const [key, l] of load) {
+      this.groupGraph.setEdgeAttribute(key, 'color', l > 100 ? LOADING_COLORS[2].color : l >= 70 ? LOADING_COLORS[1].color : LOADING_COLORS[0].color);
+    }
   }
 
   /** Zoomed out (the groups) or in (the buses in view). */
@@ -277,7 +291,10 @@ export class NetworkDrawing {
       this.graph.setEdgeAttribute(key, 'size', 1 + 4 * Math.sqrt(maxP > 0 ? Math.abs(p) / maxP : 0));
     });
     this.colorGroups(result);
-    Object.assign(this.container.dataset, { colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark), flowArrows: String(arrows), flowsAgainst: String(against) });
+    Object.assign(this.container.dataset, {
+      colored: 'true', lowVoltage: String(low), highVoltage: String(high), overloaded: String(over), deenergized: String(dark),
+      flowArrows: String(arrows), flowsAgainst: String(against),
+    });
   }
 
   /** Buses coloured by their PTDF on one branch (POST /sensitivities kind ptdf, one row), that branch marked. */
@@ -305,7 +322,9 @@ export class NetworkDrawing {
     for (const b of this.model.buses) if (this.graph.hasNode(String(b.id))) this.graph.setNodeAttribute(String(b.id), 'color', colorOf.get(b[attribute]));
     Object.assign(this.container.dataset, { coloredBy: attribute, categories: String(values.length) });
     const unit = attribute === 'base_kv' ? ' kV' : '';
-    const shown = values.slice(0, CATEGORY_COLORS.length).map((v) => ({ label: `${attribute === 'base_kv' ? '' : `${attribute} `}${v}${unit}`, color: colorOf.get(v) }));
+    const shown = values.slice(0, CATEGORY_COLORS.length).map((v) => ({
+      label: `${attribute === 'base_kv' ? '' : `${attribute} `}${v}${unit}`, color: colorOf.get(v),
+    }));
     return values.length > CATEGORY_COLORS.length ? [...shown, { label: `${values.length - CATEGORY_COLORS.length} more`, color: OTHER_COLOR }] : shown;
   }
 

@@ -5,7 +5,11 @@ import { listen } from '/console/api.js';
 /** The route as path segments of the location hash: '#/network/12' → ['network', '12']. */
 export function useRoute() {
   const [hash, setHash] = useState(location.hash || '#/networks');
-  useEffect(() => { const on = () => setHash(location.hash || '#/networks'); addEventListener('hashchange', on); return () => removeEventListener('hashchange', on); }, []);
+  useEffect(() => {
+    const on = () => setHash(location.hash || '#/networks');
+    addEventListener('hashchange', on);
+    return () => removeEventListener('hashchange', on);
+  }, []);
   return hash.slice(2).split('/');
 }
 

@@ -8,8 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MAX_LINE = 160;
-/** Lines over MAX_LINE still in each folder (2026-11-28: in src/ a few long strings and SQL lines); lower these as they are wrapped, never raise them. */
-const CEILING: Record<string, number> = { src: 11, assembly: 0, console: 55, workers: 0 };
+/** Lines over MAX_LINE still in each folder (2026-11-28: in src/ one SQL line of queue/direct.ts, a file another change owns); lower these as they
+ *  are wrapped, never raise them. */
+const CEILING: Record<string, number> = { src: 1, assembly: 0, console: 0, workers: 0 };
 
 function longLines(dir: string): string[] {
   const out: string[] = [];

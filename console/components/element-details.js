@@ -31,10 +31,17 @@ export function FindForm({ net, onPick, onError }) {
     }
     const named = text.trim() ? busesNamed(net, text) : [];
     if (named.length === 1) { onError(null); onPick({ kind: 'bus', id: named[0].id }); return; }
-    if (named.length > 1) { onError(new Error(`find: ${named.length} buses have a name with "${text.trim()}" (${named.slice(0, 5).map((b) => `bus ${b.id} ${norm(b.name)}`).join(', ')}${named.length > 5 ? ', …' : ''}): type more of the name or the bus id`)); return; }
+    if (named.length > 1) {
+      const listed = `${named.slice(0, 5).map((b) => `bus ${b.id} ${norm(b.name)}`).join(', ')}${named.length > 5 ? ', …' : ''}`;
+      onError(new Error(`find: ${named.length} buses have a name with "${text.trim()}" (${listed}): type more of the name or the bus id`));
+      return;
+    }
     onError(new Error('find: type "bus 5" (a bus id), "branch 12" (a branch index, from 0) or a bus name'));
   };
-  return html`<form class="row" id="find" onSubmit=${submit}><input name="what" placeholder="bus 5, branch 12 or a bus name" aria-label="find a bus or a branch" /><button class="secondary">Find</button></form>`;
+  return html`<form class="row" id="find" onSubmit=${submit}>
+    <input name="what" placeholder="bus 5, branch 12 or a bus name" aria-label="find a bus or a branch" />
+    <button class="secondary">Find</button>
+  </form>`;
 }
 
 export function ElementDetails({ net, pick, solved, ptdf, running, onRun }) {
@@ -43,10 +50,19 @@ export function ElementDetails({ net, pick, solved, ptdf, running, onRun }) {
   const busRes = busRow && solved?.buses?.find((b) => b.id === busRow.id);
   const brRes = brRow && solved?.branches?.[pick.index];
   return html`<div class="card" id="details" aria-live="polite">
-    ${busRow ? html`<h3>Bus ${busRow.id}</h3><p>type ${busRow.type}, limits ${busRow.vmin}–${busRow.vmax} p.u.</p>${busRes ? html`<p>v = ${fmt(busRes.v, 4)} p.u., θ = ${fmt(busRes.theta, 4)} rad</p>` : null}`
-      : brRow ? html`<h3>Branch ${pick.index} (${brRow.from}–${brRow.to})</h3><p>r ${brRow.r}, x ${brRow.x}, rate_a ${brRow.rate_a} MVA, ${brRow.status}</p>${brRes ? html`<p>P from ${fmt(brRes.p_from, 2)} MW, loading ${fmt(brRes.loading, 1)} %</p>` : null}
-        ${may('compute') && brRow.status === 'closed' ? html`<button class="secondary" id="run-ptdf" onClick=${() => onRun('ptdf', { branch: pick.index })} disabled=${running}>PTDF of this branch</button>` : null}
-        ${ptdf && ptdf.branch === pick.index ? html`<p id="ptdf-top">MW on this branch per MW injected (withdrawn at the reference): ${ptdf.top.map(([v, bus]) => `bus ${bus} ${fmt(v, 3)}`).join(', ')}</p><${PtdfLegend} />` : null}`
+    ${busRow ? html`<h3>Bus ${busRow.id}</h3><p>type ${busRow.type}, limits ${busRow.vmin}–${busRow.vmax} p.u.</p>
+        ${busRes ? html`<p>v = ${fmt(busRes.v, 4)} p.u., θ = ${fmt(busRes.theta, 4)} rad</p>` : null}`
+      : brRow ? html`<h3>Branch ${pick.index} (${brRow.from}–${brRow.to})</h3>
+        <p>r ${brRow.r}, x ${brRow.x}, rate_a ${brRow.rate_a} MVA, ${brRow.status}</p>
+        ${brRes ? html`<p>P from ${fmt(brRes.p_from, 2)} MW, loading ${fmt(brRes.loading, 1)} %</p>` : null}
+        ${may('compute') && brRow.status === 'closed'
+          ? html`<button class="secondary" id="run-ptdf" onClick=${() => onRun('ptdf', { branch: pick.index })} disabled=${running}>
+              PTDF of this branch</button>`
+          : null}
+        ${ptdf && ptdf.branch === pick.index
+          ? html`<p id="ptdf-top">MW on this branch per MW injected (withdrawn at the reference): ${
+              ptdf.top.map(([v, bus]) => `bus ${bus} ${fmt(v, 3)}`).join(', ')}</p><${PtdfLegend} />`
+          : null}`
       : html`<p class="muted">Click a bus or a branch for its values.</p>`}
   </div>`;
 }

@@ -18,7 +18,10 @@ async function load(id) {
   const studyId = studyTask?.options?.study_id;
   const worst = studyId ? (await api('GET', `/api/v1/studies/${studyId}/cases?sort=-max_loading_percent&page_size=3`)).data : [];
   const bySeverity = Object.fromEntries(SEVERITIES.map((s) => [s, alarms.data.filter((a) => a.severity === s).length]));
-  return { powerflow: pf.data[0] ?? null, worst, studyAt: studyTask?.completed_at ?? null, bySeverity, activeAlarms: alarms.meta?.total ?? alarms.data.length, queued: queue.meta?.total ?? 0 };
+  return {
+    powerflow: pf.data[0] ?? null, worst, studyAt: studyTask?.completed_at ?? null, bySeverity,
+    activeAlarms: alarms.meta?.total ?? alarms.data.length, queued: queue.meta?.total ?? 0,
+  };
 }
 
 export function NetworkDashboard({ id, refreshKey }) {
@@ -30,12 +33,17 @@ export function NetworkDashboard({ id, refreshKey }) {
   const pf = d.powerflow, s = pf?.summary;
   return html`<div class="dashboard" id="dashboard" data-alarms=${d.activeAlarms} data-queued=${d.queued} data-worst=${d.worst[0]?.case_id ?? ''}>
     <div class="card"><h3>Last power flow</h3>${pf
-      ? html`<p id="dash-powerflow">${s?.status ?? pf.status}, ${s?.iterations ?? '?'} iterations, ${s?.method ?? ''}</p><p>losses ${fmt(s?.losses?.p_mw, 2)} MW · ${new Date(pf.completed_at).toLocaleString()}</p>`
+      ? html`<p id="dash-powerflow">${s?.status ?? pf.status}, ${s?.iterations ?? '?'} iterations, ${s?.method ?? ''}</p>
+          <p>losses ${fmt(s?.losses?.p_mw, 2)} MW · ${new Date(pf.completed_at).toLocaleString()}</p>`
       : html`<p class="muted">none yet</p>`}</div>
     <div class="card"><h3>Worst N-1 cases</h3>${d.worst.length
-      ? html`<ol id="dash-worst">${d.worst.map((c) => html`<li>${c.case_id}: ${fmt(c.max_loading_percent, 1)} %${c.violations?.length ? `, ${c.violations.length} violations` : ''}</li>`)}</ol><p class="muted">${new Date(d.studyAt).toLocaleString()}</p>`
+      ? html`<ol id="dash-worst">
+          ${d.worst.map((c) => html`<li>${c.case_id}: ${fmt(c.max_loading_percent, 1)} %${
+            c.violations?.length ? `, ${c.violations.length} violations` : ''}</li>`)}
+        </ol><p class="muted">${new Date(d.studyAt).toLocaleString()}</p>`
       : html`<p class="muted">no study yet</p>`}</div>
-    <div class="card"><h3>Active alarms</h3><p id="dash-alarms">${SEVERITIES.map((k) => html`<span class=${`sev sev-${k}`}>${k} ${d.bySeverity[k]}</span> `)}</p></div>
+    <div class="card"><h3>Active alarms</h3>
+      <p id="dash-alarms">${SEVERITIES.map((k) => html`<span class=${`sev sev-${k}`}>${k} ${d.bySeverity[k]}</span> `)}</p></div>
     <div class="card"><h3>Queue</h3><p id="dash-queue">${d.queued} task${d.queued === 1 ? '' : 's'} queued or running (tenant)</p></div>
   </div>`;
 }

@@ -4,13 +4,16 @@ import { fmt } from '/console/components/format.js';
 import { Table } from '/console/components/table.js';
 
 const GENERATORS = [
-  { key: 'index', label: 'generator', value: (g) => g.index, render: (g) => String(g.index) }, { key: 'bus', label: 'bus', value: (g) => g.bus, render: (g) => String(g.bus) },
+  { key: 'index', label: 'generator', value: (g) => g.index, render: (g) => String(g.index) },
+  { key: 'bus', label: 'bus', value: (g) => g.bus, render: (g) => String(g.bus) },
   { key: 'p_mw', label: 'P (MW)', value: (g) => g.p_mw }, { key: 'q_mvar', label: 'Q (MVAr)', value: (g) => g.q_mvar },
 ];
 const BINDING = [
-  { key: 'outage', label: 'outage', value: (b) => String(b.outage) }, { key: 'branch', label: 'branch', value: (b) => b.branch, render: (b) => String(b.branch) },
+  { key: 'outage', label: 'outage', value: (b) => String(b.outage) },
+  { key: 'branch', label: 'branch', value: (b) => b.branch, render: (b) => String(b.branch) },
   { key: 'flow_mw', label: 'flow after (MW)', value: (b) => b.flow_mw, render: (b) => fmt(b.flow_mw, 2) },
-  { key: 'limit_mw', label: 'limit (MW)', value: (b) => b.limit_mw }, { key: 'mu', label: 'shadow price (per MWh)', value: (b) => b.mu, render: (b) => fmt(b.mu, 4) },
+  { key: 'limit_mw', label: 'limit (MW)', value: (b) => b.limit_mw },
+  { key: 'mu', label: 'shadow price (per MWh)', value: (b) => b.mu, render: (b) => fmt(b.mu, 4) },
 ];
 
 function SecurityResults({ security }) {

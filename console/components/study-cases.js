@@ -20,7 +20,12 @@ const COLUMNS = [
     render: (r) => html`<span title=${newFirst(r.violations ?? []).map(describe).join('\n')}><strong>${r.new_violations ?? 0}</strong>${
       ` / ${(r.violations?.length ?? 0) - (r.new_violations ?? 0)}`}</span>`,
   },
-  { key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0, render: (r) => (r.islanded ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>` : '') },
+  {
+    key: 'lost', label: 'load lost (MW)', value: (r) => r.islanded?.load_mw ?? 0,
+    render: (r) => (r.islanded
+      ? html`<span title=${`de-energized: buses ${r.islanded.buses.join(', ')}`}>${fmt(r.islanded.load_mw, 1)}</span>`
+      : ''),
+  },
   {
     key: 'max_new_loading_percent', label: 'worst new overload %',
     value: (r) => r.max_new_loading_percent ?? -1, render: (r) => fmt(r.max_new_loading_percent, 1),
@@ -43,14 +48,18 @@ export function orderCases(rows) {
 export function StudyCases({ study, onError, onShow }) {
   const columns = [...COLUMNS, {
     key: 'draw', label: 'on the drawing', value: () => '',
-    render: (r) => (r.contingency?.branches?.length || r.islanded ? html`<button class="secondary" data-case=${r.case_id} aria-pressed=${study.shown === r.case_id ? 'true' : 'false'} onClick=${() => onShow(r)}>${study.shown === r.case_id ? 'Shown' : 'Show'}</button>` : ''),
+    render: (r) => (r.contingency?.branches?.length || r.islanded
+      ? html`<button class="secondary" data-case=${r.case_id} aria-pressed=${study.shown === r.case_id ? 'true' : 'false'}
+          onClick=${() => onShow(r)}>${study.shown === r.case_id ? 'Shown' : 'Show'}</button>`
+      : ''),
   }];
   const rows = orderCases(study.cases);
   return html`<h3>N-1 study: cases with new or worsened violations first, ranked by loading</h3>
     <p class="muted">Cases whose only violations the base case already has are greyed below them. The case shown is drawn on the network:
       its outaged branch in pink, what it overloads or pushes outside voltage limits strong, the base case's own violations muted,
       the buses it leaves without supply in grey.</p>
-    <div class="row"><button class="secondary" onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(onError)}>Download CSV</button>
+    <div class="row"><button class="secondary"
+      onClick=${() => download(`/api/v1/studies/${study.id}/cases.csv`, `study-${study.id}.csv`).catch(onError)}>Download CSV</button>
     <span class="muted" id="study-summary">${study.summary.progress?.total} cases, ${study.summary.counts?.cases_with_lost_load ?? 0} with lost load, ${
       study.summary.counts?.cases_with_new_violations ?? 0} with new or worsened violations</span></div>
     <${Table} id="study-cases" rowClass=${(r, i) => `case-${caseGroup(r)}${i === 0 ? ' worst' : ''}`} columns=${columns} rows=${rows} />`;

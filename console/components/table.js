@@ -17,9 +17,13 @@ export function Table({ columns, rows, id, rowClass, initialSort }) {
     return out;
   }, [rows, sort, filter]);
   return html`<div>
-    <div class="row"><label>Filter <input aria-label="filter rows" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></label><span class="muted">${shown.length} of ${rows.length}</span></div>
-    <table id=${id}><thead><tr>${columns.map((c) => html`<th><button aria-label=${`sort by ${c.label}`} onClick=${() => setSort({ key: c.key, dir: sort?.key === c.key ? -sort.dir : 1 })}>${c.label}${sort?.key === c.key ? (sort.dir > 0 ? ' ▲' : ' ▼') : ''}</button></th>`)}</tr></thead>
-    <tbody>${shown.slice(0, SHOWN_ROWS).map((r, i) => html`<tr class=${rowClass?.(r, i) ?? ''}>${columns.map((c) => html`<td>${c.render ? c.render(r) : fmt(c.value(r))}</td>`)}</tr>`)}</tbody></table>
+    <div class="row"><label>Filter <input aria-label="filter rows" value=${filter} onInput=${(e) => setFilter(e.target.value)} /></label>
+      <span class="muted">${shown.length} of ${rows.length}</span></div>
+    <table id=${id}><thead><tr>${columns.map((c) => html`<th>
+      <button aria-label=${`sort by ${c.label}`} onClick=${() => setSort({ key: c.key, dir: sort?.key === c.key ? -sort.dir : 1 })}>
+        ${c.label}${sort?.key === c.key ? (sort.dir > 0 ? ' ▲' : ' ▼') : ''}</button></th>`)}</tr></thead>
+    <tbody>${shown.slice(0, SHOWN_ROWS).map((r, i) => html`<tr class=${rowClass?.(r, i) ?? ''}>
+      ${columns.map((c) => html`<td>${c.render ? c.render(r) : fmt(c.value(r))}</td>`)}</tr>`)}</tbody></table>
     ${shown.length > SHOWN_ROWS ? html`<p class="muted">the first ${SHOWN_ROWS} rows; narrow with the filter or download the CSV</p>` : null}
   </div>`;
 }

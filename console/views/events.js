@@ -19,8 +19,10 @@ export function Events() {
     return () => ac.abort();
   }, [topic]);
   return html`<section><h2>Events</h2>
-    <div class="row"><label>Topic <select id="event-topic" value=${topic} onChange=${(e) => setTopic(e.target.value)}>${TOPICS.map((t) => html`<option value=${t}>${t || 'all'}</option>`)}</select></label>
+    <div class="row"><label>Topic <select id="event-topic" value=${topic} onChange=${(e) => setTopic(e.target.value)}>
+      ${TOPICS.map((t) => html`<option value=${t}>${t || 'all'}</option>`)}</select></label>
     <span class="muted">${live ? 'live' : 'connecting…'}; newest first</span></div>
-    <div class="feed" id="events" data-live=${live} aria-live="polite">${items.map((e) => html`<div data-topic=${e.topic}>${e.topic} ${e.data?.kind ?? ''} ${JSON.stringify(e.data?.payload ?? e.data).slice(0, 200)}</div>`)}</div>
+    <div class="feed" id="events" data-live=${live} aria-live="polite">${items.map((e) => html`<div data-topic=${e.topic}>
+      ${e.topic} ${e.data?.kind ?? ''} ${JSON.stringify(e.data?.payload ?? e.data).slice(0, 200)}</div>`)}</div>
   </section>`;
 }

@@ -20,7 +20,9 @@ export function useNetworkRuns(id, drawing, setError) {
   const [ended, setEnded] = useState(0);
 
   const powerFlow = async (s) => {
-    const q = await api('POST', `/api/v1/networks/${id}/powerflow`, { method: s.method, async: true, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations), islanding: s.islanding });
+    const q = await api('POST', `/api/v1/networks/${id}/powerflow`, {
+      method: s.method, async: true, tolerance: Number(s.tolerance), max_iterations: Number(s.maxIterations), islanding: s.islanding,
+    });
     const t = await followTask(q.data.task_id, setProgress, id);
     if (t.status !== 'completed') throw new Error(t.error?.message ?? `the power flow ended ${t.status}`);
     const full = (await api('GET', `/api/v1/tasks/${q.data.task_id}?include=result`)).data.result;

@@ -52,8 +52,10 @@ export function NetworkView({ id }) {
     <div class="split">
       <div>
         <div id="drawing" ref=${box} aria-label="network drawing"></div>
-        <div class="row"><label>Colour buses by <select id="color-by" value=${drawn === 'category' ? categories?.attribute : ''} onChange=${(e) => e.target.value && colorBy(e.target.value)}>
-          <option value="">the last result</option><option value="area">area</option><option value="zone">zone</option><option value="base_kv">voltage level (base kV)</option></select></label></div>
+        <div class="row"><label>Colour buses by <select id="color-by" value=${drawn === 'category' ? categories?.attribute : ''}
+          onChange=${(e) => e.target.value && colorBy(e.target.value)}>
+          <option value="">the last result</option><option value="area">area</option><option value="zone">zone</option>
+          <option value="base_kv">voltage level (base kV)</option></select></label></div>
         <${DrawingLegend} drawn=${drawn} priceBins=${opf?.priceBins} categories=${categories?.entries} />
       </div>
       <div>

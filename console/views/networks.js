@@ -47,18 +47,22 @@ export function Networks() {
       <label>Status <select value=${status} onChange=${(e) => { setPage(1); setStatus(e.target.value); }}>
         <option value="">any</option><option>ready</option><option>draft</option><option>archived</option></select></label>
     </div>
-    ${may('write') ? html`<div class=${`drop ${over ? 'over' : ''}`} onDragOver=${(e) => { e.preventDefault(); setOver(true); }} onDragLeave=${() => setOver(false)} onDrop=${drop}>
+    ${may('write') ? html`<div class=${`drop ${over ? 'over' : ''}`} onDragOver=${(e) => { e.preventDefault(); setOver(true); }}
+        onDragLeave=${() => setOver(false)} onDrop=${drop}>
       Drop a MATPOWER case (.m) or PSS/E file (.raw, .rawx) here to import it, or <label>choose one <input id="import-file" type="file"
         accept=".m,.raw,.rawx,text/plain" onChange=${(e) => e.target.files[0] && importFile(e.target.files[0])} /></label>
       ${busy ? html`<progress aria-label="importing"></progress>` : null}
     </div>` : null}
     <${ErrorBox} error=${error} />
     ${data ? html`<table id="networks"><thead><tr><th>Name</th><th>Buses</th><th>Status</th><th>Created</th><th></th></tr></thead><tbody>
-      ${data.data.map((n) => html`<tr><td><a href=${`#/network/${n.id}`}>${n.name}</a></td><td>${n.bus_count}</td><td>${n.status}</td><td>${new Date(n.created_at).toLocaleString()}</td>
-        <td><button class="secondary" onClick=${() => download(`/api/v1/networks/${n.id}/export?format=matpower`, `${n.name}.m`).catch(setError)}>Export</button></td></tr>`)}
+      ${data.data.map((n) => html`<tr><td><a href=${`#/network/${n.id}`}>${n.name}</a></td><td>${n.bus_count}</td><td>${n.status}</td>
+        <td>${new Date(n.created_at).toLocaleString()}</td>
+        <td><button class="secondary"
+          onClick=${() => download(`/api/v1/networks/${n.id}/export?format=matpower`, `${n.name}.m`).catch(setError)}>Export</button></td></tr>`)}
     </tbody></table>
     <div class="row"><button class="secondary" disabled=${page <= 1} onClick=${() => setPage(page - 1)}>Previous</button>
       <span>page ${meta?.page ?? page} of ${meta?.total_pages ?? 1} (${meta?.total ?? 0} networks)</span>
-      <button class="secondary" disabled=${!meta || page >= meta.total_pages} onClick=${() => setPage(page + 1)}>Next</button></div>` : html`<p class="muted">Loading…</p>`}
+      <button class="secondary" disabled=${!meta || page >= meta.total_pages} onClick=${() => setPage(page + 1)}>Next</button></div>`
+      : html`<p class="muted">Loading…</p>`}
   </section>`;
 }

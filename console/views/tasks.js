@@ -16,6 +16,11 @@ export function Tasks() {
       { key: 'id', label: 'task', value: (t) => t.task_id ?? t.id }, { key: 'kind', label: 'kind', value: (t) => t.kind },
       { key: 'status', label: 'status', value: (t) => t.status }, { key: 'network', label: 'network', value: (t) => t.network_id },
       { key: 'created', label: 'created', value: (t) => t.created_at, render: (t) => new Date(t.created_at).toLocaleTimeString() },
-      { key: 'action', label: '', value: () => '', render: (t) => (may('compute') && ['queued', 'running'].includes(t.status) ? html`<button class="secondary" onClick=${() => cancel(t)}>Cancel</button>` : '') },
+      {
+        key: 'action', label: '', value: () => '',
+        render: (t) => (may('compute') && ['queued', 'running'].includes(t.status)
+          ? html`<button class="secondary" onClick=${() => cancel(t)}>Cancel</button>`
+          : ''),
+      },
     ]} rows=${rows} /></section>`;
 }

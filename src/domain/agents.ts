@@ -164,7 +164,8 @@ export async function createAgent(s: Services, caller: Caller, input: AgentInput
     const id = newId('agent');
     const start = input.auto_start === true;
     const { rows } = await tx.query<AgentRow>(
-      `INSERT INTO agents (id, tenant_id, name, type, network_id, status, status_reason, config, tools, reasoning_model, max_actions_per_minute, started_at, last_active_at)
+      `INSERT INTO agents (id, tenant_id, name, type, network_id, status, status_reason, config, tools, reasoning_model, max_actions_per_minute,
+                           started_at, last_active_at)
        VALUES ($1,$2,$3,$4,$5,$6,$7,$8,$9,$10,$11, CASE WHEN $12::boolean THEN now() END, NULL) RETURNING *`,
       [
         id,

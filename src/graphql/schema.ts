@@ -46,12 +46,12 @@ type Query {
   """Newest first, at most 100 (use REST GET /api/v1/alarms for paging). severity: exactly these."""
   alarms(severity: Severity, status: AlarmStatus, networkId: ID, from: DateTime, to: DateTime): [Alarm!]!
   alarm(id: ID!): Alarm
-  """Needs the audit permission."""
-  audit(actor: String, action: String, resourceType: String, resourceId: String, from: DateTime, to: DateTime, page: Int = 1, pageSize: Int = 50): AuditConnection!
+  """Needs the audit permission.""" audit(actor: String, action: String, resourceType: String, resourceId: String, from: DateTime, to: DateTime,
+    page: Int = 1, pageSize: Int = 50): AuditConnection!
   health: HealthStatus!
-  """(additive) A power-flow task: poll an asynchronous runPowerFlow."""
-  task(id: ID!): PowerFlowResult
-  """(additive) The tenant's tasks (REST GET /api/v1/tasks): newest first by default; status and kind may list several, comma-separated for kind. from/to bound createdAt. sort: as REST (createdAt, startedAt, completedAt, status, kind, networkId; leading - descending)."""
+  """(additive) A power-flow task: poll an asynchronous runPowerFlow.""" task(id: ID!): PowerFlowResult
+  """(additive) The tenant's tasks (REST GET /api/v1/tasks): newest first by default; status and kind may list several, ` +
+  `comma-separated for kind. from/to bound createdAt. sort: as REST (createdAt, startedAt, completedAt, status, kind, networkId; leading - descending)."""
   tasks(status: [TaskStatus!], kind: String, networkId: ID, from: DateTime, to: DateTime, page: Int = 1, pageSize: Int = 20, sort: String): TaskConnection!
 }
 

@@ -27,7 +27,8 @@ input OpfSecurityInput {
 input OpfContingencyInput { id: String, branches: [Int!]! }
 enum SecurityLimit { RATE_C RATE_B RATE_A }
 
-"""(additive) A post-contingency limit that binds: outage (its id, or the branch index as text), the monitored branch, its flow after the outage, the limit (MW) and the multiplier (currency/MWh)."""
+"""(additive) A post-contingency limit that binds: outage (its id, or the branch index as text), the monitored branch, ` +
+  `its flow after the outage, the limit (MW) and the multiplier (currency/MWh)."""
 type OpfBindingContingency { outage: String! branch: Int! flowMw: Float! limitMw: Float! mu: Float! }
 type OpfSecurity { contingencies: Int! limit: SecurityLimit! binding: [OpfBindingContingency!]! excluded: [String!]! rounds: Int! constraintsAdded: Int! }
 

@@ -190,11 +190,18 @@ export function errorsPageHtml(): string {
       `<small>${status}</small></h3>\n<p><b>Cause.</b> ${esc(h.cause)}</p>\n<p><b>Fix.</b> ${esc(h.fix)}</p></section>`;
   const rest = (Object.keys(ERROR_HELP) as ErrorCode[]).map((c) => entry(c, `HTTP ${ERROR_STATUS[c]}`, ERROR_HELP[c]));
   const gql = Object.entries(GRAPHQL_ERROR_HELP).map(([c, h]) => entry(c, 'GraphQL', h));
+  const style =
+    'body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.45}h3{margin-bottom:.2rem}' +
+    'small{color:#666;font-weight:normal}section{border-bottom:1px solid #eee;padding-bottom:.5rem}:target{background:#fff8d6}';
+  const intro =
+    '<p>Every REST error body is <code>{"error": {"code", "message", "details", "trace_id", "doc_url"}, "request_id"}</code>; ' +
+    '<code>doc_url</code> points to the entry below. GraphQL errors carry the code in <code>extensions.code</code> ' +
+    "(REST codes are mapped onto GraphQL's set; the original is in <code>extensions.details.reason</code>).</p>";
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>gridops error codes</title>
-<style>body{font-family:system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;line-height:1.45}h3{margin-bottom:.2rem}small{color:#666;font-weight:normal}section{border-bottom:1px solid #eee;padding-bottom:.5rem}:target{background:#fff8d6}</style></head>
+<style>${style}</style></head>
 <body><h1>gridops error codes</h1>
-<p>Every REST error body is <code>{"error": {"code", "message", "details", "trace_id", "doc_url"}, "request_id"}</code>; <code>doc_url</code> points to the entry below. GraphQL errors carry the code in <code>extensions.code</code> (REST codes are mapped onto GraphQL's set; the original is in <code>extensions.details.reason</code>).</p>
+${intro}
 <h2>REST</h2>
 ${rest.join('\n')}
 <h2>GraphQL only</h2>

@@ -87,7 +87,8 @@ export async function setRateOverride(
   const previous = await getRateOverride(st, tenantId);
   await st.s.db.query(
     `INSERT INTO tenant_rate_limit_overrides (tenant_id, factor, reason, actor, expires_at) VALUES ($1, $2, $3, $4, $5)
-     ON CONFLICT (tenant_id) DO UPDATE SET factor = EXCLUDED.factor, reason = EXCLUDED.reason, actor = EXCLUDED.actor, expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
+     ON CONFLICT (tenant_id) DO UPDATE SET factor = EXCLUDED.factor, reason = EXCLUDED.reason, actor = EXCLUDED.actor,
+                                           expires_at = EXCLUDED.expires_at, created_at = clock_timestamp()`,
     [tenantId, c.lift ? null : c.factor, c.reason, caller.actor.id, expires.toISOString()],
   );
   await broadcast(st, { kind: 'quota_changed', tenant: tenantId });

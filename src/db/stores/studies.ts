@@ -25,7 +25,8 @@ export interface NewStudy {
 /** The study row, its contingencies and its chunk rows, in the submitting transaction. */
 export async function insertStudy(tx: Queryable, n: NewStudy): Promise<void> {
   await tx.query(
-    `INSERT INTO studies (id, tenant_id, task_id, network_id, network_version, kind, request, case_count, contingency_count, scenario_count, monitor, chunk_size, chunk_count, created_by)
+    `INSERT INTO studies (id, tenant_id, task_id, network_id, network_version, kind, request, case_count, contingency_count, scenario_count, monitor,
+                          chunk_size, chunk_count, created_by)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
     [
       n.id,
@@ -119,7 +120,8 @@ export async function completeChunk(q: Queryable, studyId: string, chunk: number
 export async function completeStudy(q: Queryable, studyId: string, counts: unknown): Promise<StoredTaskRow | undefined> {
   const { rows } = await q.query<StoredTaskRow>(
     `WITH st AS (UPDATE studies SET counts = $2 WHERE id = $1 AND chunks_done = chunk_count RETURNING task_id, case_count)
-     UPDATE tasks t SET status = 'completed', completed_at = now(), result = jsonb_build_object('study_id', $1::text, 'cases', st.case_count, 'counts', $2::jsonb)
+     UPDATE tasks t SET status = 'completed', completed_at = now(),
+                        result = jsonb_build_object('study_id', $1::text, 'cases', st.case_count, 'counts', $2::jsonb)
      FROM st WHERE t.id = st.task_id AND t.status = 'running' RETURNING t.*`,
     [studyId, JSON.stringify(counts)],
   );

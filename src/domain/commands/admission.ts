@@ -75,10 +75,12 @@ export async function admit(s: Pick<Services, 'config' | 'db'>, caller: Caller, 
       }>(
         `SELECT count(*) FILTER (WHERE a.created_at > clock_timestamp() - interval '1 second')::int AS n1,
                 count(*)::int AS n60,
-                extract(epoch FROM (min(a.created_at) FILTER (WHERE a.created_at > clock_timestamp() - interval '1 second') + interval '1 second' - clock_timestamp())) * 1000 AS wait1,
+                extract(epoch FROM (min(a.created_at) FILTER (WHERE a.created_at > clock_timestamp() - interval '1 second')
+                                    + interval '1 second' - clock_timestamp())) * 1000 AS wait1,
                 extract(epoch FROM (min(a.created_at) + interval '60 seconds' - clock_timestamp())) * 1000 AS wait60,
                 (SELECT extract(epoch FROM (clock_timestamp() - g.last_control_at)) * 1000 FROM agents g WHERE g.id = $1) AS since_control,
-                (SELECT count(*)::int FROM agent_actions q WHERE q.agent_id = $1 AND q.status = 'queued' AND q.created_at > clock_timestamp() - interval '310 seconds') AS waiting
+                (SELECT count(*)::int FROM agent_actions q
+                  WHERE q.agent_id = $1 AND q.status = 'queued' AND q.created_at > clock_timestamp() - interval '310 seconds') AS waiting
          FROM agent_actions a
          WHERE a.agent_id = $1 AND a.command <> 'emergency_shutdown' AND a.created_at > clock_timestamp() - interval '60 seconds'
            AND a.command_id NOT IN (SELECT command_id FROM command_confirmations WHERE token_hash = $2)`,
