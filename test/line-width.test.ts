@@ -8,9 +8,9 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const MAX_LINE = 160;
-/** Lines over MAX_LINE still in each folder (2026-11-28: in src/ one SQL line of queue/direct.ts, a file another change owns); lower these as they
+/** Lines over MAX_LINE still in each folder (2026-11-28: none); lower these as they
  *  are wrapped, never raise them. */
-const CEILING: Record<string, number> = { src: 1, assembly: 0, console: 0, workers: 0 };
+const CEILING: Record<string, number> = { src: 0, assembly: 0, console: 0, workers: 0 };
 
 function longLines(dir: string): string[] {
   const out: string[] = [];

@@ -9,7 +9,7 @@ export function PowerFlowSummary({ result }) {
   const dark = result.islands?.filter((i) => !i.energized) ?? [];
   return html`<div class="card" id="powerflow-summary"><h3>Power flow: ${result.status}</h3>
     <p>${result.iterations} iterations, losses ${fmt(result.losses?.p_mw, 2)} MW</p>
-    ${dark.length ? html`<p id="deenergized"><strong>De-energized:</strong> ${dark.map((i) => busList(i.buses)).join('; ')}
+    ${dark.length ? html`<p id="deenergized"><strong>De-energized:</strong> ${dark.map((i) => busList(i.buses)).join('; ')}${' '}
       (${fmt(result.lost_load_mw, 1)} MW of load and ${fmt(result.lost_generation_mw, 1)} MW of generation lost)</p>` : null}</div>`;
 }
 
