@@ -4,7 +4,8 @@
 // lost (screened although the full study finds a new or worsened overload there), screened cases with a new or
 // worsened voltage violation (reported, not promised), the most a screen could take out without a loss (the cases
 // that neither split the network nor carry a new or worsened overload in the full study), the wall times and the
-// process CPU time (both solver threads; steadier than wall time on a shared machine).
+// process CPU time (both solver threads; steadier than wall time on a shared machine), and CPU / wall of each study
+// (how busy the two threads were: 2 at most, less while the machine's other work holds its cores).
 // `npm run bench:screening [-- --case X[,Y]] [-- --method dc] [-- --threshold 90] [-- --every K]`; X names a file of
 // shared/cases or test/reference/pglib; --every K studies the outages of every Kth in-service branch only (a sample,
 // for networks whose full N-1 is too long to run twice).
@@ -49,8 +50,8 @@ async function main(): Promise<void> {
     + `screen ${method} at ${threshold} %${every > 1 ? `, the outages of every ${every}th branch` : ''}\n\n`);
   process.stdout.write('| case (N-1 of every branch, islanding skip) | cases | split (always solved) | screened | lost '
     + '| screened with a new voltage violation | screenable at most | wall ms unscreened | wall ms screened | ratio '
-    + '| CPU ms unscreened | CPU ms screened | CPU ratio |\n');
-  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
+    + '| CPU ms unscreened | CPU ms screened | CPU ratio | CPU / wall unscreened | CPU / wall screened |\n');
+  process.stdout.write('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n');
   try {
     for (const c of cases) {
       const net = load(c);
@@ -67,7 +68,8 @@ async function main(): Promise<void> {
       const pct = (k: number) => `${k} (${((100 * k) / n).toFixed(1)} %)`;
       process.stdout.write(`| ${c} | ${n} | ${split} | ${pct(nScreened)} | ${lost} | ${voltage} | ${pct(screenable)} | `
         + `${Math.round(full.ms)} | ${Math.round(screened.ms)} | ${(screened.ms / full.ms).toFixed(2)} | `
-        + `${Math.round(full.cpuMs)} | ${Math.round(screened.cpuMs)} | ${(screened.cpuMs / full.cpuMs).toFixed(2)} |\n`);
+        + `${Math.round(full.cpuMs)} | ${Math.round(screened.cpuMs)} | ${(screened.cpuMs / full.cpuMs).toFixed(2)} | `
+        + `${(full.cpuMs / full.ms).toFixed(2)} | ${(screened.cpuMs / screened.ms).toFixed(2)} |\n`);
     }
   } finally {
     await pool.close();

@@ -11,7 +11,8 @@
 //                    THREAD filled in here, followed by the progress trailer: every iteration's (iteration,
 //                    mismatch) pair (numbered across Q-limit re-runs), then the number of pairs as the last value.
 //                    Once the solve has run LIVE_AFTER_MS, its pairs so far and every later one are posted live.
-//   study            one study chunk in the core's loop (assembly/study/loop.ts): compact Float64Arrays out
+//   study            one study chunk in the core's loop (assembly/study/loop.ts): compact Float64Arrays out; a
+//                    screened chunk's estimate and then the cases it keeps (src/studies/screenRule.ts)
 //   opf              one OPF, run by src/opf/worker.ts on the same engine
 //   sensitivity      PTDF rows, outage flow shifts or PTDF columns of the DC model, one chunk
 //   stateEstimation  one state estimate (assembly/se/)
@@ -29,6 +30,7 @@ import { InstanceRecycling } from '../src/engine/instanceRecycling.js';
 import { solveWithQLimits } from '../src/powerflow/qlim.js';
 import { OUT, STATUS } from '../src/powerflow/abi.js';
 import { REC, VIOL_FIELDS, type StudyWorkerResult } from '../src/studies/abi.js';
+import { keptCases, keptStudy, type StudyTaskResult } from '../src/studies/screenRule.js';
 import { runOpfTask } from '../src/opf/worker.js';
 import { runScopfTask } from '../src/opf/securityWorker.js';
 import { LIVE_AFTER_MS, livePoster } from '../src/engine/liveChannel.js';
@@ -114,12 +116,15 @@ function opfTask(task: Task<'opf'>, job: ThreadJob): unknown {
   return runOpfTask(engine, task.input, job, livePoster(task.live)).then((out) => move(out)).finally(afterTask);
 }
 
-/** One study chunk: the progress hook publishes cases done (iteration -1) and reads the stop flag. */
+/** One study chunk: the progress hook publishes cases done (iteration -1) and reads the stop flag. A screened chunk
+ *  (`kept`) runs its estimate, then at once the cases the screen keeps (src/studies/screenRule.ts): one task, no
+ *  round trip through the main thread between the two, the kept run taking the estimate's Newton base solve. */
 function studyTask(task: Task<'study'>, job: ThreadJob): unknown {
   const t0 = performance.now();
   const hook = engine.onProgress;
+  let reporting = task.kept === undefined; // a screened chunk's progress: its kept cases
   engine.onProgress = (iteration: number, value: number): number => {
-    if (iteration === -1) job.progress(value);
+    if (iteration === -1 && reporting) job.progress(value);
     return job.stop;
   };
   try {
@@ -128,9 +133,20 @@ function studyTask(task: Task<'study'>, job: ThreadJob): unknown {
       return { done: 0, records: empty, violations: empty, islands: empty, monitor: empty, solveMs: 0 } satisfies StudyWorkerResult;
     }
     const run = engine.runStudy(task.input, task.study, REC.FIELDS, VIOL_FIELDS, task.monitorPerCase);
-    const result: StudyWorkerResult = { ...run, solveMs: performance.now() - t0 };
+    const result: StudyTaskResult = { ...run, solveMs: 0 };
     const buffers = [run.records.buffer, run.violations.buffer, run.islands.buffer, run.monitor.buffer];
-    return move({ [transferableSymbol]: buffers, [valueSymbol]: result } as never); // the four buffers are transferred
+    const k = task.kept;
+    if (k && run.done === k.candidates.length) {
+      const cases = keptCases(k, run);
+      reporting = true;
+      const kept = cases.length > 0
+        ? engine.runStudy(k.input, keptStudy(k.study, cases, k.nb, k.nl, k.ng), REC.FIELDS, VIOL_FIELDS, k.monitorPerCase)
+        : { done: 0, records: new Float64Array(0), violations: new Float64Array(0), islands: new Float64Array(0), monitor: new Float64Array(0) };
+      result.kept = { ...kept, cases: Float64Array.from(cases), solveMs: 0 };
+      buffers.push(kept.records.buffer, kept.violations.buffer, kept.islands.buffer, kept.monitor.buffer, result.kept.cases.buffer);
+    }
+    result.solveMs = performance.now() - t0;
+    return move({ [transferableSymbol]: buffers, [valueSymbol]: result } as never); // the buffers are transferred
   } finally {
     engine.onProgress = hook;
     afterTask();

@@ -77,8 +77,6 @@ export class StudyWorkspace {
   // the method and options of the study being run
   private dc: bool = false;                                     // DC study (./dc.ts) instead of Newton-Raphson
   private fd: bool = false;                                     // fast-decoupled (XB) study
-  private dcBusOff: i32 = 0;
-  private dcBrOff: i32 = 0;
   // B' / B'' of which topology and outage the factors hold: a scenario case on the intact network
   // reuses the intact factors; an outage case refactors on the base pattern (fdpf.ts factorBWithout)
   private fdTopo: Topology | null = null;
@@ -194,7 +192,7 @@ export class StudyWorkspace {
     return nSaved;
   }
 
-  /** Puts the this.saved Ybus entries back, last this.saved first (exact values). */
+  /** Puts the saved Ybus entries back, the last saved first (exact values). */
   restoreYbus(topo: Topology, nSaved: i32): void {
     const yRe = topo.yRe, yIm = topo.yIm, yT = topo.yT, yTr = topo.yTr;
     for (let k = nSaved - 1; k >= 0; k--) {
@@ -208,8 +206,8 @@ export class StudyWorkspace {
     }
   }
 
-  /** The topology of the base's branches with bus this.types `this.types` (made once per type set in a study). */
-  topologyWithTypes(base: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64): Topology {
+  /** The topology of the base's branches with bus types `this.types` (made once per type set in a study). */
+  topologyWithTypes(base: Topology): Topology {
     const nb = base.nb;
     let same = true;
     for (let i = 0; i < nb; i++) if (unchecked(this.types[i]) != unchecked(base.type[i])) { same = false; break; }
@@ -223,15 +221,16 @@ export class StudyWorkspace {
     const ty = new StaticArray<i32>(nb);
     for (let i = 0; i < nb; i++) unchecked(ty[i] = this.types[i]);
     const topo = new Topology(nb, base.nl, base.f, base.t, ty);
-    makeYbus(topo, input, busOff, brOff, baseMVA);
+    makeYbus(topo, this.input, this.busOff, this.brOff, this.baseMVA);
     if (this.typed.length >= 4) this.typed.shift(); // each holds a Jacobian LU: keep few
     this.typed.push(topo);
     return topo;
   }
 
   /** Scheduled injections of the current case (this.pd / this.qd / this.pg minus the generators out) into topo. */
-  schedule(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64): void {
+  schedule(topo: Topology): void {
     // the same operations in the same order as index.ts solve(): a scenario equals its own power flow bit for bit
+    const input = this.input, genOff = this.genOff, ng = this.ng, baseMVA = this.baseMVA;
     const nb = topo.nb, pSch = topo.pSch, qSch = topo.qSch;
     for (let i = 0; i < nb; i++) { unchecked(pSch[i] = 0.0); unchecked(qSch[i] = 0.0); }
     for (let g = 0; g < ng; g++) {
@@ -246,11 +245,13 @@ export class StudyWorkspace {
     }
   }
 
-  /** Newton-Raphson or fast-decoupled from topo.vm / va, or the DC equations, on the current case's injections. */
-  solveCase(topo: Topology, input: StaticArray<f64>, genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, intact: bool): i32 {
-    if (this.dc) return dcCase(topo, input, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.brOut, this.genOut, this.pd, this.pg);
+  /** Newton-Raphson or fast-decoupled from topo.vm / va, or the DC equations, on the current case's injections, at
+   *  most maxIt iterations (an estimate's own count, else the study's); intact: no branch out. */
+  solveCase(topo: Topology, maxIt: i32, intact: bool): i32 {
+    const input = this.input, busOff = this.busOff, brOff = this.brOff, baseMVA = this.baseMVA, tol = this.tol;
+    if (this.dc) return dcCase(topo, input, busOff, brOff, this.genOff, this.ng, baseMVA, this.brOut, this.genOut, this.pd, this.pg);
     // a branch outage's injections are those of the last one on this topology and scenario: O(nb + ng) saved per case
-    if (!(this.branchesOnly && this.scheduledFor === topo)) this.schedule(topo, input, genOff, ng, baseMVA);
+    if (!(this.branchesOnly && this.scheduledFor === topo)) this.schedule(topo);
     this.scheduledFor = this.branchesOnly ? topo : null;
     if (this.fd) {
       this.caseCompensated = false;
@@ -259,13 +260,13 @@ export class StudyWorkspace {
       const onIntact = intact || l >= 0;
       let factored = true;
       if (!(this.fdTopo === topo && this.fdIntact && onIntact)) {
-        factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, onIntact ? null : this.brOut);
+        factored = factorBWithout(topo, input, busOff, brOff, baseMVA, onIntact ? null : this.brOut);
         this.fdTopo = factored ? topo : null;
         this.fdIntact = onIntact;
       }
       if (l >= 0) {
         const c = this.compensation;
-        this.caseCompensated = factored && c.prepare(topo, input, this.dcBrOff, l);
+        this.caseCompensated = factored && c.prepare(topo, input, brOff, l);
         if (this.caseCompensated) {
           const resume = this.caseFromBase && topo === this.scratchFor;
           if (resume) this.startFromBase(topo, l);
@@ -274,7 +275,7 @@ export class StudyWorkspace {
           return fdIterate(topo, true, tol, maxIt, this.solveResult, c.bp, c.bpp, resume, !this.mismatchPending);
         }
         // singular without the branch to working precision: the refactorised path decides
-        factored = factorBWithout(topo, input, this.dcBusOff, this.dcBrOff, baseMVA, this.brOut);
+        factored = factorBWithout(topo, input, busOff, brOff, baseMVA, this.brOut);
         this.fdTopo = factored ? topo : null;
         this.fdIntact = false;
       }
@@ -323,12 +324,13 @@ export class StudyWorkspace {
 
   /** solveCase on topo (this.types in `this.types`, the outage's branches already removed from its Ybus: this.caseSaved
    *  entries), then, when the study enforces Q limits, MATPOWER's loop: each run warm from the last on
-   *  the topology of the new bus this.types (its Ybus edited for the same outage), iterations summed, the
-   *  original slack's angle restored if the slack moved. Sets this.caseTopo, this.caseSaved, this.caseIterations. */
-  solveLimited(base: Topology, topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, busOff: i32, brOff: i32,
-    genOff: i32, ng: i32, baseMVA: f64, tol: f64, maxIt: i32, outOff: i32, nBr: i32): i32 {
+   *  the topology of the new bus types (its Ybus edited for the same outage), iterations summed, the
+   *  original slack's angle restored if the slack moved. The outage's nBr branches are at outOff of the study buffer;
+   *  maxIt as solveCase. Sets this.caseTopo, this.caseSaved, this.caseIterations. */
+  solveLimited(base: Topology, topo: Topology, maxIt: i32, outOff: i32, nBr: i32): i32 {
+    const input = this.input, s = this.s, busOff = this.busOff, genOff = this.genOff, ng = this.ng, baseMVA = this.baseMVA;
     for (let g = 0; g < ng; g++) { unchecked(this.pgCase[g] = this.pg[g]); unchecked(this.qgCase[g] = this.qg[g]); }
-    let code = this.solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
+    let code = this.solveCase(topo, maxIt, nBr == 0);
     let its = this.dc ? 1 : this.solveResult.iterations;
     if (this.qlim && !this.dc) {
       const nb = topo.nb;
@@ -338,7 +340,7 @@ export class StudyWorkspace {
         const step = this.qLimits.step(topo, this.types, input, busOff, genOff, ng, baseMVA, this.genOut, this.pgCase, this.qgCase, this.pd, this.qd);
         if (step == QLIM_NONE) break;
         if (step == QLIM_INFEASIBLE) { code = CODE_QLIM_INFEASIBLE; break; }
-        const next = this.topologyWithTypes(base, input, busOff, brOff, baseMVA);
+        const next = this.topologyWithTypes(base);
         if (next !== topo) {
           for (let i = 0; i < nb; i++) { unchecked(next.vm[i] = topo.vm[i]); unchecked(next.va[i] = topo.va[i]); }
           this.restoreYbus(topo, this.caseSaved);
@@ -346,7 +348,7 @@ export class StudyWorkspace {
           for (let k = 0; k < nBr; k++) this.caseSaved = this.removeBranch(next, <i32>s[outOff + k], this.caseSaved);
           topo = next;
         }
-        code = this.solveCase(topo, input, genOff, ng, baseMVA, tol, maxIt, nBr == 0);
+        code = this.solveCase(topo, maxIt, nBr == 0);
         its += this.solveResult.iterations;
       }
       if (this.qLimits.slackMoved) {
@@ -369,8 +371,9 @@ export class StudyWorkspace {
 
   /** After an estimate's first iteration (loadings into prevLoad): does some rated branch come within the screen's
    *  first margin of its trigger (src/studies/screening.ts), i.e. would one iteration alone keep the case? */
-  nearTrigger(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64): bool {
-    branchLoadings(topo, this.flows, this.brOut, s, rateOff, baseMVA, this.prevLoad);
+  nearTrigger(topo: Topology): bool {
+    const s = this.s;
+    branchLoadings(topo, this.flows, this.brOut, s, this.sections.rate, this.baseMVA, this.prevLoad);
     const nl = topo.nl, k = this.sharpenChange, pts = this.sharpenPoints;
     for (let l = 0; l < nl; l++) {
       const ld = unchecked(this.prevLoad[l]);
@@ -384,8 +387,9 @@ export class StudyWorkspace {
    *  step contracts: the largest change of a rated branch's loading in an iteration at most half the one before,
    *  so that (the iteration converging at least that fast) what is left to move is at most the last step. The
    *  step goes to REC_EST_STEP (Infinity: no contraction within SIN_ESTIMATE_SHARPEN iterations); prevLoad ends
-   *  as the iterate before the state reached. Returns the iteration's status. */
-  sharpen(topo: Topology, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, tol: f64, r: i32): i32 {
+   *  as the iterate before the state reached. r: the case's record. Returns the iteration's status. */
+  sharpen(topo: Topology, r: i32): i32 {
+    const s = this.s, rateOff = this.sections.rate, baseMVA = this.baseMVA, tol = this.tol;
     let last = maxChange(this.prevLoad, this.baseLoad), code = STATUS_MAXIT;
     const c = this.compensation;
     if (this.mismatchPending) { injections(topo); mismatchFD(topo, topo.decoupled()); }
@@ -401,7 +405,7 @@ export class StudyWorkspace {
       // the iterate before the state reached is the other buffer now
       // contracted: done when the step no longer decides, i.e. the case is kept even with nothing left to move, or
       // dropped with what is left bounded by the step; else iterate on while iterations remain
-      if ((step <= 0.5 * last && this.settled(s, step)) || code == STATUS_CONVERGED || (step <= 0.5 * last && it == this.sharpenIt - 1)) {
+      if ((step <= 0.5 * last && this.settled(step)) || code == STATUS_CONVERGED || (step <= 0.5 * last && it == this.sharpenIt - 1)) {
         const held = this.prevLoad; this.prevLoad = this.curLoad; this.curLoad = held;
         unchecked(this.results.records[r + REC_EST_STEP] = step);
         return code;
@@ -416,8 +420,8 @@ export class StudyWorkspace {
   /** With the loadings of the state reached in prevLoad and of the iterate before in curLoad: whether the last
    *  step no longer changes the screen's verdict (src/studies/screening.ts): some branch comes within the margin
    *  of its trigger without it, or none does with it. */
-  settled(s: StaticArray<f64>, step: f64): bool {
-    const nl = this.prevLoad.length, k = this.sharpenChange, pts = this.sharpenPoints;
+  settled(step: f64): bool {
+    const s = this.s, nl = this.prevLoad.length, k = this.sharpenChange, pts = this.sharpenPoints;
     let anyWith = false;
     for (let l = 0; l < nl; l++) {
       const ld = unchecked(this.prevLoad[l]);
@@ -430,9 +434,10 @@ export class StudyWorkspace {
   }
 
   /** The generators' voltage set points on the voltage-controlled buses (MATPOWER's V0(gbus) = Vg, the
-   *  last in-service generator listed): a case under Q limits starts with the model's bus this.types, so a bus
+   *  last in-service generator listed): a case under Q limits starts with the model's bus types, so a bus
    *  its start point (a solution) had turned pq is held at its set point again. */
-  holdSetPoints(topo: Topology, input: StaticArray<f64>, s: StaticArray<f64>, genOff: i32, ng: i32, vgOff: i32): void {
+  holdSetPoints(topo: Topology): void {
+    const input = this.input, s = this.s, genOff = this.genOff, ng = this.ng, vgOff = this.sections.vg;
     for (let g = 0; g < ng; g++) {
       if (unchecked(this.genOut[g]) != 0) continue;
       const bus = <i32>unchecked(input[genOff + g]);
@@ -448,7 +453,7 @@ export class StudyWorkspace {
     ng: i32, baseMVA: f64, tol: f64, maxIt: i32, method: i32): i32 {
     const nb = topo.nb, nl = topo.nl;
     this.sizeScratch(topo, ng);
-    this.dc = method == METHOD_DC; this.fd = method == METHOD_FDXB; this.dcBusOff = busOff; this.dcBrOff = brOff;
+    this.dc = method == METHOD_DC; this.fd = method == METHOD_FDXB;
     this.qlim = <i32>s[SIN_QLIM] != 0;
     // Newton only, without the Q-limit loop: the other methods and Q limits solve such cases as power flows (src/studies/islanded.ts)
     this.isolate = <i32>s[SIN_ISOLATE] != 0 && !this.dc && !this.fd && !this.qlim;
@@ -612,7 +617,7 @@ export class StudyWorkspace {
 
   /** Solves the intact network from the packed start point; r < 0: no record. Returns converged. */
   solveFromStart(topo: Topology, r: i32, mo: i32, warm: bool, sec: StudySections): bool {
-    const input = this.input, s = this.s, genOff = this.genOff, ng = this.ng, baseMVA = this.baseMVA;
+    const input = this.input;
     const vmOff = this.vmOff, vaOff = this.vaOff;
     // from the packed start point, or (warm) from the previous scenario's solution kept in scenVm / scenVa
     const vm0 = warm ? this.scenVm : input, va0 = warm ? this.scenVa : input;
@@ -621,9 +626,9 @@ export class StudyWorkspace {
       unchecked(topo.vm[i] = vm0[vmAt + i]); unchecked(topo.va[i] = va0[vaAt + i]);
       unchecked(this.types[i] = topo.type[i]);
     }
-    if (warm && this.qlim) this.holdSetPoints(topo, input, s, genOff, ng, sec.vg);
+    if (warm && this.qlim) this.holdSetPoints(topo);
     this.caseSaved = 0;
-    const st = this.solveLimited(topo, topo, input, s, this.dcBusOff, this.dcBrOff, genOff, ng, baseMVA, this.tol, this.maxIt, 0, 0);
+    const st = this.solveLimited(topo, topo, this.maxIt, 0, 0);
     const solved = this.caseTopo!;
     if (r >= 0) this.recordIntact(solved, st, r, mo, sec);
     if (solved !== topo) for (let i = 0; i < topo.nb; i++) { unchecked(topo.vm[i] = solved.vm[i]); unchecked(topo.va[i] = solved.va[i]); }
@@ -645,8 +650,8 @@ export class StudyWorkspace {
    *  case starts from the scenario's intact solution (scenVm / scenVa), another from the base's. */
   solveOutage(base: Topology, caseIndex: i32, sec: StudySections): i32 {
     const nb = base.nb, nl = base.nl;
-    const input = this.input, s = this.s, busOff = this.busOff, brOff = this.brOff, genOff = this.genOff, ng = this.ng;
-    const baseMVA = this.baseMVA, rateOff = sec.rate, vgOff = sec.vg;
+    const input = this.input, s = this.s, genOff = this.genOff, ng = this.ng;
+    const baseMVA = this.baseMVA, vgOff = sec.vg;
     const r = REC_FIELDS * (caseIndex + 1), mo = sec.monSize * (caseIndex + 1);
     const d = sec.cases + CASE_FIELDS * caseIndex;
     const fromScenario = <i32>unchecked(s[d + CASE_SCEN]) >= 0;
@@ -699,7 +704,7 @@ export class StudyWorkspace {
 
     let pinnedTopo: Topology | null = null;
     if (code == STATUS_CONVERGED) {
-      const topo = this.dc ? base : this.topologyWithTypes(base, input, busOff, brOff, baseMVA); // DC: only the reference matters
+      const topo = this.dc ? base : this.topologyWithTypes(base); // DC: only the reference matters
       if (unchecked(this.results.records[r + REC_NISL]) > 0.0) {
         // de-energized buses: out of the equations on the same pattern (Topology.pinned)
         for (let i = 0; i < nb; i++) unchecked(topo.pinned[i] = this.mark[i]);
@@ -710,7 +715,7 @@ export class StudyWorkspace {
       for (let k = 0; k < nBr; k++) this.caseSaved = this.removeBranch(topo, <i32>s[outOff + k], this.caseSaved);
       const wVm = fromScenario ? this.scenVm : this.baseVm, wVa = fromScenario ? this.scenVa : this.baseVa;
       for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = wVm[i]); unchecked(topo.va[i] = wVa[i]); }
-      if (this.qlim && !this.dc) this.holdSetPoints(topo, input, s, genOff, ng, vgOff);
+      if (this.qlim && !this.dc) this.holdSetPoints(topo);
       // a voltage-controlled bus that keeps generators: the set point of the last one listed (MATPOWER's V0(gbus) = Vg)
       for (let k = 0; k < nGen; k++) {
         const bus = <i32>unchecked(input[genOff + <i32>s[outOff + nBr + k]]);
@@ -723,7 +728,7 @@ export class StudyWorkspace {
       this.caseFromBase = !fromScenario && !this.qlim;
       this.branchesOnly = nGen == 0 && !this.qlim;
       this.caseBranch = nBr == 1 && nGen == 0 && pinnedTopo === null ? <i32>unchecked(s[outOff]) : -1;
-      code = this.solveLimited(base, topo, input, s, busOff, brOff, genOff, ng, baseMVA, this.tol, estimate ? this.estimateIt : this.maxIt, outOff, nBr);
+      code = this.solveLimited(base, topo, estimate ? this.estimateIt : this.maxIt, outOff, nBr);
       this.caseBranch = -1;
       this.caseFromBase = false;
       this.branchesOnly = false;
@@ -741,8 +746,8 @@ export class StudyWorkspace {
       let sharpened = false, loadings: StaticArray<f64> | null = null;
       const screen = judged && estimate && this.sharpenIt > 1 && pinnedTopo === null;
       if (screen) loadings = this.prevLoad; // nearTrigger's: the first iterate's
-      if (screen && this.nearTrigger(solved, s, rateOff, baseMVA)) {
-        code = this.sharpen(solved, s, rateOff, baseMVA, this.tol, r);
+      if (screen && this.nearTrigger(solved)) {
+        code = this.sharpen(solved, r);
         loadings = this.curLoad; // sharpen's: the state reached (sharpen swaps the two buffers)
         sharpened = code == STATUS_CONVERGED || code == STATUS_MAXIT;
         if (!sharpened) unchecked(this.results.records[r + REC_EST_STEP] = Infinity);

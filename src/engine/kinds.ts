@@ -2,7 +2,7 @@
 // what the thread receives (workers/solver.ts exports one function per kind, under the same name) and what it
 // answers. Shared by both sides so that neither can drift from the other; type-only, so no runtime import crosses
 // the layers (each calculation packs and unpacks its own buffers beside its domain).
-import type { StudyWorkerResult } from '../studies/abi.js';
+import type { KeptCasesTask, StudyTaskResult } from '../studies/screenRule.js';
 import type { LayoutInput } from '../layout/stressLayout.js';
 import type { ScopfPayload, ScopfWorkerResult } from '../opf/securityWorker.js';
 
@@ -21,8 +21,9 @@ export interface JobSlots {
 export interface Kinds {
   /** One packed power flow (src/powerflow/solve.ts): the ABI output buffer, then its progress trailer. */
   powerflow: { payload: { input: Float64Array; qlim: boolean }; result: Float64Array };
-  /** One study chunk in the core's loop (src/studies/solve.ts); JOB.PROGRESS: cases done. */
-  study: { payload: { input: Float64Array; study: Float64Array; monitorPerCase: number }; result: StudyWorkerResult };
+  /** One study chunk in the core's loop (src/studies/solve.ts); JOB.PROGRESS: cases done. With `kept`, the chunk's
+   *  screen estimate, then the cases it keeps in AC in the same task (src/studies/screenRule.ts). */
+  study: { payload: { input: Float64Array; study: Float64Array; monitorPerCase: number; kept?: KeptCasesTask }; result: StudyTaskResult };
   /** One OPF (src/opf/solve.ts): the output buffer, then its progress trailer (src/opf/worker.ts). */
   opf: { payload: { input: Float64Array }; result: Float64Array };
   /** DC sensitivities (src/sensitivities/): kind 0 PTDF rows, 1 outage flow shifts, 2 PTDF columns of the items;

@@ -26,7 +26,8 @@ import { packNetwork } from '../powerflow/pack.js';
 import { DEFAULT_SOLVE_OPTIONS } from '../powerflow/types.js';
 import { networkBridges } from '../sensitivities/compute.js';
 import { studyCaseAt } from './plan.js';
-import { CASE_CODE, VIOLATION_CODE, type StudyChunk, type StudyPlan } from './types.js';
+import { CASE_CODE, type StudyChunk, type StudyPlan } from './types.js';
+import { keepsCase, type ScreenRule } from './screenRule.js';
 import { CaseLists } from './caseLists.js';
 import { baseSolution } from './baseCase.js';
 import { MON_BR, MON_BUS } from './abi.js';
@@ -150,40 +151,31 @@ export function acLinearEstimate(network: NetworkModel, plan: StudyPlan, base: S
   return { estimatePlan, baseLoading, trigger, listFrom, change, points };
 }
 
+/** The ac_linear screen of cases [start, end): the estimate's plan, the verdict's rule (by branch position) and the
+ *  cases it may take out; null when it takes out none (no branch-only outage, no rated branch, no base solution). */
+export async function acLinearScreen(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  signal: AbortSignal | undefined): Promise<{ estimatePlan: StudyPlan; rule: ScreenRule; candidates: number[] } | null> {
+  const candidates = branchOutages(plan, start, end);
+  if (candidates.length === 0) return null;
+  // no rated branch (case13659pegase): no estimate can clear a case, so none is made (rated as assembly/branchModel.ts)
+  if (!network.branches.some((b) => b.status === 'closed' && b.rate_a > 0 && b.rate_a < 1e10)) return null;
+  const base = await baseSolution(pool, network, plan, signal);
+  if (base.status !== 'converged') return null;
+  const { estimatePlan, baseLoading, trigger, listFrom, change, points } = acLinearEstimate(network, plan, base);
+  const minTrigger = trigger.reduce((m, t, pos) => (network.branches[pos]!.rate_a > 0 ? Math.min(m, t) : m), Infinity);
+  return { estimatePlan, candidates, rule: { listFrom, points, change, minTrigger, trigger, baseLoading } };
+}
+
 async function screenAcLinear(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
   signal: AbortSignal | undefined, estimate: EstimateChunk): Promise<Map<number, ScreenedCase>> {
   const out = new Map<number, ScreenedCase>();
-  const candidates = branchOutages(plan, start, end);
-  if (candidates.length === 0) return out;
-  // no rated branch (case13659pegase): no estimate can clear a case, so none is made (rated as assembly/branchModel.ts)
-  if (!network.branches.some((b) => b.status === 'closed' && b.rate_a > 0 && b.rate_a < 1e10)) return out;
-  const base = await baseSolution(pool, network, plan, signal);
-  if (base.status !== 'converged') return out;
-  const { estimatePlan, baseLoading, trigger, listFrom, change, points } = acLinearEstimate(network, plan, base);
-  const est = await estimate(estimatePlan);
+  const screen = await acLinearScreen(pool, network, plan, start, end, signal);
+  if (!screen) return out;
+  const est = await estimate(screen.estimatePlan);
   if (est.cancelled) return out;
-  const minTrigger = trigger.reduce((m, t, pos) => (network.branches[pos]!.rate_a > 0 ? Math.min(m, t) : m), Infinity);
-  for (const k of candidates) {
+  for (const k of screen.candidates) {
     const i = k - start;
-    const code = est.code[i]!;
-    // an outage that splits the network or whose estimate failed is solved
-    if (code !== CASE_CODE.CONVERGED && code !== CASE_CODE.MAX_ITERATIONS) continue;
-    if (Number.isNaN(est.maxLoading[i]!)) continue; // no estimate (or no rated branch): solved
-    // An estimate that iterated on (its first iteration came within the margin): its last step bounds what is left
-    // to move, each later step being at most half the one before (checked: Infinity when it did not contract), and
-    // the margin applies to its last step instead of its first. The other estimates: one iteration, margin on the
-    // change from the base state.
-    const step = est.estimateStep?.[i] ?? -1;
-    if (!(step < Infinity) || (step >= 0 && listFrom + step + points >= minTrigger)) continue;
-    let solve = false;
-    for (let v = est.violationStart[i]!; v < est.violationStart[i + 1]! && !solve; v++) {
-      if (est.violationType[v] !== VIOLATION_CODE.branch_overload) continue;
-      const pos = est.violationElement[v]!, loading = est.violationValue[v]!;
-      const from = step >= 0 ? est.violationLimit[v]! : baseLoading[pos]!;
-      const margin = Math.max(step, 0) + change * Math.abs(loading - from) + points;
-      if (!(loading < trigger[pos]! - margin)) solve = true; // NaN solves too
-    }
-    if (!solve) out.set(k, { maxLoading: est.maxLoading[i]!, maxLoadingBranch: est.maxLoadingBranch[i]! });
+    if (!keepsCase(screen.rule, est, i)) out.set(k, { maxLoading: est.maxLoading[i]!, maxLoadingBranch: est.maxLoadingBranch[i]! });
   }
   return out;
 }

@@ -17,7 +17,8 @@ import {
 } from './abi.js';
 import { caseMetricsAt } from './rows.js';
 import { solveIslandedCases } from './islanded.js';
-import { mergeScreened, screenCases } from './screening.js';
+import { acLinearScreen, mergeScreened, screenCases, type ScreenedCase } from './screening.js';
+import type { KeptCasesTask, StudyTaskResult } from './screenRule.js';
 import { baseSolution } from './baseCase.js';
 import { baseValuesOf, judgeViolations } from './violations.js';
 import { PowerFlowInputError } from '../powerflow/types.js';
@@ -307,33 +308,90 @@ export async function solveStudyChunk(pool: SolverPool, network: NetworkModel, p
 
 async function solveCases(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
   hooks: StudyChunkHooks): Promise<StudyChunk> {
+  // ac_linear: the chunk's estimate and the cases it keeps, one task on a solver thread (./screenRule.ts)
+  const s = plan.screening;
+  if (s?.method === 'ac_linear' && plan.kind === 'contingency' && s.thresholdPercent > 0) {
+    const screen = await acLinearScreen(pool, network, plan, start, end, hooks.signal);
+    if (screen) return solveScreened(pool, network, plan, start, end, hooks, screen);
+  }
   // DC screening: only the cases the screen keeps are solved in AC (./screening.ts).
   const screened = await screenCases(pool, network, plan, start, end, hooks.signal,
     (estimatePlan) => solveCases(pool, network, estimatePlan, start, end, { signal: hooks.signal }));
   if (screened.size > 0) {
     const kept: number[] = [];
     for (let k = start; k < end; k++) if (!screened.has(k)) kept.push(k);
-    const sub: StudyPlan = {
-      ...plan,
-      screening: null,
-      contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!),
-      caseCount: kept.length,
-    };
-    // the kept cases' plan packs as the study's own: share its packed network instead of packing it again per chunk
-    studyNetworks.set(sub, { network, sn: studyNetwork(network, plan) });
+    const sub = keptPlan(network, plan, start, kept);
     const ac = kept.length > 0 ? await solveCases(pool, network, sub, 0, kept.length, hooks) : emptyChunk();
     return mergeScreened(plan, start, end, kept, ac, screened);
   }
   const { sn, r } = await run(pool, network, plan, start, end, hooks);
+  return chunkOf(pool, network, plan, sn, r, start, end - start, hooks.signal);
+}
+
+/** The plan of a screened chunk's kept cases (chunk positions k - start), sharing the study's packed network. */
+function keptPlan(network: NetworkModel, plan: StudyPlan, start: number, kept: number[]): StudyPlan {
+  const sub: StudyPlan = {
+    ...plan,
+    screening: null,
+    contingencies: kept.map((k) => plan.contingencies[studyCaseAt(plan, k).contingency!]!),
+    caseCount: kept.length,
+  };
+  // the kept cases' plan packs as the study's own: share its packed network instead of packing it again per chunk
+  studyNetworks.set(sub, { network, sn: studyNetwork(network, plan) });
+  return sub;
+}
+
+/** The chunk of `count` cases from `start` that a worker result holds (record 0: the base case), with the
+ *  splitting outages solved on what stays energized unless islanding is skip (./islanded.ts). */
+function chunkOf(pool: SolverPool, network: NetworkModel, plan: StudyPlan, sn: StudyNetwork, r: StudyWorkerResult, start: number,
+  count: number, signal: AbortSignal | undefined): Promise<StudyChunk> {
   const done = Math.max(r.done, 0);
   const baseViolations = r.records.length > 0 ? r.records[REC.NVIOL]! : 0;
   const chunk = r.records.length === 0
     ? decode(network, sn, { ...r, records: new Float64Array(REC.FIELDS) }, start, 1, 0, 0)
     : decode(network, sn, r, start, 1, baseViolations, done, plan.estimateSharpen !== undefined);
-  chunk.cancelled = done < end - start;
+  chunk.cancelled = done < count;
   splitMonitored(plan, chunk, r.monitor, 1, done);
-  // Outages that split the network: solved on what stays energized unless islanding is skip (./islanded.ts).
-  return solveIslandedCases(pool, network, plan, chunk, hooks.signal);
+  return solveIslandedCases(pool, network, plan, chunk, signal);
+}
+
+/** A chunk under the ac_linear screen: its estimate and then the cases the estimate keeps, as one task on a solver
+ *  thread (workers/solver.ts); the kept rows are the AC study's, the others `screened` with their estimate. */
+async function solveScreened(pool: SolverPool, network: NetworkModel, plan: StudyPlan, start: number, end: number,
+  hooks: StudyChunkHooks, screen: NonNullable<Awaited<ReturnType<typeof acLinearScreen>>>): Promise<StudyChunk> {
+  const n = end - start;
+  const sn = studyNetwork(network, plan);
+  const est = studyChunkTask(network, screen.estimatePlan, start, end);
+  const candidates = new Uint8Array(n);
+  for (const k of screen.candidates) candidates[k - start] = 1;
+  // the estimate's violations name branches in its own internal order
+  const order = est.sn.packed.branchOrder, rule = screen.rule;
+  const kept: KeptCasesTask = {
+    input: sn.packed.input.slice(), study: encodeChunk(network, plan, sn, start, end), monitorPerCase: monitorPerCase(plan), candidates,
+    rule: { ...rule, trigger: Float64Array.from(order, (pos) => rule.trigger[pos]!), baseLoading: Float64Array.from(order, (pos) => rule.baseLoading[pos]!) },
+    nb: sn.packed.nb, nl: sn.packed.nl, ng: sn.packed.ng,
+  };
+  let reported = 0;
+  const onCasesDone = hooks.onProgress ? (d: number) => { reported = d; hooks.onProgress!(d, n); } : undefined;
+  const ran = await pool.run('study', { input: est.input, study: est.study, monitorPerCase: est.monitorPerCase, kept },
+    { signal: hooks.signal, onProgress: onCasesDone, answerWhenStopped: true });
+  const r: StudyTaskResult = ran.stopped ? noCases() : ran.value;
+  if (r.done < 0 || (r.kept && r.kept.done < 0)) throw new Error('the power-flow core rejected the packed network (ABI mismatch)');
+  const keptAt = r.kept ? Array.from(r.kept.cases, (i) => start + i) : [];
+  // stopped before the estimate finished: no case done
+  if (!r.kept) return mergeScreened(plan, start, end, [], { ...emptyChunk(), cancelled: true }, new Map());
+  const estimate = decode(network, est.sn, r, start, 1, r.records[REC.NVIOL]!, n, true);
+  const screened = new Map<number, ScreenedCase>();
+  const isKept = new Uint8Array(n);
+  for (const k of keptAt) isKept[k - start] = 1;
+  for (const k of screen.candidates) {
+    const i = k - start;
+    if (!isKept[i]) screened.set(k, { maxLoading: estimate.maxLoading[i]!, maxLoadingBranch: estimate.maxLoadingBranch[i]! });
+  }
+  const sub = keptPlan(network, plan, start, keptAt);
+  const ac = keptAt.length > 0 ? await chunkOf(pool, network, sub, sn, r.kept, 0, keptAt.length, hooks.signal) : emptyChunk();
+  if (onCasesDone && ac.end - ac.start > reported) onCasesDone(ac.end - ac.start);
+  return mergeScreened(plan, start, end, keptAt, ac, screened);
 }
 
 function emptyChunk(): StudyChunk {
