@@ -12,7 +12,8 @@
 // Shutdown stores what was answered (TaskScheduler.close); what a crash loses: docs/reliability.md.
 // SYNC_POWERFLOW_STORE=before stores it before the answer, as before issue 36's round five.
 //
-// With the in-process transport this process is the only dispatcher, and the dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
+// With the in-process transport this process is the only dispatcher, and the dispatcher
+// subtracts the direct runs in flight from each tenant's free slots, so the quota is
 // exact. A run is counted (reserved) before its tenant's slots are read, and PGlite runs one
 // statement at a time, so a dispatch pass and a capacity read never both miss a slot.
 //
@@ -249,7 +250,10 @@ export class DirectRuns {
       if (!reserved) return;
       reserved = false;
       // A dispatch pass that held the tenant's queued tasks for this slot is run again (any process's pass will do).
-      slots.release(tenantId, id).then((held) => held && s.tasks.kick(), (err) => s.log.warn({ err, task: id }, 'a direct run\'s slot was not released; its lease ends it'));
+      slots.release(tenantId, id).then(
+        (held) => held && s.tasks.kick(),
+        (err) => s.log.warn({ err, task: id }, "a direct run's slot was not released; its lease ends it"),
+      );
     };
     try {
       return await this.solveAndAnswer(tenantId, id, networkId, version, options, release);
@@ -431,7 +435,8 @@ export class DirectRuns {
        e AS (
          INSERT INTO events (tenant_id, topic, kind, payload, network_id)
          SELECT x.tenant_id, x.topic, x.kind, x.payload, x.network_id
-         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text) ORDER BY x.ord RETURNING *)${judge.ctes ? `,
+         FROM jsonb_to_recordset($3::jsonb) AS x(ord int, tenant_id text, topic text, kind text, payload jsonb, network_id text)
+         ORDER BY x.ord RETURNING *)${judge.ctes ? `,
        ${judge.ctes}` : ''}
        SELECT e.*, (SELECT jsonb_object_agg(t.id, t.seq) FROM t) AS task_seqs${judge.select ? `, ${judge.select}` : ''} FROM e ORDER BY e.seq`,
       [JSON.stringify(tasks), values, JSON.stringify(events), ...judge.params],
