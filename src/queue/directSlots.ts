@@ -23,6 +23,7 @@
 // script that counts them. Times are Redis's own (TIME), so clocks of API hosts do not matter.
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { createBatcher } from '../lib/batcher.js';
 
 /** A direct run's reservation: ok (solve it), or take the queue (full, or unknown: read PostgreSQL first). */
 export type Reservation = 'ok' | 'full' | 'unknown';
@@ -71,17 +72,22 @@ for i = 1, #KEYS, 2 do
 end
 return out`;
 
-// KEYS: state, queueing. ARGV: token, lease_ms. A submission begins to store a queued task.
+// KEYS: state, queueing of tenant 1, of tenant 2, ... ARGV: lease_ms, token 1, token 2, ...
+// Submissions (those of one moment together) begin to store queued tasks.
 const QUEUEING = `${NOW}
-redis.call('HINCRBY', KEYS[1], 'gen', 1)
-redis.call('HDEL', KEYS[1], 'clear')
-redis.call('ZADD', KEYS[2], now + tonumber(ARGV[2]), ARGV[1])
+for i = 1, #KEYS, 2 do
+  redis.call('HINCRBY', KEYS[i], 'gen', 1)
+  redis.call('HDEL', KEYS[i], 'clear')
+  redis.call('ZADD', KEYS[i + 1], now + tonumber(ARGV[1]), ARGV[(i + 1) / 2 + 1])
+end
 return 1`;
 
-// KEYS: state, queueing. ARGV: token. The submission is stored (or failed).
+// KEYS: state, queueing of tenant 1, ... ARGV: token 1, ... The submissions are stored (or failed).
 const QUEUED = `
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HINCRBY', KEYS[1], 'gen', 1)
+for i = 1, #KEYS, 2 do
+  redis.call('ZREM', KEYS[i + 1], ARGV[(i + 1) / 2])
+  redis.call('HINCRBY', KEYS[i], 'gen', 1)
+end
 return 1`;
 
 // KEYS: runs. ARGV: lease_ms, id... Renews this process's runs in flight (and restores them after a Redis restart).
@@ -94,8 +100,8 @@ interface Scripts {
   directObserve(state: string, runs: string, queueing: string, id: string, leaseMs: number, gen: string, active: number, quota: number): Promise<Reservation>;
   directRelease(state: string, runs: string, id: string): Promise<number>;
   directFence(numKeys: number, ...keys: string[]): Promise<number[]>;
-  directQueueing(state: string, queueing: string, token: string, leaseMs: number): Promise<number>;
-  directQueued(state: string, queueing: string, token: string): Promise<number>;
+  directQueueing(numKeys: number, ...keysThenArgs: (string | number)[]): Promise<number>;
+  directQueued(numKeys: number, ...keysThenArgs: string[]): Promise<number>;
   directRenew(runs: string, leaseMs: number, ...ids: string[]): Promise<number>;
 }
 
@@ -115,8 +121,8 @@ export class DirectSlots {
     r.defineCommand('directObserve', { numberOfKeys: 3, lua: OBSERVE });
     r.defineCommand('directRelease', { numberOfKeys: 2, lua: RELEASE });
     r.defineCommand('directFence', { lua: FENCE });
-    r.defineCommand('directQueueing', { numberOfKeys: 2, lua: QUEUEING });
-    r.defineCommand('directQueued', { numberOfKeys: 2, lua: QUEUED });
+    r.defineCommand('directQueueing', { lua: QUEUEING });
+    r.defineCommand('directQueued', { lua: QUEUED });
     r.defineCommand('directRenew', { numberOfKeys: 1, lua: RENEW });
     this.redis = r as Redis & Scripts;
     this.renewer = setInterval(() => void this.renew(), Math.max(100, Math.floor(leaseMs / 3)));
@@ -176,13 +182,28 @@ export class DirectSlots {
   /** A submission is about to store a queued task of the tenant; call the returned function once stored (or failed). */
   async queueing(tenantId: string): Promise<() => void> {
     const token = randomBytes(8).toString('hex');
-    // A submission's lease: long enough for an insert that rides out a database hiccup.
-    await this.redis.directQueueing(this.key(tenantId, 'state'), this.key(tenantId, 'queueing'), token, Math.max(this.leaseMs, 30_000));
-    return () => {
-      // Not awaited: until it lands, the tenant's reads set nothing (safe), and its lease ends it after a crash.
-      this.redis.directQueued(this.key(tenantId, 'state'), this.key(tenantId, 'queueing'), token).catch(() => {});
-    };
+    await this.marks.add({ tenantId, token });
+    // Not awaited: until it lands, the tenant's reads set nothing (safe), and its lease ends it after a crash.
+    return () => void this.unmarks.add({ tenantId, token }).catch(() => {});
   }
+
+  private keysOf(items: { tenantId: string }[]): string[] {
+    return items.flatMap(({ tenantId }) => [this.key(tenantId, 'state'), this.key(tenantId, 'queueing')]);
+  }
+
+  // The submissions of a moment are marked (and unmarked) by one script: two Redis calls per group commit of submissions.
+  // A submission's lease: long enough for an insert that rides out a database hiccup.
+  private readonly marks = createBatcher(async (items: { tenantId: string; token: string }[]) => {
+    const keys = this.keysOf(items);
+    await this.redis.directQueueing(keys.length, ...keys, Math.max(this.leaseMs, 30_000), ...items.map((i) => i.token));
+    return items.map(() => undefined);
+  });
+
+  private readonly unmarks = createBatcher(async (items: { tenantId: string; token: string }[]) => {
+    const keys = this.keysOf(items);
+    await this.redis.directQueued(keys.length, ...keys, ...items.map((i) => i.token));
+    return items.map(() => undefined);
+  });
 
   /** A changed quota (the quota_changed notice): the next run reads PostgreSQL again. */
   async forget(tenantId: string): Promise<void> {
