@@ -6,7 +6,10 @@
 // than quota.concurrent_powerflow tasks dispatched or running, then hands them to
 // a transport: this process's solver pool (embedded) or BullMQ (distributed).
 // Tenants are dispatched independently, so one tenant's backlog never holds
-// another tenant's tasks back.
+// another tenant's tasks back. Synchronous power flows solved at once (./direct.ts)
+// hold slots too: a pass subtracts them (distributed, read from Redis by a fence
+// that stops new ones for tenants with queued tasks), and every queue submission
+// tells them first, so none overtakes a queued task.
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
