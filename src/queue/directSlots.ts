@@ -115,7 +115,8 @@ export class DirectSlots {
   private readonly renewer: NodeJS.Timeout;
 
   constructor(url: string, private readonly prefix: string, readonly leaseMs = DEFAULT_LEASE_MS) {
-    const r = new Redis(url, { maxRetriesPerRequest: 1, connectionName: `gridops-direct-slots:${process.pid}` });
+    // Auto-pipelining: the reservations and releases of one event-loop turn share a write.
+    const r = new Redis(url, { maxRetriesPerRequest: 1, enableAutoPipelining: true, connectionName: `gridops-direct-slots:${process.pid}` });
     r.on('error', () => {}); // a reservation that fails takes the queue; ioredis reconnects
     r.defineCommand('directReserve', { numberOfKeys: 2, lua: RESERVE });
     r.defineCommand('directObserve', { numberOfKeys: 3, lua: OBSERVE });
