@@ -11,7 +11,9 @@
 //   get         GET /api/v1/networks/{id}
 //   pf-sync     POST /networks/{case118}/powerflow (synchronous): 1 connection (idle latency), then 16; and GraphQL runPowerFlow
 //   pf-sync-graphql, pf-sync-rest  the GraphQL one alone, the REST ones alone
-//   pf-sync-pg  the synchronous power flow distributed (ROLE=api + ROLE=worker, PostgreSQL, BullMQ)
+//   pf-sync-pg  the synchronous power flow distributed (ROLE=api + ROLE=worker, PostgreSQL, BullMQ): the queue path
+//   pf-sync-pg-all  the same with the API process ROLE=all (a solver pool of 1 thread, #36: solved at once when the
+//               tenant has a free slot, src/queue/direct.ts) + the same ROLE=worker; GRIDOPS_DIRECT_SYNC=off for the queue path
 //   pf-async    N async case118 power flows through BullMQ, submitted and completed  > 500/s
 //   pf-async-embedded  the same in the embedded set-up (PGlite, in-process queue)      ≥ 1,000/s (#25)
 // Embedded scenarios use PGlite in a temp dir; pf-async uses DATABASE_URL/REDIS_URL
@@ -81,7 +83,7 @@ function cpuMicros(pid: number | undefined): number | undefined {
   }
 }
 
-async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string, server?: GridopsProcess) {
+async function cannon(scenario: string, mode: string, opts: autocannon.Options, note?: string, server?: GridopsProcess, workers?: GridopsProcess[]) {
   // A service that runs for days is warm: the first seconds (JIT, caches) are not measured.
   if (warmup > 0) {
     log(`warming up ${scenario} (${mode}) for ${warmup}s…`);
@@ -89,8 +91,15 @@ async function cannon(scenario: string, mode: string, opts: autocannon.Options, 
   }
   log(`running ${scenario} (${mode}) for ${opts.duration}s…`);
   const cpu0 = cpuMicros(server?.pid);
+  const parts0 = server && workers ? componentCpu(server, workers) : undefined;
   const r = await autocannon(opts);
   const cpu1 = cpuMicros(server?.pid);
+  if (parts0 && server && workers && r.requests.total > 0) {
+    const parts1 = componentCpu(server, workers);
+    const per = (k: keyof typeof parts0) => ((parts1[k] - parts0[k]) / r.requests.total / 1000).toFixed(2);
+    cpuBreakdown.push(`${scenario} (${mode}) CPU ms per request: api ${per('api')}, worker ${per('worker')}, postgresql ${per('postgres')}, redis ${per('redis')}, ` +
+      `load generator ${per('bench')}`);
+  }
   const errors = r.errors + r.non2xx;
   // The server's own CPU per request: what the load generator on the same cores costs is not in it.
   const perReq = cpu0 !== undefined && cpu1 !== undefined && r.requests.total > 0 ? Math.round((cpu1 - cpu0) / r.requests.total) : undefined;
@@ -98,10 +107,10 @@ async function cannon(scenario: string, mode: string, opts: autocannon.Options, 
 }
 
 /** A synchronous case118 power flow: one connection (sequential, an idle server's latency), then 16 connections. */
-async function pfSync(base: string, h: Record<string, string>, id: string, mode: string, server: GridopsProcess) {
+async function pfSync(base: string, h: Record<string, string>, id: string, mode: string, server: GridopsProcess, workers?: GridopsProcess[]) {
   const opts = { url: `${base}/api/v1/networks/${id}/powerflow`, method: 'POST' as const, headers: { ...h, 'content-type': 'application/json' }, body: '{}' };
-  await cannon('pf-sync case118, 1 connection (sequential)', mode, { ...opts, connections: 1, duration }, 'p50 = one call on an otherwise idle server', server);
-  await cannon('pf-sync case118', mode, { ...opts, connections: 16, duration }, undefined, server);
+  await cannon('pf-sync case118, 1 connection (sequential)', mode, { ...opts, connections: 1, duration }, 'p50 = one call on an otherwise idle server', server, workers);
+  await cannon('pf-sync case118', mode, { ...opts, connections: 16, duration }, undefined, server, workers);
 }
 
 async function embeddedScenarios() {
@@ -170,11 +179,12 @@ function componentCpu(server: GridopsProcess, workers: GridopsProcess[]) {
 }
 const cpuBreakdown: string[] = [];
 
-async function asyncThroughput() {
+async function asyncThroughput(apiRole: 'api' | 'all' = 'api') {
   const schema = `bench_${randomBytes(4).toString('hex')}`;
   const prefix = `gridops-bench-${randomBytes(4).toString('hex')}`;
   const env = { DATABASE_URL: PG_URL, REDIS_URL, GRIDOPS_DB_SCHEMA: schema, GRIDOPS_REDIS_PREFIX: prefix, RATE_LIMIT_SCALE: '1000000' };
-  const server = await startServer({ ...env, ROLE: 'api' });
+  // ROLE=all: the API process has a solver pool (1 thread) and solves synchronous power flows at once (#36).
+  const server = await startServer({ ...env, ROLE: apiRole, ...(apiRole === 'all' ? { WORKERS: '1' } : {}) });
   const base = server.url!;
   const workers = [await startWorker({ ...env, WORKERS: String(Math.max(1, availableParallelism() - 1)) })];
   const db = new pg.Client({ connectionString: PG_URL });
@@ -187,7 +197,12 @@ async function asyncThroughput() {
       for (let i = 0; i < 20; i++) await importCase(base, h, 'case9');
       await cannon('list', 'distributed (PostgreSQL)', { url: `${base}/api/v1/networks`, headers: h, connections: 50, duration }, 'authenticated (Bearer) + rate limits in Redis', server);
     }
-    if (!only || only === 'pf-sync-pg') await pfSync(base, h, id, 'distributed (BullMQ, 1 worker process)', server);
+    if (apiRole === 'all') {
+      const direct = process.env.GRIDOPS_DIRECT_SYNC === 'off' ? 'queue path, GRIDOPS_DIRECT_SYNC=off' : 'solved at once';
+      await pfSync(base, h, id, `distributed (API ROLE=all, 1 solver thread; 1 worker process; ${direct})`, server, workers);
+      return;
+    }
+    if (!only || only === 'pf-sync-pg') await pfSync(base, h, id, 'distributed (BullMQ, 1 worker process)', server, workers);
     if (only === 'pf-sync-pg') return;
     const N = Number(process.env.BENCH_TASKS ?? 3000);
     const finished = async () => {
@@ -276,9 +291,10 @@ async function embeddedAsyncThroughput() {
 }
 
 async function main() {
-  if (!only?.startsWith('pf-async') && only !== 'pf-sync-pg') await embeddedScenarios();
+  if (!only?.startsWith('pf-async') && !only?.startsWith('pf-sync-pg')) await embeddedScenarios();
   if (!only || only === 'pf-async-embedded') await embeddedAsyncThroughput();
   if (!only || only === 'pf-async' || only === 'list-pg' || only === 'pf-sync-pg') await asyncThroughput();
+  if (!only || only === 'pf-sync-pg-all') await asyncThroughput('all');
   if (asJson) {
     process.stdout.write(JSON.stringify(rows) + '\n');
     return;

@@ -1,5 +1,6 @@
-// A synchronous power flow answered at once when its tenant has a free slot (src/queue/direct.ts,
-// embedded), or through the queue (at capacity, behind queued tasks, or distributed): either way it
+// A synchronous power flow answered at once when its tenant has a free slot (src/queue/direct.ts;
+// distributed with two API processes: powerflow-direct-distributed.test.ts), or through the queue (at
+// capacity, behind queued tasks): either way it
 // is a task that GET /tasks/{id} finds with its result and events, and the FIFO and the quota hold.
 import { describe, it, before, after } from 'node:test';
 import { holdTaskStore } from './helpers/storeGate.js';
@@ -88,8 +89,8 @@ for (const mode of MODES) {
         const { rows } = await app.services.db.query<{ kind: string }>(`SELECT kind FROM events WHERE payload->>'task_id' = $1 ORDER BY seq`, [id]);
         const kinds = rows.map((r) => r.kind);
         for (const k of ['task.completed', 'powerflow.finished']) assert.ok(kinds.includes(k), `event ${k} of ${id} stored: ${kinds}`);
-        // Embedded, a tenant with free slots has it solved at once: never queued.
-        if (mode === 'embedded') assert.ok(!kinds.includes('task.queued'), `solved at once, not queued: ${kinds}`);
+        // A tenant with free slots has it solved at once (distributed too: the test process is ROLE=all): never queued.
+        assert.ok(!kinds.includes('task.queued'), `solved at once, not queued: ${kinds}`);
         await waitUntil('the events published', async () => ['task.completed', 'powerflow.finished'].every((k) => seen.some((e) => e.kind === k && e.payload.task_id === id)), 10_000);
 
         // Listed too, and DELETE of the finished task deletes it with its result, as for any finished task.

@@ -12,8 +12,8 @@
 // Shutdown stores what was answered (TaskScheduler.close); what a crash loses: docs/reliability.md.
 // SYNC_POWERFLOW_STORE=before stores it before the answer, as before issue 36's round five.
 //
-// Only with the in-process transport: this process is then the only dispatcher, and the
-// dispatcher subtracts the direct runs in flight from each tenant's free slots, so the quota is
+// With the in-process transport this process is the only dispatcher, and the dispatcher
+// subtracts the direct runs in flight from each tenant's free slots, so the quota is
 // exact. A run is counted (reserved) before its tenant's slots are read, and PGlite runs one
 // statement at a time, so a dispatch pass and a capacity read never both miss a slot.
 //
@@ -22,6 +22,26 @@
 // class before each insert, so a read that may have missed that insert marks nothing). Only the
 // scheduler puts tasks on the queue, so the tenant's slots are then its quota less its direct runs.
 // The quota read with them is kept until a quota_changed notice (the admin API, the sweeper) drops it.
+//
+// Distributed (BullMQ), several API processes solve at once, each on its own pool (ROLE=all), and
+// several dispatchers share the queue: the slots are then kept in Redis (./directSlots.ts). A run
+// reserves a slot there by one script that succeeds only while its tenant is known to have nothing
+// queued and its runs in flight plus its tasks dispatched or running (as last read) are below the
+// quota; when not known (first run, or anything queued or dispatched since), the process reads
+// PostgreSQL (batched) and records that read in Redis only if nothing was queued or fenced since it
+// began (a generation read before the read, and the submissions being stored). The exact quota:
+// - a dispatch pass reads each tenant's counts under its advisory lock, then FENCEs the tenants with
+//   queued tasks in Redis: no reservation succeeds after the fence, and the runs in flight at the
+//   fence are subtracted from the free slots. A reservation before the fence is counted; one after it
+//   needs a new read of PostgreSQL begun after the fence, which sees the pass's queued tasks (pass
+//   not committed: no record) or its dispatched ones (committed: counted). So the two never both take
+//   the last slot, whatever the interleaving of processes;
+// - while a tenant is known to have nothing queued its tasks dispatched or running can only finish
+//   (only a dispatch pass adds to them, and it fences first), so the count read is an upper bound.
+// FIFO: every submission to the queue bumps the generation (and is listed as being stored) before its
+// insert, so a run after any part of it takes the queue; a tenant with a queued task never runs at once.
+// Leases: a run's slot is renewed by its process and lapses 10 s after a crash (GRIDOPS_DIRECT_LEASE_MS).
+// Redis away: no direct run (the queue path answers). What a Redis restart forgets: docs/powerflow.md.
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
@@ -32,6 +52,7 @@ import { eventFromRow, publishEvents, type EventRow, type NewEvent } from '../do
 import { networksChanged } from '../domain/networks.js';
 import { countFinished, packFinishes, rideOutOutage, type Finish } from './execute.js';
 import { solvePowerFlow } from './powerflow.js';
+import { DEFAULT_LEASE_MS, DirectSlots, type Reservation } from './directSlots.js';
 
 /** Answered direct runs not yet stored, at most: beyond, an answer waits for its store (back-pressure). */
 export const MAX_PENDING_ANSWERS = 1_000;
@@ -96,19 +117,55 @@ export class DirectRuns {
   /** Per tenant, queue tasks begun to be stored and quota changes noticed (a read spanning one marks nothing). */
   private readonly changes = new Map<string, number>();
 
+  /** Distributed: the slots shared with the other API processes (created at first use; undefined: in-process). */
+  private slotsInRedis?: DirectSlots;
+
   constructor(
     private readonly services: () => Services,
     private readonly defaultQuota: number,
+    /** Whether the slots are shared through Redis (distributed), and whether this process solves at once at all. */
+    private readonly mode: { shared: boolean; runs: boolean } = { shared: false, runs: true },
   ) {}
+
+  private get slots(): DirectSlots | undefined {
+    if (!this.mode.shared) return undefined;
+    if (!this.slotsInRedis) {
+      const c = this.services().config;
+      const lease = Number(process.env.GRIDOPS_DIRECT_LEASE_MS ?? DEFAULT_LEASE_MS);
+      this.slotsInRedis = new DirectSlots(c.redisUrl!, c.redisPrefix, Number.isInteger(lease) && lease >= 100 ? lease : DEFAULT_LEASE_MS);
+      this.listen();
+    }
+    return this.slotsInRedis;
+  }
 
   /** Slots of the tenant's quota taken by direct runs (the dispatcher counts them as running). */
   active(tenantId: string): number {
     return this.inFlight.get(tenantId) ?? 0;
   }
 
-  /** The scheduler is about to store a task on the tenant's queue: its slots must be read again. */
-  queueing(tenantId: string): void {
+  /**
+   * The scheduler is about to store a task on the tenant's queue: its slots must be read again, and
+   * no run starts at once until that task is dispatched. Distributed, the returned function says the
+   * task is stored (or failed); a submission that cannot tell Redis is refused, as with Redis away.
+   */
+  async queueing(tenantId: string): Promise<(() => void) | undefined> {
     this.changed(tenantId);
+    return this.slots?.queueing(tenantId);
+  }
+
+  /**
+   * The direct runs in flight of tenants with queued tasks, for a dispatch pass (under its lock): the
+   * pass subtracts them from the free slots. Distributed, no run of these tenants starts at once after
+   * this (the fence, ./directSlots.ts) until a read of PostgreSQL after the pass says nothing is queued.
+   */
+  async inFlightOf(tenants: string[]): Promise<Map<string, number>> {
+    if (this.mode.shared) return this.slots!.fence(tenants);
+    for (const t of tenants) this.held(t);
+    return new Map(tenants.map((t) => [t, this.active(t)]));
+  }
+
+  async close(): Promise<void> {
+    await this.slotsInRedis?.close();
   }
 
   private changed(tenantId: string): void {
@@ -139,7 +196,8 @@ export class DirectRuns {
    */
   async run(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow | undefined> {
     const s = this.services();
-    if (!s.solver) return undefined;
+    if (!s.solver || !this.mode.runs) return undefined;
+    if (this.mode.shared) return this.runShared(caller, networkId, version, options);
     const tenantId = caller.tenantId;
     let reserved = true;
     let admitted = false;
@@ -165,44 +223,100 @@ export class DirectRuns {
       if (c.waiting > 0 || c.active + (this.admitted.get(tenantId) ?? 0) >= c.quota) return undefined;
       admitted = true;
       count(this.admitted, 1);
-      const now = new Date();
-      const task: TaskRow = {
-        id: newId('task'),
-        seq: 0,
-        tenant_id: tenantId,
-        network_id: networkId,
-        network_version: version,
-        kind: 'powerflow',
-        status: 'running',
-        options: options as unknown as Record<string, unknown>,
-        progress: null,
-        result: null,
-        error: null,
-        attempts: 1,
-        created_at: now,
-        started_at: now,
-        completed_at: null,
-      };
-      const finish = await solvePowerFlow(s, task);
-      release();
-      const store = isLargeFinish(finish) ? this.largeRecords : this.records;
-      const write = () => rideOutOutage(s, 'store the result', () => store.add(finish));
-      // Stored before the answer when so configured, and when the stores fall behind (a database outage
-      // ridden out, in which answers would otherwise pile up in memory): the answers then wait, as before.
-      if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await write();
-      // Write-behind: answered now; until stored, the task is read from Services.pendingTasks. The store
-      // starts on a timer: the answer's audit entry (onSend, in this turn of the event loop, sent to the
-      // database at its end) goes first, so the answer does not wait behind its own task's statement.
-      const answered = finishedTask(finish);
-      const stored = new Promise<void>((r) => setTimeout(r, STORE_DELAY_MS)).then(write);
-      s.pendingTasks.add(
-        asRead(answered),
-        stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
-      );
-      return answered;
+      return await this.solveAndAnswer(tenantId, newId('task'), networkId, version, options, release);
     } finally {
       release();
     }
+  }
+
+  /** Distributed: the slot reserved in Redis (./directSlots.ts), shared with the other API processes. */
+  private async runShared(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow | undefined> {
+    const s = this.services();
+    const slots = this.slots!;
+    const tenantId = caller.tenantId;
+    const id = newId('task');
+    let r: Reservation;
+    try {
+      r = await slots.reserve(tenantId, id);
+      if (r === 'unknown') r = await this.observations.add({ tenantId, id });
+    } catch (err) {
+      // Redis away or slow: the queue path (which answers 503 while BullMQ cannot take the task).
+      s.log.debug({ err, tenant: tenantId }, 'no slot reserved for a direct run; the power flow takes the queue');
+      return undefined;
+    }
+    if (r !== 'ok') return undefined;
+    let reserved = true;
+    const release = () => {
+      if (!reserved) return;
+      reserved = false;
+      // A dispatch pass that held the tenant's queued tasks for this slot is run again (any process's pass will do).
+      slots.release(tenantId, id).then(
+        (held) => held && s.tasks.kick(),
+        (err) => s.log.warn({ err, task: id }, "a direct run's slot was not released; its lease ends it"),
+      );
+    };
+    try {
+      return await this.solveAndAnswer(tenantId, id, networkId, version, options, release);
+    } finally {
+      release();
+    }
+  }
+
+  // A tenant not known to be off the queue: its capacity read (batched), recorded in Redis with the
+  // generation read before it, which reserves a slot when nothing was queued or fenced meanwhile.
+  private readonly observations = createBatcher(async (items: { tenantId: string; id: string }[]): Promise<Reservation[]> => {
+    const slots = this.slots!;
+    const tenants = [...new Set(items.map((i) => i.tenantId))];
+    const gens = new Map(tenants.map((t, i) => [t, i]));
+    const read = await slots.generations(tenants);
+    const caps = await this.readCapacities(tenants);
+    return Promise.all(items.map(async ({ tenantId, id }) => {
+      const i = gens.get(tenantId)!;
+      const c = caps[i]!;
+      if (c.waiting > 0 || c.active >= c.quota) return 'full';
+      return slots.observe(tenantId, id, read[i]!, c.active, c.quota);
+    }));
+  });
+
+  /** Solves the task on this process's pool, frees its slot, answers and writes it behind (or before). */
+  private async solveAndAnswer(tenantId: string, id: string, networkId: string, version: number, options: SolveOptions,
+    release: () => void): Promise<TaskRow> {
+    const s = this.services();
+    const now = new Date();
+    const task: TaskRow = {
+      id,
+      seq: 0,
+      tenant_id: tenantId,
+      network_id: networkId,
+      network_version: version,
+      kind: 'powerflow',
+      status: 'running',
+      options: options as unknown as Record<string, unknown>,
+      progress: null,
+      result: null,
+      error: null,
+      attempts: 1,
+      created_at: now,
+      started_at: now,
+      completed_at: null,
+    };
+    const finish = await solvePowerFlow(s, task);
+    release();
+    const store = isLargeFinish(finish) ? this.largeRecords : this.records;
+    const write = () => rideOutOutage(s, 'store the result', () => store.add(finish));
+    // Stored before the answer when so configured, and when the stores fall behind (a database outage
+    // ridden out, in which answers would otherwise pile up in memory): the answers then wait, as before.
+    if (s.config.syncPowerflowStore === 'before' || s.pendingTasks.size >= MAX_PENDING_ANSWERS) return await write();
+    // Write-behind: answered now; until stored, the task is read from Services.pendingTasks. The store
+    // starts on a timer: the answer's audit entry (onSend, in this turn of the event loop, sent to the
+    // database at its end) goes first, so the answer does not wait behind its own task's statement.
+    const answered = finishedTask(finish);
+    const stored = new Promise<void>((r) => setTimeout(r, STORE_DELAY_MS)).then(write);
+    s.pendingTasks.add(
+      asRead(answered),
+      stored.catch((err) => s.log.error({ err, task: task.id }, 'an answered synchronous power flow could not be stored; its task is lost')),
+    );
+    return answered;
   }
 
   private async readCapacity(tenantId: string): Promise<Capacity> {
@@ -219,13 +333,17 @@ export class DirectRuns {
     if (this.listening) return;
     this.listening = true;
     this.services().security.noticeListeners.push((n) => {
-      if (n.kind === 'quota_changed') this.changed(n.tenant);
+      if (n.kind !== 'quota_changed') return;
+      this.changed(n.tenant);
+      this.slotsInRedis?.forget(n.tenant).catch(() => {}); // if Redis is away, so are the runs it would admit
     });
   }
 
   // Each tenant's quota, unfinished tasks dispatched or running, and queued: one statement for
   // the direct runs that start together.
-  private readonly capacity = createBatcher(async (tenants: string[]): Promise<Capacity[]> => {
+  private readonly capacity = createBatcher((tenants: string[]) => this.readCapacities(tenants));
+
+  private async readCapacities(tenants: string[]): Promise<Capacity[]> {
     const s = this.services();
     const { rows } = await s.db.query<{ id: string; quota: string | null; active: number; waiting: number }>(
       `SELECT tn.id, tn.quotas->>'concurrent_powerflow' AS quota,
@@ -240,7 +358,7 @@ export class DirectRuns {
     );
     // An unknown tenant: no slot here (the queue path says why).
     return tenants.map((t) => byId.get(t) ?? { quota: 0, active: 0, waiting: 0 });
-  });
+  }
 
   // The finished tasks with their results and events, and the alarm judgement of quiet results: one
   // statement (atomic) for the direct runs that finish together; then other alarms, lists and subscribers.

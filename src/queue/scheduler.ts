@@ -6,7 +6,10 @@
 // than quota.concurrent_powerflow tasks dispatched or running, then hands them to
 // a transport: this process's solver pool (embedded) or BullMQ (distributed).
 // Tenants are dispatched independently, so one tenant's backlog never holds
-// another tenant's tasks back.
+// another tenant's tasks back. Synchronous power flows solved at once (./direct.ts)
+// hold slots too: a pass subtracts them (distributed, read from Redis by a fence
+// that stops new ones for tenants with queued tasks), and every queue submission
+// tells them first, so none overtakes a queued task.
 import type { Services } from '../services.js';
 import type { Caller } from '../domain/caller.js';
 import type { SolveOptions } from '../powerflow/types.js';
@@ -60,13 +63,19 @@ export class TaskScheduler {
   private unsubscribe?: () => void;
   private closed = false;
 
-  /** Synchronous power flows solved at once when their tenant has a free slot (./direct.ts): in-process transport only. */
+  /**
+   * Synchronous power flows solved at once when their tenant has a free slot (./direct.ts). Distributed,
+   * their slots are kept in Redis, which every dispatcher reads (even with GRIDOPS_DIRECT_SYNC=off, or
+   * without a solver pool, ROLE=api: another API process may solve at once).
+   */
   readonly direct?: DirectRuns;
 
   /** `services` is late-bound: the scheduler is one of the services, and a cancel announces with all of them. */
   constructor(private readonly services: () => Services, readonly transport: TaskTransport) {
     // GRIDOPS_DIRECT_SYNC=off keeps every synchronous power flow on the queue (to compare the two in bench:http).
-    if (transport.kind === 'embedded' && process.env.GRIDOPS_DIRECT_SYNC !== 'off') this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW);
+    const runs = process.env.GRIDOPS_DIRECT_SYNC !== 'off';
+    if (transport.kind === 'bullmq') this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW, { shared: true, runs });
+    else if (runs) this.direct = new DirectRuns(services, DEFAULT_CONCURRENT_POWERFLOW);
   }
 
   private get s(): Services {
@@ -93,14 +102,15 @@ export class TaskScheduler {
     while (this.dispatching) await new Promise((r) => setTimeout(r, 10));
     // Answered synchronous power flows not yet stored are stored before the database closes.
     await this.direct?.drain();
+    await this.direct?.close();
   }
 
   /** Stores a queued task (group-committed with the submissions of the moment) and dispatches. */
   async submit(caller: Caller, networkId: string, version: number, options: SolveOptions): Promise<TaskRow> {
     // Refused before anything is stored, so a client told 503 has no task it does not know of.
     if (this.transport.available && !this.transport.available()) throw serviceUnavailable('redis', 'accepting the power flow (nothing was stored)');
-    this.direct?.queueing(caller.tenantId);
-    const { row, event } = await this.submissions.add({ tenantId: caller.tenantId, networkId, version, options });
+    const stored = await this.queueing(caller.tenantId);
+    const { row, event } = await this.submissions.add({ tenantId: caller.tenantId, networkId, version, options }).finally(stored);
     await publishEvents(this.s.bus, [event]);
     this.kick();
     return row;
@@ -112,7 +122,7 @@ export class TaskScheduler {
    */
   async submitWith(caller: Caller, networkId: string, version: number, kind: string, options: Record<string, unknown>,
     within: (tx: Queryable, task: TaskRow) => Promise<void>): Promise<TaskRow> {
-    this.direct?.queueing(caller.tenantId);
+    const stored = await this.queueing(caller.tenantId);
     const { task, event } = await this.s.db.transaction(async (tx) => {
       const { rows } = await tx.query<TaskRow>(
         `INSERT INTO tasks (id, tenant_id, network_id, network_version, kind, status, options) VALUES ($1, $2, $3, $4, $5, 'queued', $6) RETURNING *`,
@@ -127,10 +137,23 @@ export class TaskScheduler {
         payload: { task_id: task.id, network_id: networkId, status: 'queued', kind },
       });
       return { task, event };
-    });
+    }).finally(stored);
     await publishEvents(this.s.bus, [event]);
     this.kick();
     return task;
+  }
+
+  /**
+   * Tells the direct runs a task of the tenant is about to be queued (FIFO: none starts at once until it
+   * is dispatched); the returned function, once it is stored or failed. Distributed, a submission that
+   * cannot tell Redis is refused before anything is stored.
+   */
+  private async queueing(tenantId: string): Promise<() => void> {
+    try {
+      return (await this.direct?.queueing(tenantId)) ?? (() => {});
+    } catch {
+      throw serviceUnavailable('redis', 'accepting the task (nothing was stored)');
+    }
   }
 
   // One statement for every submission that arrives while the previous ones are being
@@ -221,10 +244,11 @@ export class TaskScheduler {
            FROM tasks WHERE status IN ('queued', 'dispatched', 'running') GROUP BY tenant_id) q
          JOIN tenants t ON t.id = q.tenant_id WHERE q.waiting > 0`);
       const picked: { id: string; tenant_id: string }[] = [];
+      // After the counts are read: the direct runs in flight, and (distributed) none starts after this (./direct.ts).
+      const direct = await this.direct?.inFlightOf(tenants.map((t) => t.tenant_id));
       for (const t of tenants) {
         const quota = Number(t.quotas?.concurrent_powerflow ?? DEFAULT_CONCURRENT_POWERFLOW);
-        this.direct?.held(t.tenant_id);
-        const free = quota - t.active - (this.direct?.active(t.tenant_id) ?? 0);
+        const free = quota - t.active - (direct?.get(t.tenant_id) ?? 0);
         if (free <= 0) continue;
         const { rows } = await tx.query<{ id: string; tenant_id: string }>(
           // status is re-checked on the row itself so a cancel that commits first wins.
