@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { MODES, PG_URL, REDIS_URL, startTestApp, json, type TestApp } from './helpers/app.js';
 import { adminHeaders, tokenFor } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
+import { Redis } from 'ioredis';
 import { appendEvent } from '../src/domain/eventLog.js';
 import { raiseAlarm } from '../src/domain/alarms.js';
 import { collect, gql, ok, sleep, wsClient, type WsClient } from './graphql-helpers.js';
@@ -263,6 +264,42 @@ for (const mode of MODES) {
       await late.completed;
       assert.ok(late.items.length >= 1);
       assert.equal(late.items[late.items.length - 1].data!.powerFlowProgress.iteration, done.iterations);
+    });
+
+    it('listens to solver progress only while a client is connected; a client connecting after that gets every iteration', async () => {
+      const listening = () => app.services.progress.listening || app.services.live.receivesProgress;
+      const untilQuiet = async () => {
+        for (let i = 0; i < 500 && listening(); i++) await sleep(10); // the server's side of the closes
+      };
+      const redis = mode === 'distributed' ? new Redis(REDIS_URL) : undefined;
+      // Subscribers of this app's progress channel in Redis (its prefix is the test's own).
+      const numsub = async () => Number(((await redis!.pubsub('NUMSUB', `${app.services.config.redisPrefix}:bus:progress`)) as [string, number])[1]);
+      try {
+        await untilQuiet();
+        assert.equal(app.services.progress.listening, false, 'no client connected: the GraphQL hub does not listen');
+        assert.equal(app.services.live.receivesProgress, false, 'nor the SSE / WebSocket hub');
+        if (redis) assert.equal(await numsub(), 0, 'this process has left the Redis channel');
+        for (const round of ['first', 'second']) {
+          const c = connect({ token });
+          await c.acked;
+          assert.equal(app.services.progress.listening, true, `${round} client: listening from its ack`);
+          if (redis) assert.equal(await numsub(), 1);
+          const task = ok(await q(`mutation($id: ID!) { runPowerFlow(id: $id, async: true, options: { flatStart: true }) { taskId } }`, { id: case9 })).runPowerFlow;
+          const s = collect(c.client, `subscription($t: ID!) { powerFlowProgress(taskId: $t) { taskId iteration } }`, { t: task.taskId });
+          await s.completed;
+          assert.equal(s.error, undefined);
+          const done = ok(await q(`query($id: ID!) { task(id: $id) { status iterations } }`, { id: task.taskId })).task;
+          assert.ok(done.iterations >= 1);
+          const its = s.items.map((x) => x.data!.powerFlowProgress.iteration);
+          assert.deepEqual(its, Array.from({ length: done.iterations }, (_, k) => k + 1), `${round} client: every iteration`);
+          await c.client.dispose();
+          await untilQuiet();
+          assert.equal(listening(), false, `${round} client gone: not listening`);
+          if (redis) assert.equal(await numsub(), 0);
+        }
+      } finally {
+        redis?.disconnect();
+      }
     });
 
     it('at most 5 connections per user (SPEC 8.1): the sixth is closed with 4429 RATE_LIMITED', async () => {

@@ -11,6 +11,9 @@ import { decodeResultValues, encodeResultValues, type ResultValues } from '../sr
 import { loadVersion } from '../src/domain/networks.js';
 import { DEFAULT_SOLVE_OPTIONS } from '../src/powerflow/types.js';
 import { solvePowerFlow } from '../src/powerflow/solve.js';
+import { createSolverPool } from '../src/engine/pool.js';
+import { parseMatpower } from '../src/matpower/reader.js';
+import type { NetworkModel } from '../src/domain/networkModel.js';
 
 describe('result values encoding', () => {
   const sample: ResultValues = {
@@ -46,6 +49,51 @@ describe('result values encoding', () => {
     const other = Buffer.from(bin);
     other.writeDoubleLE(2, 0);
     assert.throws(() => decodeResultValues(other), /format 2/);
+  });
+});
+
+describe('result values written straight from the solver (the queue\'s runs)', () => {
+  const pool = createSolverPool({ threads: 1 });
+  after(() => pool.close());
+  const read = (name: string) => parseMatpower(readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'), `${name}.m`);
+  // case30 with an open branch, a generator out of service and a bus left without a branch: isolated buses, open
+  // branches and generators that report 0 take the branches of the writer that the plain cases do not.
+  const altered = (): NetworkModel => {
+    const m = read('case30');
+    const lone = m.buses.find((b) => b.type === 'pq' && m.branches.filter((br) => br.from === b.id || br.to === b.id).length === 1)!;
+    return {
+      ...m,
+      buses: m.buses.map((b) => (b.id === lone.id ? { ...b, type: 'isolated' as const } : b)),
+      branches: m.branches.map((br, k) => (k === 3 || br.from === lone.id || br.to === lone.id ? { ...br, status: 'open' as const } : br)),
+      generators: m.generators.map((g, k) => (k === 2 ? { ...g, in_service: false } : g)),
+    };
+  };
+  const cases: [string, () => NetworkModel, Record<string, unknown>][] = [
+    ['case118, Newton-Raphson', () => read('case118'), {}],
+    ['case118, DC', () => read('case118'), { method: 'dc' }],
+    ['case118, fast decoupled, reactive limits', () => read('case118'), { method: 'fast_decoupled', enforceQLimits: true, maxIterations: 100 }],
+    ['case30 with an isolated bus, an open branch and a generator out of service', altered, {}],
+  ];
+  for (const [name, model, options] of cases) {
+    it(`gives the bytes encodeResultValues gives the unpacked result: ${name}`, async () => {
+      const net = model();
+      const objects = await solvePowerFlow(pool, net, options);
+      const binary = await solvePowerFlow(pool, net, options, { binaryValues: true });
+      assert.equal(objects.status, 'converged', objects.message);
+      assert.ok(binary.values instanceof Buffer, 'the values come in binary');
+      assert.deepEqual([binary.buses, binary.branches, binary.generators], [[], [], []], 'and no objects');
+      assert.ok(binary.values.equals(encodeResultValues(objects)), 'the same bytes');
+      const { buses, branches, generators, duration_ms: _a, ...header } = objects;
+      const { buses: _b, branches: _c, generators: _d, values: _e, duration_ms: _f, ...binaryHeader } = binary;
+      assert.deepEqual(binaryHeader, header);
+      assert.deepEqual(decodeResultValues(binary.values), { buses, branches, generators });
+    });
+  }
+
+  it('comes with the arrays when the result is not the solved model\'s (islands split off)', async () => {
+    const outcome = await solvePowerFlow(pool, altered(), { islanding: 'isolate' }, { binaryValues: true });
+    assert.equal(outcome.values, undefined);
+    assert.ok(outcome.buses.length > 0);
   });
 });
 

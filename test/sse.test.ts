@@ -165,6 +165,31 @@ for (const mode of MODES) {
       c.close();
     });
 
+    it('receives solver progress only while a stream is open; a stream opened after that gets it again', async () => {
+      const hub = app.services.live;
+      const untilQuiet = async () => {
+        for (let i = 0; i < 500 && hub.receivesProgress; i++) await new Promise((r) => setTimeout(r, 10)); // the server's side of the close
+      };
+      for (const c of open.splice(0)) c.close();
+      await untilQuiet();
+      assert.equal(hub.receivesProgress, false, 'no stream open: the hub does not take progress');
+      const net = await post(base, '/api/v1/networks', tiny('sse-progress'), admin);
+      assert.equal(net.status, 201);
+      for (const round of ['first', 'second']) {
+        const c = await sse(`${STREAM}?topics=powerflow`);
+        await c.waitFor((es) => es.some((e) => e.json?.kind === 'system.connected'), 5000, 'connected');
+        assert.equal(hub.receivesProgress, true, `${round} stream: taking progress once connected`);
+        const pf = await post(base, `/api/v1/networks/${net.body.data.id}/powerflow`, { async: true }, admin);
+        assert.equal(pf.status, 202);
+        const mine = (e: SseEvent) => e.json?.kind === 'powerflow.progress' && e.json.payload.task_id === pf.body.data.task_id;
+        await c.waitFor((es) => es.some(mine), 10_000, `${round} stream: progress`);
+        assert.ok(c.events.filter(mine).every((e, k) => e.json.payload.iteration === k + 1), 'every iteration, in order');
+        c.close();
+        await untilQuiet();
+        assert.equal(hub.receivesProgress, false, `${round} stream closed: the hub no longer takes progress`);
+      }
+    });
+
     it('reconnects (eventsource client) with Last-Event-ID and gets exactly the missed events, none twice', async () => {
       const token = admin.authorization;
       const received: string[] = [];

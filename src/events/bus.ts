@@ -125,7 +125,13 @@ export async function createRedisBus(url: string, prefix: string, onDropped: (er
     subscribe(channel, handler) {
       void ensure(channel).catch(() => {});
       local.on(channel, handler);
-      return () => local.off(channel, handler);
+      return () => {
+        local.off(channel, handler);
+        // The last listener gone: leave the channel, so this process no longer receives and parses its messages
+        // (progress is wanted only while a live client watches, src/realtime/hub.ts). Redis keeps the order of a
+        // SUBSCRIBE that follows on this connection.
+        if (local.listenerCount(channel) === 0 && subscribed.delete(channel)) void sub.unsubscribe(name(channel)).catch(() => {});
+      };
     },
     ready(channel) {
       return ensure(channel);

@@ -166,15 +166,19 @@ const MAX_TASKS = 2000;
 const MAX_MESSAGES = 5000;
 
 /**
- * Keeps every progress message of recent tasks (from the moment this API process
- * started listening), so a client that subscribes just after runPowerFlow(async:
- * true) returned still receives every iteration, including those solved before
- * its subscription arrived. Finished tasks are forgotten after 10 minutes.
+ * Keeps every progress message of recent tasks while a GraphQL client is connected to
+ * this API process (from the moment the first one connected), so a client that
+ * subscribes just after runPowerFlow(async: true) returned still receives every
+ * iteration, including those solved before its subscription arrived. With no client
+ * connected it does not listen: each solver iteration is a bus message, and receiving
+ * and parsing them for nobody was a measurable share of an async task's CPU
+ * (bench/README.md, round six b). Finished tasks are forgotten after 10 minutes.
  */
 export class ProgressHub {
   private tasks = new Map<string, TaskTrack>();
   private unsubscribe: (() => void)[] = [];
   private sweep?: NodeJS.Timeout;
+  private holders = 0;
 
   constructor(private readonly s: Pick<ServiceCore, 'bus' | 'db' | 'pendingTasks'>) {}
 
@@ -182,15 +186,46 @@ export class ProgressHub {
     return this.sweep !== undefined;
   }
 
-  /** Listens to progress and task notices (the GraphQL door starts it when it opens). */
+  /** Whether progress and task notices reach the hub now (a client holds it). */
+  get listening(): boolean {
+    return this.unsubscribe.length > 0;
+  }
+
+  /** The GraphQL door opened: the hub listens while a client holds it (hold). */
   async start(): Promise<void> {
     if (!this.sweep) {
-      this.unsubscribe.push(this.s.bus.subscribe('progress', (m: ProgressMessage) => this.onProgress(m)));
-      this.unsubscribe.push(this.s.bus.subscribe('task', (m: { task_id: string; status?: string }) => this.onFinished(m.task_id)));
       this.sweep = setInterval(() => this.evict(), 30_000);
       this.sweep.unref();
     }
-    await Promise.all([this.s.bus.ready('progress'), this.s.bus.ready('task')]);
+  }
+
+  /**
+   * Listens to progress and task notices until the returned release is called (a GraphQL WebSocket connection
+   * holds the hub while it is open; a subscription while it runs). Resolves once the bus delivers them here.
+   */
+  async hold(): Promise<() => void> {
+    if (this.holders++ === 0 && this.unsubscribe.length === 0) {
+      this.unsubscribe.push(this.s.bus.subscribe('progress', (m: ProgressMessage) => this.onProgress(m)));
+      this.unsubscribe.push(this.s.bus.subscribe('task', (m: { task_id: string; status?: string }) => this.onFinished(m.task_id)));
+    }
+    let released = false;
+    const release = () => {
+      if (released) return;
+      released = true;
+      if (--this.holders > 0) return;
+      for (const u of this.unsubscribe) u();
+      this.unsubscribe = [];
+      // What was kept covers only the time listened: a later client would take a partial history for a whole one.
+      for (const t of this.tasks.values()) for (const l of t.listeners) l.end();
+      this.tasks.clear();
+    };
+    try {
+      await Promise.all([this.s.bus.ready('progress'), this.s.bus.ready('task')]);
+    } catch (e) {
+      release();
+      throw e;
+    }
+    return release;
   }
 
   private track(id: string): TaskTrack {
@@ -243,6 +278,18 @@ export class ProgressHub {
 
   /** Every iteration of the task so far, then live ones; ends when the task ends. */
   async subscribe(caller: Caller, taskId: string): Promise<PushIterator<ProgressMessage>> {
+    const release = await this.hold(); // held by the client's connection already, unless it came another way
+    try {
+      const it = await this.follow(caller, taskId);
+      it.onClose(release);
+      return it;
+    } catch (e) {
+      release();
+      throw e;
+    }
+  }
+
+  private async follow(caller: Caller, taskId: string): Promise<PushIterator<ProgressMessage>> {
     const task = await findTask(this.s, caller, taskId); // NOT_FOUND for another tenant's task
     const it = new PushIterator<ProgressMessage>();
     const t = this.track(taskId);
@@ -272,6 +319,7 @@ export class ProgressHub {
   close(): void {
     clearInterval(this.sweep);
     this.sweep = undefined;
+    this.holders = 0;
     for (const u of this.unsubscribe) u();
     this.unsubscribe = [];
     for (const t of this.tasks.values()) for (const l of t.listeners) l.end();

@@ -30,6 +30,21 @@ export interface ResultValues {
   generators: GeneratorResult[];
 }
 
+/** A buffer of format 1 (no energized flag) for nb buses, nl branches and ng generators, its header written, and where
+ *  each part starts: for a writer that fills it straight from the solver's output (src/powerflow/unpack.ts). */
+export function resultValuesLayout(nb: number, nl: number, ng: number): { f: Float64Array; bus: number; branch: number; gen: number } {
+  const BUS = busWidth(FORMAT);
+  const f = new Float64Array(HEADER + nb * BUS + nl * BRANCH + ng * GEN);
+  f[0] = FORMAT;
+  f[1] = nb;
+  f[2] = nl;
+  f[3] = ng;
+  return { f, bus: HEADER, branch: HEADER + nb * BUS, gen: HEADER + nb * BUS + nl * BRANCH };
+}
+
+/** Values per bus (format 1), branch and generator in the layout above. */
+export const RESULT_VALUES_WIDTH = { bus: busWidth(FORMAT), branch: BRANCH, gen: GEN } as const;
+
 export function encodeResultValues(r: ResultValues): Buffer {
   const nb = r.buses.length, nl = r.branches.length, ng = r.generators.length;
   const format = nb > 0 && r.buses[0]!.energized !== undefined ? FORMAT_ENERGIZED : FORMAT;

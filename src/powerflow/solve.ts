@@ -20,7 +20,7 @@ import {
 } from './types.js';
 import { checkOptions, packNetwork, type PackedNetwork } from './pack.js';
 import { islandSplit, withIslands } from './islanding.js';
-import { emptyOutcome, unpackOutcome } from './unpack.js';
+import { emptyOutcome, unpackOutcome, unpackOutcomeValues } from './unpack.js';
 import { OUT, STATUS } from './abi.js';
 import { expandDcLines, foldDcLines } from './dcline.js';
 
@@ -75,12 +75,22 @@ function progressTrailer(out: Float64Array): { pairs: Float64Array; outputLength
   return { pairs: out.subarray(outputLength, out.length - 1), outputLength };
 }
 
+/** solvePowerFlow's hooks. binaryValues: a converged outcome may come with its per-element values as `values`, in
+ *  their stored binary form (src/powerflow/resultValues.ts), and empty buses / branches / generators (a solve with
+ *  islands or DC lines still comes with the arrays and no `values`). */
+export interface SolveHooks {
+  signal?: AbortSignal;
+  onProgress?: (p: ProgressReport) => void;
+  binaryValues?: boolean;
+}
+
 export async function solvePowerFlow(
   pool: SolverPool,
   network: NetworkModel,
   options?: Partial<SolveOptions>,
-  hooks: { signal?: AbortSignal; onProgress?: (p: ProgressReport) => void } = {},
-): Promise<SolveOutcome> {
+  hooksArg: SolveHooks = {},
+): Promise<SolveOutcome & { values?: Buffer }> {
+  const { binaryValues, ...hooks } = hooksArg;
   const t0 = performance.now();
   const o = withDefaults(options);
   if (o.islanding !== undefined && !ISLANDING_RULES.includes(o.islanding)) {
@@ -128,7 +138,11 @@ export async function solvePowerFlow(
   if (signal?.aborted) return stopped('cancelled'); // onProgress cancelled it
   const out = ran.value.subarray(0, outputLength);
   if (out[OUT.STATUS] === STATUS.BAD_INPUT) throw new PowerFlowInputError('the solver rejected the packed network', 'VALIDATION_FAILED');
-  const outcome = unpackOutcome(network, packed, out, o);
+  let outcome: SolveOutcome & { values?: Buffer };
+  if (binaryValues) {
+    const unpacked = unpackOutcomeValues(network, packed, out, o);
+    outcome = unpacked.values ? Object.assign(unpacked.outcome, { values: unpacked.values }) : unpacked.outcome;
+  } else outcome = unpackOutcome(network, packed, out, o);
   diagnostics.set(outcome, {
     solveMs: out[OUT.SOLVE_MS]!,
     endToEndMs: performance.now() - t0,

@@ -11,6 +11,7 @@ import type { NetworkModel } from '../domain/networkModel.js';
 import type { BranchResult, BusResult, GeneratorResult, SolveOptions, SolveOutcome, SolveStatus } from './types.js';
 import { OUT, STATUS, outputOffsets } from './abi.js';
 import type { PackedNetwork } from './pack.js';
+import { RESULT_VALUES_WIDTH, resultValuesLayout } from './resultValues.js';
 
 export function statusOf(code: number): SolveStatus {
   switch (code) {
@@ -41,7 +42,8 @@ export function emptyOutcome(status: SolveStatus, o: SolveOptions, extra: Partia
   };
 }
 
-export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Float64Array, o: SolveOptions): SolveOutcome {
+/** The outcome without its per-element values: status, iterations, mismatch, message, losses. */
+function outcomeHeader(out: Float64Array, o: SolveOptions): SolveOutcome {
   const code = out[OUT.STATUS]!;
   const iterations = out[OUT.ITER]!;
   const mismatch = out[OUT.MISMATCH]!;
@@ -51,7 +53,13 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
   });
   const msg = messageOf(code, iterations, mismatch, o);
   if (msg) base.message = msg;
-  if (status !== 'converged') return base;
+  if (status === 'converged') base.losses = { p_mw: out[OUT.LOSS_P]!, q_mvar: out[OUT.LOSS_Q]! };
+  return base;
+}
+
+export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Float64Array, o: SolveOptions): SolveOutcome {
+  const base = outcomeHeader(out, o);
+  if (base.status !== 'converged') return base;
 
   const { nb, nl, ng, busIndex, branchOrder, genOrder } = packed;
   const off = outputOffsets(nb, nl, ng);
@@ -113,6 +121,75 @@ export function unpackOutcome(net: NetworkModel, packed: PackedNetwork, out: Flo
   base.buses = buses;
   base.branches = branches;
   base.generators = generators;
-  base.losses = { p_mw: out[OUT.LOSS_P]!, q_mvar: out[OUT.LOSS_Q]! };
   return base;
+}
+
+/**
+ * unpackOutcome's values written straight into their stored binary form (encodeResultValues' format 1, src/powerflow/
+ * resultValues.ts), with no object per bus, branch and generator: a task's result goes from the solver to its row
+ * without the garbage of ~400 objects unpacked and encoded again (bench/README.md, round six b). The same arithmetic
+ * in the same order as unpackOutcome, so the bytes equal encodeResultValues(unpackOutcome(...)) (test/result-values.test.ts).
+ * The outcome's buses, branches and generators stay empty; `values` is undefined unless it converged.
+ */
+export function unpackOutcomeValues(net: NetworkModel, packed: PackedNetwork, out: Float64Array, o: SolveOptions): { outcome: SolveOutcome; values?: Buffer } {
+  const outcome = outcomeHeader(out, o);
+  if (outcome.status !== 'converged') return { outcome };
+  const { nb, nl, ng, busIndex, branchOrder, genOrder } = packed;
+  const off = outputOffsets(nb, nl, ng);
+  const dc = o.method === 'dc';
+  const W = RESULT_VALUES_WIDTH;
+  const nbus = net.buses.length, nbr = net.branches.length, ngen = net.generators.length;
+  const { f, bus, branch, gen } = resultValuesLayout(nbus, nbr, ngen);
+
+  // generators: every one at its bus with 0, 0; the solved ones' values over them
+  for (let g = 0; g < ngen; g++) f[gen + g * W.gen] = net.generators[g]!.bus;
+  const busPg = new Float64Array(nbus), busQg = new Float64Array(nbus);
+  for (let k = 0; k < ng; k++) {
+    const at = gen + genOrder[k]! * W.gen;
+    const pg = (f[at + 1] = out[off.pg + k]!);
+    const qg = (f[at + 2] = out[off.qg + k]!);
+    const p = packed.genBusPos[k]!;
+    busPg[p] += pg;
+    busQg[p] += qg;
+  }
+
+  for (let k = 0, at = bus; k < nbus; k++, at += W.bus) {
+    const b = net.buses[k]!;
+    const i = busIndex[k]!;
+    f[at] = b.id;
+    f[at + 5] = packed.busLoadP[k]!;
+    f[at + 6] = packed.busLoadQ[k]!;
+    if (i < 0) {
+      f[at + 1] = b.v;
+      f[at + 2] = b.theta;
+      continue; // p_gen, q_gen 0
+    }
+    let pg = busPg[k]!, qg = busQg[k]!;
+    if (packed.sourceSlack[i]) {
+      pg = out[off.pinj + i]! + packed.busLoadP[k]!;
+      qg = dc ? 0 : out[off.qinj + i]! + packed.busLoadQ[k]!;
+    }
+    f[at + 1] = out[off.vm + i]!;
+    f[at + 2] = out[off.va + i]!;
+    f[at + 3] = pg;
+    f[at + 4] = qg;
+  }
+
+  const slot = new Int32Array(nbr).fill(-1);
+  for (let l = 0; l < nl; l++) slot[branchOrder[l]!] = l;
+  for (let k = 0, at = branch; k < nbr; k++, at += W.branch) {
+    const br = net.branches[k]!;
+    const l = slot[k]!;
+    f[at] = br.from;
+    f[at + 1] = br.to;
+    if (l < 0) continue; // open: flows and loading 0
+    const pf = out[off.pf + l]!, qf = out[off.qf + l]!, pt = out[off.pt + l]!, qt = out[off.qt + l]!;
+    let loading = 0;
+    if (br.rate_a > 0) {
+      const sf = pf * pf + qf * qf, st = pt * pt + qt * qt;
+      loading = (Math.sqrt(sf > st ? sf : st) / br.rate_a) * 100;
+    }
+    f[at + 2] = pf; f[at + 3] = qf; f[at + 4] = pt; f[at + 5] = qt; f[at + 6] = loading;
+  }
+  return { outcome, values: Buffer.from(f.buffer, f.byteOffset, f.byteLength) };
 }

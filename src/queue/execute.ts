@@ -7,7 +7,7 @@ import { insertEvents, publishEvents, type NewEvent } from '../domain/eventLog.j
 import { createBatcher, type Batcher } from '../lib/batcher.js';
 import { loadVersion, networksChanged } from '../domain/networks.js';
 import { taskFromRow, type StoredTaskRow, type TaskRow } from '../domain/tasks.js';
-import { encodeResultValues } from '../powerflow/resultValues.js';
+import { decodeResultValues, encodeResultValues } from '../powerflow/resultValues.js';
 import { unavailableDependency } from '../lib/unavailable.js';
 
 /** How long a task waits for PostgreSQL to come back before its run fails (GRIDOPS_QUEUE_OUTAGE_MS). */
@@ -84,6 +84,15 @@ export interface Finish {
   failure: { code: string; message: string; details?: Record<string, unknown> } | null;
   completedAt: Date;
   model?: NetworkModel;
+  /** The result's buses, branches and generators in their stored binary form (src/powerflow/resultValues.ts), when
+   *  the solve gave them so: result's arrays are then empty. */
+  values?: Buffer;
+}
+
+/** A finish's whole result, its values decoded (for the one judged of a batch; the others are stored as they are). */
+function wholeResult(f: Finish): Record<string, unknown> | null {
+  if (!f.result || !f.values) return f.result as unknown as Record<string, unknown> | null;
+  return { ...f.result, ...decodeResultValues(f.values) };
 }
 
 // Columns of a task row without its result (the result is large and the caller has it).
@@ -141,7 +150,10 @@ export function createTaskLifecycle(services: () => Services): TaskLifecycle {
     // Alarms first, so a caller woken by the announcement already sees them (docs/alarms.md).
     const newest = new Map<string, TaskRow>();
     for (const t of finals) if (t.status === 'completed') newest.set(t.network_id, t);
-    for (const t of newest.values()) await s.powerFlowJudge.judge(s, { task: t, model: byId.get(t.id)!.model });
+    for (const t of newest.values()) {
+      const f = byId.get(t.id)!;
+      await s.powerFlowJudge.judge(s, { task: t, model: f.model, ...(f.values ? { result: wholeResult(f) } : {}) });
+    }
     await rideOutOutage(s, 'announce the results', () => announceFinishedMany(s, finals, true));
     return items.map(() => undefined);
   });
@@ -161,9 +173,9 @@ export function packFinishes(items: Finish[]) {
       id: f.task.id, status: f.status, result: f.result as unknown, error: f.failure, completed_at: f.completedAt.toISOString(), values_at: 0, values_len: 0,
     };
     const r = f.result;
-    if (r && r.buses.length + r.branches.length + r.generators.length > 0) {
+    if (r && (f.values || r.buses.length + r.branches.length + r.generators.length > 0)) {
       const { buses, branches, generators, ...header } = r;
-      const bin = encodeResultValues({ buses, branches, generators });
+      const bin = f.values ?? encodeResultValues({ buses, branches, generators });
       row.result = header;
       row.values_at = at;
       row.values_len = bin.length;

@@ -11,13 +11,15 @@ import { solvePowerFlow as solveOnPool } from '../powerflow/solve.js';
 const PROGRESS_WRITE_MS = 200;
 
 export async function runPowerFlowTask(s: Services, task: TaskRow, signal: AbortSignal): Promise<void> {
-  const finish = await solvePowerFlow(s, task, signal);
+  const finish = await solvePowerFlow(s, task, signal, { binaryValues: true });
   // A cancel that raced with completion wins (the row is no longer 'running'): the client was told "cancelled".
   await rideOutOutage(s, 'store the result', () => s.taskLifecycle.finishes.add(finish));
 }
 
-/** Solves a running task's power flow: its finish (status, result or failure), not yet stored. */
-export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortSignal): Promise<Finish> {
+/** Solves a running task's power flow: its finish (status, result or failure), not yet stored. binaryValues: the
+ *  result's per-element values may come as Finish.values, in their stored form, for a finish that is only stored
+ *  (the queue's runs); an answer that returns them (src/queue/direct.ts) wants the arrays. */
+export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortSignal, options: { binaryValues?: boolean } = {}): Promise<Finish> {
   const startedAt = new Date(task.started_at!);
 
   const opts = task.options as unknown as SolveOptions;
@@ -26,12 +28,13 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
   // iterations still reach live clients through the bus.
   let lastWrite = 0;
   let model: NetworkModel | undefined;
-  let outcome: SolveOutcome | undefined;
+  let outcome: (SolveOutcome & { values?: Buffer }) | undefined;
   let failure: { code: string; message: string; details?: Record<string, unknown> } | undefined;
   try {
     model = await cachedModel(s, task.network_id, task.network_version);
     outcome = await solveOnPool(s.solver!, model, opts, {
       signal,
+      binaryValues: options.binaryValues,
       onProgress: (p) => {
         const progress = {
           task_id: task.id,
@@ -115,5 +118,5 @@ export async function solvePowerFlow(s: Services, task: TaskRow, signal?: AbortS
     status = failure ? 'failed' : 'cancelled';
   }
 
-  return { task, status, result, failure: failure ?? null, completedAt, model };
+  return { task, status, result, failure: failure ?? null, completedAt, model, ...(outcome?.values ? { values: outcome.values } : {}) };
 }

@@ -1,7 +1,9 @@
 // One per API process: subscribes once to the event bus ('event': stored events
-// in wire form, 'progress': power-flow iterations) and hands each message to the
-// live subscribers of that message's tenant only. With REDIS_URL the bus is Redis
-// pub/sub, so subscribers here see events raised by any API or worker process.
+// in wire form) and, while at least one live client is connected here, to
+// 'progress' (every solver iteration: the heaviest channel, not worth receiving
+// and parsing when nobody watches, bench/README.md round six b); hands each message
+// to the live subscribers of that message's tenant only. With REDIS_URL the bus is
+// Redis pub/sub, so subscribers here see events raised by any API or worker process.
 import type { ServiceCore } from '../services.js';
 import type { Metrics } from '../metrics/registry.js';
 import { EVENT_TOPICS, type EventTopic } from '../domain/eventLog.js';
@@ -102,10 +104,17 @@ export class RealtimeHub {
   private async start(): Promise<void> {
     const bus = this.s.bus;
     this.unsub.push(bus.subscribe<Wire | null>('event', (m) => this.dispatch(asEvent(m))));
-    this.unsub.push(bus.subscribe<Wire | null>('progress', (m) => this.dispatch(asProgress(m))));
     // Live doors subscribe before replaying history; that is gap-free only once
     // the bus delivers to this process.
-    await Promise.all([bus.ready('event'), bus.ready('progress')]);
+    await bus.ready('event');
+  }
+
+  private progressOff?: () => void;
+
+  /** Resolves once the progress of solves reaches this process's subscribers (a live door may wait for it before
+   *  telling its client it is connected); at once while nobody is subscribed. */
+  progressReady(): Promise<void> {
+    return this.progressOff ? this.s.bus.ready('progress') : Promise.resolve();
   }
 
   private dispatch(e: LiveEvent | undefined): void {
@@ -128,13 +137,13 @@ export class RealtimeHub {
     let set = this.byTenant.get(sub.tenantId);
     if (!set) this.byTenant.set(sub.tenantId, (set = new Set()));
     set.add(sub);
-    this.count++;
+    if (this.count++ === 0 && !this.progressOff) this.progressOff = this.s.bus.subscribe<Wire | null>('progress', (m) => this.dispatch(asProgress(m)));
     let removed = false;
     return () => {
       if (removed) return;
       removed = true;
       set!.delete(sub);
-      this.count--;
+      if (--this.count === 0) this.stopProgress();
       if (set!.size === 0 && this.byTenant.get(sub.tenantId) === set) this.byTenant.delete(sub.tenantId);
     };
   }
@@ -143,8 +152,19 @@ export class RealtimeHub {
     return { subscribers: this.count, tenants: this.byTenant.size, delivered: this.delivered, bus: this.s.bus.kind };
   }
 
+  /** Whether this process receives the progress of solves now (a live client is connected). */
+  get receivesProgress(): boolean {
+    return this.progressOff !== undefined;
+  }
+
+  private stopProgress(): void {
+    this.progressOff?.();
+    this.progressOff = undefined;
+  }
+
   close(): void {
     this.starting = undefined;
+    this.stopProgress();
     for (const u of this.unsub) u();
     this.unsub = [];
     this.byTenant.clear();

@@ -190,6 +190,7 @@ export class SseStream {
     const o = this.o;
     this.unsubscribe = hub.add({ tenantId: o.caller.tenantId, deliver: (e) => this.onLive(e) });
     this.res.on('close', () => this.end('client_closed'));
+    await hub.progressReady(); // the first stream here subscribes the process to progress: connected once it arrives
     this.res.on('error', () => this.end('socket_error'));
     if (this.res.destroyed || !this.res.socket || this.res.socket.destroyed) return this.end('client_closed'); // gone while we checked limits
     this.res.writeHead(200, {

@@ -61,6 +61,8 @@ interface WsConn {
   /** The credential, checked again per operation; unwatch stops the revocation watch. */
   revocable?: RevocableCredential;
   unwatch?: () => void;
+  /** Ends the connection's hold on the progress hub (it listens to solver iterations while a client is connected). */
+  unhold?: () => void;
   window: { start: number; count: number };
 }
 
@@ -210,6 +212,9 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
         });
         conn.unwatch = watchCredential(s, conn.revocable, (r) => closeRevoked(conn, r));
         const slot = await acquireConnection(s, conn.caller, 'ws');
+        // Acknowledged once progress reaches this process: a task submitted after the ack has all its iterations kept.
+        conn.unhold = await s.progress.hold();
+        if (conn.socket.readyState !== conn.socket.OPEN) conn.unhold();
         let released = false;
         s.metrics.liveConnections.inc({ transport: 'graphql-ws' });
         conn.release = () => {
@@ -290,6 +295,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
       const conn = ctx.extra;
       if (conn.expiry) clearTimeout(conn.expiry);
       conn.unwatch?.();
+      conn.unhold?.();
       await conn.release?.();
       conn.release = undefined;
     },
@@ -327,6 +333,7 @@ async function graphqlRoutes(app: FastifyInstance, opts: { engine: GraphqlEngine
     }, conn);
     socket.once('close', (code, reason) => {
       conn.unwatch?.(); // also when connection_init never completed (graphql-ws calls onClose only after an ack)
+      conn.unhold?.();
       void closed(code, String(reason));
     });
   }
