@@ -7,24 +7,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { REDIS_URL, json, startTestApp, type TestApp } from './helpers/app.js';
+import { SLOW_POWERFLOW, waitUntil } from './helpers/wait.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
 import { DirectSlots } from '../src/queue/directSlots.js';
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitUntil<T>(what: string, f: () => Promise<T | undefined | false | null>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(50);
-  }
-}
-
-/** A solve that runs until cancelled: Newton-Raphson cannot reach a 1e-300 mismatch. */
-const SLOW = { tolerance: 1e-300, max_iterations: 1000, timeout_ms: 120_000 };
+const SLOW = SLOW_POWERFLOW;
 
 type Call = (method: string, url: string, body?: unknown) => Promise<{ statusCode: number; body: string }>;
 

@@ -10,21 +10,10 @@ import { Queue, Worker as BullWorker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { spawnGridops, type GridopsProcess as Worker } from './helpers/process.js';
 import { MODES, PG_URL, QUICK, REDIS_URL, json, startTestApp, type TestApp } from './helpers/app.js';
+import { SLOW_POWERFLOW, sleep, waitUntil } from './helpers/wait.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
 import { JOBS_PER_PASS, QUEUE_NAME, groupIntoJobs, type BullTransport, type JobData } from '../src/queue/bullmq.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function waitUntil<T>(what: string, f: () => Promise<T | undefined | false | null>, timeoutMs = 30_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await f();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 interface Row {
   id: string;
@@ -101,8 +90,7 @@ function maxOverlap(rs: Row[]): number {
   return max;
 }
 
-/** A slow solve that runs until stopped: Newton-Raphson cannot reach a 1e-300 mismatch. */
-const SLOW = { tolerance: 1e-300, max_iterations: 1000, timeout_ms: 120_000 };
+const SLOW = SLOW_POWERFLOW;
 
 // ---------------------------------------------------------------------------
 // FIFO, quota and cancel: the same rules in both modes (they live in the

@@ -30,12 +30,12 @@ export interface ResultValues {
   generators: GeneratorResult[];
 }
 
-/** A buffer of format 1 (no energized flag) for nb buses, nl branches and ng generators, its header written, and where
+/** A buffer of `format` (default 1: no energized flag) for nb buses, nl branches and ng generators, its header written, and where
  *  each part starts: for a writer that fills it straight from the solver's output (src/powerflow/unpack.ts). */
-export function resultValuesLayout(nb: number, nl: number, ng: number): { f: Float64Array; bus: number; branch: number; gen: number } {
-  const BUS = busWidth(FORMAT);
+export function resultValuesLayout(nb: number, nl: number, ng: number, format = FORMAT): { f: Float64Array; bus: number; branch: number; gen: number } {
+  const BUS = busWidth(format);
   const f = new Float64Array(HEADER + nb * BUS + nl * BRANCH + ng * GEN);
-  f[0] = FORMAT;
+  f[0] = format;
   f[1] = nb;
   f[2] = nl;
   f[3] = ng;
@@ -49,11 +49,7 @@ export function encodeResultValues(r: ResultValues): Buffer {
   const nb = r.buses.length, nl = r.branches.length, ng = r.generators.length;
   const format = nb > 0 && r.buses[0]!.energized !== undefined ? FORMAT_ENERGIZED : FORMAT;
   const BUS = busWidth(format);
-  const f = new Float64Array(HEADER + nb * BUS + nl * BRANCH + ng * GEN);
-  f[0] = format;
-  f[1] = nb;
-  f[2] = nl;
-  f[3] = ng;
+  const { f } = resultValuesLayout(nb, nl, ng, format);
   let o = HEADER;
   for (const b of r.buses) {
     f[o] = b.id; f[o + 1] = b.v; f[o + 2] = b.theta; f[o + 3] = b.p_gen; f[o + 4] = b.q_gen; f[o + 5] = b.p_load; f[o + 6] = b.q_load;
