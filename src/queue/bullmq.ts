@@ -166,7 +166,7 @@ type AnyPieceKind = PieceKind<unknown>;
 const kindsOfPieces = () => Object.values(pieceKinds) as AnyPieceKind[];
 
 /** Fails a task that is still dispatched or running; true when this call did it. */
-export async function failTask(s: Services, taskId: string, failure: Failure): Promise<boolean> {
+export async function failTask(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, taskId: string, failure: Failure): Promise<boolean> {
   const { rows } = await s.db.query<StoredTaskRow>(
     `UPDATE tasks SET status = 'failed', completed_at = now(), error = $2
      WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`,

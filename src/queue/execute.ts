@@ -193,7 +193,7 @@ export interface TaskLifecycle {
 }
 
 /** gridops_tasks_total and gridops_task_duration_seconds of a task finished in this process. */
-export function countFinished(s: Services, t: TaskRow): void {
+export function countFinished(s: Pick<Services, 'metrics'>, t: TaskRow): void {
   s.metrics.tasks.inc({ kind: t.kind, status: t.status });
   if (t.started_at && t.completed_at) {
     const method = (t.options as { method?: string } | null)?.method ?? t.kind;
@@ -202,11 +202,11 @@ export function countFinished(s: Services, t: TaskRow): void {
 }
 
 /** Events and bus notices of a finished task (stored first, then published). */
-export function announceFinished(s: Services, t: TaskRow, listsCurrent = false): Promise<void> {
+export function announceFinished(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, t: TaskRow, listsCurrent = false): Promise<void> {
   return announceFinishedMany(s, [t], listsCurrent);
 }
 
-async function announceFinishedMany(s: Services, tasks: TaskRow[], listsCurrent = false): Promise<void> {
+async function announceFinishedMany(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, tasks: TaskRow[], listsCurrent = false): Promise<void> {
   for (const t of tasks) countFinished(s, t); // finished once stored; counted before anyone is told
   if (!listsCurrent) await networksChanged(s, tasks.map((t) => t.tenant_id));
   const news: NewEvent[] = [];

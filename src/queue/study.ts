@@ -47,7 +47,7 @@ const isAbort = (e: unknown) => (e as Error)?.name === 'AbortError';
 type Failure = { code: string; message: string; details?: Record<string, unknown> };
 
 /** Fails a study's task while it is unfinished (finished cases stay readable); true when this call did it. */
-export async function failStudy(s: Services, taskId: string, failure: Failure): Promise<boolean> {
+export async function failStudy(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, taskId: string, failure: Failure): Promise<boolean> {
   const { rows } = await s.db.query<StoredTaskRow>(
     `UPDATE tasks SET status = 'failed', completed_at = now(), error = $2 WHERE id = $1 AND status IN ('dispatched', 'running') RETURNING *`,
     [taskId, JSON.stringify(failure)]);
@@ -102,7 +102,7 @@ export async function runStudyTask(s: Services, task: TaskRow, signal: AbortSign
 }
 
 async function publishProgress(
-  s: Services,
+  s: Pick<Services, 'bus' | 'db'>,
   st: Pick<StudyRow, 'id' | 'task_id' | 'tenant_id' | 'network_id' | 'case_count'>,
   done: number,
   chunks?: { done: number; total: number },
@@ -177,7 +177,7 @@ export async function executeStudyChunk(s: Services, studyId: string, chunk: num
 }
 
 /** Completes a study whose chunks are all done (once: the task row must still be running). */
-export async function finishStudy(s: Services, studyId: string): Promise<void> {
+export async function finishStudy(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, studyId: string): Promise<void> {
   const counts = await studyCounts(s.db, studyId);
   const done = await completeStudy(s.db, studyId, counts);
   if (done) await announceFinished(s, taskFromRow(done));

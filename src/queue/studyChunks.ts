@@ -11,7 +11,7 @@ export const studyChunks: PieceKind<StudyChunkJob> = {
   taskKind: 'study',
   queue: 'study',
   run: (s, c) => executeStudyChunk(s, c.studyId, c.chunk),
-  async failed(s: Services, c, failure: PieceFailure) {
+  async failed(s: Pick<Services, 'bus' | 'db' | 'lists' | 'metrics'>, c, failure: PieceFailure) {
     const taskId = await studyTaskId(s.db, c.studyId);
     if (taskId) await failStudy(s, taskId, failure);
   },
