@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
 import { SLOW_POWERFLOW, waitUntil } from './helpers/wait.js';
+import { assertCompletedInOrder } from './helpers/taskOrder.js';
 import { adminHeaders } from './helpers/auth.js';
 import { CASES_DIR } from '../src/paths.js';
 
@@ -212,12 +213,7 @@ for (const mode of MODES) {
         const res = await sync;
         assert.equal(res.statusCode, 200, res.body);
         assert.equal(json(res).data.task_id, waiting.id);
-        const rows = await taskRows(small);
-        const q = rows.find((t) => t.id === queued)!;
-        const w = rows.find((t) => t.id === waiting.id)!;
-        assert.equal(q.status, 'completed');
-        assert.equal(w.status, 'completed');
-        assert.ok(new Date(q.started_at!).getTime() <= new Date(w.started_at!).getTime(), 'the earlier task started first');
+        assertCompletedInOrder(await taskRows(small), queued, waiting.id);
       } finally {
         await setQuota(100);
       }
