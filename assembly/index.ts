@@ -5,6 +5,7 @@
 //   status = solve()              solve; also writes the output buffer
 //   outputPtr() / outputLength()  where to read the f64 output
 //   analysisCount()               symbolic LU analyses done so far (cache check)
+//   pivotingCount()               pivoting factorisations of the Newton fallback so far (tests)
 //   cacheSize() / clearCache()
 //   sensitivityInputPtr(len) / sensitivitySolve(kind, count) / sensitivityOutputPtr()   PTDF rows, PTDF
 //                                 columns or outage flow shifts of the DC model (sensitivity.ts), in chunks
@@ -23,6 +24,7 @@
 import { opfClearKeptAnalysis } from './opf/entry';
 import { Topology } from './topology';
 import { analysisTotal } from './analysis';
+import { scalarPivotingTotal } from './sparse/blockLU';
 import { makeYbus } from './ybus';
 import { newtonpf } from './newtonpf';
 import { SolveResult } from './solveResult';
@@ -64,6 +66,7 @@ export function inputPtr(len: i32): usize {
 export function outputPtr(): usize { return changetype<usize>(output); }
 export function outputLength(): i32 { return outLen; }
 export function analysisCount(): i32 { return analysisTotal(); }
+export function pivotingCount(): i32 { return scalarPivotingTotal(); }
 export function cacheSize(): i32 { return cache.length; }
 export function clearCache(): void { cache = new Array<Topology>(); opfClearKeptAnalysis(); }
 export function abiVersion(): i32 { return ABI_VERSION; }

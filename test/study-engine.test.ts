@@ -19,6 +19,7 @@ import { solveDiagnostics, solvePowerFlow } from '../src/powerflow/solve.js';
 import { PowerFlowEngine } from '../src/engine/solverInstance.js';
 import { studyChunkTask } from '../src/studies/solve.js';
 import { REC, VIOL_FIELDS } from '../src/studies/abi.js';
+import { CASE_CODE } from '../src/studies/types.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 
@@ -393,6 +394,25 @@ test('warm_start previous: each scenario equals the power flow of its model star
   }
   assert.ok(warmIterations < coldIterations, `fewer Newton iterations in all: ${warmIterations} vs ${coldIterations}`);
   assert.throws(() => planStudy(net, { kind: 'contingency', warm_start: 'previous' }), /warm_start 'previous' applies to kind 'scenarios'/);
+});
+
+// A Newton run that diverges keeps changing its Jacobian; after one pivoting factorisation its scalar fallback
+// refactorises on the adopted pivot sequence while the pivots stay above ADOPTED_PIVOT_TOL (assembly/sparse/
+// tolerances.ts) instead of pivoting anew at every iteration (52 pivoting factorisations for these two outages
+// before). The statuses stay diverged; converged cases are unchanged (the N-1 references).
+test('case2383wp: the two outages whose Newton runs diverge pivot a few times, not at every iteration', () => {
+  const net = load('case2383wp');
+  const plan = planStudy(net, { kind: 'contingency', contingencies: [{ branches: [465] }, { branches: [468] }], islanding: 'skip' });
+  const engine = new PowerFlowEngine();
+  const t = studyChunkTask(net, plan, 0, plan.caseCount);
+  const before = engine.pivotings;
+  const r = engine.runStudy(t.input, t.study, REC.FIELDS, VIOL_FIELDS, t.monitorPerCase);
+  const at = (c: number, field: number) => r.records[REC.FIELDS * (c + 1) + field]!; // record 0: the base case
+  for (const c of [0, 1]) assert.ok(at(c, REC.CODE) !== CASE_CODE.CONVERGED && at(c, REC.CODE) !== CASE_CODE.ISLANDED, `case ${c} diverges`);
+  const iterations = at(0, REC.ITER) + at(1, REC.ITER);
+  const pivotings = engine.pivotings - before;
+  assert.ok(iterations >= 90, `${iterations} Newton iterations`);
+  assert.ok(pivotings > 0 && pivotings <= 20, `${pivotings} pivoting factorisations in ${iterations} iterations`);
 });
 
 // Each chunk solves the base case again (record 0, the outages' warm start); a run on the same topology and packed

@@ -16,7 +16,12 @@ import { LUFactors } from './factors';
 import { symbolicLU } from './factorPattern';
 import { SparseLU } from './lu';
 import { geti, ptr } from './raw';
-import { PIVOT_TOL, SINGULAR_TOL } from './tolerances';
+import { ADOPTED_PIVOT_TOL, PIVOT_TOL, SINGULAR_TOL } from './tolerances';
+
+/** Pivoting factorisations (Gilbert–Peierls) the scalar fallbacks of this instance did: a diverging Newton run's
+ *  refactorisations on an adopted sequence are checked with it (tests). */
+let scalarPivotings: i32 = 0;
+export function scalarPivotingTotal(): i32 { return scalarPivotings; }
 
 export class BlockLU {
   /** Scalar order (unknowns) and block order. */
@@ -233,11 +238,14 @@ export class BlockLU {
     if (this.scalar === null) {
       const s = new SparseLU();
       s.analyze(this.n, this.Sp, this.Si);
+      s.refactorPivotTol = ADOPTED_PIVOT_TOL;
       this.scalar = s;
     }
     const s = this.scalar!;
     this.scalarActive = true;
+    const pivoted = s.fallbacks;
     const ok = s.factor(values);
+    if (s.fallbacks != pivoted) scalarPivotings++;
     this.singular = !ok;
     return ok;
   }

@@ -6,7 +6,9 @@
 //            a Gilbert–Peierls factorisation with threshold partial pivoting
 //            takes over and its pivot sequence (and structure) becomes the
 //            static one for the following calls — a one-time re-analysis
-//            (or, with keepStaticOrder, serves that call only);
+//            (or, with keepStaticOrder, serves that call only); an adopted
+//            sequence is refactorised with refactorPivotTol, KLU's factor
+//            once / refactor many;
 //   analyzeOrdered — the same for a pivot sequence the caller chose (the
 //            OPF's KKT systems: assembly/opf/kktOrder.ts);
 //   solve    — permuted forward/back substitution.
@@ -38,7 +40,13 @@ export class SparseLU {
    *  it, and the next one returns to the static sequence (whose structure is far sparser for a
    *  saddle-point system than the one partial pivoting picks). Off: the fallback's sequence is adopted. */
   keepStaticOrder: bool = false;
+  /** Threshold for keeping a pivot sequence the fallback chose and adopted (staticPivotTol until set). A matrix
+   *  whose values move a lot between calls (a diverging Newton run's Jacobian) would otherwise be pivoted anew on
+   *  every call; a pivot that fails even this threshold still pivots again. */
+  refactorPivotTol: f64 = PIVOT_TOL;
   private restoreStatic: bool = false;
+  /** The current pivot sequence is one the fallback chose (not the analysed one). */
+  private adopted: bool = false;
 
   private Ap: StaticArray<i32> = new StaticArray<i32>(1);
   private Ai: StaticArray<i32> = new StaticArray<i32>(0);
@@ -87,6 +95,7 @@ export class SparseLU {
     this.singular = false;
     this.fallbacks = 0;
     this.restoreStatic = false;
+    this.adopted = false;
     const nnz = unchecked(colPtr[n]);
     const Ap = new StaticArray<i32>(n + 1);
     const Ai = new StaticArray<i32>(nnz);
@@ -153,6 +162,7 @@ export class SparseLU {
     // factorisation only.
     this.swapFactors(true);
     this.restoreStatic = this.keepStaticOrder;
+    this.adopted = !this.keepStaticOrder;
     this.singular = false;
     return true;
   }
@@ -161,7 +171,8 @@ export class SparseLU {
    *  else changed) when a pivot fails its test, so the caller may re-analyse before pivoting. */
   factorStatic(values: StaticArray<f64>): bool {
     if (this.restoreStatic) this.swapFactors(false);
-    const failed = refactorLU(this.n, this.Apq, this.colAt, this.stepOf, values, this.f, this.snEnd, this.x, this.staticPivotTol);
+    const tol = this.adopted ? this.refactorPivotTol : this.staticPivotTol;
+    const failed = refactorLU(this.n, this.Apq, this.colAt, this.stepOf, values, this.f, this.snEnd, this.x, tol);
     if (failed >= 0) {
       // the work vector must be zero for whatever factorisation comes next
       for (let i = 0; i < this.n; i++) unchecked(this.x[i] = 0.0);

@@ -167,6 +167,8 @@ export class PowerFlowEngine {
   }
 
   get analyses(): number { return this.x.analysisCount(); }
+  /** Pivoting factorisations the Newton Jacobian's scalar fallback did (assembly/sparse/blockLU.ts). */
+  get pivotings(): number { return this.x.pivotingCount(); }
   get cachedTopologies(): number { return this.x.cacheSize(); }
   /** OPF solves that reused the kept KKT analysis (assembly/opf/analysisCache.ts). */
   get keptOpfAnalysisHits(): number { return this.x.opfKeptAnalysisHits(); }
