@@ -201,6 +201,36 @@ for (const c of SHARPEN_CASES) {
   });
 }
 
+// An estimate whose first iterate is at or over some branch's trigger already is kept at once (assembly/study/loop.ts
+// nearTrigger AT_TRIGGER): one iteration, its step Infinity (the rule's "keep"), no further iteration; the others that
+// come within their margin still iterate on. Checked against the one-iteration estimate's own listing.
+for (const c of QUICK ? ['case30'] : ['case30', 'pglib_opf_case588_sdet']) {
+  test(`${c}: an estimate already at its trigger after one iteration is kept without iterating on`, async (t) => {
+    const net = load(c);
+    const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+    const { estimatePlan, trigger } = acLinearEstimate(net, plan, await baseSolution(pool, net, plan));
+    const est = await solveStudyChunk(pool, net, estimatePlan, 0, plan.caseCount);
+    const once = await solveStudyChunk(pool, net, { ...estimatePlan, estimateSharpen: { ...estimatePlan.estimateSharpen!, iterations: 1 } },
+      0, plan.caseCount);
+    let atTrigger = 0, iteratedOn = 0;
+    for (let k = 0; k < plan.caseCount; k++) {
+      if (est.code[k] !== CASE_CODE.CONVERGED && est.code[k] !== CASE_CODE.MAX_ITERATIONS) continue;
+      let at = false;
+      for (let v = once.violationStart[k]!; v < once.violationStart[k + 1]!; v++) {
+        if (once.violationType[v] === VIOLATION_CODE.branch_overload && !(once.violationValue[v]! < trigger[once.violationElement[v]!]!)) at = true;
+      }
+      const label = `${c} branch ${plan.contingencies[k]!.branches[0]}`;
+      if (at) {
+        atTrigger++;
+        assert.equal(est.iterations[k], 1, `${label}: no further iteration`);
+        assert.equal(est.estimateStep![k], Infinity, `${label}: kept`);
+      } else if (est.iterations[k]! > 1) iteratedOn++;
+    }
+    assert.ok(atTrigger > 0 && iteratedOn > 0, `${c}: outages at their trigger (${atTrigger}) and outages iterating on (${iteratedOn})`);
+    t.diagnostic(`${c}: ${atTrigger} outages kept at once, ${iteratedOn} iterated on`);
+  });
+}
+
 test('a network without rated branches screens nothing (case13659pegase has none): every row is the AC study\'s', async () => {
   const rated = load('case30');
   const net: NetworkModel = { ...rated, branches: rated.branches.map((b) => ({ ...b, rate_a: 0 })) };

@@ -42,6 +42,9 @@ import {
 import { StudySections } from './sections';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, IN_METHOD } from '../abi';
 
+/** nearTrigger()'s answers. */
+const NEAR_NONE: i32 = 0, NEAR_MARGIN: i32 = 1, AT_TRIGGER: i32 = 2;
+
 /** One study's state between its cases: the scratch sized for the base topology, the method and its
  *  options, the case being solved, and the results (./results.ts). One instance per wasm instance
  *  (index.ts); nothing here is allocated per case. */
@@ -370,17 +373,22 @@ export class StudyWorkspace {
   }
 
   /** After an estimate's first iteration (loadings into prevLoad): does some rated branch come within the screen's
-   *  first margin of its trigger (src/studies/screening.ts), i.e. would one iteration alone keep the case? */
-  nearTrigger(topo: Topology): bool {
+   *  first margin of its trigger (src/studies/screening.ts), i.e. would one iteration alone keep the case?
+   *  NEAR_NONE: no; NEAR_MARGIN: within the margin; AT_TRIGGER: some branch's estimate is at or over its trigger
+   *  already, with no margin at all (the case is kept without iterating on: docs/studies.md "Screening", rule 2). */
+  nearTrigger(topo: Topology): i32 {
     const s = this.s;
     branchLoadings(topo, this.flows, this.brOut, s, this.sections.rate, this.baseMVA, this.prevLoad);
     const nl = topo.nl, k = this.sharpenChange, pts = this.sharpenPoints;
+    let near = NEAR_NONE;
     for (let l = 0; l < nl; l++) {
       const ld = unchecked(this.prevLoad[l]);
       if (ld != ld) continue;
-      if (!(ld + k * Math.abs(ld - unchecked(this.baseLoad[l])) + pts < unchecked(s[this.triggerOff + l]))) return true;
+      const trig = unchecked(s[this.triggerOff + l]);
+      if (!(ld < trig)) return AT_TRIGGER;
+      if (!(ld + k * Math.abs(ld - unchecked(this.baseLoad[l])) + pts < trig)) near = NEAR_MARGIN;
     }
-    return false;
+    return near;
   }
 
   /** Iterates an estimate on (one decoupled iteration at a time, on the same factors and update) until its loading
@@ -746,7 +754,11 @@ export class StudyWorkspace {
       let sharpened = false, loadings: StaticArray<f64> | null = null;
       const screen = judged && estimate && this.sharpenIt > 1 && pinnedTopo === null;
       if (screen) loadings = this.prevLoad; // nearTrigger's: the first iterate's
-      if (screen && this.nearTrigger(solved)) {
+      const near = screen ? this.nearTrigger(solved) : NEAR_NONE;
+      // at its trigger after one iteration: kept (REC_EST_STEP Infinity) without the iterations that would rarely
+      // clear it (1 of 229 such outages of case2383wp; bench/README.md "Screening against the base case")
+      if (near == AT_TRIGGER) unchecked(this.results.records[r + REC_EST_STEP] = Infinity);
+      else if (near == NEAR_MARGIN) {
         code = this.sharpen(solved, r);
         loadings = this.curLoad; // sharpen's: the state reached (sharpen swaps the two buffers)
         sharpened = code == STATUS_CONVERGED || code == STATUS_MAXIT;
