@@ -126,3 +126,23 @@ export function mismatchFD(topo: Topology, sys: DecoupledSystem): void {
   sys.normP = np;
   sys.normQ = nq;
 }
+
+/** mismatchFD's entries of bus i alone (P at a non-ref bus, Q at a pq bus), by the same arithmetic; the norms are
+ *  left to mismatchFDNorms. A study's estimate starts from the base mismatch with two buses changed. */
+export function mismatchFDBus(topo: Topology, sys: DecoupledSystem, i: i32): void {
+  const ty = unchecked(topo.type[i]);
+  if (ty == REF) return;
+  const m = unchecked(topo.vm[i]);
+  unchecked(sys.rhsP[topo.rIdx[i]] = (unchecked(topo.sr[i]) - unchecked(topo.pSch[i])) / m);
+  if (ty == PQ) unchecked(sys.rhsQ[topo.qIdx[i]] = (unchecked(topo.si[i]) - unchecked(topo.qSch[i])) / m);
+}
+
+/** sys.normP / normQ of the mismatch in sys.rhsP / rhsQ, as mismatchFD sets them (NaN sticks). */
+export function mismatchFDNorms(topo: Topology, sys: DecoupledSystem): void {
+  const pp = ptr(sys.rhsP), qp = ptr(sys.rhsQ);
+  let np = 0.0, nq = 0.0;
+  for (let r = 0, n = topo.nR; r < n; r++) np = maxAbs(np, getf(pp, r));
+  for (let q = 0, n = topo.nQ; q < n; q++) nq = maxAbs(nq, getf(qp, q));
+  sys.normP = np;
+  sys.normQ = nq;
+}

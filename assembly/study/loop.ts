@@ -18,7 +18,7 @@
 //    from that scenario's own solution.
 // Nothing is allocated per case (the violation buffer grows by doubling, rarely).
 import { Topology, PV, REF } from '../topology';
-import { polarToRect, wrapAll, injections, mismatchFD } from '../mismatch';
+import { polarToRect, wrapAll, injections, mismatchFD, mismatchFDBus, mismatchFDNorms } from '../mismatch';
 import { branchFlow } from '../branchFlow';
 import { makeYbus } from '../ybus';
 import { newtonpf } from '../newtonpf';
@@ -108,6 +108,9 @@ export class StudyWorkspace {
   // the intact network's base state with its trigonometry and injections (V, cos / sin, S = V conj(Ybus V)): an
   // estimate's single-branch outage starts from them with the branch's own flows taken out (startFromBase)
   private baseStart: StaticArray<f64> = new StaticArray<f64>(0);
+  // its fast-decoupled mismatch (rhsP, rhsQ): an outage's differs at its branch's two end buses only
+  private baseMisP: StaticArray<f64> = new StaticArray<f64>(0);
+  private baseMisQ: StaticArray<f64> = new StaticArray<f64>(0);
   private caseFromBase: bool = false;                           // the outage case starts from the base state
   // the topology whose pSch / qSch hold the current scenario's injections with every generator in (schedule() skipped
   // for the next branch-only outage on it), else null
@@ -164,6 +167,7 @@ export class StudyWorkspace {
     this.gensAt = new StaticArray<i32>(nb);
     this.types = new StaticArray<i32>(nb);
     this.baseStart = new StaticArray<f64>(8 * nb);
+    this.baseMisP = new StaticArray<f64>(nb); this.baseMisQ = new StaticArray<f64>(nb);
     this.baseLoad = new StaticArray<f64>(nl); this.prevLoad = new StaticArray<f64>(nl); this.curLoad = new StaticArray<f64>(nl);
     this.typed = new Array<Topology>();
     this.scratchFor = topo;
@@ -306,11 +310,16 @@ export class StudyWorkspace {
     for (let k = 0; k < 8; k++) {
       memory.copy(changetype<usize>(this.baseStart) + (<usize>(k * nb) << 3), changetype<usize>(parts[k]), <usize>nb << 3);
     }
+    const sys = topo.decoupled();
+    mismatchFD(topo, sys);
+    memory.copy(changetype<usize>(this.baseMisP), changetype<usize>(sys.rhsP), <usize>topo.nR << 3);
+    memory.copy(changetype<usize>(this.baseMisQ), changetype<usize>(sys.rhsQ), <usize>topo.nQ << 3);
   }
 
   /** An estimate's start for the outage of branch l (already out of the Ybus): the base state of keepBaseStart
    *  with the branch's flows taken out of its end buses' injections, and its mismatch (fdIterate's resume). The
-   *  injections' other terms are those of the base state: a full evaluation (O(nnz)) would give them again. */
+   *  injections' other terms are those of the base state: a full evaluation (O(nnz)) would give them again; so are
+   *  the other buses' mismatch entries (the base mismatch, the two end buses' evaluated again, the norms scanned). */
   startFromBase(topo: Topology, l: i32): void {
     const nb = topo.nb;
     const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi, topo.cosVa, topo.sinVa, topo.sr, topo.si];
@@ -322,7 +331,12 @@ export class StudyWorkspace {
     const a = unchecked(topo.f[l]), b = unchecked(topo.t[l]);
     unchecked(topo.sr[a] -= flow[0]); unchecked(topo.si[a] -= flow[1]);
     unchecked(topo.sr[b] -= flow[2]); unchecked(topo.si[b] -= flow[3]);
-    mismatchFD(topo, topo.decoupled());
+    const sys = topo.decoupled();
+    memory.copy(changetype<usize>(sys.rhsP), changetype<usize>(this.baseMisP), <usize>topo.nR << 3);
+    memory.copy(changetype<usize>(sys.rhsQ), changetype<usize>(this.baseMisQ), <usize>topo.nQ << 3);
+    mismatchFDBus(topo, sys, a);
+    mismatchFDBus(topo, sys, b);
+    mismatchFDNorms(topo, sys);
   }
 
   /** solveCase on topo (this.types in `this.types`, the outage's branches already removed from its Ybus: this.caseSaved

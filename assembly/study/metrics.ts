@@ -110,18 +110,18 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
   }
   let minV = Infinity, maxV = -Infinity, minB = -1, maxB = -1;
   const vmp = ptr(vm);
-  for (let i = 0; i < nb; i++) {
+  // an estimate's listing is read for its branches only (src/studies/screening.ts): no voltage extremes or violations
+  // (some 30 a case on case2383wp would be written, copied and decoded for nothing); its rows report none
+  for (let i = 0; i < (screen !== null ? 0 : nb); i++) {
     if (anyPinned && load<u8>(pinned + <usize>i) != 0) continue;
     const v = getf(vmp, i);
     if (v < minV) { minV = v; minB = i; }
     if (v > maxV) { maxV = v; maxB = i; }
     const lo = getf(sp, vminOff + i), hi = getf(sp, vmaxOff + i);
-    // an estimate's listing is read for its branches only (src/studies/screening.ts): its voltage violations, some
-    // 30 a case on case2383wp, would be written, copied and decoded for nothing
-    if (screen !== null) continue;
     if (v < lo) res.pushViolation(VIOL_LOW_V, i, v, lo);
     else if (v > hi) res.pushViolation(VIOL_HIGH_V, i, v, hi);
   }
+  if (screen !== null) { minV = NaN; maxV = NaN; }
   unchecked(rec[r + REC_MINV] = minV);
   unchecked(rec[r + REC_MINV_BUS] = <f64>minB);
   unchecked(rec[r + REC_MAXV] = maxV);
