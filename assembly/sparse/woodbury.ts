@@ -6,6 +6,7 @@
 // factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A): when it vanishes the changed matrix is singular and prepare()
 // says so instead.
 import { SparseLU } from './lu';
+import { getf, ptr, setf } from './raw';
 
 /** |det(I + S Z)| below this: the changed matrix is singular to working precision (the caller refactorises it). */
 const SINGULAR_RATIO: f64 = 1e-9;
@@ -36,7 +37,7 @@ export class RankTwoUpdate {
     if (b >= 0 && nearly(sbb, saa) && nearly(sab, -saa) && nearly(sba, -saa)) {
       // S = saa (e_a − e_b)(e_a − e_b)ᵀ (B' of a branch without phase shift): Sherman–Morrison, one solve instead of two,
       // w = A⁻¹ (e_a − e_b) and det ratio 1 + saa (w_a − w_b)
-      for (let i = 0; i < n; i++) unchecked(this.wa[i] = 0.0);
+      memory.fill(ptr(this.wa), 0, <usize>n << 3);
       unchecked(this.wa[a] = 1.0); unchecked(this.wa[b] = -1.0);
       lu.solve(this.wa);
       const m = 1.0 + saa * (unchecked(this.wa[a]) - unchecked(this.wa[b]));
@@ -70,22 +71,23 @@ export class RankTwoUpdate {
   apply(x: StaticArray<f64>): void {
     const k = this.k;
     if (k == 0) return;
-    const n = x.length, wa = this.wa;
+    // raw element access (./raw.ts): O(n) per half-step of every outage
+    const n = x.length, xp = ptr(x), wa = ptr(this.wa);
     if (k == 1 || k == 3) {
       const u = this.g00 * (k == 1 ? unchecked(x[this.a]) : unchecked(x[this.a]) - unchecked(x[this.b]));
-      for (let i = 0; i < n; i++) unchecked(x[i] -= u * wa[i]);
+      for (let i = 0; i < n; i++) setf(xp, i, getf(xp, i) - u * getf(wa, i));
       return;
     }
-    const wb = this.wb;
+    const wb = ptr(this.wb);
     const za = unchecked(x[this.a]), zb = unchecked(x[this.b]);
     const ua = this.g00 * za + this.g01 * zb, ub = this.g10 * za + this.g11 * zb;
-    for (let i = 0; i < n; i++) unchecked(x[i] -= ua * wa[i] + ub * wb[i]);
+    for (let i = 0; i < n; i++) setf(xp, i, getf(xp, i) - (ua * getf(wa, i) + ub * getf(wb, i)));
   }
 }
 
 /** w = A⁻¹ e_j. */
 function unitSolve(lu: SparseLU, w: StaticArray<f64>, n: i32, j: i32): void {
-  for (let i = 0; i < n; i++) unchecked(w[i] = 0.0);
+  memory.fill(ptr(w), 0, <usize>n << 3);
   unchecked(w[j] = 1.0);
   lu.solve(w);
 }

@@ -40,6 +40,7 @@ import {
   CORR_BUS, CORR_DP, CORR_DQ, CORR_FIELDS, SGEN_GEN, SGEN_PG, SGEN_FIELDS,
 } from './abi';
 import { StudySections } from './sections';
+import { getf, ptr } from '../sparse/raw';
 import { BUS_ISLAND, BUS_PD, BUS_QD, BUS_VA0, BUS_VM0, GEN_PG, GEN_QG, IN_METHOD } from '../abi';
 
 /** nearTrigger()'s answers. */
@@ -394,13 +395,15 @@ export class StudyWorkspace {
     const s = this.s;
     branchLoadings(topo, this.flows, this.brOut, s, this.sections.rate, this.baseMVA, this.prevLoad);
     const nl = topo.nl, k = this.sharpenChange, pts = this.sharpenPoints;
+    // raw element access (../sparse/raw.ts): every branch of every outage
+    const prev = ptr(this.prevLoad), base = ptr(this.baseLoad), sp = ptr(s), triggerOff = this.triggerOff;
     let near = NEAR_NONE;
     for (let l = 0; l < nl; l++) {
-      const ld = unchecked(this.prevLoad[l]);
+      const ld = getf(prev, l);
       if (ld != ld) continue;
-      const trig = unchecked(s[this.triggerOff + l]);
+      const trig = getf(sp, triggerOff + l);
       if (!(ld < trig)) return AT_TRIGGER;
-      if (!(ld + k * Math.abs(ld - unchecked(this.baseLoad[l])) + pts < trig)) near = NEAR_MARGIN;
+      if (!(ld + k * Math.abs(ld - getf(base, l)) + pts < trig)) near = NEAR_MARGIN;
     }
     return near;
   }
@@ -444,11 +447,12 @@ export class StudyWorkspace {
    *  of its trigger without it, or none does with it. */
   settled(step: f64): bool {
     const s = this.s, nl = this.prevLoad.length, k = this.sharpenChange, pts = this.sharpenPoints;
+    const prev = ptr(this.prevLoad), cur = ptr(this.curLoad), sp = ptr(s), triggerOff = this.triggerOff;
     let anyWith = false;
     for (let l = 0; l < nl; l++) {
-      const ld = unchecked(this.prevLoad[l]);
+      const ld = getf(prev, l);
       if (ld != ld) continue;
-      const near = ld + k * Math.abs(ld - unchecked(this.curLoad[l])) + pts, trig = unchecked(s[this.triggerOff + l]);
+      const near = ld + k * Math.abs(ld - getf(cur, l)) + pts, trig = getf(sp, triggerOff + l);
       if (!(near < trig)) return true;
       if (!(near + step < trig)) anyWith = true;
     }
@@ -684,7 +688,7 @@ export class StudyWorkspace {
     let code = STATUS_CONVERGED;
 
     // generators: pv -> pq when the last one goes, slack lost when the reference's last one goes
-    for (let i = 0; i < nb; i++) unchecked(this.types[i] = base.type[i]);
+    memory.copy(ptr(this.types), ptr(base.type), <usize>nb << 2);
     for (let k = 0; k < nGen; k++) {
       const g = <i32>unchecked(s[outOff + nBr + k]);
       const bus = <i32>unchecked(input[genOff + g]);
@@ -736,7 +740,8 @@ export class StudyWorkspace {
       this.caseSaved = 0;
       for (let k = 0; k < nBr; k++) this.caseSaved = this.removeBranch(topo, <i32>s[outOff + k], this.caseSaved);
       const wVm = fromScenario ? this.scenVm : this.baseVm, wVa = fromScenario ? this.scenVa : this.baseVa;
-      for (let i = 0; i < nb; i++) { unchecked(topo.vm[i] = wVm[i]); unchecked(topo.va[i] = wVa[i]); }
+      memory.copy(ptr(topo.vm), ptr(wVm), <usize>nb << 3);
+      memory.copy(ptr(topo.va), ptr(wVa), <usize>nb << 3);
       if (this.qlim && !this.dc) this.holdSetPoints(topo);
       // a voltage-controlled bus that keeps generators: the set point of the last one listed (MATPOWER's V0(gbus) = Vg)
       for (let k = 0; k < nGen; k++) {
@@ -816,8 +821,9 @@ export class StudyWorkspace {
 /** The largest |a[l] − b[l]| over the branches rated in both (NaN entries skipped). */
 function maxChange(a: StaticArray<f64>, b: StaticArray<f64>): f64 {
   let m = 0.0;
-  for (let l = 0; l < a.length; l++) {
-    const d = Math.abs(unchecked(a[l]) - unchecked(b[l]));
+  const ap = ptr(a), bp = ptr(b);
+  for (let l = 0, n = a.length; l < n; l++) {
+    const d = Math.abs(getf(ap, l) - getf(bp, l));
     if (d > m) m = d; // NaN compares false
   }
   return m;

@@ -14,7 +14,7 @@ import {
 } from './abi';
 import { StudyResults } from './results';
 import { StudySections } from './sections';
-import { geti, getf, ptr } from '../sparse/raw';
+import { geti, getf, ptr, setf } from '../sparse/raw';
 
 /** How a study's branch flows are computed: AC from the solved voltages (input null), or DC from the angles
  *  and the reactances of the packed input's branch section at brOff. Holds the flow of the branch last asked. */
@@ -42,7 +42,7 @@ export class ScreenListing {
 
   // @ts-ignore: decorator
   @inline couldKeep(l: i32, ld: f64): bool {
-    const trig = unchecked(this.s[this.triggerOff + l]), from = unchecked(this.from[l]);
+    const trig = getf(ptr(this.s), this.triggerOff + l), from = getf(ptr(this.from), l);
     return !(ld + this.change * Math.abs(ld - from) + this.extra + 0.01 < trig) || from != from;
   }
 }
@@ -59,14 +59,39 @@ function loadingOf(flow: StaticArray<f64>, rate: f64, baseMVA: f64): f64 {
 /** Loading (%) of every rated branch not out into out[l]; NaN for the others. */
 export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64,
   out: StaticArray<f64>): void {
-  const nl = topo.nl, ac = flows.input === null, flow = flows.flow;
+  if (flows.input === null) { acLoadings(topo, brOut, s, rateOff, baseMVA, out); return; }
+  const nl = topo.nl, flow = flows.flow;
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
     if (rate <= 0.0 || unchecked(brOut[l]) != 0) { unchecked(out[l] = NaN); continue; }
-    // AC (every estimate iterate): branchFlow inlined here rather than through FlowModel.of's call, same arithmetic
-    if (ac) branchFlow(topo, l, flow);
-    else flows.of(topo, l);
+    flows.of(topo, l);
     unchecked(out[l] = loadingOf(flow, rate, baseMVA));
+  }
+}
+
+/** branchLoadings from the AC voltages (every estimate iterate): branchFlow's arithmetic and loadingOf's, term for
+ *  term, with the addresses read once and the flows kept in registers (an estimate computes this for every branch
+ *  once or more per outage). */
+function acLoadings(topo: Topology, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, out: StaticArray<f64>): void {
+  const nl = topo.nl;
+  const fb = ptr(topo.f), tb = ptr(topo.t), vr = ptr(topo.vr), vi = ptr(topo.vi), brY = ptr(topo.brY);
+  const sp = ptr(s), op = ptr(out), bo = ptr(brOut);
+  for (let l = 0; l < nl; l++) {
+    const rate = getf(sp, rateOff + l);
+    if (rate <= 0.0 || load<u8>(bo + <usize>l) != 0) { setf(op, l, NaN); continue; }
+    const a = geti(fb, l), c = geti(tb, l);
+    const o = 8 * l;
+    const far = getf(vr, a), fai = getf(vi, a), tr = getf(vr, c), ti = getf(vi, c);
+    const yffr = getf(brY, o), yffi = getf(brY, o + 1), yftr = getf(brY, o + 2), yfti = getf(brY, o + 3);
+    const ytfr = getf(brY, o + 4), ytfi = getf(brY, o + 5), yttr = getf(brY, o + 6), ytti = getf(brY, o + 7);
+    const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
+    const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
+    const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
+    const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
+    const pf = far * ifr + fai * ifi, qf = fai * ifr - far * ifi;
+    const pt = tr * itr + ti * iti, qt = ti * itr - tr * iti;
+    const sf = pf * pf + qf * qf, st = pt * pt + qt * qt;
+    setf(op, l, Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0);
   }
 }
 
@@ -92,7 +117,7 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
     if (rate <= 0.0 || load<u8>(out + <usize>l) != 0) continue;
     if (anyPinned && (load<u8>(pinned + <usize>geti(fb, l)) != 0 || load<u8>(pinned + <usize>geti(tb, l)) != 0)) continue;
     let ld: f64;
-    if (loadings !== null) ld = unchecked(loadings[l]);
+    if (loadings !== null) ld = getf(ptr(loadings), l);
     else {
       flows.of(topo, l);
       const sf = getf(flow, 0) * getf(flow, 0) + getf(flow, 1) * getf(flow, 1);
