@@ -20,5 +20,11 @@ export function analyzeBlocks(lu: BlockLU, n: i32, colPtr: StaticArray<i32>, row
   analyses++;
 }
 
+let pivotings: i32 = 0;
+/** Pivoting factorisations (Gilbert–Peierls) of Newton Jacobians this instance did (tests: a diverging run's
+ *  refactorisations on the adopted pivot sequence, sparse/tolerances.ts ADOPTED_PIVOT_TOL). */
+export function pivotingTotal(): i32 { return pivotings; }
+export function countPivotings(n: i32): void { pivotings += n; }
+
 /** Counts an analysis done elsewhere (a factorisation's return to its analysed pivot order). */
 export function countAnalysis(): void { analyses++; }

@@ -10,9 +10,15 @@ import { geti, getf, ptr, setf } from './sparse/raw';
 // @ts-ignore: decorator
 @inline
 export function branchFlow(topo: Topology, l: i32, flow: StaticArray<f64>): void {
-  // raw element access (sparse/raw.ts): a study computes this for every branch of every case
-  const a = geti(ptr(topo.f), l), c = geti(ptr(topo.t), l);
-  const vr = ptr(topo.vr), vi = ptr(topo.vi), brY = ptr(topo.brY), fl = ptr(flow);
+  branchFlowAt(ptr(topo.f), ptr(topo.t), ptr(topo.vr), ptr(topo.vi), ptr(topo.brY), l, ptr(flow));
+}
+
+/** branchFlow on the raw addresses of topo.f, t, vr, vi, brY and of the four flows (sparse/raw.ts): a loop over
+ *  every branch of every case reads them once. */
+// @ts-ignore: decorator
+@inline
+export function branchFlowAt(fb: usize, tb: usize, vr: usize, vi: usize, brY: usize, l: i32, fl: usize): void {
+  const a = geti(fb, l), c = geti(tb, l);
   const o = 8 * l;
   const far = getf(vr, a), fai = getf(vi, a), tr = getf(vr, c), ti = getf(vi, c);
   const yffr = getf(brY, o), yffi = getf(brY, o + 1), yftr = getf(brY, o + 2), yfti = getf(brY, o + 3);

@@ -23,8 +23,7 @@
 // branch and shunt parameters hash the same.
 import { opfClearKeptAnalysis } from './opf/entry';
 import { Topology } from './topology';
-import { analysisTotal } from './analysis';
-import { scalarPivotingTotal } from './sparse/blockLU';
+import { analysisTotal, pivotingTotal } from './analysis';
 import { makeYbus } from './ybus';
 import { newtonpf } from './newtonpf';
 import { SolveResult } from './solveResult';
@@ -66,7 +65,7 @@ export function inputPtr(len: i32): usize {
 export function outputPtr(): usize { return changetype<usize>(output); }
 export function outputLength(): i32 { return outLen; }
 export function analysisCount(): i32 { return analysisTotal(); }
-export function pivotingCount(): i32 { return scalarPivotingTotal(); }
+export function pivotingCount(): i32 { return pivotingTotal(); }
 export function cacheSize(): i32 { return cache.length; }
 export function clearCache(): void { cache = new Array<Topology>(); opfClearKeptAnalysis(); }
 export function abiVersion(): i32 { return ABI_VERSION; }

@@ -13,6 +13,7 @@ import { injections, mismatchNR, polarToRect, rectBus, wrapAll, wrapBus } from '
 import { ptr, geti, getf, setf } from './sparse/raw';
 import { fillJacobian } from './jacobian';
 import { progress } from './progress';
+import { countPivotings } from './analysis';
 import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SINGULAR } from './abi';
 
 /** Solves from topo.vm / topo.va (start point) and leaves the solution there; iterations and the last
@@ -39,7 +40,10 @@ export function newtonpf(topo: Topology, tol: f64, maxIt: i32, result: SolveResu
     it++;
     fillJacobian(topo);
     if (nJ > 0) {
-      if (!lu.factorFilled()) { status = STATUS_SINGULAR; break; }
+      const pivoted = max(lu.scalarFallbacks(), 0); // -1: the scalar fallback not analysed yet
+      const factored = lu.factorFilled();
+      countPivotings(max(lu.scalarFallbacks(), 0) - pivoted);
+      if (!factored) { status = STATUS_SINGULAR; break; }
       lu.solveSteps(F); // F := J \ F
     }
     for (let i = 0; i < nb; i++) {

@@ -18,11 +18,6 @@ import { SparseLU } from './lu';
 import { geti, ptr } from './raw';
 import { ADOPTED_PIVOT_TOL, PIVOT_TOL, SINGULAR_TOL } from './tolerances';
 
-/** Pivoting factorisations (Gilbert–Peierls) the scalar fallbacks of this instance did: a diverging Newton run's
- *  refactorisations on an adopted sequence are checked with it (tests). */
-let scalarPivotings: i32 = 0;
-export function scalarPivotingTotal(): i32 { return scalarPivotings; }
-
 export class BlockLU {
   /** Scalar order (unknowns) and block order. */
   n: i32 = 0;
@@ -243,9 +238,7 @@ export class BlockLU {
     }
     const s = this.scalar!;
     this.scalarActive = true;
-    const pivoted = s.fallbacks;
     const ok = s.factor(values);
-    if (s.fallbacks != pivoted) scalarPivotings++;
     this.singular = !ok;
     return ok;
   }

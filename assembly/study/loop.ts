@@ -216,15 +216,12 @@ export class StudyWorkspace {
 
   /** The topology of the base's branches with bus types `this.types` (made once per type set in a study). */
   topologyWithTypes(base: Topology): Topology {
-    const nb = base.nb;
-    let same = true;
-    for (let i = 0; i < nb; i++) if (unchecked(this.types[i]) != unchecked(base.type[i])) { same = false; break; }
-    if (same) return base;
+    const nb = base.nb, bytes = <usize>nb << 2, types = ptr(this.types);
+    // every case asks (a branch outage's types are the base's): a compare of raw memory, not a loop of array reads
+    if (memory.compare(types, ptr(base.type), bytes) == 0) return base;
     for (let k = 0; k < this.typed.length; k++) {
       const c = unchecked(this.typed[k]);
-      let eq = true;
-      for (let i = 0; i < nb; i++) if (unchecked(this.types[i]) != unchecked(c.type[i])) { eq = false; break; }
-      if (eq) return c;
+      if (memory.compare(types, ptr(c.type), bytes) == 0) return c;
     }
     const ty = new StaticArray<i32>(nb);
     for (let i = 0; i < nb; i++) unchecked(ty[i] = this.types[i]);

@@ -7,7 +7,7 @@
 //  - the monitored branches' flows and buses' voltages.
 // Flows: branchFlow.ts (pfsoln's formulas), through a FlowModel. Violations go to the study's results (./results.ts).
 import { Topology } from '../topology';
-import { branchFlow, dcBranchFlow } from '../branchFlow';
+import { branchFlow, branchFlowAt, dcBranchFlow } from '../branchFlow';
 import {
   REC_MINV, REC_MINV_BUS, REC_MAXV, REC_MAXV_BUS, REC_MAXLOAD, REC_MAXLOAD_BR, REC_NVIOL,
   VIOL_OVERLOAD, VIOL_LOW_V, VIOL_HIGH_V, MON_BR_FIELDS, MON_BR_LOADING, MON_BUS_FIELDS, MON_BUS_VM, MON_BUS_VA,
@@ -59,7 +59,7 @@ function loadingOf(flow: StaticArray<f64>, rate: f64, baseMVA: f64): f64 {
 /** Loading (%) of every rated branch not out into out[l]; NaN for the others. */
 export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64,
   out: StaticArray<f64>): void {
-  if (flows.input === null) { acLoadings(topo, brOut, s, rateOff, baseMVA, out); return; }
+  if (flows.input === null) { acLoadings(topo, flows.flow, brOut, s, rateOff, baseMVA, out); return; }
   const nl = topo.nl, flow = flows.flow;
   for (let l = 0; l < nl; l++) {
     const rate = unchecked(s[rateOff + l]);
@@ -69,28 +69,19 @@ export function branchLoadings(topo: Topology, flows: FlowModel, brOut: StaticAr
   }
 }
 
-/** branchLoadings from the AC voltages (every estimate iterate): branchFlow's arithmetic and loadingOf's, term for
- *  term, with the addresses read once and the flows kept in registers (an estimate computes this for every branch
- *  once or more per outage). */
-function acLoadings(topo: Topology, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64, out: StaticArray<f64>): void {
+/** branchLoadings from the AC voltages (every estimate iterate): branchFlow's and loadingOf's arithmetic, with the
+ *  addresses read once (an estimate computes this for every branch once or more per outage). */
+function acLoadings(topo: Topology, flow: StaticArray<f64>, brOut: StaticArray<u8>, s: StaticArray<f64>, rateOff: i32, baseMVA: f64,
+  out: StaticArray<f64>): void {
   const nl = topo.nl;
   const fb = ptr(topo.f), tb = ptr(topo.t), vr = ptr(topo.vr), vi = ptr(topo.vi), brY = ptr(topo.brY);
-  const sp = ptr(s), op = ptr(out), bo = ptr(brOut);
+  const sp = ptr(s), op = ptr(out), bo = ptr(brOut), fl = ptr(flow);
   for (let l = 0; l < nl; l++) {
     const rate = getf(sp, rateOff + l);
     if (rate <= 0.0 || load<u8>(bo + <usize>l) != 0) { setf(op, l, NaN); continue; }
-    const a = geti(fb, l), c = geti(tb, l);
-    const o = 8 * l;
-    const far = getf(vr, a), fai = getf(vi, a), tr = getf(vr, c), ti = getf(vi, c);
-    const yffr = getf(brY, o), yffi = getf(brY, o + 1), yftr = getf(brY, o + 2), yfti = getf(brY, o + 3);
-    const ytfr = getf(brY, o + 4), ytfi = getf(brY, o + 5), yttr = getf(brY, o + 6), ytti = getf(brY, o + 7);
-    const ifr = yffr * far - yffi * fai + yftr * tr - yfti * ti;
-    const ifi = yffr * fai + yffi * far + yftr * ti + yfti * tr;
-    const itr = ytfr * far - ytfi * fai + yttr * tr - ytti * ti;
-    const iti = ytfr * fai + ytfi * far + yttr * ti + ytti * tr;
-    const pf = far * ifr + fai * ifi, qf = fai * ifr - far * ifi;
-    const pt = tr * itr + ti * iti, qt = ti * itr - tr * iti;
-    const sf = pf * pf + qf * qf, st = pt * pt + qt * qt;
+    branchFlowAt(fb, tb, vr, vi, brY, l, fl);
+    const sf = getf(fl, 0) * getf(fl, 0) + getf(fl, 1) * getf(fl, 1);
+    const st = getf(fl, 2) * getf(fl, 2) + getf(fl, 3) * getf(fl, 3);
     setf(op, l, Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0);
   }
 }
@@ -112,6 +103,7 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
   let maxLoad = NaN, maxBr = -1;
   // raw element access (sparse/raw.ts): every branch of every case
   const sp = ptr(s), out = ptr(brOut), fb = ptr(topo.f), tb = ptr(topo.t), flow = ptr(flows.flow);
+  const ac = flows.input === null, vr = ptr(topo.vr), vi = ptr(topo.vi), brY = ptr(topo.brY);
   for (let l = 0; l < nl; l++) {
     const rate = getf(sp, rateOff + l);
     if (rate <= 0.0 || load<u8>(out + <usize>l) != 0) continue;
@@ -119,7 +111,8 @@ export function caseMetrics(topo: Topology, flows: FlowModel, brOut: StaticArray
     let ld: f64;
     if (loadings !== null) ld = getf(ptr(loadings), l);
     else {
-      flows.of(topo, l);
+      if (ac) branchFlowAt(fb, tb, vr, vi, brY, l, flow);
+      else flows.of(topo, l);
       const sf = getf(flow, 0) * getf(flow, 0) + getf(flow, 1) * getf(flow, 1);
       const st = getf(flow, 2) * getf(flow, 2) + getf(flow, 3) * getf(flow, 3);
       ld = Math.sqrt(sf > st ? sf : st) * baseMVA / rate * 100.0;
