@@ -20,6 +20,8 @@ export class DecoupledSystem {
   bppOk: bool = false;
   bpHash: u64 = 0;
   bppHash: u64 = 0;
+  /** Bumped by every factorisation of luBp / luBpp (fdpf.ts): a study that kept factors checks they are still its own. */
+  generation: i32 = 0;
   rhsP: StaticArray<f64>;
   rhsQ: StaticArray<f64>;
   /** max-norms of the last mismatch (mismatch.ts mismatchFD) */

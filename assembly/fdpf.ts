@@ -21,6 +21,7 @@ import { STATUS_CANCELLED, STATUS_CONVERGED, STATUS_MAXIT, STATUS_NAN, STATUS_SI
 function factorB(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i32, baseMVA: f64, hash: u64): bool {
   const sys = topo.decoupled();
   if (!(sys.bpOk && sys.bpHash == hash)) {
+    sys.generation++;
     makeBp(topo, input, brOff);
     sys.bpOk = false;
     if (topo.nR > 0) {
@@ -31,6 +32,7 @@ function factorB(topo: Topology, input: StaticArray<f64>, busOff: i32, brOff: i3
     sys.bpHash = hash;
   }
   if (!(sys.bppOk && sys.bppHash == hash)) {
+    sys.generation++;
     makeBpp(topo, input, busOff, brOff, baseMVA);
     sys.bppOk = false;
     if (topo.nQ > 0) {
@@ -63,6 +65,7 @@ export function factorBWithout(topo: Topology, input: StaticArray<f64>, busOff: 
   const sys = topo.decoupled();
   sys.bpOk = false;
   sys.bppOk = false;
+  sys.generation++;
   makeBp(topo, input, brOff, out);
   if (topo.nR > 0) {
     sys.analyzeBp();

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
     for (const c of cases) {
       const net = load(c);
       const base: StudyRequest = { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip' };
-      await run(net, { ...base, contingencies: [{ branches: [0] }] }); // warm: the worker's wasm and topology caches
+      // warm: the workers' wasm and topology caches, and both studies' code paths (the screen's on the main thread)
+      await run(net, { ...base, contingencies: [{ branches: [0] }] });
+      await run(net, { ...base, contingencies: [{ branches: [0] }], screening: { method, threshold_percent: threshold } });
       const full = await run(net, base);
       const screened = await run(net, { ...base, screening: { method, threshold_percent: threshold } });
       const isNew = (r: StudyCaseRow, overload: boolean) => r.violations.some((v) => (v.type === 'branch_overload') === overload && v.kind !== 'pre_existing');

@@ -20,6 +20,11 @@ import { PowerFlowEngine } from '../src/engine/solverInstance.js';
 import { studyChunkTask } from '../src/studies/solve.js';
 import { REC, VIOL_FIELDS } from '../src/studies/abi.js';
 import { CASE_CODE } from '../src/studies/types.js';
+import { acLinearEstimate } from '../src/studies/screening.js';
+import { baseSolution } from '../src/studies/baseCase.js';
+import { packNetwork } from '../src/powerflow/pack.js';
+import { DEFAULT_SOLVE_OPTIONS } from '../src/powerflow/types.js';
+import { OUT, STATUS } from '../src/powerflow/abi.js';
 
 const load = (c: string): NetworkModel => parseMatpower(readFileSync(join(CASES_DIR, `${c}.m`), 'utf8'), `${c}.m`);
 
@@ -413,6 +418,30 @@ test('case2383wp: the two outages whose Newton runs diverge pivot a few times, n
   const pivotings = engine.pivotings - before;
   assert.ok(iterations >= 90, `${iterations} Newton iterations`);
   assert.ok(pivotings > 0 && pivotings <= 20, `${pivotings} pivoting factorisations in ${iterations} iterations`);
+});
+
+// A study's next chunk on the same thread and network keeps the last chunk's intact B' / B'' factors (assembly/study/
+// loop.ts); a fast-decoupled power flow of another network with the same structure shares the cached topology and
+// factorises its own B' / B'' into it, and the next chunk must see that (DecoupledSystem.generation).
+test('an estimate chunk after another network\'s fast-decoupled power flow on the same topology equals one on a fresh engine', async () => {
+  const net = load('case30'); // rated branches: the estimate's records depend on its factors (case118 has none)
+  const plan = planStudy(net, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+  const { estimatePlan } = acLinearEstimate(net, plan, await baseSolution(pool, net, plan));
+  const runOn = (engine: PowerFlowEngine) => {
+    const t = studyChunkTask(net, estimatePlan, 0, plan.caseCount);
+    return engine.runStudy(t.input, t.study, REC.FIELDS, VIOL_FIELDS, t.monitorPerCase);
+  };
+  const fresh = runOn(new PowerFlowEngine());
+  const engine = new PowerFlowEngine();
+  runOn(engine);
+  // the same buses and branches, other reactances: the same cached topology, other B' and B''
+  const other: NetworkModel = { ...net, branches: net.branches.map((b) => ({ ...b, x: b.x * 1.7 })) };
+  const pf = engine.solve(packNetwork(other, { ...DEFAULT_SOLVE_OPTIONS, method: 'fast_decoupled' }).input);
+  assert.equal(pf[OUT.STATUS], STATUS.CONVERGED, 'the other network solves fast-decoupled');
+  const after = runOn(engine);
+  assert.deepEqual(after.records, fresh.records);
+  assert.deepEqual(after.violations, fresh.violations);
+  assert.deepEqual(runOn(engine).records, fresh.records, 'and the chunk after it, on the factors it kept');
 });
 
 // Each chunk solves the base case again (record 0, the outages' warm start); a run on the same topology and packed

@@ -85,6 +85,8 @@ export class StudyWorkspace {
   // reuses the intact factors; an outage case refactors on the base pattern (fdpf.ts factorBWithout)
   private fdTopo: Topology | null = null;
   private fdIntact: bool = false;
+  private fdGeneration: i32 = -1;        // fdTopo's DecoupledSystem.generation when this workspace factorised it
+  private baseReused: bool = false;      // this run's base state is the last run's (solveBase: same topology and input)
   private qlim: bool = false;                                   // enforce generator Q limits (./qLimits.ts)
   private isolate: bool = false;                                // splitting outages solved on what stays energized (Topology.pinned)
   // warm_start "previous": a scenario starts from the scenario before it in this chunk, when that one converged
@@ -268,6 +270,7 @@ export class StudyWorkspace {
         factored = factorBWithout(topo, input, busOff, brOff, baseMVA, onIntact ? null : this.brOut);
         this.fdTopo = factored ? topo : null;
         this.fdIntact = onIntact;
+        this.fdGeneration = topo.decoupled().generation;
       }
       if (l >= 0) {
         const c = this.compensation;
@@ -487,7 +490,9 @@ export class StudyWorkspace {
     this.sharpenIt = this.estimateIt > 0 && this.fd && !this.qlim ? <i32>s[SIN_ESTIMATE_SHARPEN] : 0;
     this.sharpenChange = s[SIN_ESTIMATE_CHANGE];
     this.sharpenPoints = s[SIN_ESTIMATE_POINTS];
-    this.fdTopo = null; // the cached topology's B factors may hold another parameter set
+    // the B factors a last run left: kept below only for the same topology and input, untouched since
+    const keptFd = this.fdTopo;
+    this.fdTopo = null;
     this.scheduledFor = null;
     this.branchesOnly = false;
     this.flows.input = this.dc ? input : null;
@@ -517,6 +522,8 @@ export class StudyWorkspace {
     if (this.estimateIt > 0) this.fd = false;
     const baseOk = this.solveBase(topo, sec);
     this.fd = fdCases;
+    // the same network as the last run (a study's next chunk on this thread): its intact B' / B'' factors stand
+    if (this.baseReused && this.fd && keptFd === topo && this.fdIntact && topo.decoupled().generation == this.fdGeneration) this.fdTopo = topo;
     if (unchecked(this.results.records[REC_CODE]) == <f64>STATUS_CANCELLED) return 0;
     // an estimate starts from the base solution: without one, each case is solved in full instead (exact, slower)
     if (!baseOk) this.estimateIt = 0;
@@ -566,7 +573,9 @@ export class StudyWorkspace {
     const input = this.input, nb = topo.nb;
     const newton = !this.fd && !this.dc && !this.qlim; // Q limits change bus types: not kept
     const parts: StaticArray<f64>[] = [topo.vm, topo.va, topo.vr, topo.vi];
+    this.baseReused = false;
     if (newton && this.keptCode >= 0 && this.keptTopo === topo && this.keptHash == topo.yHash && this.sameInput()) {
+      this.baseReused = true;
       for (let k = 0; k < 4; k++) {
         memory.copy(changetype<usize>(parts[k]), changetype<usize>(this.keptState) + (<usize>(k * nb) << 3), <usize>nb << 3);
       }
