@@ -444,6 +444,25 @@ test('an estimate chunk after another network\'s fast-decoupled power flow on th
   assert.deepEqual(runOn(engine).records, fresh.records, 'and the chunk after it, on the factors it kept');
 });
 
+// The estimate keeps recent columns of B''⁻¹ (assembly/sparse/inverseColumns.ts) for the next outages: a study of
+// another network with the same structure on the same thread must not see the last one's.
+test('an estimate of another network with the same structure on the same engine equals one on a fresh engine', async () => {
+  const net = load('case30');
+  const other: NetworkModel = { ...net, branches: net.branches.map((b) => ({ ...b, x: b.x * 1.3, b: b.b * 0.5 })) };
+  const estimateOf = async (model: NetworkModel) => {
+    const plan = planStudy(model, { kind: 'contingency', contingencies: 'n-1-branches', islanding: 'skip', screening: {} });
+    const { estimatePlan } = acLinearEstimate(model, plan, await baseSolution(pool, model, plan));
+    return studyChunkTask(model, estimatePlan, 0, plan.caseCount);
+  };
+  const [a, b] = [await estimateOf(net), await estimateOf(other)];
+  const run = (engine: PowerFlowEngine, t: typeof a) => engine.runStudy(t.input.slice(), t.study.slice(), REC.FIELDS, VIOL_FIELDS, t.monitorPerCase);
+  const engine = new PowerFlowEngine();
+  run(engine, a);
+  const after = run(engine, b), fresh = run(new PowerFlowEngine(), b);
+  assert.deepEqual(after.records, fresh.records);
+  assert.deepEqual(after.violations, fresh.violations);
+});
+
 // Each chunk solves the base case again (record 0, the outages' warm start); a run on the same topology and packed
 // network takes the state the last one's Newton solve reached instead (assembly/study/loop.ts solveBase): the same
 // records bit for bit, no iteration of the base; another network, or Q limits, solve it again.

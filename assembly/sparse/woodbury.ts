@@ -6,6 +6,7 @@
 // factorised. det(I + S Z) = det(A + E S Eᵀ) / det(A): when it vanishes the changed matrix is singular and prepare()
 // says so instead.
 import { SparseLU } from './lu';
+import { InverseColumns } from './inverseColumns';
 import { getf, ptr, setf } from './raw';
 
 /** |det(I + S Z)| below this: the changed matrix is singular to working precision (the caller refactorises it). */
@@ -19,6 +20,9 @@ export class RankTwoUpdate {
   // W's columns: A⁻¹ e_a, A⁻¹ e_b
   private wa: StaticArray<f64> = new StaticArray<f64>(0);
   private wb: StaticArray<f64> = new StaticArray<f64>(0);
+  // this update's own storage for W (wa / wb may be a cache's columns instead)
+  private ownA: StaticArray<f64> = new StaticArray<f64>(0);
+  private ownB: StaticArray<f64> = new StaticArray<f64>(0);
   // G = (I + S Z)⁻¹ S, row-major
   private g00: f64 = 0.0;
   private g01: f64 = 0.0;
@@ -26,9 +30,12 @@ export class RankTwoUpdate {
   private g11: f64 = 0.0;
 
   /** The change S = [[saa, sab], [sba, sbb]] (row a / column b first) at system indices a, b (−1: not in the
-   *  system, its row and column of S dropped). False when the changed matrix is singular. */
-  prepare(lu: SparseLU, n: i32, a: i32, b: i32, saa: f64, sab: f64, sba: f64, sbb: f64): bool {
-    if (this.wa.length != n) { this.wa = new StaticArray<f64>(n); this.wb = new StaticArray<f64>(n); }
+   *  system, its row and column of S dropped). False when the changed matrix is singular. columns (optional): the
+   *  columns A⁻¹ e_a, A⁻¹ e_b from a cache of lu's factors of `generation` instead of solved here. */
+  prepare(lu: SparseLU, n: i32, a: i32, b: i32, saa: f64, sab: f64, sba: f64, sbb: f64,
+    columns: InverseColumns | null = null, generation: i32 = 0): bool {
+    if (this.ownA.length != n) { this.ownA = new StaticArray<f64>(n); this.ownB = new StaticArray<f64>(n); }
+    this.wa = this.ownA; this.wb = this.ownB;
     if (a < 0) { a = b; saa = sbb; b = -1; }
     else if (a == b) { saa = saa + sab + sba + sbb; b = -1; }
     this.a = a; this.b = b;
@@ -46,14 +53,16 @@ export class RankTwoUpdate {
       this.k = 3;
       return true;
     }
-    unitSolve(lu, this.wa, n, a);
+    if (columns !== null) this.wa = columns.column(lu, n, a, generation);
+    else unitSolve(lu, this.wa, n, a);
     if (this.k == 1) {
       const m = 1.0 + saa * unchecked(this.wa[a]);
       if (!(Math.abs(m) > SINGULAR_RATIO)) return false;
       this.g00 = saa / m;
       return true;
     }
-    unitSolve(lu, this.wb, n, b);
+    if (columns !== null) this.wb = columns.column(lu, n, b, generation);
+    else unitSolve(lu, this.wb, n, b);
     const zaa = unchecked(this.wa[a]), zab = unchecked(this.wb[a]), zba = unchecked(this.wa[b]), zbb = unchecked(this.wb[b]);
     // M = I + S Z
     const m00 = 1.0 + saa * zaa + sab * zba, m01 = saa * zab + sab * zbb;
