@@ -4,18 +4,13 @@
 // asynchronous submissions, a queued task goes first (FIFO), and a crashed process's slot comes back.
 import { describe, it, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { REDIS_URL, json, startTestApp, type TestApp } from './helpers/app.js';
 import { SLOW_POWERFLOW, waitUntil } from './helpers/wait.js';
-import { assertCompletedInOrder } from './helpers/taskOrder.js';
+import { directClient, injector, type Call } from './helpers/directPowerflow.js';
 import { adminHeaders } from './helpers/auth.js';
-import { CASES_DIR } from '../src/paths.js';
 import { DirectSlots } from '../src/queue/directSlots.js';
 
 const SLOW = SLOW_POWERFLOW;
-
-type Call = (method: string, url: string, body?: unknown) => Promise<{ statusCode: number; body: string }>;
 
 describe('synchronous power flows solved at once by two API processes (distributed)', () => {
   let a: TestApp;
@@ -25,29 +20,7 @@ describe('synchronous power flows solved at once by two API processes (distribut
   let small: string;
   let large: string;
 
-  const injector = (app: TestApp, headers: Record<string, string>): Call => (method, url, body) =>
-    app.app!.inject({
-      method: method as 'GET',
-      url,
-      headers: { ...headers, ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : {}) },
-      ...(body === undefined ? {} : { payload: body as string }),
-    });
-  const importCase = async (name: string) => {
-    const res = await callA('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'));
-    assert.equal(res.statusCode, 201, res.body);
-    return json(res).data.id as string;
-  };
-  const setQuota = async (n: number) => {
-    const res = await callA('PUT', '/api/v1/admin/tenants/default/quota', { concurrent_powerflow: n, reason: 'powerflow-direct-distributed test' });
-    assert.equal(res.statusCode, 200, res.body);
-  };
-  const submit = async (call: Call, network: string, options: Record<string, unknown> = {}) => {
-    const res = await call('POST', `/api/v1/networks/${network}/powerflow`, { async: true, ...options });
-    assert.equal(res.statusCode, 202, res.body);
-    return json(res).data.task_id as string;
-  };
-  const taskRows = async (network: string) => (await a.services.db.query<{ id: string; status: string; started_at: Date | null }>(
-    'SELECT id, status, started_at FROM tasks WHERE network_id = $1 ORDER BY seq', [network])).rows;
+  const { importCase, setQuota, submitVia: submit, taskRows, releaseInOrder } = directClient(() => a, () => callA, 'powerflow-direct-distributed test');
   /** The tasks among ids that were queued (a task.queued event): the others were solved at once. */
   const queuedOf = async (ids: string[]) => new Set((await a.services.db.query<{ id: string }>(
     `SELECT payload->>'task_id' AS id FROM events WHERE kind = 'task.queued' AND payload->>'task_id' = ANY($1)`, [ids])).rows.map((r) => r.id));
@@ -149,11 +122,7 @@ describe('synchronous power flows solved at once by two API processes (distribut
         return rows.length > before ? rows[rows.length - 1] : undefined;
       });
       assert.ok((await queuedOf([waiting.id])).has(waiting.id), 'behind a queued task the synchronous power flow is a queued task');
-      assert.equal((await callB('DELETE', `/api/v1/tasks/${slow}`)).statusCode, 200);
-      const res = await sync;
-      assert.equal(res.statusCode, 200, res.body);
-      assert.equal(json(res).data.task_id, waiting.id);
-      assertCompletedInOrder(await taskRows(small), queued, waiting.id);
+      await releaseInOrder(callB, slow, sync, waiting.id, queued, small);
     } finally {
       await setQuota(100);
     }

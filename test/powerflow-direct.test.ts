@@ -5,13 +5,10 @@
 import { describe, it, before, after } from 'node:test';
 import { holdTaskStore } from './helpers/storeGate.js';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { MODES, json, startTestApp, type TestApp } from './helpers/app.js';
 import { SLOW_POWERFLOW, waitUntil } from './helpers/wait.js';
-import { assertCompletedInOrder } from './helpers/taskOrder.js';
+import { directClient, injector, type Call } from './helpers/directPowerflow.js';
 import { adminHeaders } from './helpers/auth.js';
-import { CASES_DIR } from '../src/paths.js';
 
 const SLOW = SLOW_POWERFLOW;
 
@@ -21,26 +18,8 @@ for (const mode of MODES) {
     let headers: Record<string, string>;
     let small: string;
     let large: string;
-    const call = (method: string, url: string, body?: unknown) =>
-      app.app!.inject({ method: method as 'GET', url, headers: { ...headers, ...(typeof body === 'string' ? { 'content-type': 'text/plain' } : {}) }, ...(body === undefined ? {} : { payload: body as string }) });
-    const importCase = async (name: string) => {
-      const res = await call('POST', '/api/v1/networks/import?format=matpower', readFileSync(join(CASES_DIR, `${name}.m`), 'utf8'));
-      assert.equal(res.statusCode, 201, res.body);
-      return json(res).data.id as string;
-    };
-    // Through the admin API, as an operator changes it: its quota_changed notice reaches the direct runs' kept quota.
-    const setQuota = async (n: number) => {
-      const res = await call('PUT', '/api/v1/admin/tenants/default/quota', { concurrent_powerflow: n, reason: 'powerflow-direct test' });
-      assert.equal(res.statusCode, 200, res.body);
-    };
-    const taskRows = async (network: string) => (await app.services.db.query<{ id: string; status: string; started_at: Date | null }>(
-      'SELECT id, status, started_at FROM tasks WHERE network_id = $1 ORDER BY seq', [network])).rows;
-
-    const submit = async (network: string, options: Record<string, unknown> = {}) => {
-      const res = await call('POST', `/api/v1/networks/${network}/powerflow`, { async: true, ...options });
-      assert.equal(res.statusCode, 202, res.body);
-      return json(res).data.task_id as string;
-    };
+    const call: Call = (method, url, body) => injector(app, headers)(method, url, body);
+    const { importCase, setQuota, submit, taskRows, releaseInOrder } = directClient(() => app, () => call, 'powerflow-direct test');
 
     before(async () => {
       app = await startTestApp(mode);
@@ -209,11 +188,7 @@ for (const mode of MODES) {
         }
 
         // The slot frees: the queued task runs first, then the synchronous one answers.
-        assert.equal((await call('DELETE', `/api/v1/tasks/${slow}`)).statusCode, 200);
-        const res = await sync;
-        assert.equal(res.statusCode, 200, res.body);
-        assert.equal(json(res).data.task_id, waiting.id);
-        assertCompletedInOrder(await taskRows(small), queued, waiting.id);
+        await releaseInOrder(call, slow, sync, waiting.id, queued, small);
       } finally {
         await setQuota(100);
       }
